@@ -1,0 +1,38 @@
+# Shared settings for every ODS target, linked PRIVATE (ccache's standard_warnings pattern).
+add_library(ods_settings INTERFACE)
+target_compile_options(ods_settings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+  $<$<BOOL:${ODS_WERROR}>:-Werror>)
+# cpprestsdk's U macro otherwise breaks GoogleTest's headers.
+target_compile_definitions(ods_settings INTERFACE _TURN_OFF_PLATFORM_STRING)
+
+# ods_add_library(<component> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# Creates ods_<component> with alias ods::<component>; public headers in ./include.
+function(ods_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(ods_${name} STATIC ${ARG_SOURCES})
+  add_library(ods::${name} ALIAS ods_${name})
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
+    target_include_directories(ods_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  endif()
+  target_link_libraries(ods_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ods_settings ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s])
+# One GoogleTest executable, discovered into ctest with its label.
+include(GoogleTest)
+function(ods_add_test name)
+  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ods_settings ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    ODS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+  gtest_discover_tests(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
+    DISCOVERY_TIMEOUT 60)
+endfunction()

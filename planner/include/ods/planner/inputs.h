@@ -1,0 +1,70 @@
+#pragma once
+// The planner's input: one serialisable document ("project inputs") with nodes, edges,
+// fingerprint components, sources and their evidence. Providers produce it (the dbt
+// provider from manifest.json / sources.json); the planner consumes it. It crosses
+// process boundaries as JSON (inputs_json.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ods/planner/evidence.h"
+#include "ods/planner/fingerprint.h"
+
+namespace ods::planner {
+
+// Per-node freshness policy (read from the node's `meta.ods`, which is not fingerprinted).
+struct FreshnessPolicy {
+  std::optional<std::int64_t> lag_tolerance_seconds;  // reuse stale data for this long
+  bool require_fresh_data_from_all = false;            // build only when every parent has new data
+  std::string error;  // non-empty: the policy could not be read; it cannot be honoured (rule 8)
+  bool allows_reuse() const { return error.empty(); }
+};
+
+// One planned node (model, seed, snapshot). Ephemeral models are not planned: the
+// provider inlines them (their SQL is in the readers' compiled SQL, and the readers
+// depend on the ephemeral model's parents instead).
+struct NodeInput {
+  std::string id;             // "model.shop.orders"
+  std::string name;           // "orders"
+  std::string resource_type;  // "model" | "seed" | "snapshot"
+  std::string relation;       // rendered relation name, e.g. "\"shop\".\"main\".\"orders\""
+  std::vector<std::string> parents;  // node ids and source ids it reads (sorted, unique)
+
+  Fingerprint fingerprint;    // complete components (see `incomplete`)
+  std::string raw_digest;     // SHA-256 of the raw text, kept outside the fingerprint (cosmetic)
+  bool sql_normalised = false;  // the `sql` component is formatting-insensitive
+
+  // Why the code evidence is incomplete (rule 3), e.g. "no compiled SQL: run dbt compile".
+  std::vector<std::string> incomplete;
+  // Why the node must always build regardless of state, e.g. "pre-hook 1 reads env_var".
+  std::vector<std::string> always_build;
+
+  bool self_contained = false;  // a seed: reads nothing but its own file (rule 7)
+  std::string checks_digest;    // digest of the checks (tests) that read it; empty: none
+  FreshnessPolicy policy;
+};
+
+// One source the project reads, with the evidence of its data version.
+struct SourceInput {
+  std::string id;        // "source.shop.raw.orders"
+  std::string name;      // "raw.orders"
+  std::string relation;
+  std::optional<DataVersion> version;  // the chosen version; nullopt: unknown (counts as changed)
+  std::vector<Evidence> evidence;      // which strategy won and why the others lost
+  std::string checks_digest;           // digest of the source's tests; empty: none
+};
+
+struct ProjectInputs {
+  std::string scheme = std::string(kFingerprintScheme);
+  std::string project;          // dbt project name
+  std::string target;           // dbt target name ("" when not given)
+  std::string target_identity;  // non-secret identity of where builds go (adapter/database/schema)
+  std::string invocation_id;    // dbt invocation that wrote the manifest
+  std::string generated_at;     // ISO-8601 UTC
+  std::vector<NodeInput> nodes;
+  std::vector<SourceInput> sources;
+  std::vector<std::string> warnings;  // things the provider wants a person to know
+};
+
+}  // namespace ods::planner

@@ -1,0 +1,20 @@
+#pragma once
+// Jinja purity (ADR-0013 #209) and the hooks rule (#218).
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ods::planner {
+
+// Whether a model's raw code uses only the pure allow-list inside {{ }} and {% %}:
+// if/elif/else/for/set (and end tags), calls of ref, source, config, var, env_var,
+// is_incremental, and reading names. Returns nullopt when pure, otherwise why not,
+// e.g. "calls run_query at line 3" or "{% do %} at line 5". Pure, thread-safe.
+std::optional<std::string> jinja_impurity(std::string_view raw_code);
+
+// Whether hook or macro text mentions one of var, env_var, target, flags, builtins,
+// context, run_query, statement in any form (called, aliased, indexed or qualified).
+// Returns the first word found, or nullopt. invocation_id and run_started_at are fine.
+std::optional<std::string> reads_run_context(std::string_view text);
+
+}  // namespace ods::planner

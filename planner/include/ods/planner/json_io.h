@@ -1,0 +1,25 @@
+#pragma once
+// JSON (de)serialisation of the planner's documents: project inputs, snapshots, plans.
+// Readers validate shape and schema version and name the offending field in errors.
+#include <string>
+#include <string_view>
+
+#include "ods/planner/inputs.h"
+#include "ods/planner/plan.h"
+#include "ods/planner/result.h"
+#include "ods/planner/snapshot.h"
+
+namespace ods::planner {
+
+std::string to_json(const ProjectInputs& inputs);
+[[nodiscard]] Result<ProjectInputs> inputs_from_json(std::string_view text);
+
+// Canonical (sorted keys, compact). Errors: "corrupt" (not JSON / wrong shape, naming the
+// field), "newer_schema" (schema_version this binary cannot read).
+std::string to_json(const StateSnapshot& snapshot);
+[[nodiscard]] Result<StateSnapshot> snapshot_from_json(std::string_view text);
+
+// The `ods state plan --format json` document.
+std::string to_json(const ExecutionPlan& plan, bool pretty);
+
+}  // namespace ods::planner

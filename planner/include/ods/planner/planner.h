@@ -1,0 +1,53 @@
+#pragma once
+// The planning rules of ADR-0013 (1-14, first match wins, DAG order) and record().
+// Pure and synchronous: no I/O; "now" is an argument. Thread-safe (no shared state).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ods/planner/inputs.h"
+#include "ods/planner/plan.h"
+#include "ods/planner/result.h"
+#include "ods/planner/snapshot.h"
+
+namespace ods::planner {
+
+struct PlanOptions {
+  // Node ids selected (rule 1); nullopt: everything. The caller resolves selectors.
+  std::optional<std::vector<std::string>> selected;
+  std::string now;  // ISO-8601 UTC; used for lag_tolerance
+  // Evidence that each reused relation still exists, by node id (ADR-0016). When absent
+  // the REUSE says existence was not checked (exactness none). `false`: the relation is
+  // missing -> BUILD relation_missing. Nodes absent from a non-null map -> relation_unverified.
+  std::optional<std::map<std::string, bool>> relations_exist;
+};
+
+// The scope of a project/target: "<project>/<environment>", environment = target or "default".
+std::string scope_of(const std::string& project, const std::string& target);
+
+// Plans `inputs` against `previous` (nullptr: no state yet).
+// Errors: "cycle" naming the nodes of a cycle; "invalid_inputs" for a duplicate id.
+// A previous snapshot of another target identity is treated as empty (ADR-0017), with a warning.
+[[nodiscard]] Result<ExecutionPlan> plan(const ProjectInputs& inputs, const StateSnapshot* previous,
+                                         const PlanOptions& options);
+
+// The outcome of one dbt run, as the provider read it from run_results.json.
+struct RunOutcome {
+  std::string run_id;      // dbt invocation id
+  std::string started_at;  // ISO-8601 UTC
+  std::map<std::string, std::string> node_status;  // node id -> "success" | "error" | "skipped" | ...
+  // Tests that ran: node id -> true when every check on it passed (absent: none ran).
+  std::map<std::string, bool> node_tests_passed;
+  std::map<std::string, bool> source_tests_passed;
+  // Source versions measured strictly before the run started; others are not used.
+  std::map<std::string, DataVersion> source_versions;
+};
+
+// The next snapshot after `run` (rule 5: only nodes whose status is success advance; a
+// failed, skipped or errored node keeps its previous entry). `previous` may be nullptr.
+// Errors: "stale_run" when the run started before the recorded state.
+[[nodiscard]] Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* previous,
+                                           const RunOutcome& run);
+
+}  // namespace ods::planner

@@ -1,0 +1,56 @@
+#pragma once
+// Persisted state (ADR-0013 "Snapshots", #220 tested builds, #232 tested sources,
+// ADR-0017 target identity). Schema-versioned, immutable documents.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ods/planner/evidence.h"
+#include "ods/planner/fingerprint.h"
+
+namespace ods::planner {
+
+struct SchemaVersion {
+  int major = 1;
+  int minor = 2;
+  // A reader of version *this reads `doc` when the major is equal and doc's minor is not newer.
+  bool can_read(const SchemaVersion& doc) const { return doc.major == major && doc.minor <= minor; }
+  std::string to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+inline constexpr SchemaVersion kSnapshotSchema{1, 2};
+
+// The last pass of a node's or source's checks.
+struct TestRecord {
+  std::string run_id;
+  std::string at;             // ISO-8601 UTC
+  std::string checks_digest;  // the checks as they were when they passed
+};
+
+// What ODS knows about a node's last successful build.
+struct NodeState {
+  Fingerprint fingerprint;
+  std::string raw_digest;
+  std::string built_at;  // ISO-8601 UTC, when the run that built it started
+  std::string run_id;    // the run that built it
+  std::map<std::string, std::string> parent_runs;         // parent node id -> run id of the build it read
+  std::map<std::string, DataVersion> source_versions;     // source id -> version it saw (absent: unknown)
+  std::optional<TestRecord> tested;
+};
+
+struct SourceState {
+  std::optional<TestRecord> tested;
+  std::optional<DataVersion> version;  // measured before the checks ran
+};
+
+struct StateSnapshot {
+  SchemaVersion schema = kSnapshotSchema;
+  std::string project;
+  std::string environment;      // the dbt target, or "default"
+  std::string target_identity;  // non-secret; a build is reused only in the target it went to
+  std::string run_id;           // the run this snapshot recorded
+  std::string run_started_at;   // ISO-8601 UTC
+  std::map<std::string, NodeState> nodes;
+  std::map<std::string, SourceState> sources;
+};
+
+}  // namespace ods::planner

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs everything ODS needs to build, demo and test, and is quick when it is all there:
+#   - Debian packages (compiler tool chain, libraries, PostgreSQL server for the tests);
+#   - ./.venv with the pinned dbt-core and adapters (requirements/dbt.txt + constraints.txt).
+# Idempotent. Re-creates .venv when the pins change.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+debian_packages=(
+  build-essential cmake ninja-build pkg-config git
+  libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
+  python3-venv
+)
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+stamp=.venv/.ods-pins
+want=$(cat requirements/dbt.txt requirements/constraints.txt | sha256sum | cut -c1-16)
+if [ ! -x .venv/bin/dbt ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: creating .venv with pinned dbt (requirements/dbt.txt)"
+  rm -rf .venv
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements/dbt.txt -c requirements/constraints.txt
+  echo "$want" > "$stamp"
+fi
+echo "setup: ok ($(.venv/bin/dbt --version 2>/dev/null | grep -m1 -i 'installed' | tr -s ' '))"
