@@ -1,0 +1,49 @@
+#pragma once
+// Internal: JSON forms of small shared values (DataVersion, Evidence, TestRecord).
+#include <nlohmann/json.hpp>
+
+#include "json_fields.h"
+#include "ods/planner/evidence.h"
+#include "ods/planner/snapshot.h"
+
+namespace ods::planner::internal {
+
+inline nlohmann::json version_to_json(const DataVersion& v) {
+  return {{"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin},
+          {"observed_at", v.observed_at}};
+}
+
+inline Exactness exactness_field(const nlohmann::json& j, const std::string& path) {
+  std::string word = get_string(j, path, "exactness");
+  auto e = exactness_from_string(word);
+  if (!e) throw FieldError(path + ".exactness: unknown exactness '" + word + "'");
+  return *e;
+}
+
+inline DataVersion version_from_json(const nlohmann::json& j, const std::string& path) {
+  return DataVersion{get_string(j, path, "value"), exactness_field(j, path), get_string(j, path, "origin"),
+                     opt_string(j, path, "observed_at")};
+}
+
+inline nlohmann::json evidence_to_json(const Evidence& e) {
+  return {{"kind", e.kind},
+          {"subject", e.subject},
+          {"value", e.value},
+          {"exactness", to_string(e.exactness)},
+          {"origin", e.origin}};
+}
+
+inline Evidence evidence_from_json(const nlohmann::json& j, const std::string& path) {
+  return Evidence{get_string(j, path, "kind"), get_string(j, path, "subject"), opt_string(j, path, "value"),
+                  exactness_field(j, path), opt_string(j, path, "origin")};
+}
+
+inline nlohmann::json test_record_to_json(const TestRecord& t) {
+  return {{"run_id", t.run_id}, {"at", t.at}, {"checks_digest", t.checks_digest}};
+}
+
+inline TestRecord test_record_from_json(const nlohmann::json& j, const std::string& path) {
+  return TestRecord{get_string(j, path, "run_id"), get_string(j, path, "at"), opt_string(j, path, "checks_digest")};
+}
+
+}  // namespace ods::planner::internal

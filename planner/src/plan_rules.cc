@@ -1,0 +1,296 @@
+// The planning rules of ADR-0013, first match wins, in DAG order.
+#include <algorithm>
+#include <unordered_map>
+
+#include "dag.h"
+#include "ods/planner/iso_time.h"
+#include "ods/planner/planner.h"
+#include "reason_codes.h"
+
+namespace ods::planner {
+
+std::string scope_of(const std::string& project, const std::string& target) {
+  return project + "/" + (target.empty() ? std::string("default") : target);
+}
+
+namespace {
+
+using namespace reason;
+
+// How a decision propagates to readers: a code build may change the output's schema
+// (rule 5, no lag tolerance); a data build means new data (rule 10).
+enum class BuildKind { none, code, data };
+
+struct Decision {
+  Action action = Action::build;
+  BuildKind kind = BuildKind::code;
+};
+
+class Planner {
+ public:
+  Planner(const ProjectInputs& inputs, const StateSnapshot* previous, const PlanOptions& options,
+          const internal::DagOrder& dag)
+      : inputs_(inputs), previous_(previous), options_(options), dag_(dag) {
+    for (const auto& s : inputs.sources) sources_.emplace(s.id, &s);
+  }
+
+  ExecutionPlan run() {
+    ExecutionPlan plan;
+    plan.scope = scope_of(inputs_.project, inputs_.target);
+    plan.warnings = inputs_.warnings;
+    if (previous_ && !previous_->target_identity.empty() && !inputs_.target_identity.empty() &&
+        previous_->target_identity != inputs_.target_identity) {
+      plan.warnings.push_back("the recorded state was built in " + previous_->target_identity +
+                              ", not in " + inputs_.target_identity + "; nothing is reused from it");
+      previous_ = nullptr;
+    }
+    decisions_.assign(inputs_.nodes.size(), Decision{});
+    std::vector<PlanEntry> entries;
+    for (std::size_t i : dag_.order) {
+      PlanEntry entry = decide(i);
+      entry.depth = dag_.depth[i];
+      entries.push_back(std::move(entry));
+    }
+    std::optional<std::unordered_map<std::string, bool>> selected;
+    if (options_.selected) {
+      selected.emplace();
+      for (const auto& id : *options_.selected) selected->emplace(id, true);
+    }
+    for (auto& e : entries) {
+      if (selected && !selected->contains(e.id)) continue;  // rule 1
+      plan.entries.push_back(std::move(e));
+    }
+    std::stable_sort(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& a, const PlanEntry& b) {
+      return a.depth != b.depth ? a.depth < b.depth : a.id < b.id;
+    });
+    for (const auto& e : plan.entries) {
+      if (e.action != Action::build) continue;
+      if (!plan.select.empty()) plan.select += ' ';
+      plan.select += e.name;
+    }
+    add_stale_evidence_warnings(plan);
+    return plan;
+  }
+
+ private:
+  const NodeState* previous_state(const std::string& id) const {
+    if (!previous_) return nullptr;
+    auto it = previous_->nodes.find(id);
+    return it == previous_->nodes.end() ? nullptr : &it->second;
+  }
+
+  PlanEntry decide(std::size_t index) {
+    const NodeInput& node = inputs_.nodes[index];
+    PlanEntry e{node.id, node.name, node.resource_type, Action::build, {}, {}, 0};
+    Decision& d = decisions_[index];
+    auto build = [&](BuildKind kind, std::string code, std::string message) {
+      d = Decision{Action::build, kind};
+      e.action = Action::build;
+      e.reasons.push_back({std::move(code), std::move(message)});
+      return e;
+    };
+    e.evidence.push_back({"fingerprint", node.id, node.fingerprint.digest(), Exactness::exact, "project inputs"});
+
+    const NodeState* before = previous_state(node.id);
+    if (!before) return build(BuildKind::code, kNeverBuilt, "never built by ODS in this scope");  // rule 2
+    if (!node.incomplete.empty()) {                                                                // rule 3
+      std::string why;
+      for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
+      return build(BuildKind::code, kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
+    }
+    if (FingerprintDiff fd = diff(before->fingerprint, node.fingerprint); !fd.empty()) {  // rule 4
+      for (const auto& c : fd.changed) {
+        e.evidence.push_back({"fingerprint_component", c,
+                              before->fingerprint.components.at(c).substr(0, 12) + " -> " +
+                                  node.fingerprint.components.at(c).substr(0, 12),
+                              Exactness::exact, "state run " + before->run_id});
+      }
+      bool only_scheme = fd.changed == std::vector<std::string>{"scheme"} && fd.added.empty() && fd.removed.empty();
+      return build(BuildKind::code, kFingerprintChanged,
+                   only_scheme ? "the fingerprint scheme changed; every node builds once"
+                               : "code changed since run " + before->run_id + ": " + fd.describe());
+    }
+    if (!node.always_build.empty()) {  // hooks rule (#218)
+      std::string why;
+      for (const auto& w : node.always_build) why += (why.empty() ? "" : "; ") + w;
+      return build(BuildKind::data, kReadsRunContext,
+                   "always built: " + why + " (what it reads at run time is not fingerprinted)");
+    }
+    std::vector<std::string> code_parents, unknown_parents;
+    for (const auto& p : node.parents) {
+      if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
+        if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code)
+          code_parents.push_back(p);
+      } else if (!sources_.contains(p)) {
+        unknown_parents.push_back(p);
+      }
+    }
+    if (!code_parents.empty())  // rule 5
+      return build(BuildKind::code, kUpstreamCodeChanged,
+                   "parent " + join(code_parents) + " will be built because its code changed");
+    if (!unknown_parents.empty())  // rule 6
+      return build(BuildKind::code, kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
+    if (node.parents.empty() && !node.self_contained)  // rule 7
+      return build(BuildKind::data, kNoDeclaredInputs,
+                   "declares no inputs, so ODS can't tell when the data it reads changes");
+    if (!node.policy.allows_reuse())  // rule 8
+      return build(BuildKind::data, kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error);
+
+    std::vector<std::string> missing, fresh;
+    std::size_t unchanged_parents = 0;
+    collect_upstream(node, *before, e, missing, fresh, unchanged_parents);
+    if (!missing.empty())  // rule 9
+      return build(BuildKind::data, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
+    if (!fresh.empty()) {  // rule 10
+      if (node.policy.require_fresh_data_from_all && unchanged_parents > 0) {  // rule 11
+        std::size_t total = fresh.size() + unchanged_parents;
+        return reuse(e, d, *before, kWaitingForAllParents,
+                     std::to_string(fresh.size()) + " of " + std::to_string(total) +
+                         " inputs have new data; require_fresh_data_from: all waits for every input");
+      }
+      if (node.policy.lag_tolerance_seconds) {  // rule 12
+        auto built = parse_iso8601_micros(before->built_at);
+        auto now = parse_iso8601_micros(options_.now);
+        if (built && now) {
+          std::int64_t due = *built + *node.policy.lag_tolerance_seconds * 1'000'000;
+          if (*now < due)
+            return reuse(e, d, *before, kWithinLagTolerance,
+                         "new data in " + join(fresh) + ", but within lag_tolerance " +
+                             describe_duration(*node.policy.lag_tolerance_seconds) + "; due at " +
+                             format_iso8601_micros(due));
+        }
+      }
+      return build(BuildKind::data, kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
+    }
+    std::string message = "code and inputs unchanged since run " + before->run_id;
+    PlanEntry out = reuse(e, d, *before, kUnchanged, message);  // rule 14
+    if (out.action == Action::reuse && !node.raw_digest.empty() && !before->raw_digest.empty() &&
+        node.raw_digest != before->raw_digest) {
+      out.reasons.push_back({std::string(kFormattingOnly),
+                             "only formatting changed (comments or whitespace); the normalised code is the same"});
+    }
+    return out;
+  }
+
+  // Rule 9 and 10 evidence for one node: `missing` (no usable evidence), `fresh` (new data).
+  void collect_upstream(const NodeInput& node, const NodeState& before, PlanEntry& e, std::vector<std::string>& missing,
+                        std::vector<std::string>& fresh, std::size_t& unchanged) const {
+    auto built_at = parse_iso8601_micros(before.built_at);
+    for (const auto& p : node.parents) {
+      if (auto s = sources_.find(p); s != sources_.end()) {
+        const SourceInput& src = *s->second;
+        for (const auto& ev : src.evidence) e.evidence.push_back(ev);
+        if (!src.version || !allows_reuse(src.version->exactness)) {
+          missing.push_back("source " + src.name + " has no data version" + why_unknown(src));
+          continue;
+        }
+        e.evidence.push_back({"source_data_version", src.id, src.version->value, src.version->exactness,
+                              src.version->origin});
+        auto then = before.source_versions.find(p);
+        if (then == before.source_versions.end() || !allows_reuse(then->second.exactness)) {
+          missing.push_back("no usable data version of source " + src.name + " was recorded at its last build");
+          continue;
+        }
+        auto observed = parse_iso8601_micros(src.version->observed_at);
+        if (then->second == *src.version && (!observed || !built_at || *observed <= *built_at)) {
+          missing.push_back("the version of source " + src.name + " was observed at " + src.version->observed_at +
+                            ", not after the last build (" + before.built_at + "); it says nothing about data since");
+          continue;
+        }
+        if (then->second == *src.version) {
+          ++unchanged;
+        } else {
+          fresh.push_back("source " + src.name + " moved from " + then->second.value + " to " + src.version->value);
+        }
+        continue;
+      }
+      auto idx = dag_.index_of.at(p);
+      const std::string& parent_name = inputs_.nodes[idx].name;
+      if (decisions_[idx].action == Action::build) {
+        fresh.push_back(parent_name + " will be built");
+        continue;
+      }
+      auto read = before.parent_runs.find(p);
+      const NodeState* parent_before = previous_state(p);
+      if (read == before.parent_runs.end() || !parent_before) {
+        missing.push_back("no record of which build of " + parent_name + " it read");
+        continue;
+      }
+      if (read->second != parent_before->run_id) {
+        fresh.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " after this node read run " +
+                        read->second);
+      } else {
+        ++unchanged;
+      }
+    }
+  }
+
+  static std::string why_unknown(const SourceInput& src) {
+    if (src.version) return " better than " + std::string(to_string(src.version->exactness));
+    for (const auto& ev : src.evidence) {
+      if (ev.exactness == Exactness::none && !ev.value.empty()) return " (" + ev.value + ")";
+    }
+    return "";
+  }
+
+  PlanEntry reuse(PlanEntry& e, Decision& d, const NodeState& before, std::string_view code, std::string message) {
+    if (options_.relations_exist) {
+      auto it = options_.relations_exist->find(e.id);
+      if (it == options_.relations_exist->end()) {
+        d = Decision{Action::build, BuildKind::data};
+        e.reasons.push_back({std::string(kRelationUnverified), "its relation's existence couldn't be checked"});
+        return e;
+      }
+      if (!it->second) {
+        d = Decision{Action::build, BuildKind::data};
+        e.reasons.push_back({std::string(kRelationMissing), "its relation no longer exists in the warehouse"});
+        e.evidence.push_back({"relation_exists", e.id, "false", Exactness::exact, "warehouse"});
+        return e;
+      }
+      e.evidence.push_back({"relation_exists", e.id, "true", Exactness::exact, "warehouse"});
+    } else {
+      e.evidence.push_back({"relation_exists", e.id, "not checked", Exactness::none,
+                            "no warehouse connection: reuse trusts that the last build's relation still exists"});
+    }
+    d = Decision{Action::reuse, BuildKind::none};
+    e.action = Action::reuse;
+    e.reasons.push_back({std::string(code), std::move(message)});
+    e.evidence.push_back({"last_build", e.id, before.run_id, Exactness::exact, "state, built at " + before.built_at});
+    return e;
+  }
+
+  void add_stale_evidence_warnings(ExecutionPlan& plan) const {
+    for (const auto& e : plan.entries) {
+      for (const auto& r : e.reasons) {
+        if (r.code == kMissingDataEvidence && r.message.find("not after the last build") != std::string::npos) {
+          plan.warnings.push_back(
+              "sources.json is older than the last build; run `dbt source freshness` before planning to use it");
+          return;
+        }
+      }
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+  }
+
+  const ProjectInputs& inputs_;
+  const StateSnapshot* previous_;
+  const PlanOptions& options_;
+  const internal::DagOrder& dag_;
+  std::unordered_map<std::string, const SourceInput*> sources_;
+  std::vector<Decision> decisions_;
+};
+
+}  // namespace
+
+Result<ExecutionPlan> plan(const ProjectInputs& inputs, const StateSnapshot* previous, const PlanOptions& options) {
+  auto dag = internal::dag_order(inputs);
+  if (!dag) return std::unexpected(dag.error());
+  return Planner(inputs, previous, options, *dag).run();
+}
+
+}  // namespace ods::planner

@@ -1,0 +1,94 @@
+// record(): turns a finished run into the next snapshot. Only successful nodes advance (rule 4).
+#include "dag.h"
+#include "ods/planner/iso_time.h"
+#include "ods/planner/planner.h"
+
+namespace ods::planner {
+
+namespace {
+
+bool is_success(const std::string& status) { return status == "success" || status == "pass"; }
+bool is_failure(const std::string& status) {
+  return status == "error" || status == "fail" || status == "runtime error";
+}
+
+NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateSnapshot& next) {
+  NodeState s;
+  s.fingerprint = node.fingerprint;
+  s.raw_digest = node.raw_digest;
+  s.built_at = run.started_at;
+  s.run_id = run.run_id;
+  for (const auto& p : node.parents) {
+    if (auto it = next.nodes.find(p); it != next.nodes.end()) {
+      s.parent_runs[p] = it->second.run_id;  // the build of the parent that this build read
+    } else if (auto v = run.source_versions.find(p); v != run.source_versions.end()) {
+      s.source_versions[p] = v->second;
+    }
+  }
+  auto tests = run.node_tests_passed.find(node.id);
+  if (tests != run.node_tests_passed.end() && tests->second && !node.checks_digest.empty()) {
+    s.tested = TestRecord{run.run_id, run.started_at, node.checks_digest};
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* previous, const RunOutcome& run) {
+  if (inputs.project.empty()) return fail("no_project_name", "the manifest has no project name");
+  auto started = parse_iso8601_micros(run.started_at);
+  if (!started) return fail("invalid_run", "the run's start time '" + run.started_at + "' is not a timestamp");
+  StateSnapshot next;
+  if (previous && previous->target_identity == inputs.target_identity) {
+    auto prev_started = parse_iso8601_micros(previous->run_started_at);
+    if (prev_started && *started < *prev_started) {
+      return fail("stale_run", "run " + run.run_id + " started at " + run.started_at +
+                                   ", before the recorded state's run " + previous->run_id + " (" +
+                                   previous->run_started_at + "); recording it would go back in time");
+    }
+    next = *previous;
+  }
+  next.schema = kSnapshotSchema;
+  next.project = inputs.project;
+  next.environment = inputs.target.empty() ? "default" : inputs.target;
+  next.target_identity = inputs.target_identity;
+  next.run_id = run.run_id;
+  next.run_started_at = run.started_at;
+
+  auto dag = internal::dag_order(inputs);
+  if (!dag) return std::unexpected(dag.error());
+  std::map<std::string, NodeState> nodes;  // only nodes still in the project
+  for (std::size_t i : dag->order) {
+    const NodeInput& node = inputs.nodes[i];
+    auto status = run.node_status.find(node.id);
+    auto kept = next.nodes.find(node.id);
+    if (status != run.node_status.end() && is_success(status->second)) {
+      next.nodes[node.id] = built_state(node, run, next);
+      nodes[node.id] = next.nodes[node.id];
+      continue;
+    }
+    if (kept == next.nodes.end()) continue;
+    NodeState state = kept->second;
+    if (status != run.node_status.end() && is_failure(status->second)) state.tested.reset();
+    auto tests = run.node_tests_passed.find(node.id);
+    if (tests != run.node_tests_passed.end() && !tests->second) state.tested.reset();
+    nodes[node.id] = state;
+  }
+  next.nodes = std::move(nodes);
+
+  for (const auto& src : inputs.sources) {
+    auto tests = run.source_tests_passed.find(src.id);
+    if (tests == run.source_tests_passed.end()) continue;
+    if (!tests->second || src.checks_digest.empty()) {
+      next.sources.erase(src.id);
+      continue;
+    }
+    SourceState s;
+    s.tested = TestRecord{run.run_id, run.started_at, src.checks_digest};
+    if (auto v = run.source_versions.find(src.id); v != run.source_versions.end()) s.version = v->second;
+    next.sources[src.id] = s;
+  }
+  return next;
+}
+
+}  // namespace ods::planner

@@ -1,0 +1,96 @@
+// Data-driven planner cases: every planner/tests/cases/plan/*.json is one case (format in
+// cases/plan/README.md). A new case is a new file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ods/planner/json_io.h"
+#include "ods/planner/planner.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace ods::planner;
+
+namespace {
+
+fs::path cases_dir() { return fs::path(ODS_SOURCE_DIR) / "planner/tests/cases/plan"; }
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(cases_dir())) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+json load(const std::string& name) {
+  std::ifstream in(cases_dir() / (name + ".json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+class PlanCase : public ::testing::TestWithParam<std::string> {};
+
+TEST(PlanCases, DirectoryHasCases) { EXPECT_GE(case_names().size(), 10u); }
+
+TEST_P(PlanCase, MatchesExpectation) {
+  json c = load(GetParam());
+  auto inputs = inputs_from_json(c.at("inputs").dump());
+  ASSERT_TRUE(inputs) << inputs.error().message;
+  std::optional<StateSnapshot> previous;
+  if (c.contains("previous") && !c["previous"].is_null()) {
+    auto snap = snapshot_from_json(c["previous"].dump());
+    ASSERT_TRUE(snap) << snap.error().message;
+    previous = *snap;
+  }
+  PlanOptions options;
+  options.now = c.value("now", "2026-11-29T12:00:00Z");
+  if (c.contains("selected")) options.selected = c["selected"].get<std::vector<std::string>>();
+  if (c.contains("relations_exist")) options.relations_exist = c["relations_exist"].get<std::map<std::string, bool>>();
+  auto result = plan(*inputs, previous ? &*previous : nullptr, options);
+  if (c.contains("expect_error")) {
+    ASSERT_FALSE(result) << "expected error " << c["expect_error"];
+    EXPECT_EQ(result.error().code, c["expect_error"].get<std::string>());
+    if (c.contains("expect_error_mentions"))
+      EXPECT_NE(result.error().message.find(c["expect_error_mentions"].get<std::string>()), std::string::npos)
+          << result.error().message;
+    return;
+  }
+  ASSERT_TRUE(result) << result.error().message;
+  const json& expect = c.at("expect");
+  std::set<std::string> seen;
+  for (const auto& e : result->entries) {
+    seen.insert(e.id);
+    ASSERT_TRUE(expect.contains(e.id)) << "unexpected entry " << e.id;
+    const json& want = expect[e.id];
+    EXPECT_EQ(std::string(to_string(e.action)), want.at("action").get<std::string>()) << e.id;
+    ASSERT_FALSE(e.reasons.empty()) << e.id;
+    EXPECT_EQ(e.reasons.front().code, want.at("code").get<std::string>()) << e.id << ": " << e.reasons.front().message;
+    if (want.contains("mentions")) {
+      EXPECT_NE(e.reasons.front().message.find(want["mentions"].get<std::string>()), std::string::npos)
+          << e.id << ": " << e.reasons.front().message;
+    }
+    if (want.contains("also")) {
+      bool found = false;
+      for (const auto& r : e.reasons) found |= r.code == want["also"].get<std::string>();
+      EXPECT_TRUE(found) << e.id << " lacks reason " << want["also"];
+    }
+  }
+  for (const auto& [id, _] : expect.items()) EXPECT_TRUE(seen.contains(id)) << "missing entry " << id;
+  if (c.contains("expect_select")) EXPECT_EQ(result->select, c["expect_select"].get<std::string>());
+  if (c.contains("expect_order")) {
+    std::vector<std::string> order;
+    for (const auto& e : result->entries) order.push_back(e.id);
+    EXPECT_EQ(order, c["expect_order"].get<std::vector<std::string>>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, PlanCase, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
