@@ -1,0 +1,34 @@
+# The README's two commands: `make demo` and `make test`. Each does all the set-up it needs
+# (Debian packages, ./.venv with pinned dbt, the build) and is quick when it is all there.
+BUILD_DIR ?= build
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: setup build test test-unit demo bench clean
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
+
+build: setup $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Every test (unit, integration, e2e) through ctest.
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# The fast set alone.
+test-unit: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L unit
+
+# The main job on the embedded default: examples/shop on DuckDB, state in .ods/state.db.
+demo: build
+	@scripts/demo.sh
+
+bench: build
+	@bench/run.sh
+
+clean:
+	rm -rf $(BUILD_DIR)

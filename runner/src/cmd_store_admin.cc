@@ -1,0 +1,124 @@
+// `ods state history`, `doctor`, `backup`, `reset`: the state store itself.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
+  std::size_t limit = 20;
+  if (args.has("--limit")) {
+    try {
+      limit = std::stoul(args.get("--limit"));
+    } catch (...) {
+      return report(ctx, {"usage", "--limit must be a number, not '" + args.get("--limit") + "'"});
+    }
+  }
+  auto scope = scope_for(ctx);
+  if (!scope) return report(ctx, scope.error());
+  auto store = open_store(ctx, false);
+  if (!store) {
+    if (store.error().code == "not_found") {
+      *ctx.out << "No state recorded yet for " << *scope << ".\n";
+      return kExitOk;
+    }
+    return report(ctx, store.error());
+  }
+  auto snapshots = (*store)->history(*scope, limit);
+  if (!snapshots) return report(ctx, snapshots.error());
+  auto runs = (*store)->runs(*scope, limit);
+  if (!runs) return report(ctx, runs.error());
+  if (ctx.format == "json") {
+    nlohmann::json doc{{"scope", *scope}, {"snapshots", nlohmann::json::array()}, {"runs", nlohmann::json::array()}};
+    for (const auto& s : *snapshots)
+      doc["snapshots"].push_back({{"id", s.id}, {"run_id", s.run_id}, {"committed_at", s.committed_at},
+                                  {"parent", s.parent ? nlohmann::json(*s.parent) : nlohmann::json(nullptr)}});
+    for (const auto& r : *runs)
+      doc["runs"].push_back({{"run_id", r.run_id}, {"outcome", r.outcome}, {"started_at", r.started_at},
+                             {"finished_at", r.finished_at},
+                             {"details", nlohmann::json::parse(r.details.empty() ? "{}" : r.details, nullptr, false)}});
+    *ctx.out << doc.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (snapshots->empty()) {
+    *ctx.out << "No state recorded yet for " << *scope << ".\n";
+    return kExitOk;
+  }
+  *ctx.out << "Snapshots of " << *scope << " (newest first):\n";
+  for (const auto& s : *snapshots) *ctx.out << "  " << s.committed_at << "  snapshot " << s.id << "  run " << s.run_id << "\n";
+  if (!runs->empty()) {
+    *ctx.out << "\nRuns:\n";
+    for (const auto& r : *runs) {
+      auto d = nlohmann::json::parse(r.details.empty() ? "{}" : r.details, nullptr, false);
+      *ctx.out << "  " << r.started_at << "  " << r.run_id << "  " << r.outcome;
+      if (d.is_object() && d.contains("summary")) *ctx.out << "  " << d["summary"].get<std::string>();
+      *ctx.out << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_doctor(const ParsedArgs&, CommandContext& ctx) {
+  auto store = open_store(ctx, false);
+  if (!store) {
+    if (store.error().code == "not_found") {
+      *ctx.out << "No state database at " << redact_url(ctx.state_url) << "; nothing to check.\n";
+      return kExitOk;
+    }
+    return report(ctx, store.error());
+  }
+  auto check = (*store)->check();
+  if (!check) return report(ctx, check.error());
+  bool ok = check->ok;
+  *ctx.out << "state store " << redact_url(ctx.state_url) << " (schema " << check->schema_version << ")\n";
+  for (const auto& p : check->problems) *ctx.out << "  problem: " << p << "\n";
+  if (auto scope = scope_for(ctx)) {
+    auto head = read_head(**store, *scope);
+    if (!head) {
+      ok = false;
+      *ctx.out << "  problem: " << head.error().message << "\n";
+    } else if (*head) {
+      *ctx.out << "  " << *scope << ": snapshot " << (*head)->stored.id << " from run " << (*head)->snapshot.run_id
+               << ", " << (*head)->snapshot.nodes.size() << " nodes\n";
+    } else {
+      *ctx.out << "  " << *scope << ": no state recorded\n";
+    }
+  }
+  *ctx.out << (ok ? "ok\n" : "damaged: restore a backup (ods state backup) or start over (ods state reset --yes)\n");
+  return ok ? kExitOk : kExitFailed;
+}
+
+int cmd_backup(const ParsedArgs& args, CommandContext& ctx) {
+  if (args.positionals.size() != 1) return report(ctx, {"usage", "usage: ods state backup FILE"});
+  auto store = open_store(ctx, false);
+  if (!store) return report(ctx, store.error());
+  auto done = (*store)->backup(args.positionals[0]);
+  if (!done) return report(ctx, done.error());
+  *ctx.out << "Backed up " << redact_url(ctx.state_url) << " to " << args.positionals[0] << "\n";
+  return kExitOk;
+}
+
+int cmd_reset(const ParsedArgs& args, CommandContext& ctx) {
+  auto scope = scope_for(ctx);
+  if (!scope) return report(ctx, scope.error());
+  if (!args.has("--yes")) {
+    return report(ctx, {"usage", "ods state reset deletes every snapshot and run of " + *scope +
+                                     "; run it again with --yes to confirm (ods state backup FILE keeps a copy)"});
+  }
+  auto store = open_store(ctx, false);
+  if (!store) {
+    if (store.error().code == "not_found") {
+      *ctx.out << "No state database; nothing to reset.\n";
+      return kExitOk;
+    }
+    return report(ctx, store.error());
+  }
+  auto removed = (*store)->reset(*scope);
+  if (!removed) return report(ctx, removed.error());
+  *ctx.out << "Reset " << *scope << ": " << *removed << " snapshots removed.\n";
+  return kExitOk;
+}
+
+}  // namespace ods::cli

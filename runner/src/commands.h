@@ -1,0 +1,42 @@
+#pragma once
+// The `ods` commands. Each takes the parsed flags and a context and returns the process
+// exit code: 0 success, 1 the command failed or refused (a message on stderr says why),
+// 2 usage error.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+#include "context.h"
+
+namespace ods::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Command {
+  std::string name;  // "plan" (under "ods state")
+  std::string summary;
+  std::vector<FlagSpec> extra_flags;  // beyond common_flags()
+  int (*run)(const ParsedArgs&, CommandContext&);
+};
+
+const std::vector<Command>& state_commands();
+
+// Entry point: `args` without the program name. Never throws.
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, Environment env);
+
+// Prints "ods: <message>" for an error and returns kExitFailed (kExitUsage for "usage").
+int report(const CommandContext& ctx, const Error& error);
+
+int cmd_plan(const ParsedArgs&, CommandContext&);
+int cmd_record(const ParsedArgs&, CommandContext&);
+int cmd_explain(const ParsedArgs&, CommandContext&);
+int cmd_diff(const ParsedArgs&, CommandContext&);
+int cmd_history(const ParsedArgs&, CommandContext&);
+int cmd_doctor(const ParsedArgs&, CommandContext&);
+int cmd_backup(const ParsedArgs&, CommandContext&);
+int cmd_reset(const ParsedArgs&, CommandContext&);
+
+}  // namespace ods::cli

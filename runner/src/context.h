@@ -1,0 +1,47 @@
+#pragma once
+// What every `ods state` command shares: the common flags resolved into settings, the
+// output streams, and opening the state store. Injected clock and environment so tests
+// can drive commands in-process.
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "cli_args.h"
+#include "ods/contracts/state_store.h"
+
+namespace ods::cli {
+
+struct Environment {
+  std::function<std::string(const std::string&)> getenv;  // "" when unset
+  std::function<std::string()> now;                       // ISO-8601 UTC
+};
+Environment process_environment();
+
+struct CommandContext {
+  std::filesystem::path project_dir;  // --project-dir, default "."
+  std::filesystem::path target_dir;   // --target-path, default <project>/target
+  std::string target;                 // --target ("" when not given)
+  std::string state_url;              // --state, ODS_STATE, or sqlite:<project>/.ods/state.db
+  std::string format = "text";        // --format text|json
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+  Environment env;
+};
+
+// The flags every `ods state` command accepts.
+std::vector<FlagSpec> common_flags();
+
+// Resolves the common flags. Errors: "usage" for a bad --format or a project dir that doesn't exist.
+[[nodiscard]] Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, std::ostream& err,
+                                                  Environment env);
+
+// Opens the store at ctx.state_url. `create` false: a missing SQLite file is "not_found"
+// and nothing is created (commands that only read).
+[[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create);
+
+// A state URL for messages: user info and query removed (passwords never printed).
+std::string redact_url(const std::string& url);
+
+}  // namespace ods::cli

@@ -1,0 +1,105 @@
+// `ods` command dispatch and help.
+#include <iostream>
+
+#include "commands.h"
+
+namespace ods::cli {
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+void print_usage(std::ostream& out) {
+  out << "ods " << kVersion << " — decides which dbt nodes to reuse and which to build, and says why.\n\n"
+      << "usage: ods state <command> [options]\n\ncommands:\n";
+  for (const auto& c : state_commands()) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
+  out << "\nRun `ods state <command> --help` for its options.\n";
+}
+
+void print_command_help(std::ostream& out, const Command& c) {
+  out << "usage: ods state " << c.name << " [options]\n\n" << c.summary << "\n\noptions:\n";
+  auto flags = common_flags();
+  flags.insert(flags.end(), c.extra_flags.begin(), c.extra_flags.end());
+  for (const auto& f : flags) {
+    std::string left = f.name + (f.takes_value ? " VALUE" : "");
+    out << "  " << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << f.help << "\n";
+  }
+}
+
+}  // namespace
+
+const std::vector<Command>& state_commands() {
+  static const std::vector<Command> commands = {
+      {"plan", "say, for every node, whether it can be reused or must be built, and why",
+       {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}},
+       cmd_plan},
+      {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
+      {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
+      {"diff", "show what changed in each node's code since its last recorded build", {}, cmd_diff},
+      {"history", "list the recorded snapshots and runs of this scope",
+       {{"--limit", true, "how many entries (default 20)"}}, cmd_history},
+      {"doctor", "check the state store's integrity (read-only)", {}, cmd_doctor},
+      {"backup", "write a consistent copy of the state store: ods state backup FILE", {}, cmd_backup},
+      {"reset", "forget this scope's recorded state (asks for --yes)",
+       {{"--yes", false, "confirm that the scope's state is to be deleted"}}, cmd_reset},
+  };
+  return commands;
+}
+
+int report(const CommandContext& ctx, const Error& error) {
+  *ctx.err << "ods: " << error.message << "\n";
+  return error.code == "usage" ? kExitUsage : kExitFailed;
+}
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, Environment env) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_usage(args.empty() ? err : out);
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  if (args[0] == "--version") {
+    out << "ods " << kVersion << "\n";
+    return kExitOk;
+  }
+  if (args[0] != "state") {
+    err << "ods: unknown command '" << args[0] << "'; try `ods state plan` (ods --help lists the commands)\n";
+    return kExitUsage;
+  }
+  if (args.size() < 2) {
+    print_usage(err);
+    return kExitUsage;
+  }
+  const Command* command = nullptr;
+  for (const auto& c : state_commands())
+    if (c.name == args[1]) command = &c;
+  if (!command) {
+    err << "ods: unknown command 'state " << args[1] << "' (ods --help lists the commands)\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> rest(args.begin() + 2, args.end());
+  for (const auto& a : rest) {
+    if (a == "--help" || a == "-h") {
+      print_command_help(out, *command);
+      return kExitOk;
+    }
+  }
+  auto flags = common_flags();
+  flags.insert(flags.end(), command->extra_flags.begin(), command->extra_flags.end());
+  auto parsed = parse_args(rest, flags);
+  if (!parsed) {
+    err << "ods state " << command->name << ": " << parsed.error().message << "\n";
+    return kExitUsage;
+  }
+  auto ctx = make_context(*parsed, out, err, std::move(env));
+  if (!ctx) {
+    err << "ods state " << command->name << ": " << ctx.error().message << "\n";
+    return kExitUsage;
+  }
+  try {
+    return command->run(*parsed, *ctx);
+  } catch (const std::exception& e) {
+    err << "ods: internal error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+}  // namespace ods::cli

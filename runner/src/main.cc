@@ -1,0 +1,15 @@
+// The `ods` executable: hands argv to the CLI component.
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return ods::cli::run_cli(args, std::cout, std::cerr, ods::cli::process_environment());
+  } catch (const std::exception& e) {
+    std::cerr << "ods: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

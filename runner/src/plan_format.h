@@ -1,0 +1,13 @@
+#pragma once
+// How a plan reads in a terminal: grouped by action, a reason on each line, totals at the end.
+#include <iosfwd>
+
+#include "ods/planner/plan.h"
+
+namespace ods::cli {
+
+void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan);
+// One entry in full: every reason and every piece of evidence.
+void print_entry_detail(std::ostream& out, const planner::PlanEntry& entry);
+
+}  // namespace ods::cli
