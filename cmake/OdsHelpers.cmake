@@ -17,11 +17,12 @@ function(ods_add_library name)
   target_link_libraries(ods_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ods_settings ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s])
-# One GoogleTest executable, discovered into ctest with its label.
+# ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s] [ONE_PROCESS])
+# One GoogleTest executable, discovered into ctest with its label. ONE_PROCESS registers the
+# whole binary as one ctest test, for suites that share an expensive fixture per process.
 include(GoogleTest)
 function(ods_add_test name)
-  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "ONE_PROCESS" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL)
     set(ARG_LABEL unit)
   endif()
@@ -33,6 +34,11 @@ function(ods_add_test name)
   target_link_libraries(${name} PRIVATE ods_settings ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     ODS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
-  gtest_discover_tests(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
-    DISCOVERY_TIMEOUT 60)
+  if(ARG_ONE_PROCESS)
+    add_test(NAME ${name} COMMAND ${name} --gtest_color=no)
+    set_tests_properties(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT})
+  else()
+    gtest_discover_tests(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
+      DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

@@ -1,0 +1,53 @@
+// `ods state record`: commit a finished dbt run as the next snapshot, or refuse and write nothing.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "ods/planner/json_io.h"
+#include "project_loader.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+int cmd_record(const ParsedArgs&, CommandContext& ctx) {
+  auto project = load_project(ctx);
+  if (!project) return report(ctx, project.error());
+  auto run = load_run(ctx, *project);
+  if (!run) return report(ctx, run.error());
+  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
+  auto store = open_store(ctx, true);
+  if (!store) return report(ctx, store.error());
+  auto recorded = (*store)->has_run(scope, run->outcome.run_id);
+  if (!recorded) return report(ctx, recorded.error());
+  if (*recorded)
+    return report(ctx, {"already_recorded", "run " + run->outcome.run_id + " is already recorded in " + scope +
+                                                "; nothing written"});
+  auto head = read_head(**store, scope);
+  if (!head) return report(ctx, head.error());
+  auto next = planner::record(project->inputs, *head ? &(*head)->snapshot : nullptr, run->outcome);
+  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing written"});
+  std::optional<std::string> parent;
+  if (*head) parent = (*head)->stored.id;
+  auto committed = (*store)->commit(scope, parent, run->outcome.run_id, planner::to_json(*next));
+  if (!committed) {
+    if (committed.error().code == "conflict")
+      return report(ctx, {"conflict", "another writer recorded state for " + scope +
+                                          " meanwhile; nothing written: run `ods state record` again"});
+    return report(ctx, committed.error());
+  }
+  nlohmann::json details{{"summary", run->summary}, {"command", run->command}, {"recorded_by", "ods state record"}};
+  contracts::RunRecord ledger{run->outcome.run_id, scope, run->outcome.started_at, run->finished_at,
+                              run->summary.find("failed") == std::string::npos ? "success" : "partial",
+                              planner::sha256_hex(planner::to_json(project->inputs)), "", details.dump(), committed->id};
+  if (auto appended = (*store)->append_run(ledger); !appended)
+    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  for (const auto& note : run->notes) *ctx.err << "ods: note: " << note << "\n";
+  std::size_t advanced = 0;
+  for (const auto& [id, n] : next->nodes) advanced += n.run_id == run->outcome.run_id ? 1 : 0;
+  *ctx.out << "Recorded run " << run->outcome.run_id << " (dbt " << run->command << ": " << run->summary << ") as "
+           << scope << " snapshot " << committed->id << "; " << advanced << " nodes advanced, " << next->nodes.size()
+           << " nodes in the state.\n";
+  return kExitOk;
+}
+
+}  // namespace ods::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The CLI's composition root for dbt: reads the project's artifacts through the dbt
+// provider into the planner's inputs, and a finished run into a RunOutcome.
+#include <memory>
+#include <string>
+
+#include "context.h"
+#include "ods/planner/inputs.h"
+#include "ods/planner/planner.h"
+
+namespace ods::cli {
+
+struct LoadedProject {
+  planner::ProjectInputs inputs;
+  std::shared_ptr<const void> provider_data;  // what the dbt provider needs again to read a run
+};
+
+// Reads <target-dir>/manifest.json and, when present, sources.json. The target given with
+// --target names the scope's environment. Errors name the file and field.
+[[nodiscard]] Result<LoadedProject> load_project(const CommandContext& ctx);
+
+struct LoadedRun {
+  planner::RunOutcome outcome;
+  std::string command;     // dbt's command ("build", "run", ...)
+  std::string summary;     // "12 succeeded, 1 failed, 2 skipped"
+  std::string finished_at;
+  std::vector<std::string> notes;  // e.g. "sources.json was taken after the run started: not used"
+};
+
+// Reads <target-dir>/run_results.json and refuses what isn't a real build of the manifest's
+// code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
+[[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project);
+
+}  // namespace ods::cli

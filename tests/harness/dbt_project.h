@@ -1,0 +1,62 @@
+#pragma once
+// Test harness: a private copy of an example dbt project, real dbt from ./.venv, and the
+// built `ods` executable, each run as a child process with its output captured.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ods::testing {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string output;  // stdout
+  std::string errors;  // stderr
+};
+
+// Runs `argv` in `cwd` with extra environment entries ("NAME=value"); waits for it.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                          const std::vector<std::string>& env = {});
+
+class DbtProject {
+ public:
+  // Copies examples/<name> (without target/, logs/, .ods/, *.duckdb) into a fresh temp dir.
+  explicit DbtProject(const std::string& example);
+  // Copies an existing project directory (everything, state included) into a fresh temp dir.
+  static DbtProject copy_of(const DbtProject& other);
+  ~DbtProject();
+  DbtProject(DbtProject&&) noexcept;
+  DbtProject& operator=(DbtProject&&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // `dbt <args...> --profiles-dir <dir>` with the project's DuckDB file inside dir().
+  ProcessResult dbt(std::vector<std::string> args) const;
+  // `ods <args...> --project-dir <dir>`.
+  ProcessResult ods(std::vector<std::string> args) const;
+  // `python scripts/generate_data.py` with .venv's python.
+  ProcessResult generate_data(const std::vector<std::string>& args = {}) const;
+  // `ods state plan --format json` parsed; fails the test on a non-zero exit.
+  nlohmann::json plan_json(std::vector<std::string> extra = {}) const;
+  // Runs SQL against the project's DuckDB file through .venv's python duckdb module.
+  ProcessResult sql(const std::string& statement) const;
+
+  std::string read(const std::string& relative) const;
+  void write(const std::string& relative, const std::string& content) const;
+  // Replaces the first occurrence of `from` with `to` in a file; fails the test if absent.
+  void replace_in(const std::string& relative, const std::string& from, const std::string& to) const;
+
+ private:
+  DbtProject() = default;
+  std::filesystem::path dir_;
+};
+
+std::filesystem::path source_dir();
+std::filesystem::path venv_bin();
+std::filesystem::path ods_binary();
+
+// Entry of a plan JSON document by node name; fails the test when absent.
+const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name);
+// Every reason code of an entry.
+std::vector<std::string> reason_codes(const nlohmann::json& entry);
+
+}  // namespace ods::testing

@@ -1,0 +1,24 @@
+#pragma once
+// A built and recorded copy of examples/shop, made once per test binary and copied per test.
+// Steps: generate data; `dbt source freshness`; `dbt build`; `ods state record`; the same
+// again (an incremental model's compiled SQL differs on its first build, so the second cycle
+// is its steady state); then `dbt source freshness` + `dbt compile`, so a plan sees fresh
+// evidence and compiled code.
+#include "harness/dbt_project.h"
+
+namespace ods::testing {
+
+// The shared baseline (built on first use). Fails the calling test when a step fails.
+const DbtProject& shop_baseline();
+
+// Fresh evidence then compiled code (freshness rewrites manifest.json without compiled code).
+void refresh_and_compile(const DbtProject& p, const std::vector<std::string>& compile_args = {});
+
+// Asserts a process succeeded, printing its output otherwise.
+#define ODS_ASSERT_OK(result)                                                                   \
+  do {                                                                                          \
+    const auto& r_ = (result);                                                                  \
+    ASSERT_EQ(r_.exit_code, 0) << "stdout:\n" << r_.output << "\nstderr:\n" << r_.errors;      \
+  } while (0)
+
+}  // namespace ods::testing

@@ -1,0 +1,129 @@
+// `ods state record` refuses everything that isn't a real build of the manifest's code and
+// writes nothing; a damaged or newer state database is reported and left untouched.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/shop_baseline.h"
+#include "ods/planner/fingerprint.h"
+
+namespace ods::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ShopRecord : public ::testing::Test {
+ protected:
+  ShopRecord() : project_(DbtProject::copy_of(shop_baseline())) {}
+
+  std::string state_digest() const {
+    return planner::sha256_hex(project_.read(".ods/state.db")) + planner::sha256_hex(project_.read(".ods/state.db-wal"));
+  }
+  std::size_t snapshot_count() const {
+    auto r = project_.ods({"state", "history", "--format", "json", "--limit", "0"});
+    EXPECT_EQ(r.exit_code, 0) << r.errors;
+    return nlohmann::json::parse(r.output).at("snapshots").size();
+  }
+  // Asserts `ods state record` refuses with a message containing `words`, and no snapshot is added.
+  void expect_refused(const std::string& words) {
+    std::size_t before = snapshot_count();
+    auto r = project_.ods({"state", "record"});
+    EXPECT_EQ(r.exit_code, 1) << r.output << r.errors;
+    EXPECT_NE(r.errors.find(words), std::string::npos) << r.errors;
+    EXPECT_EQ(snapshot_count(), before) << "a refused record must write nothing";
+  }
+
+  DbtProject project_;
+};
+
+TEST_F(ShopRecord, RefusesResultsOfACommandThatBuildsNothing) {
+  // The baseline ends with `dbt compile`: its run_results report every node as a success.
+  expect_refused("compile");
+}
+
+TEST_F(ShopRecord, RefusesAnEmptyRun) {
+  ODS_ASSERT_OK(project_.dbt({"build", "--empty", "--select", "stg_orders"}));
+  expect_refused("--empty");
+}
+
+TEST_F(ShopRecord, RefusesAManifestFromAnotherInvocation) {
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  ODS_ASSERT_OK(project_.dbt({"parse"}));  // rewrites manifest.json only
+  expect_refused("invocation");
+}
+
+TEST_F(ShopRecord, RefusesARunAlreadyRecorded) {
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  ODS_ASSERT_OK(project_.ods({"state", "record"}));
+  expect_refused("already recorded");
+}
+
+TEST_F(ShopRecord, RefusesARunOlderThanTheState) {
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  fs::copy(project_.dir() / "target", project_.dir() / "older", fs::copy_options::recursive);
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  ODS_ASSERT_OK(project_.ods({"state", "record"}));
+  fs::remove_all(project_.dir() / "target");
+  fs::rename(project_.dir() / "older", project_.dir() / "target");
+  expect_refused("before the recorded state");
+}
+
+TEST_F(ShopRecord, RefusesAManifestWithoutProjectName) {
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  project_.replace_in("target/manifest.json", "\"project_name\": \"shop\"", "\"project_name\": null");
+  expect_refused("project name");
+}
+
+TEST_F(ShopRecord, CorruptDatabaseIsReportedAndLeftUntouched) {
+  fs::remove(project_.dir() / ".ods" / "state.db-wal");
+  fs::remove(project_.dir() / ".ods" / "state.db-shm");
+  project_.write(".ods/state.db", std::string(8192, 'x'));
+  std::string before = state_digest();
+  auto plan = project_.ods({"state", "plan"});
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_NE(plan.errors.find("corrupt"), std::string::npos) << plan.errors;
+  EXPECT_NE(plan.errors.find("state.db"), std::string::npos) << plan.errors;
+  ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
+  auto record = project_.ods({"state", "record"});
+  EXPECT_EQ(record.exit_code, 1);
+  auto doctor = project_.ods({"state", "doctor"});
+  EXPECT_EQ(doctor.exit_code, 1);
+  EXPECT_EQ(state_digest(), before) << "the damaged file must stay as it was";
+}
+
+TEST_F(ShopRecord, NewerSchemaDatabaseIsRefusedAndLeftUntouched) {
+  auto bump = run_process({(venv_bin() / "python").string(), "-c",
+                           "import sqlite3,sys\n"
+                           "c=sqlite3.connect(sys.argv[1])\n"
+                           "c.execute(\"insert into schema_migrations(version,name,applied_at) values (999,'from the future','2030-01-01T00:00:00Z')\")\n"
+                           "c.commit()\nc.execute('pragma wal_checkpoint(truncate)')\nc.close()\n",
+                           (project_.dir() / ".ods" / "state.db").string()},
+                          project_.dir());
+  ODS_ASSERT_OK(bump);
+  std::string before = state_digest();
+  auto plan = project_.ods({"state", "plan"});
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_NE(plan.errors.find("newer"), std::string::npos) << plan.errors;
+  EXPECT_EQ(state_digest(), before);
+}
+
+TEST_F(ShopRecord, HistoryDoctorBackupAndReset) {
+  auto history = project_.ods({"state", "history"});
+  ODS_ASSERT_OK(history);
+  EXPECT_NE(history.output.find("shop/default"), std::string::npos) << history.output;
+  ODS_ASSERT_OK(project_.ods({"state", "doctor"}));
+  auto backup_path = (project_.dir() / "backup.db").string();
+  ODS_ASSERT_OK(project_.ods({"state", "backup", backup_path}));
+  EXPECT_TRUE(fs::exists(backup_path));
+  auto refused = project_.ods({"state", "reset"});
+  EXPECT_EQ(refused.exit_code, 2) << "reset needs --yes";
+  EXPECT_EQ(snapshot_count(), 2u);
+  ODS_ASSERT_OK(project_.ods({"state", "reset", "--yes"}));
+  EXPECT_EQ(snapshot_count(), 0u);
+  auto from_backup = project_.ods({"state", "history", "--format", "json", "--state", "sqlite:" + backup_path});
+  ODS_ASSERT_OK(from_backup);
+  EXPECT_EQ(nlohmann::json::parse(from_backup.output).at("snapshots").size(), 2u);
+}
+
+}  // namespace
+}  // namespace ods::testing
