@@ -1,0 +1,68 @@
+#include "project_loader.h"
+
+#include <filesystem>
+
+#include "ods/dbt/artifacts.h"
+#include "ods/dbt/run_results.h"
+
+namespace ods::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+dbt::ArtifactPaths artifact_paths(const CommandContext& ctx) {
+  dbt::ArtifactPaths paths;
+  paths.manifest = ctx.target_dir / "manifest.json";
+  if (fs::exists(ctx.target_dir / "sources.json")) paths.sources = ctx.target_dir / "sources.json";
+  return paths;
+}
+
+std::string summarise(const dbt::RunResults& run) {
+  std::map<std::string, int> counts;
+  for (const auto& r : run.results) ++counts[r.status];
+  std::string out;
+  for (const auto& [status, n] : counts) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  return out.empty() ? "no results" : out;
+}
+
+}  // namespace
+
+Result<LoadedProject> load_project(const CommandContext& ctx) {
+  dbt::ArtifactPaths paths = artifact_paths(ctx);
+  if (!fs::exists(paths.manifest)) {
+    return fail("missing_artifact", paths.manifest.string() +
+                                        ": not found; run `dbt compile` (or `dbt build`) in the project first");
+  }
+  auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target});
+  if (!project) return std::unexpected(project.error());
+  LoadedProject loaded;
+  loaded.inputs = project->inputs;
+  loaded.provider_data = std::make_shared<const dbt::DbtProject>(std::move(*project));
+  return loaded;
+}
+
+Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project) {
+  const auto& dbt_project = *static_cast<const dbt::DbtProject*>(project.provider_data.get());
+  fs::path path = ctx.target_dir / "run_results.json";
+  if (!fs::exists(path))
+    return fail("missing_artifact", path.string() + ": not found; run `dbt build` before `ods state record`");
+  auto run = dbt::read_run_results(path);
+  if (!run) return std::unexpected(run.error());
+  if (auto ok = dbt::check_recordable(*run, dbt_project.meta); !ok) {
+    Error e = ok.error();
+    e.message = "not recorded: " + e.message;
+    return std::unexpected(e);
+  }
+  auto outcome = dbt::to_run_outcome(*run, dbt_project);
+  if (!outcome) return std::unexpected(outcome.error());
+  LoadedRun loaded{*outcome, run->command, summarise(*run), run->generated_at, {}};
+  if (fs::exists(ctx.target_dir / "sources.json") && outcome->source_versions.empty() &&
+      !dbt_project.inputs.sources.empty()) {
+    loaded.notes.push_back("sources.json was not taken strictly before the run started, so no source versions "
+                           "were recorded; run `dbt source freshness` before `dbt build` to record them");
+  }
+  return loaded;
+}
+
+}  // namespace ods::cli
