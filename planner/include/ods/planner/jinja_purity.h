@@ -10,11 +10,18 @@ namespace ods::planner {
 // if/elif/else/for/set (and end tags), calls of ref, source, config, var, env_var,
 // is_incremental, and reading names. Returns nullopt when pure, otherwise why not,
 // e.g. "calls run_query at line 3" or "{% do %} at line 5". Pure, thread-safe.
+// Also impure: method calls (adapter.drop_relation(...)), indirect calls ((f)(...),
+// dbt['x'](...)), set/for targets rebinding a pure name, {% do %}, {% call %}, {% macro %},
+// any other tag, filters (`x | f`), and text the check can't lex (unterminated blocks or
+// strings, unbalanced brackets, unknown bytes). `(` is fine right after a pure name or as
+// grouping. Tests without parentheses (`x is none`) and {# #} comments are fine.
 std::optional<std::string> jinja_impurity(std::string_view raw_code);
 
 // Whether hook or macro text mentions one of var, env_var, target, flags, builtins,
 // context, run_query, statement in any form (called, aliased, indexed or qualified).
 // Returns the first word found, or nullopt. invocation_id and run_started_at are fine.
+// Words are maximal runs of [A-Za-z0-9_] (target_schema is another word), compared
+// case-sensitively, anywhere in the text (comments and strings included). Pure, thread-safe.
 std::optional<std::string> reads_run_context(std::string_view text);
 
 }  // namespace ods::planner

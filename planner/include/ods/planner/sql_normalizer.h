@@ -16,6 +16,19 @@ struct NormalizedSql {
 };
 
 // Pure, thread-safe, linear in the input's length.
+//
+// Tokens are words ([A-Za-z0-9_.]+, an exponent's sign included: 1e-5), maximal operator
+// runs (so `a>=b` equals `a >= b` but not `a > = b`), ( ) , ; alone, quoted text and hints
+// verbatim. Quotes are ', " and `, all read the same way (no escapes, no doubling); ' and "
+// count as literals for the adjacency rule, ` (an identifier in every dialect) does not.
+// Gives up (normalised=false, text=sql, give_up="<what> at offset <n>") on: a byte outside
+// the allow-list ([ $ # @ { ? & ... , control bytes, non-ASCII); a backslash in quotes; a
+// triple quote; a quote touching a word or another quote (x'41', N'a', 'a''b'); `--`
+// without following whitespace; `//`; a block comment opening with anything but
+// whitespace, *, -, = or + (/*!, /*M!); a nested block comment; a \r not followed by \n
+// (anywhere, comments and quotes included); two ' or " literals with only whitespace or
+// comments between; a `.` next to whitespace; an unterminated quote or block comment.
+// Inside quotes and comments any other byte (non-ASCII included) is allowed.
 NormalizedSql normalize_sql(std::string_view sql);
 
 }  // namespace ods::planner

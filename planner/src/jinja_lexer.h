@@ -1,0 +1,57 @@
+#pragma once
+// Internal to the planner: a lexer for the inside of one Jinja {{ }} or {% %} block, just
+// detailed enough for the purity allow-list (jinja_purity.cc). Not a Jinja parser.
+#include <cstddef>
+#include <string_view>
+
+namespace ods::planner::jinja {
+
+enum class TokenKind {
+  kName,                // [A-Za-z_][A-Za-z0-9_]*
+  kString,              // '...' or "..." with backslash escapes
+  kNumber,              // 12, 1_000, 1.5, 2e-3
+  kSymbol,              // one byte of ( ) [ ] { } , . : | ~ + - * / % = < > !
+  kBlockEnd,            // the block's close ("}}" or "%}", with an optional -/+ before it)
+  kUnterminatedString,  // text: the opening quote
+  kUnterminatedBlock,   // the template ended before the close
+  kUnexpected,          // text: a byte Jinja can't lex here (@, $, ;, non-ASCII, ...)
+  kUnbalanced,          // text: a closing bracket with nothing open
+};
+
+struct Token {
+  TokenKind kind;
+  std::string_view text;  // a view into the template
+  std::size_t offset;     // byte offset of the token in the template
+};
+
+// Lexes one block. Brackets are counted, so a "}}" inside a dict literal doesn't end an
+// expression block. Holds a view of the template: the template must outlive the lexer.
+class BlockLexer {
+ public:
+  // `text` is the whole template, `begin` the first byte after "{{"/"{%" and its optional
+  // -/+, `close` the delimiter that ends the block ("}}" or "%}").
+  BlockLexer(std::string_view text, std::size_t begin, std::string_view close)
+      : text_(text), pos_(begin), close_(close) {}
+
+  // The next token. After kBlockEnd or any error kind, the lexer stays where it stopped
+  // and returns the same kind again.
+  Token next();
+
+  // Offset just past the close delimiter; meaningful once next() returned kBlockEnd.
+  std::size_t end() const { return pos_; }
+
+ private:
+  char at(std::size_t i) const { return i < text_.size() ? text_[i] : '\0'; }
+  bool at_close() const;  // the close (optionally after - or +) starts at pos_
+  Token lex_string();
+  Token lex_number();
+
+  std::string_view text_;
+  std::size_t pos_;
+  std::string_view close_;
+  int depth_ = 0;  // open ( [ { brackets
+  bool done_ = false;
+  Token last_{TokenKind::kBlockEnd, {}, 0};
+};
+
+}  // namespace ods::planner::jinja

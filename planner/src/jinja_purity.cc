@@ -1,0 +1,239 @@
+// Jinja purity (ADR-0013 #209) and the hooks rule (#218). See jinja_purity.h.
+//
+// The check is syntactic and an allow-list. Outside {{ }}, {% %} and {# #} nothing is
+// looked at. Inside:
+//   - tags: if, elif, else, endif, for, endfor, set, endset; any other tag is impure;
+//   - `(` only right after a pure name (ref, source, config, var, env_var, is_incremental)
+//     that is not an attribute, or as grouping (at the start, after an operator, a comma,
+//     an opening bracket or a keyword and/or/not/in/is/if/else);
+//   - set and for targets may not rebind a pure name;
+//   - a filter (`x | upper`) is a function call outside the allow-list: impure;
+//   - a test without parentheses (`x is none`) reads as the keyword `is` and a name;
+//     with parentheses it is a call like any other.
+// Anything the lexer can't read (unknown bytes, unterminated strings or blocks,
+// unbalanced brackets) is impure too: formatting then counts, which only builds more.
+#include "ods/planner/jinja_purity.h"
+
+#include <algorithm>
+#include <array>
+
+#include "jinja_lexer.h"
+
+namespace ods::planner {
+namespace {
+
+using jinja::BlockLexer;
+using jinja::Token;
+using jinja::TokenKind;
+
+constexpr std::array<std::string_view, 6> kPureCalls = {"ref",     "source",  "config",
+                                                        "var",     "env_var", "is_incremental"};
+constexpr std::array<std::string_view, 8> kPureTags = {"if",  "elif",   "else", "endif",
+                                                       "for", "endfor", "set",  "endset"};
+constexpr std::array<std::string_view, 3> kSqlRunningTags = {"do", "call", "macro"};
+constexpr std::array<std::string_view, 7> kGroupingKeywords = {"and", "or", "not", "in",
+                                                               "is",  "if", "else"};
+constexpr std::array<std::string_view, 8> kRunContextWords = {
+    "var", "env_var", "target", "flags", "builtins", "context", "run_query", "statement"};
+
+// Whether `word` is one of `words`.
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// 1-based line of byte `offset`. Called once per impure template, so the scan stays linear.
+std::size_t line_of(std::string_view text, std::size_t offset) {
+  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
+// Checks one template, block by block. Each check_* returns nullopt when what it read is
+// pure, otherwise the reason, which names the line.
+class PurityChecker {
+ public:
+  explicit PurityChecker(std::string_view text) : text_(text) {}
+
+  // The whole template: nullopt when every block is pure, otherwise the first reason.
+  std::optional<std::string> check() {
+    std::size_t pos = 0;
+    while ((pos = text_.find('{', pos)) != std::string_view::npos) {
+      const char kind = pos + 1 < text_.size() ? text_[pos + 1] : '\0';
+      if (kind == '#') {
+        const std::size_t end = text_.find("#}", pos + 2);
+        if (end == std::string_view::npos) return at_line("unterminated {#", pos);
+        pos = end + 2;
+        continue;
+      }
+      if (kind != '{' && kind != '%') {
+        ++pos;
+        continue;
+      }
+      std::size_t begin = pos + 2;
+      if (begin < text_.size() && (text_[begin] == '-' || text_[begin] == '+')) ++begin;
+      BlockLexer lexer(text_, begin, kind == '{' ? "}}" : "%}");
+      auto impurity = kind == '{' ? check_expression(lexer) : check_statement(lexer);
+      if (impurity) return impurity;
+      pos = lexer.end();
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // What came before the current token, as far as `(` cares.
+  struct Previous {
+    enum Kind { kNothing, kOperator, kDot, kName, kAttribute, kValue } kind = kNothing;
+    std::string_view name;        // kName, kAttribute: the name
+    std::size_t chain_begin = 0;  // kAttribute: where `a.b.c` begins
+    std::size_t name_end = 0;     // kName, kAttribute: just past the name
+  };
+
+  // "<what> at line <n>", the line (1-based) holding byte `offset`.
+  std::string at_line(std::string_view what, std::size_t offset) const {
+    return std::string(what) + " at line " + std::to_string(line_of(text_, offset));
+  }
+
+  // Reasons for the lexer's error kinds; nullopt for an ordinary token.
+  std::optional<std::string> lexer_error(const Token& token) const {
+    switch (token.kind) {
+      case TokenKind::kUnterminatedString:
+        return at_line("unterminated string", token.offset);
+      case TokenKind::kUnterminatedBlock:
+        return at_line("unterminated block", token.offset);
+      case TokenKind::kUnexpected:
+        return at_line("unexpected character '" + std::string(token.text) + "'", token.offset);
+      case TokenKind::kUnbalanced:
+        return at_line("unbalanced '" + std::string(token.text) + "'", token.offset);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // {% tag ... %}: the tag must be allowed; set/for targets may not rebind a pure name.
+  std::optional<std::string> check_statement(BlockLexer& lexer) {
+    const Token tag = lexer.next();
+    if (auto error = lexer_error(tag)) return error;
+    if (tag.kind != TokenKind::kName) return at_line("tag without a name", tag.offset);
+    if (contains(kSqlRunningTags, tag.text)) return at_line("{% " + std::string(tag.text) + " %}", tag.offset);
+    if (!contains(kPureTags, tag.text)) {
+      return at_line("unknown tag {% " + std::string(tag.text) + " %}", tag.offset);
+    }
+    if (tag.text == "set" || tag.text == "for") {
+      if (auto impurity = check_targets(lexer, tag.text == "set" ? "=" : "in")) return impurity;
+    }
+    return check_expression(lexer);
+  }
+
+  // The targets of set (up to `=`, or the block end for a block set) or for (up to `in`):
+  // impure when one of them is a pure name (not an attribute like ns.ref).
+  std::optional<std::string> check_targets(BlockLexer& lexer, std::string_view stop) {
+    bool after_dot = false;
+    for (Token token = lexer.next(); token.kind != TokenKind::kBlockEnd; token = lexer.next()) {
+      if (auto error = lexer_error(token)) return error;
+      if (token.text == stop && token.kind != TokenKind::kString) return std::nullopt;
+      if (token.kind == TokenKind::kName && !after_dot && contains(kPureCalls, token.text)) {
+        return at_line("rebinds " + std::string(token.text), token.offset);
+      }
+      after_dot = token.kind == TokenKind::kSymbol && token.text == ".";
+    }
+    return std::nullopt;
+  }
+
+  // An expression (or the rest of a tag) up to the block end: only pure calls, no filters.
+  std::optional<std::string> check_expression(BlockLexer& lexer) {
+    Previous previous;
+    for (Token token = lexer.next(); token.kind != TokenKind::kBlockEnd; token = lexer.next()) {
+      if (auto error = lexer_error(token)) return error;
+      const bool after_dot = previous.kind == Previous::kDot;
+      switch (token.kind) {
+        case TokenKind::kName:
+          if (!after_dot) previous.chain_begin = token.offset;
+          previous.kind = after_dot ? Previous::kAttribute : Previous::kName;
+          previous.name = token.text;
+          previous.name_end = token.offset + token.text.size();
+          break;
+        case TokenKind::kString:
+        case TokenKind::kNumber:
+          previous.kind = Previous::kValue;
+          break;
+        default:
+          if (auto impurity = check_symbol(lexer, token, previous)) return impurity;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A symbol in an expression: `(` is checked as a call, `|` (a filter) is impure; the rest
+  // only updates `previous`. May read the filter's name from `lexer`.
+  std::optional<std::string> check_symbol(BlockLexer& lexer, const Token& token, Previous& previous) {
+    const char symbol = token.text[0];
+    if (symbol == '(') {
+      if (auto impurity = check_call(token, previous)) return impurity;
+    } else if (symbol == '|') {
+      const Token filter = lexer.next();
+      if (filter.kind == TokenKind::kName) return at_line("filter " + std::string(filter.text), token.offset);
+      return at_line("filter", token.offset);
+    }
+    const bool closes = symbol == ')' || symbol == ']' || symbol == '}';
+    if (symbol == '.') {
+      if (previous.kind != Previous::kName && previous.kind != Previous::kAttribute) {
+        previous.chain_begin = token.offset;
+      }
+      previous.kind = Previous::kDot;
+    } else {
+      previous.kind = closes ? Previous::kValue : Previous::kOperator;
+    }
+    return std::nullopt;
+  }
+
+  // `(` is pure after a pure name that is not an attribute, or as grouping.
+  std::optional<std::string> check_call(const Token& paren, const Previous& previous) const {
+    switch (previous.kind) {
+      case Previous::kName:
+        if (contains(kPureCalls, previous.name) || contains(kGroupingKeywords, previous.name)) {
+          return std::nullopt;
+        }
+        return at_line("calls " + std::string(previous.name), paren.offset);
+      case Previous::kAttribute: {
+        const auto chain = text_.substr(previous.chain_begin, previous.name_end - previous.chain_begin);
+        return at_line("calls method " + std::string(chain), paren.offset);
+      }
+      case Previous::kValue:
+        return at_line("indirect call", paren.offset);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  std::string_view text_;
+};
+
+// [A-Za-z0-9_]: the bytes of a word for reads_run_context.
+bool is_word_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::optional<std::string> jinja_impurity(std::string_view raw_code) {
+  return PurityChecker(raw_code).check();
+}
+
+// Scans maximal runs of [A-Za-z0-9_] (so `target_schema` and `invocation_id` are other
+// words) and returns the first that is a run-context word. Case-sensitive, as Jinja names
+// are. The whole text counts, SQL and Jinja comments included: a mention is enough.
+std::optional<std::string> reads_run_context(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_word_byte(text[i])) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < text.size() && is_word_byte(text[i])) ++i;
+    const std::string_view word = text.substr(start, i - start);
+    if (contains(kRunContextWords, word)) return std::string(word);
+  }
+  return std::nullopt;
+}
+
+}  // namespace ods::planner
