@@ -41,6 +41,13 @@ std::vector<std::string> strings(const json& obj, const std::string& path, const
   return out;
 }
 
+bool opt_bool(const json& obj, const std::string& path, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return false;
+  if (!it->is_boolean()) throw FieldError(path + "." + key + ": expected true or false");
+  return it->get<bool>();
+}
+
 NodeInput node_from_json(const json& j, const std::string& path) {
   NodeInput n;
   n.id = get_string(j, path, "id");
@@ -54,10 +61,10 @@ NodeInput node_from_json(const json& j, const std::string& path) {
     n.fingerprint.components[name] = digest.get<std::string>();
   }
   n.raw_digest = opt_string(j, p, "raw_digest");
-  n.sql_normalised = j.value("sql_normalised", false);
+  n.sql_normalised = opt_bool(j, p, "sql_normalised");
   n.incomplete = strings(j, p, "incomplete");
   n.always_build = strings(j, p, "always_build");
-  n.self_contained = j.value("self_contained", false);
+  n.self_contained = opt_bool(j, p, "self_contained");
   n.checks_digest = opt_string(j, p, "checks_digest");
   if (j.contains("policy")) {
     const json& pol = get_object(j, p, "policy");
@@ -66,7 +73,7 @@ NodeInput node_from_json(const json& j, const std::string& path) {
         throw FieldError(p + ".policy.lag_tolerance_seconds: expected an integer");
       n.policy.lag_tolerance_seconds = pol["lag_tolerance_seconds"].get<std::int64_t>();
     }
-    n.policy.require_fresh_data_from_all = pol.value("require_fresh_data_from", "any") == "all";
+    n.policy.require_fresh_data_from_all = opt_string(pol, p + ".policy", "require_fresh_data_from") == "all";
     n.policy.error = opt_string(pol, p + ".policy", "error");
   }
   return n;

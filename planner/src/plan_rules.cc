@@ -45,20 +45,20 @@ class Planner {
       previous_ = nullptr;
     }
     decisions_.assign(inputs_.nodes.size(), Decision{});
-    std::vector<PlanEntry> entries;
-    for (std::size_t i : dag_.order) {
-      PlanEntry entry = decide(i);
-      entry.depth = dag_.depth[i];
-      entries.push_back(std::move(entry));
-    }
     std::optional<std::unordered_map<std::string, bool>> selected;
     if (options_.selected) {
       selected.emplace();
       for (const auto& id : *options_.selected) selected->emplace(id, true);
     }
-    for (auto& e : entries) {
-      if (selected && !selected->contains(e.id)) continue;  // rule 1
-      plan.entries.push_back(std::move(e));
+    for (std::size_t i : dag_.order) {
+      PlanEntry entry = decide(i);
+      entry.depth = dag_.depth[i];
+      if (selected && !selected->contains(entry.id)) {  // rule 1
+        // Left out of the plan, so not built by it: its readers see its last build.
+        decisions_[i] = Decision{Action::reuse, BuildKind::none};
+        continue;
+      }
+      plan.entries.push_back(std::move(entry));
     }
     std::stable_sort(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& a, const PlanEntry& b) {
       return a.depth != b.depth ? a.depth < b.depth : a.id < b.id;
@@ -110,12 +110,6 @@ class Planner {
                    only_scheme ? "the fingerprint scheme changed; every node builds once"
                                : "code changed since run " + before->run_id + ": " + fd.describe());
     }
-    if (!node.always_build.empty()) {  // hooks rule (#218)
-      std::string why;
-      for (const auto& w : node.always_build) why += (why.empty() ? "" : "; ") + w;
-      return build(BuildKind::data, kReadsRunContext,
-                   "always built: " + why + " (what it reads at run time is not fingerprinted)");
-    }
     std::vector<std::string> code_parents, unknown_parents;
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
@@ -130,6 +124,12 @@ class Planner {
                    "parent " + join(code_parents) + " will be built because its code changed");
     if (!unknown_parents.empty())  // rule 6
       return build(BuildKind::code, kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
+    if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates
+      std::string why;
+      for (const auto& w : node.always_build) why += (why.empty() ? "" : "; ") + w;
+      return build(BuildKind::data, kReadsRunContext,
+                   "always built: " + why + " (what it reads at run time is not fingerprinted)");
+    }
     if (node.parents.empty() && !node.self_contained)  // rule 7
       return build(BuildKind::data, kNoDeclaredInputs,
                    "declares no inputs, so ODS can't tell when the data it reads changes");
@@ -192,7 +192,7 @@ class Planner {
           continue;
         }
         auto observed = parse_iso8601_micros(src.version->observed_at);
-        if (then->second == *src.version && (!observed || !built_at || *observed <= *built_at)) {
+        if (!observed || !built_at || *observed <= *built_at) {  // only a later observation counts
           missing.push_back("the version of source " + src.name + " was observed at " + src.version->observed_at +
                             ", not after the last build (" + before.built_at + "); it says nothing about data since");
           continue;

@@ -12,7 +12,8 @@ bool is_failure(const std::string& status) {
   return status == "error" || status == "fail" || status == "runtime error";
 }
 
-NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateSnapshot& next) {
+NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateSnapshot& next,
+                      const std::map<std::string, DataVersion>& versions) {
   NodeState s;
   s.fingerprint = node.fingerprint;
   s.raw_digest = node.raw_digest;
@@ -21,7 +22,7 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateS
   for (const auto& p : node.parents) {
     if (auto it = next.nodes.find(p); it != next.nodes.end()) {
       s.parent_runs[p] = it->second.run_id;  // the build of the parent that this build read
-    } else if (auto v = run.source_versions.find(p); v != run.source_versions.end()) {
+    } else if (auto v = versions.find(p); v != versions.end()) {
       s.source_versions[p] = v->second;
     }
   }
@@ -38,6 +39,13 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
   if (inputs.project.empty()) return fail("no_project_name", "the manifest has no project name");
   auto started = parse_iso8601_micros(run.started_at);
   if (!started) return fail("invalid_run", "the run's start time '" + run.started_at + "' is not a timestamp");
+  // ADR-0013: a source version counts only if it was measured strictly before the run started;
+  // otherwise a node could be recorded as having seen data that arrived after it was built.
+  std::map<std::string, DataVersion> versions;
+  for (const auto& [id, v] : run.source_versions) {
+    auto at = parse_iso8601_micros(v.observed_at);
+    if (at && *at < *started) versions.emplace(id, v);
+  }
   StateSnapshot next;
   if (previous && previous->target_identity == inputs.target_identity) {
     auto prev_started = parse_iso8601_micros(previous->run_started_at);
@@ -63,15 +71,18 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     auto status = run.node_status.find(node.id);
     auto kept = next.nodes.find(node.id);
     if (status != run.node_status.end() && is_success(status->second)) {
-      next.nodes[node.id] = built_state(node, run, next);
+      next.nodes[node.id] = built_state(node, run, next, versions);
       nodes[node.id] = next.nodes[node.id];
       continue;
     }
     if (kept == next.nodes.end()) continue;
     NodeState state = kept->second;
-    if (status != run.node_status.end() && is_failure(status->second)) state.tested.reset();
+    const bool failed = status != run.node_status.end() && is_failure(status->second);
+    if (failed) state.tested.reset();
     auto tests = run.node_tests_passed.find(node.id);
     if (tests != run.node_tests_passed.end() && !tests->second) state.tested.reset();
+    if (tests != run.node_tests_passed.end() && tests->second && !failed && !node.checks_digest.empty())
+      state.tested = TestRecord{run.run_id, run.started_at, node.checks_digest};  // a test-only run (#220)
     nodes[node.id] = state;
   }
   next.nodes = std::move(nodes);
@@ -85,7 +96,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     }
     SourceState s;
     s.tested = TestRecord{run.run_id, run.started_at, src.checks_digest};
-    if (auto v = run.source_versions.find(src.id); v != run.source_versions.end()) s.version = v->second;
+    if (auto v = versions.find(src.id); v != versions.end()) s.version = v->second;
     next.sources[src.id] = s;
   }
   return next;
