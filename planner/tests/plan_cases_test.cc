@@ -56,9 +56,10 @@ TEST_P(PlanCase, MatchesExpectation) {
   if (c.contains("expect_error")) {
     ASSERT_FALSE(result) << "expected error " << c["expect_error"];
     EXPECT_EQ(result.error().code, c["expect_error"].get<std::string>());
-    if (c.contains("expect_error_mentions"))
+    if (c.contains("expect_error_mentions")) {
       EXPECT_NE(result.error().message.find(c["expect_error_mentions"].get<std::string>()), std::string::npos)
           << result.error().message;
+    }
     return;
   }
   ASSERT_TRUE(result) << result.error().message;
@@ -82,7 +83,9 @@ TEST_P(PlanCase, MatchesExpectation) {
     }
   }
   for (const auto& [id, _] : expect.items()) EXPECT_TRUE(seen.contains(id)) << "missing entry " << id;
-  if (c.contains("expect_select")) EXPECT_EQ(result->select, c["expect_select"].get<std::string>());
+  if (c.contains("expect_select")) {
+    EXPECT_EQ(result->select, c["expect_select"].get<std::string>());
+  }
   if (c.contains("expect_order")) {
     std::vector<std::string> order;
     for (const auto& e : result->entries) order.push_back(e.id);
