@@ -1,0 +1,61 @@
+#pragma once
+// The StateStore conformance suite (contract state_store 0.3). Every implementation runs
+// it: link ods::state_conformance and instantiate, e.g.
+//
+//   INSTANTIATE_TEST_SUITE_P(Sqlite, StateStoreConformance,
+//                            ::testing::Values(ConformanceTarget{"sqlite", make_sqlite_harness}),
+//                            ConformanceTargetName());
+//
+// A harness owns one store under test (and whatever it lives in: a temp file, a database
+// schema) and cleans it all up when destroyed.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "ods/contracts/state_store.h"
+
+namespace ods::state::conformance {
+
+// Returns ISO-8601 UTC "now"; the same shape as ods::state::Clock.
+using TestClock = std::function<std::string()>;
+
+class StoreHarness {
+ public:
+  virtual ~StoreHarness() = default;
+  // The store under test: empty when the harness is made, stamping commits with the clock
+  // the harness was made with. Owned by the harness.
+  virtual ods::contracts::StateStore& store() = 0;
+  // Another handle (connection) onto the same stored data, for cross-connection tests;
+  // nullptr when the implementation has only one handle (the in-memory store).
+  virtual std::unique_ptr<ods::contracts::StateStore> open_another() = 0;
+};
+
+struct ConformanceTarget {
+  std::string name;  // a GoogleTest-safe name: letters, digits, underscores
+  std::function<std::unique_ptr<StoreHarness>(TestClock)> make_harness;
+};
+
+// GoogleTest prints a target by its name.
+inline void PrintTo(const ConformanceTarget& target, std::ostream* out) { *out << target.name; }
+
+// Names instantiated tests after ConformanceTarget::name.
+struct ConformanceTargetName {
+  std::string operator()(const ::testing::TestParamInfo<ConformanceTarget>& info) const { return info.param.name; }
+};
+
+class StateStoreConformance : public ::testing::TestWithParam<ConformanceTarget> {
+ protected:
+  void SetUp() override;
+  ods::contracts::StateStore& store() { return harness_->store(); }
+  StoreHarness& harness() { return *harness_; }
+  // The timestamp the harness clock returns: a fixed one, so committed_at is checkable.
+  static constexpr const char* kNow = "2026-10-04T12:00:00.000001Z";
+
+ private:
+  std::unique_ptr<StoreHarness> harness_;
+};
+
+}  // namespace ods::state::conformance

@@ -1,0 +1,59 @@
+// open_state_store: picks the implementation a state store URL names.
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "ods/state/stores.h"
+
+namespace ods::state {
+namespace {
+
+constexpr char kExpected[] = "expected sqlite:PATH, sqlite://PATH or memory:";
+
+// The RFC 3986 scheme of `url` (lower-cased), or empty when it has none.
+std::string scheme_of(const std::string& url) {
+  const auto colon = url.find(':');
+  if (colon == std::string::npos || colon == 0) return {};
+  const std::string scheme = url.substr(0, colon);
+  if (std::isalpha(static_cast<unsigned char>(scheme[0])) == 0) return {};
+  const bool valid = std::ranges::all_of(scheme, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+  });
+  if (!valid) return {};
+  std::string lower = scheme;
+  std::ranges::transform(lower, lower.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+}  // namespace
+
+ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
+                                                                          OpenOptions options) {
+  const std::string scheme = scheme_of(url);
+  if (scheme.empty()) {
+    // No scheme means no user information either, so the text is safe to repeat.
+    return ods::fail("invalid_url", "State store URL '" + url + "' has no scheme; " + kExpected + ".");
+  }
+  std::string rest = url.substr(scheme.size() + 1);
+  if (scheme == "memory") {
+    if (!rest.empty() && rest != "//") {
+      return ods::fail("invalid_url", "A memory: state store URL takes no path; write just 'memory:'.");
+    }
+    return make_memory_store(std::move(clock));
+  }
+  if (scheme == "sqlite") {
+    if (rest.starts_with("//")) rest.erase(0, 2);
+    if (rest.empty()) {
+      return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
+    }
+    return open_sqlite_store(rest, std::move(clock), std::move(options));
+  }
+  if (scheme == "postgresql" || scheme == "postgres") {
+    return ods::fail("unsupported", "PostgreSQL state stores (" + scheme +
+                                        "://…) are not supported yet; use sqlite:PATH for now.");
+  }
+  return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected +
+                                      " (PostgreSQL will follow).");
+}
+
+}  // namespace ods::state

@@ -1,0 +1,101 @@
+// open_state_store: which store a URL opens, and what it says about URLs it can't.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ods/state/stores.h"
+#include "test_support.h"
+
+namespace ods::state {
+namespace {
+
+Clock fixed_clock() {
+  return [] { return std::string(testing::kFixedNow); };
+}
+
+TEST(StoreUrl, MemoryOpensAnEmptyStore) {
+  for (const std::string url : {"memory:", "memory://", "MEMORY:"}) {
+    auto store = open_state_store(url, fixed_clock());
+    ASSERT_TRUE(store.has_value()) << url << ": " << store.error().message;
+    auto backup = (*store)->backup("/tmp/x");
+    EXPECT_EQ(backup.error().code, "unsupported") << url << " should be the in-memory store";
+  }
+}
+
+TEST(StoreUrl, SqliteFormsOpenTheNamedFile) {
+  testing::TempDir dir;
+  const std::string absolute = dir.file("a/state.db");
+  for (const std::string& url : {"sqlite:" + absolute, "sqlite://" + absolute}) {
+    auto store = open_state_store(url, fixed_clock());
+    ASSERT_TRUE(store.has_value()) << url << ": " << store.error().message;
+    ASSERT_TRUE((*store)->append_run({"run-" + url, "p/e", "", "", "planned", "", "{}", "{}", std::nullopt}));
+  }
+  EXPECT_TRUE(std::filesystem::exists(absolute));
+  auto reopened = open_sqlite_store(absolute, fixed_clock());
+  ASSERT_TRUE(reopened.has_value());
+  auto runs = (*reopened)->runs("p/e", 0);
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(runs->size(), 2u) << "sqlite:PATH and sqlite://PATH name the same file";
+}
+
+TEST(StoreUrl, SqliteRelativePath) {
+  testing::TempDir dir;
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  auto store = open_state_store("sqlite:.ods/state.db", fixed_clock());
+  std::filesystem::current_path(previous);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / ".ods" / "state.db"));
+}
+
+TEST(StoreUrl, SqliteWithoutPathIsInvalid) {
+  for (const std::string url : {"sqlite:", "sqlite://"}) {
+    auto store = open_state_store(url, fixed_clock());
+    ASSERT_FALSE(store.has_value()) << url;
+    EXPECT_EQ(store.error().code, "invalid_url");
+  }
+}
+
+TEST(StoreUrl, SqliteHonoursCreateIfMissing) {
+  testing::TempDir dir;
+  OpenOptions options;
+  options.create_if_missing = false;
+  auto store = open_state_store("sqlite:" + dir.file("none.db"), fixed_clock(), options);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, "not_found");
+}
+
+TEST(StoreUrl, PostgresIsNotSupportedYetAndHidesThePassword) {
+  for (const std::string url : {"postgresql://ods:s3cret-pw@db.internal:5432/ods?password=s3cret-pw",
+                                "postgres://ods:s3cret-pw@db/ods"}) {
+    auto store = open_state_store(url, fixed_clock());
+    ASSERT_FALSE(store.has_value()) << url;
+    EXPECT_EQ(store.error().code, "unsupported");
+    EXPECT_NE(store.error().message.find("not supported yet"), std::string::npos) << store.error().message;
+    EXPECT_EQ(store.error().message.find("s3cret"), std::string::npos) << store.error().message;
+  }
+}
+
+TEST(StoreUrl, UnknownSchemeIsNamedWithoutThePassword) {
+  auto store = open_state_store("mysql://root:s3cret-pw@localhost/ods", fixed_clock());
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, "invalid_url");
+  EXPECT_NE(store.error().message.find("'mysql'"), std::string::npos) << store.error().message;
+  EXPECT_EQ(store.error().message.find("s3cret"), std::string::npos) << store.error().message;
+}
+
+TEST(StoreUrl, BarePathHasNoScheme) {
+  auto store = open_state_store(".ods/state.db", fixed_clock());
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, "invalid_url");
+  EXPECT_NE(store.error().message.find("sqlite:"), std::string::npos) << store.error().message;
+}
+
+TEST(StoreUrl, MemoryWithAPathIsInvalid) {
+  auto store = open_state_store("memory:/tmp/x", fixed_clock());
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, "invalid_url");
+}
+
+}  // namespace
+}  // namespace ods::state

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers for the state store tests: a temp directory removed afterwards, raw file and
+// SQL access for simulating damage.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ods::state::testing {
+
+// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The whole content of `path`.
+std::string read_bytes(const std::string& path);
+void write_bytes(const std::string& path, const std::string& bytes);
+// The names of the entries in `dir`, sorted.
+std::vector<std::string> list_dir(const std::filesystem::path& dir);
+
+// Runs `sql` on the SQLite file at `path` (created if missing) with a plain connection
+// (foreign keys off);
+// fails the test on error.
+void raw_exec(const std::string& path, const std::string& sql);
+// The first column of the first row of `sql`, as text ("" when no row).
+std::string raw_query(const std::string& path, const std::string& sql);
+
+// A clock that always answers the same time.
+inline constexpr char kFixedNow[] = "2026-10-04T12:00:00.000001Z";
+
+}  // namespace ods::state::testing
