@@ -44,6 +44,8 @@ struct CheckReport {
   std::string schema_version;         // the database schema version found
 };
 
+// Every implementation is thread-safe: any method may be called from several threads at
+// once, and several stores (processes) may share one database.
 class StateStore {
  public:
   virtual ~StateStore() = default;
@@ -55,7 +57,8 @@ class StateStore {
   // Makes `document` the new head of `scope` if the head is still `expected_parent`
   // (nullopt: the scope must have no head). Atomic: afterwards the head is either the old
   // one or the new one. Returns the stored snapshot (with its id and committed_at).
-  // Errors: "conflict" when the head moved (nothing written); "unavailable"; "corrupt".
+  // Errors: "conflict" when the head moved (nothing written); "invalid_argument" for an empty
+  // scope or run id or a document that isn't JSON (nothing written); "unavailable"; "corrupt".
   [[nodiscard]] virtual ods::Result<StoredSnapshot> commit(const std::string& scope,
                                                            const std::optional<std::string>& expected_parent,
                                                            const std::string& run_id,
@@ -75,11 +78,14 @@ class StateStore {
   // Whether `run_id` was already committed as a snapshot or ledger entry in `scope`.
   [[nodiscard]] virtual ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) = 0;
 
-  // Read-only integrity check of everything stored. Never modifies anything.
+  // Read-only integrity check of everything stored. Never modifies anything. Damage is
+  // reported in CheckReport::problems (ok=false), not as an error; errors mean the check
+  // itself could not run ("unavailable").
   [[nodiscard]] virtual ods::Result<CheckReport> check() = 0;
 
   // Writes a consistent copy of the whole store to `path` (SQLite file for SQLite).
-  // Errors: "unsupported" when the implementation cannot; "io".
+  // Errors: "unsupported" when the implementation cannot; "io" (including a target file that
+  // already has content, which is never overwritten).
   [[nodiscard]] virtual ods::Result<void> backup(const std::string& path) = 0;
 
   // Removes every snapshot and ledger entry of `scope`. Returns how many snapshots went.
