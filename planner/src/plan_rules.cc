@@ -114,14 +114,14 @@ class Planner {
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
         if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code)
-          code_parents.push_back(p);
+          code_parents.push_back(inputs_.nodes[it->second].name);
       } else if (!sources_.contains(p)) {
         unknown_parents.push_back(p);
       }
     }
     if (!code_parents.empty())  // rule 5
       return build(BuildKind::code, kUpstreamCodeChanged,
-                   "parent " + join(code_parents) + " will be built because its code changed");
+                   (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) + " will be built for a code change, so its output may change shape");
     if (!unknown_parents.empty())  // rule 6
       return build(BuildKind::code, kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates

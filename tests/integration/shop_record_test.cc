@@ -81,7 +81,7 @@ TEST_F(ShopRecord, CorruptDatabaseIsReportedAndLeftUntouched) {
   std::string before = state_digest();
   auto plan = project_.ods({"state", "plan"});
   EXPECT_EQ(plan.exit_code, 1);
-  EXPECT_NE(plan.errors.find("corrupt"), std::string::npos) << plan.errors;
+  EXPECT_NE(plan.errors.find("damaged"), std::string::npos) << plan.errors;
   EXPECT_NE(plan.errors.find("state.db"), std::string::npos) << plan.errors;
   ODS_ASSERT_OK(project_.dbt({"build", "--select", "stg_orders"}));
   auto record = project_.ods({"state", "record"});

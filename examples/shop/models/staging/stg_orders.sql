@@ -1,3 +1,5 @@
+-- Pure Jinja (only source()): its SQL component is formatting-insensitive, so a comment or
+-- whitespace edit here is reused ("only formatting changed").
 select
     order_id,
     customer_id,
@@ -5,6 +7,6 @@ select
     cast(ordered_at as date) as order_date,
     lower(status) as status,
     amount_cents,
-    {{ cents_to_dollars('amount_cents') }} as amount,
+    cast(amount_cents / 100.0 as decimal(18, 2)) as amount,
     loaded_at
 from {{ source('raw', 'orders') }}
