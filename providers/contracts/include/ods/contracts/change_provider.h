@@ -1,0 +1,35 @@
+#pragma once
+// ChangeProvider contract (change_provider 0.1, ADR-0022 §1): the data version of each
+// requested source, from the warehouse. Advertises the capability `relation_versions`.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ods/contracts/relation_probe.h"
+#include "ods/planner/evidence.h"
+#include "ods/planner/result.h"
+
+namespace ods::contracts {
+
+// One source's answer: a version, or unknown with why. Never both.
+struct SourceVersion {
+  std::string source_id;
+  std::optional<planner::DataVersion> version;
+  std::string why_unknown;
+  double probe_seconds = 0;  // latency of its statements
+};
+
+class ChangeProvider {
+ public:
+  virtual ~ChangeProvider() = default;
+  // The name of the strategy ("duckdb_content", "postgres_content", "delta_history").
+  virtual std::string origin() const = 0;
+  // The statements and filter it needs run on each source relation.
+  virtual ProbeRequest request() const = 0;
+  // Turns a probe report into one SourceVersion per source of the report, in id order.
+  // A missing, skipped or unparseable answer is unknown (rule 2), never a partial value.
+  // `observed_at` is when the probe ran (ISO-8601 UTC). Pure; thread-safe.
+  virtual std::vector<SourceVersion> versions(const ProbeReport& report, const std::string& observed_at) const = 0;
+};
+
+}  // namespace ods::contracts
