@@ -1,0 +1,76 @@
+#pragma once
+// dbt artifacts -> planner inputs (ADR-0013, scheme dbt/2).
+//
+// Reads `manifest.json` (schema v12 only) as a stream: one entry of `nodes`, `sources`,
+// `macros` and `unit_tests` at a time is turned into a compact record and discarded, so
+// a 50k-node manifest parses in a fraction of its size in memory. Optionally reads
+// `sources.json` (v3) for the sources' data versions.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ods/planner/inputs.h"
+#include "ods/planner/result.h"
+
+namespace ods::dbt {
+
+inline constexpr std::string_view kManifestSchemaV12 =
+    "https://schemas.getdbt.com/dbt/manifest/v12.json";
+inline constexpr std::string_view kSourcesSchemaV3 = "https://schemas.getdbt.com/dbt/sources/v3.json";
+
+// Where the artifacts are. `sources` is optional: without it no source has a data version.
+struct ArtifactPaths {
+  std::filesystem::path manifest;
+  std::optional<std::filesystem::path> sources;
+
+  // `<project_dir>/target/manifest.json`, plus `target/sources.json` when that file exists.
+  static ArtifactPaths in_project(const std::filesystem::path& project_dir);
+};
+
+struct ReadOptions {
+  std::string target;  // the dbt target name the caller used ("" when not given)
+};
+
+// The manifest's `metadata`, as far as ODS uses it.
+struct ManifestMeta {
+  std::string schema_version;  // metadata.dbt_schema_version
+  std::string dbt_version;
+  std::string adapter_type;
+  std::string project_name;
+  std::string invocation_id;
+  std::string generated_at;
+};
+
+// Everything the dbt provider read: the planner's inputs plus what only the provider
+// needs later (mapping test results of run_results.json to the nodes they check).
+struct DbtProject {
+  planner::ProjectInputs inputs;
+  ManifestMeta meta;
+  // Planned node id or source id -> ids of the data tests and unit tests that read it
+  // (sorted). Nodes and sources without checks are absent.
+  std::map<std::string, std::vector<std::string>> tests_of;
+};
+
+// Reads the manifest (and sources.json when `paths.sources` is set) into a DbtProject.
+// Success: one NodeInput per model (ephemeral models excluded: inlined), seed and
+// snapshot, in manifest order; one SourceInput per source.
+// Errors (nothing partial is returned):
+//   "missing_artifact"   a file cannot be opened (names the file and the OS reason);
+//   "unsupported_schema" metadata.dbt_schema_version is not manifest v12 / sources v3
+//                        (names the file and the version found);
+//   "invalid_artifact"   not JSON, or a field of the wrong type (names file and field path,
+//                        e.g. "manifest.json: nodes.model.shop.orders.checksum: expected an object");
+//   "no_project_name"    metadata.project_name is missing or empty.
+// Thread-safe (no shared state); reads the files, writes nothing.
+[[nodiscard]] Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options);
+
+// read_dbt_project(...).inputs. Same contract.
+[[nodiscard]] Result<planner::ProjectInputs> read_project_inputs(const ArtifactPaths& paths,
+                                                                 const ReadOptions& options);
+// read_project_inputs(ArtifactPaths::in_project(project_dir), options).
+[[nodiscard]] Result<planner::ProjectInputs> read_project_inputs(const std::filesystem::path& project_dir,
+                                                                 const ReadOptions& options);
+
+}  // namespace ods::dbt

@@ -1,0 +1,176 @@
+// read_dbt_project: streams manifest.json into records, reads sources.json, assembles.
+#include "ods/dbt/artifacts.h"
+
+#include <array>
+#include <optional>
+
+#include "json_access.h"
+#include "json_stream.h"
+#include "manifest_records.h"
+#include "mapped_file.h"
+#include "result_macros.h"
+#include "sources_json.h"
+#include "threaded_sink.h"
+
+namespace ods::dbt {
+namespace {
+
+using internal::Json;
+using internal::Keep;
+using internal::SectionMode;
+
+enum Section : std::size_t { kMetadata, kNodes, kSources, kMacros, kUnitTests };
+constexpr std::array<internal::SectionSpec, 5> kSections = {{{"metadata", SectionMode::kWhole},
+                                                             {"nodes", SectionMode::kEntryMap},
+                                                             {"sources", SectionMode::kEntryMap},
+                                                             {"macros", SectionMode::kEntryMap},
+                                                             {"unit_tests", SectionMode::kEntryMap}}};
+
+bool one_of(std::string_view key, std::initializer_list<std::string_view> keys) {
+  for (const auto k : keys) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+// Builds ManifestRecords from the stream. Conversion errors found before the metadata
+// are held back: a manifest of another schema version is refused as such, not as malformed.
+class ManifestSink final : public internal::StreamSink {
+ public:
+  explicit ManifestSink(std::string file) : file_(std::move(file)) {}
+
+  Keep keep_key(std::size_t section, const internal::EntrySoFar& partial, std::string_view key) const override {
+    switch (section) {
+      case kNodes:
+        // Canonicalised from its text without a DOM / read only for an enforced contract.
+        if (key == "config" || key == "columns") return Keep::kRaw;
+        if (key == "compiled_code") {
+          // Tests are checked by their definition, not their compiled SQL.
+          const Json* type = partial.find("resource_type");
+          return type == nullptr || *type != "test" ? Keep::kBuild : Keep::kSkip;
+        }
+        return build_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias",
+                                     "checksum", "relation_name", "raw_code", "language", "depends_on", "contract",
+                                     "constraints", "test_metadata"}));
+      case kSources:
+        return build_if(one_of(key, {"name", "source_name", "database", "schema", "identifier", "relation_name",
+                                     "loaded_at_field", "loaded_at_query", "config"}));
+      case kMacros:
+        return build_if(one_of(key, {"name", "package_name", "macro_sql", "depends_on"}));
+      case kUnitTests:
+        return build_if(
+            one_of(key, {"model", "given", "expect", "overrides", "config", "depends_on", "version", "versions"}));
+      default:
+        return Keep::kBuild;
+    }
+  }
+
+  static Keep build_if(bool keep) { return keep ? Keep::kBuild : Keep::kSkip; }
+
+  bool on_value(std::size_t /*section*/, Json&& metadata) override {
+    auto meta = internal::read_manifest_meta(metadata, file_);
+    if (!meta) return stop(std::move(meta.error()));
+    if (meta->schema_version != kManifestSchemaV12) {
+      return stop(Error{"unsupported_schema",
+                        file_ + ": dbt_schema_version " +
+                            (meta->schema_version.empty() ? std::string("(none)") : "\"" + meta->schema_version + "\"") +
+                            " is not supported; ODS reads manifest v12 (" + std::string(kManifestSchemaV12) +
+                            ", dbt 1.8 and later)"});
+    }
+    records_.meta = std::move(*meta);
+    metadata_ok_ = true;
+    if (deferred_) return stop(std::move(*deferred_));
+    return true;
+  }
+
+  bool on_entry(std::size_t section, std::string&& id, Json&& entry, const internal::RawMembers& raw) override {
+    if (deferred_) return true;
+    Result<void> added;
+    switch (section) {
+      case kNodes: added = internal::add_node_entry(entry, raw, id, file_, records_); break;
+      case kSources: added = internal::add_source_entry(entry, id, file_, records_); break;
+      case kMacros: added = internal::add_macro_entry(entry, id, file_, records_); break;
+      case kUnitTests: added = internal::add_unit_test_entry(entry, id, file_, records_); break;
+      default: break;
+    }
+    if (!added) {
+      if (metadata_ok_) return stop(std::move(added.error()));
+      deferred_ = std::move(added.error());
+    }
+    return true;
+  }
+
+  Result<internal::ManifestRecords> finish(Result<std::vector<bool>>&& streamed) {
+    if (error_) return std::unexpected(std::move(*error_));
+    if (!streamed) return std::unexpected(std::move(streamed.error()));
+    const std::vector<bool>& seen = *streamed;
+    for (const std::size_t required : {kMetadata, kNodes, kSources, kMacros}) {
+      if (!seen[required]) {
+        return fail("invalid_artifact", file_ + ": " + std::string(kSections[required].name) + ": missing");
+      }
+    }
+    if (deferred_) return std::unexpected(std::move(*deferred_));
+    if (records_.meta.project_name.empty()) {
+      return fail("no_project_name", file_ + ": metadata.project_name is missing: no project name, so ODS "
+                                             "cannot tell this project's state from another's");
+    }
+    return std::move(records_);
+  }
+
+ private:
+  bool stop(Error e) {
+    error_ = std::move(e);
+    return false;
+  }
+
+  std::string file_;
+  internal::ManifestRecords records_;
+  bool metadata_ok_ = false;
+  std::optional<Error> error_;
+  std::optional<Error> deferred_;
+};
+
+Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& path) {
+  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
+  const std::string name = path.string();
+  ManifestSink sink(name);
+  // Converting entries (hashing, canonical JSON, SQL normalisation) runs on a second
+  // thread while this one reads on: the two take about the same time.
+  internal::ThreadedSink threaded(sink);
+  auto streamed = internal::stream_sections(file.text(), name, kSections, threaded);
+  threaded.finish();
+  return sink.finish(std::move(streamed));
+}
+
+}  // namespace
+
+ArtifactPaths ArtifactPaths::in_project(const std::filesystem::path& project_dir) {
+  ArtifactPaths paths;
+  paths.manifest = project_dir / "target" / "manifest.json";
+  std::error_code ec;
+  if (const auto sources = project_dir / "target" / "sources.json"; std::filesystem::exists(sources, ec)) {
+    paths.sources = sources;
+  }
+  return paths;
+}
+
+Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options) {
+  ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
+  std::optional<internal::SourcesJson> sources;
+  if (paths.sources) {
+    ODS_TRY(sources, internal::read_sources_json(*paths.sources));
+  }
+  return internal::assemble_project(std::move(records), options, sources ? &*sources : nullptr);
+}
+
+Result<planner::ProjectInputs> read_project_inputs(const ArtifactPaths& paths, const ReadOptions& options) {
+  ODS_TRY(DbtProject project, read_dbt_project(paths, options));
+  return std::move(project.inputs);
+}
+
+Result<planner::ProjectInputs> read_project_inputs(const std::filesystem::path& project_dir,
+                                                   const ReadOptions& options) {
+  return read_project_inputs(ArtifactPaths::in_project(project_dir), options);
+}
+
+}  // namespace ods::dbt

@@ -1,0 +1,63 @@
+#pragma once
+// Typed access to one artifact entry with errors that name the file and field path, and
+// the canonical JSON used for fingerprint components.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_reader.h"
+#include "ods/planner/result.h"
+
+namespace ods::dbt::internal {
+
+// A JSON value together with where it is ("manifest.json", "nodes.model.shop.orders").
+// The path is only spelled out for an error, so reading fields costs no allocation.
+// A Field returned by member()/element() refers to its parent and must not outlive it;
+// the file name and the keys passed in must outlive it too.
+class Field {
+ public:
+  // A root: `path` names the value, e.g. "nodes.model.shop.orders".
+  Field(const Json* value, std::string_view file, std::string path)
+      : value_(value), file_(file), root_path_(std::move(path)) {}
+
+  std::string path() const;
+  // Absent or JSON null.
+  bool missing() const { return value_ == nullptr || value_->is_null(); }
+  const Json* json() const { return value_; }
+
+  // Member `key` (absent when this is missing or the member is absent).
+  // Error when this is present but not an object.
+  [[nodiscard]] Result<Field> member(std::string_view key) const;
+  // Element `i` of an array ("<path>[i]"). Error when this is not an array or too short.
+  [[nodiscard]] Result<Field> element(std::size_t i) const;
+  // Typed reads. nullopt when missing; error when present with another type.
+  [[nodiscard]] Result<std::optional<std::string>> string() const;
+  [[nodiscard]] Result<std::optional<bool>> boolean() const;
+  // Requires an object (nullptr when missing).
+  [[nodiscard]] Result<const Json*> object() const;
+  // Requires an array of strings (empty when missing).
+  [[nodiscard]] Result<std::vector<std::string>> strings() const;
+  // "<file>: <path>: <message>" as an "invalid_artifact" error.
+  [[nodiscard]] Error error(std::string_view message) const;
+
+ private:
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  Field(const Json* value, std::string_view file, const Field* parent, std::string_view key, std::size_t index)
+      : value_(value), file_(file), parent_(parent), key_(key), index_(index) {}
+
+  const Json* value_;
+  std::string_view file_;
+  const Field* parent_ = nullptr;
+  std::string_view key_;
+  std::size_t index_ = kNoIndex;
+  std::string root_path_;
+};
+
+// Compact JSON with object keys sorted (byte order) at every level; array order kept.
+// Top-level members named in `drop` are left out (used for config exclusions).
+// Equal to canonical_json_text() of the same JSON text.
+std::string canonical_json(const Json& value, std::span<const std::string_view> drop = {});
+
+}  // namespace ods::dbt::internal

@@ -1,0 +1,470 @@
+#include "json_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace ods::dbt::internal {
+namespace {
+
+// The first byte in [p, end) that ends a plain run inside a JSON string: '"', '\\' or a
+// control character (< 0x20); `end` when there is none. 16 bytes at a time where SSE2 is
+// available (every x86-64): strings are most of an artifact's bytes.
+const char* find_string_special(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control_max = _mm_set1_epi8(0x1F);
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i is_control = _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max);
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), is_control);
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  for (; p < end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20) return p;
+  }
+  return end;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace
+
+void append_json_string(std::string_view s, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  const char* run = s.data();
+  const char* end = s.data() + s.size();
+  for (const char* p = run; p < end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(run, p);
+    run = p + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+    }
+  }
+  out.append(run, end);
+  out.push_back('"');
+}
+
+void append_canonical_scalar(const Json& value, std::string& out) {
+  switch (value.type()) {
+    case Json::value_t::string: append_json_string(value.get_ref<const std::string&>(), out); return;
+    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case Json::value_t::number_integer: out += std::to_string(value.get<std::int64_t>()); return;
+    case Json::value_t::number_unsigned: out += std::to_string(value.get<std::uint64_t>()); return;
+    case Json::value_t::number_float: out += value.dump(); return;  // shortest round-trip form
+    default: out += "null"; return;
+  }
+}
+
+JsonReader::JsonReader(std::string_view text, std::string_view file)
+    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), file_(file) {}
+
+void JsonReader::reset(std::string_view text, std::string_view file) {
+  begin_ = p_ = text.data();
+  end_ = text.data() + text.size();
+  file_ = file;
+  context_.clear();
+  error_.reset();
+  for (auto& members : scratch_) members->clear();
+}
+
+bool JsonReader::syntax_error(std::string_view what) {
+  if (!error_) {
+    std::string where;
+    if (!context_.empty()) where = " (reading " + context_ + ")";
+    error_ = Error{"invalid_artifact", std::string(file_) + ": not valid JSON at byte " +
+                                           std::to_string(p_ - begin_) + where + ": " + std::string(what)};
+  }
+  return false;
+}
+
+void JsonReader::ws() {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+}
+
+bool JsonReader::consume(char c) {
+  ws();
+  if (p_ < end_ && *p_ == c) {
+    ++p_;
+    return true;
+  }
+  return false;
+}
+
+bool JsonReader::expect(char c) {
+  if (consume(c)) return true;
+  return syntax_error(p_ >= end_ ? std::string("unexpected end of input, expected '") + c + "'"
+                                 : std::string("expected '") + c + "'");
+}
+
+char JsonReader::peek() {
+  ws();
+  return p_ < end_ ? *p_ : '\0';
+}
+
+bool JsonReader::read_hex4(unsigned& out) {
+  if (end_ - p_ < 4) return syntax_error("truncated \\u escape");
+  out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int v = hex_value(p_[i]);
+    if (v < 0) return syntax_error("invalid \\u escape");
+    out = out * 16 + static_cast<unsigned>(v);
+  }
+  p_ += 4;
+  return true;
+}
+
+bool JsonReader::read_escape(std::string* out) {
+  if (p_ >= end_) return syntax_error("unterminated string");
+  const char c = *p_++;
+  char plain = 0;
+  switch (c) {
+    case '"': plain = '"'; break;
+    case '\\': plain = '\\'; break;
+    case '/': plain = '/'; break;
+    case 'b': plain = '\b'; break;
+    case 'f': plain = '\f'; break;
+    case 'n': plain = '\n'; break;
+    case 'r': plain = '\r'; break;
+    case 't': plain = '\t'; break;
+    case 'u': {
+      unsigned unit = 0;
+      if (!read_hex4(unit)) return false;
+      std::uint32_t cp = unit;
+      if (unit >= 0xD800 && unit <= 0xDBFF) {
+        unsigned low = 0;
+        if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return syntax_error("unpaired surrogate in \\u escape");
+        p_ += 2;
+        if (!read_hex4(low)) return false;
+        if (low < 0xDC00 || low > 0xDFFF) return syntax_error("unpaired surrogate in \\u escape");
+        cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+      } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+        return syntax_error("unpaired surrogate in \\u escape");
+      }
+      if (out != nullptr) append_utf8(*out, cp);
+      return true;
+    }
+    default:
+      --p_;
+      return syntax_error("invalid escape in string");
+  }
+  if (out != nullptr) out->push_back(plain);
+  return true;
+}
+
+bool JsonReader::read_string(std::string* out) {
+  if (p_ >= end_ || *p_ != '"') return syntax_error("expected a string");
+  ++p_;
+  const char* run = p_;
+  while (p_ < end_) {
+    p_ = find_string_special(p_, end_);
+    if (p_ == end_) break;
+    const auto c = static_cast<unsigned char>(*p_);
+    if (c == '"') {
+      if (out != nullptr) out->append(run, static_cast<std::size_t>(p_ - run));
+      ++p_;
+      return true;
+    }
+    if (c == '\\') {
+      if (out != nullptr) out->append(run, static_cast<std::size_t>(p_ - run));
+      ++p_;
+      if (!read_escape(out)) return false;
+      run = p_;
+      continue;
+    }
+    return syntax_error("control character in string");
+  }
+  return syntax_error("unterminated string");
+}
+
+bool JsonReader::read_number(Json* out) {
+  const char* start = p_;
+  bool integral = true;
+  if (p_ < end_ && *p_ == '-') ++p_;
+  if (p_ >= end_ || *p_ < '0' || *p_ > '9') return syntax_error("invalid number");
+  if (*p_ == '0') {
+    ++p_;
+  } else {
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+  }
+  if (p_ < end_ && *p_ == '.') {
+    integral = false;
+    ++p_;
+    if (p_ >= end_ || *p_ < '0' || *p_ > '9') return syntax_error("invalid number");
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+  }
+  if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+    integral = false;
+    ++p_;
+    if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+    if (p_ >= end_ || *p_ < '0' || *p_ > '9') return syntax_error("invalid number");
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+  }
+  if (out == nullptr) return true;
+  if (integral) {
+    if (*start == '-') {
+      std::int64_t v = 0;
+      if (std::from_chars(start, p_, v).ec == std::errc()) {
+        *out = v;
+        return true;
+      }
+    } else {
+      std::uint64_t v = 0;
+      if (std::from_chars(start, p_, v).ec == std::errc()) {
+        *out = v;
+        return true;
+      }
+    }
+  }
+  double d = 0;
+  const auto result = std::from_chars(start, p_, d);
+  if (result.ec != std::errc() && result.ec != std::errc::result_out_of_range) return syntax_error("invalid number");
+  *out = d;
+  return true;
+}
+
+bool JsonReader::read_literal(std::string_view word) {
+  if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) {
+    return syntax_error("invalid literal");
+  }
+  p_ += word.size();
+  return true;
+}
+
+bool JsonReader::begin_object(std::size_t depth, Members*& scratch, std::size_t& first) {
+  if (!expect('{')) return false;
+  // Members are collected in a scratch vector (one per depth, reused), then moved into
+  // the object at its final size: ordered_map's keys are const, so letting it grow would
+  // copy every key on each reallocation (and its own insert searches for duplicates).
+  while (scratch_.size() <= depth) scratch_.push_back(std::make_unique<Members>());
+  scratch = scratch_[depth].get();
+  first = scratch->size();
+  return true;
+}
+
+bool JsonReader::finish_object(Json* out, Members* scratch, std::size_t first) {
+  if (out == nullptr) return true;
+  *out = Json::object();
+  Json::object_t::Container& members = out->get_ref<Json::object_t&>();
+  members.reserve(scratch->size() - first);
+  for (std::size_t i = first; i < scratch->size(); ++i) {
+    members.emplace_back(std::move((*scratch)[i].first), std::move((*scratch)[i].second));
+  }
+  scratch->resize(first);
+  return true;
+}
+
+bool JsonReader::read_value(Json* out, int depth) {
+  if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
+  switch (peek()) {
+    case '{':
+      return read_object_members(out, depth, [](const EntrySoFar&, const std::string&) { return Keep::kBuild; },
+                                 nullptr);
+    case '[': {
+      ++p_;
+      if (out != nullptr) *out = Json::array();
+      if (consume(']')) return true;
+      do {
+        if (out == nullptr) {
+          if (!read_value(nullptr, depth + 1)) return false;
+        } else {
+          auto& elements = out->get_ref<Json::array_t&>();
+          elements.emplace_back();
+          if (!read_value(&elements.back(), depth + 1)) return false;
+        }
+      } while (consume(','));
+      return expect(']');
+    }
+    case '"': {
+      if (out == nullptr) return read_string(nullptr);
+      *out = std::string();
+      return read_string(&out->get_ref<std::string&>());
+    }
+    case 't':
+      if (out != nullptr) *out = true;
+      return read_literal("true");
+    case 'f':
+      if (out != nullptr) *out = false;
+      return read_literal("false");
+    case 'n':
+      if (out != nullptr) *out = nullptr;
+      return read_literal("null");
+    case '\0':
+      if (p_ >= end_) return syntax_error("unexpected end of input");
+      return syntax_error("unexpected character");
+    default:
+      if (*p_ == '-' || (*p_ >= '0' && *p_ <= '9')) return read_number(out);
+      return syntax_error("unexpected character");
+  }
+}
+
+std::string_view JsonReader::skip_raw(int depth) {
+  ws();
+  const char* start = p_;
+  if (!read_value(nullptr, depth)) return {};
+  return {start, static_cast<std::size_t>(p_ - start)};
+}
+
+bool JsonReader::write_canonical(std::string& out, std::span<const std::string_view> drop, int depth) {
+  if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
+  const char c = peek();
+  if (c == '{') {
+    ++p_;
+    const auto d = static_cast<std::size_t>(depth);
+    while (canon_levels_.size() <= d) canon_levels_.push_back(std::make_unique<CanonicalLevel>());
+    CanonicalLevel& level = *canon_levels_[d];  // behind a pointer: stays valid in the recursion
+    level.keys.clear();
+    level.values.clear();
+    level.slots.clear();
+    if (!consume('}')) {
+      do {
+        ws();
+        CanonicalSlot slot;
+        slot.raw_key = p_;
+        slot.key_begin = level.keys.size();
+        if (!read_string(&level.keys)) return false;  // decoded, for sorting
+        slot.key_end = level.keys.size();
+        // The key as written, when it has no escape: then it is already canonical.
+        const std::string_view written(slot.raw_key, static_cast<std::size_t>(p_ - slot.raw_key));
+        if (written.find('\\') != std::string_view::npos) slot.raw_key = nullptr;
+        slot.raw_key_size = written.size();
+        if (!expect(':')) return false;
+        const std::string_view key = std::string_view(level.keys).substr(slot.key_begin);
+        if (depth == 0 && std::find(drop.begin(), drop.end(), key) != drop.end()) {
+          level.keys.resize(slot.key_begin);
+          if (!read_value(nullptr, depth + 1)) return false;
+          continue;
+        }
+        slot.value_begin = level.values.size();
+        if (!write_canonical(level.values, {}, depth + 1)) return false;
+        slot.value_end = level.values.size();
+        level.slots.push_back(slot);
+      } while (consume(','));
+      if (!expect('}')) return false;
+    }
+    // Stable sort by key: insertion sort for the usual small object (allocates nothing).
+    auto key_of = [&level](const CanonicalSlot& slot) {
+      return std::string_view(level.keys).substr(slot.key_begin, slot.key_end - slot.key_begin);
+    };
+    auto& slots = level.slots;
+    if (slots.size() > 64) {
+      std::stable_sort(slots.begin(), slots.end(),
+                       [&](const CanonicalSlot& a, const CanonicalSlot& b) { return key_of(a) < key_of(b); });
+    }
+    for (std::size_t i = 1; i < slots.size(); ++i) {
+      const CanonicalSlot moving = slots[i];
+      std::size_t j = i;
+      while (j > 0 && key_of(moving) < key_of(slots[j - 1])) {
+        slots[j] = slots[j - 1];
+        --j;
+      }
+      slots[j] = moving;
+    }
+    out.push_back('{');
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      if (slots[i].raw_key != nullptr) {
+        out.append(slots[i].raw_key, slots[i].raw_key_size);
+      } else {
+        append_json_string(key_of(slots[i]), out);
+      }
+      out.push_back(':');
+      out.append(level.values, slots[i].value_begin, slots[i].value_end - slots[i].value_begin);
+    }
+    out.push_back('}');
+    return true;
+  }
+  if (c == '[') {
+    ++p_;
+    out.push_back('[');
+    if (!consume(']')) {
+      bool first = true;
+      do {
+        if (!first) out.push_back(',');
+        first = false;
+        if (!write_canonical(out, {}, depth + 1)) return false;
+      } while (consume(','));
+      if (!expect(']')) return false;
+    }
+    out.push_back(']');
+    return true;
+  }
+  if (c == '"') {
+    const char* start = p_;
+    if (!read_string(nullptr)) return false;
+    const std::string_view text(start, static_cast<std::size_t>(p_ - start));
+    if (text.find('\\') == std::string_view::npos) {
+      out.append(text);  // no escapes: already canonical (raw '"', '\' and controls can't occur)
+      return true;
+    }
+    p_ = start;
+    std::string decoded;
+    if (!read_string(&decoded)) return false;
+    append_json_string(decoded, out);
+    return true;
+  }
+  Json scalar;
+  if (!read_value(&scalar, depth)) return false;
+  append_canonical_scalar(scalar, out);
+  return true;
+}
+
+Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
+                                        std::span<const std::string_view> drop) {
+  thread_local JsonReader reader({}, {});  // reused for its scratch space
+  reader.reset(text, file);
+  reader.set_context(std::move(context));
+  std::string out;
+  bool ok = reader.write_canonical(out, drop);
+  if (ok && (reader.ws(), !reader.at_end())) ok = reader.syntax_error("unexpected data after the JSON value");
+  if (!ok) return std::unexpected(std::move(*reader.error()));
+  return out;
+}
+
+}  // namespace ods::dbt::internal

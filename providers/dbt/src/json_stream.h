@@ -1,0 +1,55 @@
+#pragma once
+// Streaming reader for large JSON artifacts. The top-level object's members are either
+// skipped without building anything, delivered whole, or, for big maps/lists like manifest
+// `nodes`, delivered one entry at a time as a small DOM (plus members kept as raw text)
+// that the sink converts and discards. Memory stays proportional to one entry.
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_reader.h"
+#include "ods/planner/result.h"
+
+namespace ods::dbt::internal {
+
+enum class SectionMode {
+  kWhole,      // the member's value is delivered whole (any JSON type)
+  kEntryMap,   // an object; each member's value (an object) is delivered as an entry
+  kEntryList,  // an array; each element (an object) is delivered as an entry
+};
+
+struct SectionSpec {
+  std::string_view name;
+  SectionMode mode;
+};
+
+// Receives the sections. Used by one stream at a time.
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  // What to do with top-level member `key` of the entry being read in `section`
+  // (`partial` holds the members built so far). Skipped members cost no allocation.
+  virtual Keep keep_key(std::size_t section, const EntrySoFar& partial, std::string_view key) const = 0;
+  // A kWhole section's value. Return false to stop the stream (the sink keeps its error).
+  virtual bool on_value(std::size_t section, Json&& value) = 0;
+  // One entry of a kEntryMap (key = member name) or kEntryList (key = index) section, with
+  // the members kept as raw text (views valid during the call). Return false to stop.
+  virtual bool on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) = 0;
+};
+
+// The code stream_sections returns when the sink stopped the stream.
+inline constexpr std::string_view kStoppedBySink = "stopped_by_sink";
+
+// Streams `text` (a JSON object) through `sink`. `file` names the artifact in errors.
+// Members not in `sections` are skipped. Returns which sections were present.
+// Errors: "invalid_artifact" for malformed JSON (RFC 8259; byte offset and the
+// section/entry being read; nesting deeper than 512 levels is refused) or a section of the
+// wrong type (e.g. "manifest.json: nodes: expected an object"); kStoppedBySink when the
+// sink returned false. Strings are not checked to be valid UTF-8 (they are only hashed).
+[[nodiscard]] Result<std::vector<bool>> stream_sections(std::string_view text, std::string_view file,
+                                                        std::span<const SectionSpec> sections,
+                                                        StreamSink& sink);
+
+}  // namespace ods::dbt::internal

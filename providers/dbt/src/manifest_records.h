@@ -1,0 +1,105 @@
+#pragma once
+// Compact records of the manifest entries ODS needs. Each manifest entry is converted to
+// one of these as soon as it is parsed (manifest_entries.cc); the project inputs are
+// assembled from them once the whole file is read (project_assembly.cc), because the
+// macros, sources and tests a node refers to may come after it in the file.
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "json_stream.h"
+#include "ods/dbt/artifacts.h"
+#include "ods/planner/fingerprint.h"
+#include "ods/planner/inputs.h"
+
+namespace ods::dbt::internal {
+
+// A model (ephemeral included), seed or snapshot.
+struct NodeRecord {
+  std::string id;
+  std::string name;
+  std::string resource_type;  // "model" | "seed" | "snapshot"
+  std::string package_name;
+  std::string materialized;
+  bool ephemeral = false;
+  std::string relation;
+  std::string database, schema;
+  bool default_placement = false;  // no custom database/schema configured
+  std::vector<std::string> depends_nodes;
+  std::vector<std::string> depends_macros;
+
+  // Components known from the entry alone: scheme, sql, compiled_code, config, contract,
+  // relation. file, macros and engine are added when the project is assembled.
+  planner::Fingerprint fingerprint;
+  bool needs_file = false;                  // seed, Python, impure Jinja or no raw code
+  std::optional<std::string> file_content;  // "<checksum name>:<checksum>" when a content checksum exists
+  std::string raw_digest;
+  bool sql_normalised = false;
+  std::vector<std::string> incomplete;
+  std::vector<std::string> always_build;  // hooks that read the run context
+  bool has_hooks = false;
+  planner::FreshnessPolicy policy;
+};
+
+// A data test or unit test: the nodes it reads and the digest of its definition.
+struct CheckRecord {
+  std::string id;
+  std::vector<std::string> reads;
+  std::vector<std::string> macros;
+  std::string definition_digest;
+};
+
+struct MacroRecord {
+  std::string name;
+  std::string package_name;
+  std::string sql_digest;
+  std::vector<std::string> depends;
+  std::optional<std::string> run_context_word;  // reads_run_context(macro_sql)
+};
+
+struct SourceRecord {
+  std::string id;
+  std::string name;  // "<source_name>.<table>"
+  std::string relation;
+  bool has_loaded_at = false;  // loaded_at_field or loaded_at_query
+};
+
+struct ManifestRecords {
+  ManifestMeta meta;
+  std::vector<NodeRecord> nodes;
+  std::vector<CheckRecord> checks;
+  std::unordered_map<std::string, MacroRecord> macros;
+  std::vector<SourceRecord> sources;
+  std::vector<std::string> warnings;
+};
+
+// Config members that don't change what gets built (policy, governance and metadata),
+// left out of the `config` component.
+inline constexpr std::array<std::string_view, 7> kConfigExclusions = {
+    "tags", "meta", "docs", "freshness", "group", "access", "state"};
+
+// Entry conversions. `file` names the artifact in errors; `id` is the entry's key.
+// Errors: "invalid_artifact" naming the field. Pure apart from the output record.
+[[nodiscard]] Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file);
+// Appends a NodeRecord (model, seed, snapshot) or a CheckRecord (test); ignores other types.
+// `raw` holds the entry's `config` as raw text (see json_stream.h).
+[[nodiscard]] Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std::string& id,
+                                          std::string_view file, ManifestRecords& out);
+[[nodiscard]] Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::string_view file,
+                                               ManifestRecords& out);
+[[nodiscard]] Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file,
+                                           ManifestRecords& out);
+[[nodiscard]] Result<void> add_source_entry(const Json& entry, const std::string& id, std::string_view file,
+                                            ManifestRecords& out);
+
+struct SourcesJson;
+
+// Turns the records into the project: fingerprints completed (file, macros, engine),
+// ephemeral models inlined, hooks rule, checks digests, target identity, and the sources'
+// data versions from `sources` (nullptr: no sources.json was given). Pure.
+DbtProject assemble_project(ManifestRecords&& records, const ReadOptions& options, const SourcesJson* sources);
+
+}  // namespace ods::dbt::internal

@@ -1,0 +1,31 @@
+#pragma once
+// A read-only memory map of a whole file (RAII). Pages are read on demand by the kernel,
+// so parsing a 300 MB artifact needs no 300 MB buffer of our own.
+#include <filesystem>
+#include <string_view>
+
+#include "ods/planner/result.h"
+
+namespace ods::dbt::internal {
+
+class MappedFile final {
+ public:
+  // Maps `path` read-only. Errors: "missing_artifact" naming the file and the OS reason.
+  [[nodiscard]] static Result<MappedFile> open(const std::filesystem::path& path);
+
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  // The file's bytes; valid while *this lives. Empty for an empty file.
+  std::string_view text() const { return {data_, size_}; }
+
+ private:
+  MappedFile(const char* data, std::size_t size) : data_(data), size_(size) {}
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace ods::dbt::internal

@@ -1,0 +1,99 @@
+#include "threaded_sink.h"
+
+#include <utility>
+
+namespace ods::dbt::internal {
+
+ThreadedSink::ThreadedSink(StreamSink& consumer) : consumer_(consumer) {
+  batch_.reserve(kBatchSize);
+  worker_ = std::thread([this] { run(); });
+}
+
+ThreadedSink::~ThreadedSink() {
+  try {
+    finish();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; finish() reports it
+  }
+}
+
+Keep ThreadedSink::keep_key(std::size_t section, const EntrySoFar& partial, std::string_view key) const {
+  if (stopped_.load(std::memory_order_relaxed)) return Keep::kSkip;
+  return consumer_.keep_key(section, partial, key);
+}
+
+bool ThreadedSink::on_value(std::size_t section, Json&& value) {
+  Item item;
+  item.section = section;
+  item.whole_value = true;
+  item.value = std::move(value);
+  return push(std::move(item));
+}
+
+bool ThreadedSink::on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) {
+  Item item;
+  item.section = section;
+  item.key = std::move(key);
+  item.value = std::move(entry);
+  item.raw = raw;
+  return push(std::move(item));
+}
+
+bool ThreadedSink::push(Item&& item) {
+  if (stopped_.load(std::memory_order_relaxed)) return false;
+  batch_.push_back(std::move(item));
+  if (batch_.size() >= kBatchSize) flush_batch();
+  return true;
+}
+
+void ThreadedSink::flush_batch() {
+  if (batch_.empty()) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return queue_.size() < kMaxQueuedBatches || stopped_.load(); });
+  queue_.push_back(std::move(batch_));
+  batch_ = {};
+  batch_.reserve(kBatchSize);
+  changed_.notify_all();
+}
+
+void ThreadedSink::finish() {
+  if (!worker_.joinable()) return;
+  flush_batch();
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+  if (failure_) std::rethrow_exception(failure_);
+}
+
+void ThreadedSink::run() {
+  try {
+    for (;;) {
+      std::vector<Item> batch;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return !queue_.empty() || closed_; });
+        if (queue_.empty()) return;  // closed and drained
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      changed_.notify_all();
+      for (auto& item : batch) {
+        if (stopped_.load(std::memory_order_relaxed)) break;  // drain without converting
+        const bool go_on = item.whole_value
+                               ? consumer_.on_value(item.section, std::move(item.value))
+                               : consumer_.on_entry(item.section, std::move(item.key), std::move(item.value), item.raw);
+        if (!go_on) stopped_.store(true);
+      }
+    }
+  } catch (...) {
+    failure_ = std::current_exception();
+    stopped_.store(true);
+    std::lock_guard lock(mutex_);
+    queue_.clear();
+    changed_.notify_all();
+  }
+}
+
+}  // namespace ods::dbt::internal
