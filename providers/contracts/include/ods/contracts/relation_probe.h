@@ -27,8 +27,8 @@ struct ProbeStatement {
 };
 
 struct ProbeRequest {
-  bool sources = true;                 // probe every source of the project (graph.sources)
-  std::vector<std::string> node_ids;   // also check these nodes' relations exist (no statements run)
+  bool sources = true;  // probe every source of the project (graph.sources)
+  bool nodes = true;    // check that every model/seed/snapshot relation exists (no statements run)
   ProbeFilter filter;
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
 };
@@ -45,7 +45,7 @@ struct ProbeAnswer {
 
 struct ProbeReport {
   std::map<std::string, ProbeAnswer> sources;  // source id -> answer (every source of the project)
-  std::map<std::string, bool> relations_exist;  // node id -> exists (only the nodes asked about)
+  std::map<std::string, bool> relations_exist;  // node id -> exists (nodes it could check)
   double call_seconds = 0;                      // the whole call, start-up included
 };
 
@@ -53,7 +53,7 @@ class RelationProbe {
  public:
   virtual ~RelationProbe() = default;
   // Runs `request`. Success: a report that answers every source the project has and every
-  // node asked about (nodes it could not check are absent from relations_exist). Error:
+  // node it could check (nodes it could not check are absent from relations_exist). Error:
   // nothing was read ("probe_failed", quoting the warehouse's or dbt's error; "cancelled").
   // Not thread-safe; one call at a time.
   [[nodiscard]] virtual ods::Result<ProbeReport> probe(const ProbeRequest& request) = 0;

@@ -1,0 +1,17 @@
+#pragma once
+// Content fingerprints as exact data versions (seed 003, "DuckDB (content fingerprint)"):
+// the row count plus an order-independent sum of row hashes, one statement per table,
+// computed by the warehouse itself. ChangeProviders for DuckDB and PostgreSQL.
+#include <memory>
+#include <string>
+
+#include "ods/contracts/change_provider.h"
+
+namespace ods::content {
+
+// DuckDB: count(*) and sum(hash(row)). Origin "duckdb_content".
+std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions();
+// PostgreSQL: count(*) and the sum of the first 64 bits of md5(row::text). Origin "postgres_content".
+std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions();
+
+}  // namespace ods::content

@@ -1,0 +1,78 @@
+#include "ods/content/content_versions.h"
+
+namespace ods::content {
+
+namespace {
+
+constexpr const char* kStatement = "content";
+
+// One implementation, two dialects: only the statement and the origin differ.
+class ContentVersions final : public contracts::ChangeProvider {
+ public:
+  ContentVersions(std::string origin, std::string sql) : origin_(std::move(origin)), sql_(std::move(sql)) {}
+
+  std::string origin() const override { return origin_; }
+
+  contracts::ProbeRequest request() const override {
+    contracts::ProbeRequest r;
+    r.sources = true;
+    r.nodes = true;
+    r.filter.kinds = {"table", "view"};
+    r.statements = {{kStatement, sql_}};
+    return r;
+  }
+
+  std::vector<contracts::SourceVersion> versions(const contracts::ProbeReport& report,
+                                                 const std::string& observed_at) const override {
+    std::vector<contracts::SourceVersion> out;
+    for (const auto& [id, answer] : report.sources) {
+      contracts::SourceVersion v{id, std::nullopt, "", answer.seconds};
+      if (answer.status != contracts::ProbeAnswer::Status::ok) {
+        v.why_unknown = answer.why.empty() ? "the probe had no answer" : answer.why;
+        out.push_back(std::move(v));
+        continue;
+      }
+      auto row = answer.rows.find(kStatement);
+      if (row == answer.rows.end() || !row->second.contains("row_count") || !row->second.contains("content_hash") ||
+          !is_number(row->second.at("row_count")) || !is_number(row->second.at("content_hash"))) {
+        v.why_unknown = "the content fingerprint statement gave no usable row_count and content_hash";
+        out.push_back(std::move(v));
+        continue;
+      }
+      v.version = planner::DataVersion{"rows=" + row->second.at("row_count") + ";hash=" + row->second.at("content_hash"),
+                                       planner::Exactness::exact, origin_, observed_at};
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+ private:
+  static bool is_number(const std::string& s) {
+    if (s.empty()) return false;
+    std::size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i)
+      if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+  }
+
+  std::string origin_;
+  std::string sql_;
+};
+
+}  // namespace
+
+std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
+  return std::make_unique<ContentVersions>(
+      "duckdb_content",
+      "select count(*)::varchar as row_count, coalesce(sum(hash(t)), 0)::varchar as content_hash from {relation} as t");
+}
+
+std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions() {
+  return std::make_unique<ContentVersions>(
+      "postgres_content",
+      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), "
+      "0)::text as content_hash from {relation} as t");
+}
+
+}  // namespace ods::content

@@ -1,0 +1,64 @@
+// The content ChangeProviders turn probe answers into exact versions, and anything else into unknown.
+#include <gtest/gtest.h>
+
+#include "ods/content/content_versions.h"
+
+namespace ods::content {
+namespace {
+
+using contracts::ProbeAnswer;
+
+contracts::ProbeReport report_with(const std::string& id, ProbeAnswer answer) {
+  contracts::ProbeReport r;
+  r.sources[id] = std::move(answer);
+  return r;
+}
+
+ProbeAnswer ok(std::string rows, std::string hash) {
+  ProbeAnswer a;
+  a.status = ProbeAnswer::Status::ok;
+  a.rows["content"] = {{"row_count", std::move(rows)}, {"content_hash", std::move(hash)}};
+  a.seconds = 0.01;
+  return a;
+}
+
+TEST(ContentVersions, RequestRunsOneStatementPerTableWithTheRelationPlaceholder) {
+  for (auto make : {&make_duckdb_content_versions, &make_postgres_content_versions}) {
+    auto provider = make();
+    auto r = provider->request();
+    ASSERT_EQ(r.statements.size(), 1u);
+    EXPECT_NE(r.statements[0].sql.find("{relation}"), std::string::npos);
+    EXPECT_TRUE(r.sources);
+  }
+}
+
+TEST(ContentVersions, AnOkAnswerIsAnExactVersionOfRowsAndHash) {
+  auto provider = make_duckdb_content_versions();
+  auto v = provider->versions(report_with("source.shop.raw.orders", ok("1000", "92748926")), "2026-11-29T12:00:00Z");
+  ASSERT_EQ(v.size(), 1u);
+  ASSERT_TRUE(v[0].version);
+  EXPECT_EQ(v[0].version->value, "rows=1000;hash=92748926");
+  EXPECT_EQ(v[0].version->exactness, planner::Exactness::exact);
+  EXPECT_EQ(v[0].version->origin, "duckdb_content");
+  EXPECT_EQ(v[0].version->observed_at, "2026-11-29T12:00:00Z");
+}
+
+TEST(ContentVersions, MissingSkippedOrMalformedAnswersAreUnknownWithAReason) {
+  auto provider = make_postgres_content_versions();
+  ProbeAnswer missing;
+  missing.status = ProbeAnswer::Status::missing;
+  missing.why = "relation shop.raw.orders does not exist";
+  auto v = provider->versions(report_with("s", missing), "t");
+  EXPECT_FALSE(v[0].version);
+  EXPECT_NE(v[0].why_unknown.find("does not exist"), std::string::npos);
+  for (auto bad : {ok("", "1"), ok("12", "abc"), ok("1x", "2")}) {
+    auto u = provider->versions(report_with("s", bad), "t");
+    EXPECT_FALSE(u[0].version) << u[0].why_unknown;
+  }
+  ProbeAnswer no_row;
+  no_row.status = ProbeAnswer::Status::ok;
+  EXPECT_FALSE(provider->versions(report_with("s", no_row), "t")[0].version);
+}
+
+}  // namespace
+}  // namespace ods::content
