@@ -41,17 +41,18 @@ class ManifestSink final : public internal::StreamSink {
 
   Keep keep_key(std::size_t section, const internal::EntrySoFar& partial, std::string_view key) const override {
     switch (section) {
-      case kNodes:
-        // Canonicalised from its text without a DOM / read only for an enforced contract.
-        if (key == "config" || key == "columns") return Keep::kRaw;
-        if (key == "compiled_code") {
-          // Tests are checked by their definition, not their compiled SQL.
-          const Json* type = partial.find("resource_type");
-          return type == nullptr || *type != "test" ? Keep::kBuild : Keep::kSkip;
+      case kNodes: {
+        // Nodes are read without a DOM: every member used is kept as text. dbt writes
+        // resource_type early: a test needs only its definition (not its compiled SQL,
+        // which depends on the command that wrote the manifest).
+        const auto type = partial.find_raw("resource_type");
+        if (type && *type == "\"test\"") {
+          return raw_if(one_of(key, {"raw_code", "language", "test_metadata", "depends_on", "config"}));
         }
-        return build_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias",
-                                     "checksum", "relation_name", "raw_code", "language", "depends_on", "contract",
-                                     "constraints", "test_metadata"}));
+        return raw_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias",
+                                   "checksum", "config", "columns", "relation_name", "raw_code", "compiled_code",
+                                   "language", "depends_on", "contract", "constraints", "test_metadata"}));
+      }
       case kSources:
         return build_if(one_of(key, {"name", "source_name", "database", "schema", "identifier", "relation_name",
                                      "loaded_at_field", "loaded_at_query", "config"}));
@@ -66,6 +67,7 @@ class ManifestSink final : public internal::StreamSink {
   }
 
   static Keep build_if(bool keep) { return keep ? Keep::kBuild : Keep::kSkip; }
+  static Keep raw_if(bool keep) { return keep ? Keep::kRaw : Keep::kSkip; }
 
   bool on_value(std::size_t /*section*/, Json&& metadata) override {
     auto meta = internal::read_manifest_meta(metadata, file_);
@@ -87,7 +89,7 @@ class ManifestSink final : public internal::StreamSink {
     if (deferred_) return true;
     Result<void> added;
     switch (section) {
-      case kNodes: added = internal::add_node_entry(entry, raw, id, file_, records_); break;
+      case kNodes: added = internal::add_node_entry(raw, id, file_, records_); break;
       case kSources: added = internal::add_source_entry(entry, id, file_, records_); break;
       case kMacros: added = internal::add_macro_entry(entry, id, file_, records_); break;
       case kUnitTests: added = internal::add_unit_test_entry(entry, id, file_, records_); break;
@@ -131,7 +133,7 @@ class ManifestSink final : public internal::StreamSink {
 };
 
 Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& path) {
-  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
+  ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   ManifestSink sink(name);
   // Converting entries (hashing, canonical JSON, SQL normalisation) runs on a second
@@ -155,16 +157,16 @@ ArtifactPaths ArtifactPaths::in_project(const std::filesystem::path& project_dir
 }
 
 Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options) {
-  ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
+  ODS_DBT_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
   std::optional<internal::SourcesJson> sources;
   if (paths.sources) {
-    ODS_TRY(sources, internal::read_sources_json(*paths.sources));
+    ODS_DBT_TRY(sources, internal::read_sources_json(*paths.sources));
   }
   return internal::assemble_project(std::move(records), options, sources ? &*sources : nullptr);
 }
 
 Result<planner::ProjectInputs> read_project_inputs(const ArtifactPaths& paths, const ReadOptions& options) {
-  ODS_TRY(DbtProject project, read_dbt_project(paths, options));
+  ODS_DBT_TRY(DbtProject project, read_dbt_project(paths, options));
   return std::move(project.inputs);
 }
 

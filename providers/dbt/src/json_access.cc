@@ -62,6 +62,104 @@ Result<std::vector<std::string>> Field::strings() const {
 
 namespace {
 
+std::string joined(std::string_view path, std::string_view key) {
+  std::string out(path);
+  if (!key.empty()) {
+    if (!out.empty()) out.push_back('.');
+    out += key;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> decode_string(std::string_view text, std::string_view file, std::string_view path,
+                                                 std::string_view key) {
+  if (text == "null") return std::optional<std::string>();
+  if (text.size() < 2 || text.front() != '"') {
+    return std::unexpected(Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected a string"});
+  }
+  const std::string_view inner = text.substr(1, text.size() - 2);
+  if (inner.find('\\') == std::string_view::npos) return std::optional<std::string>(std::string(inner));
+  JsonReader reader(text, file);
+  reader.set_context(joined(path, key));
+  std::string out;
+  if (!reader.read_string(&out)) return std::unexpected(std::move(*reader.error()));
+  return std::optional<std::string>(std::move(out));
+}
+
+Result<std::vector<std::string>> decode_strings(std::string_view text, std::string_view file, std::string_view path,
+                                                std::string_view key) {
+  std::vector<std::string> out;
+  if (text == "null") return out;
+  auto not_strings = [&] {
+    return std::unexpected(
+        Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected an array of strings"});
+  };
+  JsonReader reader(text, file);
+  if (!reader.consume('[')) return not_strings();
+  if (reader.consume(']')) return out;
+  do {
+    if (reader.peek() != '"') return not_strings();
+    out.emplace_back();
+    if (!reader.read_string(&out.back())) return std::unexpected(std::move(*reader.error()));
+  } while (reader.consume(','));
+  if (!reader.consume(']')) return not_strings();
+  return out;
+}
+
+std::optional<std::string_view> RawEntry::text(std::string_view key) const {
+  for (const auto& [name, value] : members_) {
+    if (name == key) return value == "null" ? std::nullopt : std::optional<std::string_view>(value);
+  }
+  return std::nullopt;
+}
+
+Error RawEntry::error(std::string_view key, std::string_view message) const {
+  return Error{"invalid_artifact", std::string(file_) + ": " + path_ + "." + std::string(key) + ": " + std::string(message)};
+}
+
+Result<std::optional<std::string>> RawEntry::string(std::string_view key) const {
+  const auto value = text(key);
+  if (!value) return std::optional<std::string>();
+  return decode_string(*value, file_, path_, key);
+}
+
+Result<std::vector<std::string>> RawEntry::strings(std::string_view key) const {
+  const auto value = text(key);
+  if (!value) return std::vector<std::string>();
+  return decode_strings(*value, file_, path_, key);
+}
+
+Result<Json> RawEntry::dom(std::string_view key) const {
+  const auto value = text(key);
+  if (!value) return Json();
+  return parse_json_text(*value, file_, path_ + "." + std::string(key),
+                         [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
+}
+
+Result<std::string> RawEntry::canonical(std::string_view key) const {
+  const auto value = text(key);
+  if (!value) return std::string("null");
+  return canonical_json_text(*value, file_, path_ + "." + std::string(key));
+}
+
+Result<RawMembers> RawEntry::object_members(std::string_view key) const {
+  RawMembers out;
+  const auto value = text(key);
+  if (!value) return out;
+  if (value->front() != '{') return std::unexpected(error(key, "expected an object"));
+  JsonReader reader(*value, file_);
+  reader.set_context(path_ + "." + std::string(key));
+  Json ignored;
+  if (!reader.read_object_members(&ignored, 0, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out)) {
+    return std::unexpected(std::move(*reader.error()));
+  }
+  return out;
+}
+
+namespace {
+
 void write_canonical(const Json& value, std::string& out, std::span<const std::string_view> drop) {
   if (value.is_object()) {
     std::vector<const Json::object_t::value_type*> members;

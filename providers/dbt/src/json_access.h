@@ -55,6 +55,42 @@ class Field {
   std::string root_path_;
 };
 
+// The top-level members of one entry kept as raw JSON text by the stream (no DOM), with
+// typed reads that decode straight from the text and name the field in errors.
+// `members`, `file` and the text must outlive it.
+class RawEntry {
+ public:
+  RawEntry(const RawMembers& members, std::string_view file, std::string path)
+      : members_(members), file_(file), path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+  std::string_view file() const { return file_; }
+  // The member's text; nullopt when absent or JSON null.
+  std::optional<std::string_view> text(std::string_view key) const;
+  // Typed reads: nullopt when absent or null; an error naming "<path>.<key>" otherwise.
+  [[nodiscard]] Result<std::optional<std::string>> string(std::string_view key) const;
+  [[nodiscard]] Result<std::vector<std::string>> strings(std::string_view key) const;  // array of strings
+  // A small DOM of the member (JSON null when absent).
+  [[nodiscard]] Result<Json> dom(std::string_view key) const;
+  // The member's canonical JSON ("null" when absent).
+  [[nodiscard]] Result<std::string> canonical(std::string_view key) const;
+  // The members of an object-valued member, as raw text (empty when absent or null).
+  [[nodiscard]] Result<RawMembers> object_members(std::string_view key) const;
+  [[nodiscard]] Error error(std::string_view key, std::string_view message) const;
+
+ private:
+  const RawMembers& members_;
+  std::string_view file_;
+  std::string path_;
+};
+
+// Decoders for raw JSON text (a view of one value). `file` and "<path>.<key>" name it in
+// errors (the name is only spelled out for an error).
+[[nodiscard]] Result<std::optional<std::string>> decode_string(std::string_view text, std::string_view file,
+                                                               std::string_view path, std::string_view key);
+[[nodiscard]] Result<std::vector<std::string>> decode_strings(std::string_view text, std::string_view file,
+                                                              std::string_view path, std::string_view key);
+
 // Compact JSON with object keys sorted (byte order) at every level; array order kept.
 // Top-level members named in `drop` are left out (used for config exclusions).
 // Equal to canonical_json_text() of the same JSON text.

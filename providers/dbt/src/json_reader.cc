@@ -351,7 +351,8 @@ std::string_view JsonReader::skip_raw(int depth) {
   return {start, static_cast<std::size_t>(p_ - start)};
 }
 
-bool JsonReader::write_canonical(std::string& out, std::span<const std::string_view> drop, int depth) {
+bool JsonReader::write_canonical(std::string& out, std::span<const std::string_view> drop, int depth,
+                                 RawMembers* top_level) {
   if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
   const char c = peek();
   if (c == '{') {
@@ -376,15 +377,22 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
         slot.raw_key_size = written.size();
         if (!expect(':')) return false;
         const std::string_view key = std::string_view(level.keys).substr(slot.key_begin);
+        ws();
+        const char* value_start = p_;
         if (depth == 0 && std::find(drop.begin(), drop.end(), key) != drop.end()) {
+          if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
           level.keys.resize(slot.key_begin);
           if (!read_value(nullptr, depth + 1)) return false;
-          continue;
+        } else {
+          if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
+          slot.value_begin = level.values.size();
+          if (!write_canonical(level.values, {}, depth + 1)) return false;
+          slot.value_end = level.values.size();
+          level.slots.push_back(slot);
         }
-        slot.value_begin = level.values.size();
-        if (!write_canonical(level.values, {}, depth + 1)) return false;
-        slot.value_end = level.values.size();
-        level.slots.push_back(slot);
+        if (top_level != nullptr) {
+          top_level->back().second = std::string_view(value_start, static_cast<std::size_t>(p_ - value_start));
+        }
       } while (consume(','));
       if (!expect('}')) return false;
     }
@@ -456,12 +464,12 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
 }
 
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
-                                        std::span<const std::string_view> drop) {
+                                        std::span<const std::string_view> drop, RawMembers* top_level) {
   thread_local JsonReader reader({}, {});  // reused for its scratch space
   reader.reset(text, file);
   reader.set_context(std::move(context));
   std::string out;
-  bool ok = reader.write_canonical(out, drop);
+  bool ok = reader.write_canonical(out, drop, 0, top_level);
   if (ok && (reader.ws(), !reader.at_end())) ok = reader.syntax_error("unexpected data after the JSON value");
   if (!ok) return std::unexpected(std::move(*reader.error()));
   return out;

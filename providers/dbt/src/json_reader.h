@@ -83,7 +83,10 @@ class JsonReader {
   bool read_object_members(Json* out, int depth, KeepFn&& keep, RawMembers* raw);
   // The canonical JSON (see canonical_json()) of the next value, appended to `out`;
   // top-level members named in `drop` are left out.
-  bool write_canonical(std::string& out, std::span<const std::string_view> drop, int depth = 0);
+  // When `top_level` is given, every member of a top-level object (dropped ones too) is
+  // also listed there with its value's text.
+  bool write_canonical(std::string& out, std::span<const std::string_view> drop, int depth = 0,
+                       RawMembers* top_level = nullptr);
 
   bool syntax_error(std::string_view what);
   void set_context(std::string context) { context_ = std::move(context); }
@@ -176,8 +179,11 @@ Result<Json> parse_json_text(std::string_view text, std::string_view file, std::
 void append_json_string(std::string_view s, std::string& out);
 void append_canonical_scalar(const Json& scalar, std::string& out);
 
-// canonical_json() of the JSON `text`, without building a DOM.
+// canonical_json() of the JSON `text`, without building a DOM. When `top_level` is given
+// and `text` is an object, its members (dropped ones too) are listed there with their
+// values' text, so a caller can read a few of them without scanning the text again.
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
-                                        std::span<const std::string_view> drop = {});
+                                        std::span<const std::string_view> drop = {},
+                                        RawMembers* top_level = nullptr);
 
 }  // namespace ods::dbt::internal

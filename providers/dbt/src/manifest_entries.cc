@@ -1,4 +1,6 @@
 // Conversion of single manifest entries into compact records (see manifest_records.h).
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "freshness_policy.h"
@@ -37,7 +39,7 @@ std::string dotted(std::initializer_list<std::string_view> parts) {
 
 // The hooks of one kind ("pre-hook" / "post-hook"): each a {"sql": ...} object or a string.
 Result<std::vector<std::string>> read_hooks(const Field& config, std::string_view kind) {
-  ODS_TRY(const Field hooks, config.member(kind));
+  ODS_DBT_TRY(const Field hooks, config.member(kind));
   std::vector<std::string> out;
   if (hooks.missing()) return out;
   const Json& list = *hooks.json();
@@ -48,21 +50,22 @@ Result<std::vector<std::string>> read_hooks(const Field& config, std::string_vie
       out.push_back(hook.get<std::string>());
       continue;
     }
-    ODS_TRY(const Field item, hooks.element(i));
-    ODS_TRY(const Field sql, item.member("sql"));
-    ODS_TRY(const std::optional<std::string> text, sql.string());
+    ODS_DBT_TRY(const Field item, hooks.element(i));
+    ODS_DBT_TRY(const Field sql, item.member("sql"));
+    ODS_DBT_TRY(const std::optional<std::string> text, sql.string());
     if (!text) return std::unexpected(sql.error("expected a string"));
     out.push_back(*text);
   }
   return out;
 }
 
-Result<std::optional<bool>> contract_enforced(const Field& node, const Field& config) {
-  ODS_TRY(const Field contract, node.member("contract"));
-  ODS_TRY(const Field enforced, contract.member("enforced"));
+Result<std::optional<bool>> contract_enforced(const RawEntry& node, const Field& config) {
+  ODS_DBT_TRY(const Json contract_dom, node.dom("contract"));
+  const Field contract(&contract_dom, node.file(), node.path() + ".contract");
+  ODS_DBT_TRY(const Field enforced, contract.member("enforced"));
   if (!enforced.missing()) return enforced.boolean();
-  ODS_TRY(const Field config_contract, config.member("contract"));
-  ODS_TRY(const Field config_enforced, config_contract.member("enforced"));
+  ODS_DBT_TRY(const Field config_contract, config.member("contract"));
+  ODS_DBT_TRY(const Field config_enforced, config_contract.member("enforced"));
   return config_enforced.boolean();
 }
 
@@ -70,29 +73,23 @@ Result<std::optional<bool>> contract_enforced(const Field& node, const Field& co
 // data types, constraints); a constant when the contract isn't enforced (column data types
 // are then documentation only, and dbt applies no constraints).
 // nullopt: the contract is enforced but the entry has no columns.
-Result<std::optional<std::string>> contract_content(const Field& node, const Field& config, const RawMembers& raw,
-                                                    std::string_view file) {
-  ODS_TRY(const std::optional<bool> enforced, contract_enforced(node, config));
+Result<std::optional<std::string>> contract_content(const RawEntry& node, const Field& config) {
+  ODS_DBT_TRY(const std::optional<bool> enforced, contract_enforced(node, config));
   if (!enforced.value_or(false)) return std::optional<std::string>(kContractNotEnforced);
-  std::optional<std::string_view> columns_text;
-  for (const auto& [name, text] : raw) {
-    if (name == "columns") columns_text = text;
-  }
-  if (!columns_text) return std::optional<std::string>();
-  ODS_TRY(const Json columns_dom, parse_json_text(*columns_text, file, node.path() + ".columns",
-                                                   [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }));
-  ODS_TRY(const Field contract, node.member("contract"));
+  if (!node.text("columns")) return std::optional<std::string>();
+  ODS_DBT_TRY(const Json columns_dom, node.dom("columns"));
+  ODS_DBT_TRY(const Json contract_dom, node.dom("contract"));
   Json doc = Json::object();
   doc["enforced"] = true;
-  ODS_TRY(const Field alias_types, contract.member("alias_types"));
-  doc["alias_types"] = alias_types.missing() ? Json(nullptr) : *alias_types.json();
+  const auto alias_types = contract_dom.is_object() ? contract_dom.find("alias_types") : contract_dom.end();
+  doc["alias_types"] = alias_types == contract_dom.end() ? Json(nullptr) : *alias_types;
   Json columns = Json::array();
-  const Field columns_field(&columns_dom, file, node.path() + ".columns");
-  ODS_TRY(const Json* columns_json, columns_field.object());
+  const Field columns_field(&columns_dom, node.file(), node.path() + ".columns");
+  ODS_DBT_TRY(const Json* columns_json, columns_field.object());
   if (columns_json != nullptr) {
     for (const auto& [name, column] : columns_json->items()) {
       if (!column.is_object()) {
-        ODS_TRY(const Field col, columns_field.member(name));
+        ODS_DBT_TRY(const Field col, columns_field.member(name));
         return std::unexpected(col.error("expected an object"));
       }
       const auto data_type = column.find("data_type");
@@ -102,8 +99,8 @@ Result<std::optional<std::string>> contract_content(const Field& node, const Fie
     }
   }
   doc["columns"] = std::move(columns);
-  ODS_TRY(const Field constraints, node.member("constraints"));
-  doc["constraints"] = constraints.missing() ? Json::array() : *constraints.json();
+  ODS_DBT_TRY(Json constraints, node.dom("constraints"));
+  doc["constraints"] = constraints.is_null() ? Json::array() : std::move(constraints);
   return std::optional<std::string>(canonical_json(doc));
 }
 
@@ -113,12 +110,22 @@ struct Dependencies {
 };
 
 Result<Dependencies> read_depends_on(const Field& entry) {
-  ODS_TRY(const Field depends_on, entry.member("depends_on"));
-  ODS_TRY(const Field nodes, depends_on.member("nodes"));
-  ODS_TRY(const Field macros, depends_on.member("macros"));
+  ODS_DBT_TRY(const Field depends_on, entry.member("depends_on"));
+  ODS_DBT_TRY(const Field nodes, depends_on.member("nodes"));
+  ODS_DBT_TRY(const Field macros, depends_on.member("macros"));
   Dependencies out;
-  ODS_TRY(out.nodes, nodes.strings());
-  ODS_TRY(out.macros, macros.strings());
+  ODS_DBT_TRY(out.nodes, nodes.strings());
+  ODS_DBT_TRY(out.macros, macros.strings());
+  return out;
+}
+
+// depends_on decoded straight from its text.
+Result<Dependencies> read_depends_on(const RawEntry& entry) {
+  ODS_DBT_TRY(const RawMembers members, entry.object_members("depends_on"));
+  const RawEntry depends_on(members, entry.file(), entry.path() + ".depends_on");
+  Dependencies out;
+  ODS_DBT_TRY(out.nodes, depends_on.strings("nodes"));
+  ODS_DBT_TRY(out.macros, depends_on.strings("macros"));
   return out;
 }
 
@@ -135,45 +142,52 @@ constexpr std::string_view kConfigMembersRead[] = {"materialized", "schema",    
                                                    "target_database", "pre-hook", "post-hook", "meta",
                                                    "contract"};
 
-Result<Config> read_config(const RawMembers& raw, std::string_view file, const std::string& entry_path,
-                           bool with_dom) {
+Result<Config> read_config(const RawEntry& entry, bool with_dom) {
   Config config;
-  std::string_view text;
-  for (const auto& [name, value] : raw) {
-    if (name == "config") text = value;
-  }
-  if (text.empty() || text == "null") return config;
-  const std::string path = entry_path + ".config";
-  if (text.front() != '{') return std::unexpected(Error{"invalid_artifact", std::string(file) + ": " + path + ": expected an object"});
+  const auto text = entry.text("config");
+  if (!text) return config;
+  const std::string path = entry.path() + ".config";
+  if (text->front() != '{') return std::unexpected(entry.error("config", "expected an object"));
   config.present = true;
-  ODS_TRY(config.canonical, canonical_json_text(text, file, path, kConfigExclusions));
-  if (with_dom) {
-    ODS_TRY(config.dom, parse_json_text(text, file, path, [](const EntrySoFar&, std::string_view key) {
-              for (const auto wanted : kConfigMembersRead) {
-                if (key == wanted) return Keep::kBuild;
-              }
-              return Keep::kSkip;
-            }));
+  RawMembers members;
+  ODS_DBT_TRY(config.canonical,
+              canonical_json_text(*text, entry.file(), path, kConfigExclusions, with_dom ? &members : nullptr));
+  if (!with_dom) return config;
+  // The few members read here, from their text (no second pass over the whole config).
+  config.dom = Json::object();
+  for (const auto& [name, value_text] : members) {
+    if (std::find(std::begin(kConfigMembersRead), std::end(kConfigMembersRead), name) == std::end(kConfigMembersRead)) {
+      continue;
+    }
+    ODS_DBT_TRY(Json value, parse_json_text(value_text, entry.file(), path + "." + name,
+                                            [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }));
+    config.dom.get_ref<Json::object_t&>().Container::emplace_back(name, std::move(value));
   }
   return config;
 }
 
-Result<void> add_test(const Field& node, const RawMembers& raw, const std::string& id, std::string_view file,
-                      ManifestRecords& out) {
+// A data test's definition: its SQL or generic test call and arguments, and its config.
+// The canonical JSON of {config, kind, language, raw_code, test_metadata}, written
+// directly (members in sorted order); config is the canonical config text as a string.
+Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecords& out) {
   CheckRecord check;
   check.id = id;
-  ODS_TRY(Dependencies deps, read_depends_on(node));
+  ODS_DBT_TRY(Dependencies deps, read_depends_on(test));
   check.reads = std::move(deps.nodes);
   check.macros = std::move(deps.macros);
-  Json definition = Json::object();
-  definition["kind"] = "data_test";
-  for (const char* key : {"raw_code", "language", "test_metadata"}) {
-    ODS_TRY(const Field member, node.member(key));
-    definition[key] = member.missing() ? Json(nullptr) : *member.json();
+  ODS_DBT_TRY(const Config config, read_config(test, /*with_dom=*/false));
+  std::string definition = "{\"config\":";
+  append_json_string(config.canonical, definition);
+  definition += ",\"kind\":\"data_test\"";
+  for (const char* key : {"language", "raw_code", "test_metadata"}) {
+    ODS_DBT_TRY(const std::string value, test.canonical(key));
+    definition += ",\"";
+    definition += key;
+    definition += "\":";
+    definition += value;
   }
-  ODS_TRY(const Config config, read_config(raw, file, node.path(), /*with_dom=*/false));
-  definition["config"] = config.canonical;
-  check.definition_digest = planner::sha256_hex(canonical_json(definition));
+  definition += "}";
+  check.definition_digest = planner::sha256_hex(definition);
   out.checks.push_back(std::move(check));
   return {};
 }
@@ -182,7 +196,7 @@ Result<void> add_test(const Field& node, const RawMembers& raw, const std::strin
 
 Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file) {
   const Field meta(&metadata, file, "metadata");
-  ODS_TRY(const Json* object, meta.object());
+  ODS_DBT_TRY(const Json* object, meta.object());
   if (object == nullptr) return std::unexpected(meta.error("expected an object"));
   ManifestMeta out;
   const std::pair<const char*, std::string*> fields[] = {
@@ -190,20 +204,19 @@ Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view f
       {"adapter_type", &out.adapter_type},         {"project_name", &out.project_name},
       {"invocation_id", &out.invocation_id},       {"generated_at", &out.generated_at}};
   for (const auto& [key, target] : fields) {
-    ODS_TRY(const Field field, meta.member(key));
-    ODS_TRY(const std::optional<std::string> value, field.string());
+    ODS_DBT_TRY(const Field field, meta.member(key));
+    ODS_DBT_TRY(const std::optional<std::string> value, field.string());
     *target = value_or_empty(value);
   }
   return out;
 }
 
-Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std::string& id, std::string_view file,
+Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file,
                             ManifestRecords& out) {
-  const Field node(&entry, file, "nodes." + id);
-  ODS_TRY(const Field type_field, node.member("resource_type"));
-  ODS_TRY(const std::optional<std::string> resource_type, type_field.string());
-  if (!resource_type) return std::unexpected(type_field.error("expected a string"));
-  if (*resource_type == "test") return add_test(node, raw, id, file, out);
+  const RawEntry node(raw, file, "nodes." + id);
+  ODS_DBT_TRY(const std::optional<std::string> resource_type, node.string("resource_type"));
+  if (!resource_type) return std::unexpected(node.error("resource_type", "expected a string"));
+  if (*resource_type == "test") return add_test(node, id, out);
   if (*resource_type != "model" && *resource_type != "seed" && *resource_type != "snapshot") return {};
 
   NodeRecord record;
@@ -213,35 +226,31 @@ Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std:
       {"name", &record.name}, {"package_name", &record.package_name}, {"database", &record.database},
       {"schema", &record.schema}};
   for (const auto& [key, target] : strings) {
-    ODS_TRY(const Field field, node.member(key));
-    ODS_TRY(const std::optional<std::string> value, field.string());
-    *target = value_or_empty(value);
+    ODS_DBT_TRY(std::optional<std::string> value, node.string(key));
+    if (value) *target = std::move(*value);
   }
-  ODS_TRY(const Config config_text, read_config(raw, file, node.path(), /*with_dom=*/true));
+  ODS_DBT_TRY(const Config config_text, read_config(node, /*with_dom=*/true));
   const Field config(config_text.present ? &config_text.dom : nullptr, file, node.path() + ".config");
-  ODS_TRY(const Field materialized_field, config.member("materialized"));
-  ODS_TRY(const std::optional<std::string> materialized, materialized_field.string());
+  ODS_DBT_TRY(const Field materialized_field, config.member("materialized"));
+  ODS_DBT_TRY(const std::optional<std::string> materialized, materialized_field.string());
   record.materialized = materialized ? *materialized : record.resource_type;
   record.ephemeral = record.resource_type == "model" && record.materialized == "ephemeral";
 
   bool custom_placement = false;
   for (const char* key : {"schema", "database", "target_schema", "target_database"}) {
-    ODS_TRY(const Field field, config.member(key));
+    ODS_DBT_TRY(const Field field, config.member(key));
     custom_placement = custom_placement || !field.missing();
   }
   record.default_placement = !custom_placement;
 
-  ODS_TRY(Dependencies deps, read_depends_on(node));
+  ODS_DBT_TRY(Dependencies deps, read_depends_on(node));
   record.depends_nodes = std::move(deps.nodes);
   record.depends_macros = std::move(deps.macros);
 
-  ODS_TRY(const Field language_field, node.member("language"));
-  ODS_TRY(const std::optional<std::string> language_value, language_field.string());
+  ODS_DBT_TRY(const std::optional<std::string> language_value, node.string("language"));
   const std::string language = language_value.value_or("sql");
-  ODS_TRY(const Field raw_field, node.member("raw_code"));
-  ODS_TRY(const std::optional<std::string> raw_code, raw_field.string());
-  ODS_TRY(const Field compiled_field, node.member("compiled_code"));
-  ODS_TRY(const std::optional<std::string> compiled_code, compiled_field.string());
+  ODS_DBT_TRY(const std::optional<std::string> raw_code, node.string("raw_code"));
+  ODS_DBT_TRY(const std::optional<std::string> compiled_code, node.string("compiled_code"));
   if (raw_code) record.raw_digest = planner::sha256_hex(*raw_code);
 
   planner::Fingerprint& fp = record.fingerprint;
@@ -269,13 +278,12 @@ Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std:
     record.needs_file = true;  // another language: only the file says what it is
   }
 
-  ODS_TRY(const Field checksum, node.member("checksum"));
-  ODS_TRY(const Json* checksum_json, checksum.object());
-  if (checksum_json != nullptr) {
-    ODS_TRY(const Field name_field, checksum.member("name"));
-    ODS_TRY(const std::optional<std::string> name, name_field.string());
-    ODS_TRY(const Field value_field, checksum.member("checksum"));
-    ODS_TRY(const std::optional<std::string> value, value_field.string());
+  if (const auto checksum_text = node.text("checksum")) {
+    if (checksum_text->front() != '{') return std::unexpected(node.error("checksum", "expected an object"));
+    ODS_DBT_TRY(const RawMembers members, node.object_members("checksum"));
+    const RawEntry checksum(members, file, node.path() + ".checksum");
+    ODS_DBT_TRY(const std::optional<std::string> name, checksum.string("name"));
+    ODS_DBT_TRY(const std::optional<std::string> value, checksum.string("checksum"));
     if (name && value && !value->empty() && *name != "path" && *name != "none") {
       record.file_content = *name + ":" + *value;
     }
@@ -286,7 +294,7 @@ Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std:
   } else {
     fp.add("config", config_text.canonical);
     for (const char* kind : {"pre-hook", "post-hook"}) {
-      ODS_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
+      ODS_DBT_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
       record.has_hooks = record.has_hooks || !hooks.empty();
       for (std::size_t i = 0; i < hooks.size(); ++i) {
         if (const auto word = planner::reads_run_context(hooks[i])) {
@@ -294,12 +302,12 @@ Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std:
         }
       }
     }
-    ODS_TRY(const Field meta, config.member("meta"));
-    ODS_TRY(const Field ods, meta.member("ods"));
+    ODS_DBT_TRY(const Field meta, config.member("meta"));
+    ODS_DBT_TRY(const Field ods, meta.member("ods"));
     record.policy = read_freshness_policy(ods.json(), id, out.warnings);
   }
 
-  ODS_TRY(const std::optional<std::string> contract, contract_content(node, config, raw, file));
+  ODS_DBT_TRY(const std::optional<std::string> contract, contract_content(node, config));
   if (contract) {
     if (*contract == kContractNotEnforced) {
       fp.components["contract"] = contract_not_enforced_digest();
@@ -310,10 +318,8 @@ Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std:
     record.incomplete.push_back("the contract is enforced but the manifest records no columns");
   }
 
-  ODS_TRY(const Field relation_field, node.member("relation_name"));
-  ODS_TRY(const std::optional<std::string> relation_name, relation_field.string());
-  ODS_TRY(const Field alias_field, node.member("alias"));
-  ODS_TRY(const std::optional<std::string> alias, alias_field.string());
+  ODS_DBT_TRY(const std::optional<std::string> relation_name, node.string("relation_name"));
+  ODS_DBT_TRY(const std::optional<std::string> alias, node.string("alias"));
   record.relation = relation_name ? *relation_name
                                   : dotted({record.database, record.schema, alias ? *alias : record.name});
   fp.add("relation", record.relation);
@@ -326,17 +332,17 @@ Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::
   const Field test(&entry, file, "unit_tests." + id);
   CheckRecord check;
   check.id = id;
-  ODS_TRY(Dependencies deps, read_depends_on(test));
+  ODS_DBT_TRY(Dependencies deps, read_depends_on(test));
   check.reads = std::move(deps.nodes);
   check.macros = std::move(deps.macros);
   Json definition = Json::object();
   definition["kind"] = "unit_test";
   for (const char* key : {"model", "given", "expect", "overrides", "version", "versions"}) {
-    ODS_TRY(const Field member, test.member(key));
+    ODS_DBT_TRY(const Field member, test.member(key));
     definition[key] = member.missing() ? Json(nullptr) : *member.json();
   }
-  ODS_TRY(const Field config, test.member("config"));
-  ODS_TRY(const Json* config_json, config.object());
+  ODS_DBT_TRY(const Field config, test.member("config"));
+  ODS_DBT_TRY(const Json* config_json, config.object());
   definition["config"] = config_json != nullptr ? canonical_json(*config_json, kConfigExclusions) : "";
   check.definition_digest = planner::sha256_hex(canonical_json(definition));
   out.checks.push_back(std::move(check));
@@ -347,15 +353,15 @@ Result<void> add_macro_entry(const Json& entry, const std::string& id, std::stri
                              ManifestRecords& out) {
   const Field macro(&entry, file, "macros." + id);
   MacroRecord record;
-  ODS_TRY(const Field name, macro.member("name"));
-  ODS_TRY(const std::optional<std::string> name_value, name.string());
-  ODS_TRY(const Field package, macro.member("package_name"));
-  ODS_TRY(const std::optional<std::string> package_value, package.string());
-  ODS_TRY(const Field sql, macro.member("macro_sql"));
-  ODS_TRY(const std::optional<std::string> sql_value, sql.string());
-  ODS_TRY(const Field depends_on, macro.member("depends_on"));
-  ODS_TRY(const Field depends, depends_on.member("macros"));
-  ODS_TRY(record.depends, depends.strings());
+  ODS_DBT_TRY(const Field name, macro.member("name"));
+  ODS_DBT_TRY(const std::optional<std::string> name_value, name.string());
+  ODS_DBT_TRY(const Field package, macro.member("package_name"));
+  ODS_DBT_TRY(const std::optional<std::string> package_value, package.string());
+  ODS_DBT_TRY(const Field sql, macro.member("macro_sql"));
+  ODS_DBT_TRY(const std::optional<std::string> sql_value, sql.string());
+  ODS_DBT_TRY(const Field depends_on, macro.member("depends_on"));
+  ODS_DBT_TRY(const Field depends, depends_on.member("macros"));
+  ODS_DBT_TRY(record.depends, depends.strings());
   record.name = value_or_empty(name_value);
   record.package_name = value_or_empty(package_value);
   const std::string text = value_or_empty(sql_value);
@@ -378,17 +384,17 @@ Result<void> add_source_entry(const Json& entry, const std::string& id, std::str
                                                           {"identifier", &identifier},
                                                           {"relation_name", &record.relation}};
   for (const auto& [key, target] : strings) {
-    ODS_TRY(const Field field, source.member(key));
-    ODS_TRY(const std::optional<std::string> value, field.string());
+    ODS_DBT_TRY(const Field field, source.member(key));
+    ODS_DBT_TRY(const std::optional<std::string> value, field.string());
     *target = value_or_empty(value);
   }
   record.name = source_name.empty() ? name : source_name + "." + name;
   if (record.relation.empty()) record.relation = dotted({database, schema, identifier.empty() ? name : identifier});
-  ODS_TRY(const Field config, source.member("config"));
+  ODS_DBT_TRY(const Field config, source.member("config"));
   for (const Field* holder : {&source, &config}) {
     for (const char* key : {"loaded_at_field", "loaded_at_query"}) {
-      ODS_TRY(const Field field, holder->member(key));
-      ODS_TRY(const std::optional<std::string> value, field.string());
+      ODS_DBT_TRY(const Field field, holder->member(key));
+      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
       record.has_loaded_at = record.has_loaded_at || (value && !value->empty());
     }
   }

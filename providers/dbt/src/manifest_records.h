@@ -85,9 +85,9 @@ inline constexpr std::array<std::string_view, 7> kConfigExclusions = {
 // Errors: "invalid_artifact" naming the field. Pure apart from the output record.
 [[nodiscard]] Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file);
 // Appends a NodeRecord (model, seed, snapshot) or a CheckRecord (test); ignores other types.
-// `raw` holds the entry's `config` as raw text (see json_stream.h).
-[[nodiscard]] Result<void> add_node_entry(const Json& entry, const RawMembers& raw, const std::string& id,
-                                          std::string_view file, ManifestRecords& out);
+// `raw` holds the entry's members as raw text (nodes are read without a DOM).
+[[nodiscard]] Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file,
+                                          ManifestRecords& out);
 [[nodiscard]] Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::string_view file,
                                                ManifestRecords& out);
 [[nodiscard]] Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file,

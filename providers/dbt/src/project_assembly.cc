@@ -43,7 +43,8 @@ class Assembler {
     inputs.invocation_id = records_.meta.invocation_id;
     inputs.generated_at = records_.meta.generated_at;
     inputs.target_identity = target_identity();
-    for (const auto& node : records_.nodes) {
+    inputs.nodes.reserve(records_.nodes.size());
+    for (auto& node : records_.nodes) {
       if (!node.ephemeral) inputs.nodes.push_back(node_input(node));
     }
     for (const auto& source : records_.sources) inputs.sources.push_back(source_input(source));
@@ -90,7 +91,8 @@ class Assembler {
     return inlined_.emplace(ephemeral.id, std::move(result)).first->second;
   }
 
-  planner::NodeInput node_input(const NodeRecord& node) {
+  // Moves the node's fingerprint out of `node` (planned nodes are not read again).
+  planner::NodeInput node_input(NodeRecord& node) {
     planner::NodeInput in;
     in.id = node.id;
     in.name = node.name;
@@ -101,8 +103,8 @@ class Assembler {
     in.incomplete = node.incomplete;
     in.always_build = node.always_build;
     in.self_contained = node.resource_type == "seed";
-    in.policy = node.policy;
-    in.fingerprint = node.fingerprint;
+    in.policy = std::move(node.policy);
+    in.fingerprint = std::move(node.fingerprint);
 
     std::vector<const NodeRecord*> ephemerals;
     in.parents = resolve(node.depends_nodes, &ephemerals);
@@ -243,9 +245,11 @@ class Assembler {
     }
   }
 
-  // A check's definition plus the project and package macros it calls.
+  // A check's definition plus the project and package macros it calls (the definition's
+  // digest alone when it calls none, as most generic tests).
   std::string full_check_digest(const CheckRecord& check) {
     const MacroIndex::Closure& used = macros_.closure(check.macros);
+    if (used.present.empty() && used.missing.empty()) return check.definition_digest;
     std::string text = check.definition_digest + '\n';
     for (const auto& id : used.present) text += id + '\0' + macros_.find(id)->sql_digest + '\n';
     for (const auto& id : used.missing) {

@@ -66,7 +66,7 @@ class RunResultsSink final : public internal::StreamSink {
     if (!(*streamed)[kMetadata]) return fail("invalid_artifact", file_ + ": metadata: missing");
     if (deferred_) return std::unexpected(std::move(*deferred_));
     if (!(*streamed)[kResults]) return fail("invalid_artifact", file_ + ": results: missing");
-    ODS_TRY_VOID(derive_started_at());
+    ODS_DBT_TRY_VOID(derive_started_at());
     return std::move(out_);
   }
 
@@ -84,10 +84,10 @@ class RunResultsSink final : public internal::StreamSink {
 
   Result<void> read_metadata(const Json& metadata) {
     const Field meta(&metadata, file_, "metadata");
-    ODS_TRY(const Json* object, meta.object());
+    ODS_DBT_TRY(const Json* object, meta.object());
     if (object == nullptr) return std::unexpected(meta.error("expected an object"));
-    ODS_TRY(const Field version_field, meta.member("dbt_schema_version"));
-    ODS_TRY(const std::optional<std::string> version, version_field.string());
+    ODS_DBT_TRY(const Field version_field, meta.member("dbt_schema_version"));
+    ODS_DBT_TRY(const std::optional<std::string> version, version_field.string());
     if (!version || *version != kRunResultsSchemaV6) {
       return fail("unsupported_schema", file_ + ": dbt_schema_version " +
                                             (version ? "\"" + *version + "\"" : std::string("(none)")) +
@@ -98,8 +98,8 @@ class RunResultsSink final : public internal::StreamSink {
                                                            {"generated_at", &out_.generated_at},
                                                            {"invocation_started_at", &invocation_started_at_}};
     for (const auto& [key, target] : fields) {
-      ODS_TRY(const Field field, meta.member(key));
-      ODS_TRY(const std::optional<std::string> value, field.string());
+      ODS_DBT_TRY(const Field field, meta.member(key));
+      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
       if (value) *target = *value;
     }
     metadata_ok_ = true;
@@ -113,13 +113,13 @@ class RunResultsSink final : public internal::StreamSink {
 
   Result<void> read_args(const Json& args_json) {
     const Field args(&args_json, file_, "args");
-    ODS_TRY(const Json* object, args.object());
+    ODS_DBT_TRY(const Json* object, args.object());
     if (object == nullptr) return {};
-    ODS_TRY(const Field which, args.member("which"));
-    ODS_TRY(const std::optional<std::string> command, which.string());
+    ODS_DBT_TRY(const Field which, args.member("which"));
+    ODS_DBT_TRY(const std::optional<std::string> command, which.string());
     out_.command = command.value_or("");
-    ODS_TRY(const Field empty, args.member("empty"));
-    ODS_TRY(const std::optional<bool> is_empty, empty.boolean());
+    ODS_DBT_TRY(const Field empty, args.member("empty"));
+    ODS_DBT_TRY(const std::optional<bool> is_empty, empty.boolean());
     out_.empty = is_empty.value_or(false);
     // --sample takes a window ("3 days") or a mapping; any value other than null/false/"" is set.
     const auto sample = object->find("sample");
@@ -131,25 +131,25 @@ class RunResultsSink final : public internal::StreamSink {
   Result<void> read_result(const Json& entry, const std::string& index) {
     const Field result(&entry, file_, "results[" + index + "]");
     NodeResult item;
-    ODS_TRY(const Field id, result.member("unique_id"));
-    ODS_TRY(const std::optional<std::string> id_value, id.string());
+    ODS_DBT_TRY(const Field id, result.member("unique_id"));
+    ODS_DBT_TRY(const std::optional<std::string> id_value, id.string());
     if (!id_value) return std::unexpected(id.error("expected a string"));
     item.unique_id = *id_value;
-    ODS_TRY(const Field status, result.member("status"));
-    ODS_TRY(const std::optional<std::string> status_value, status.string());
+    ODS_DBT_TRY(const Field status, result.member("status"));
+    ODS_DBT_TRY(const std::optional<std::string> status_value, status.string());
     if (!status_value) return std::unexpected(status.error("expected a string"));
     item.status = *status_value;
-    ODS_TRY(const Field message, result.member("message"));
+    ODS_DBT_TRY(const Field message, result.member("message"));
     if (message.json() != nullptr && message.json()->is_string()) item.message = message.json()->get<std::string>();
-    ODS_TRY(const Field timing, result.member("timing"));
+    ODS_DBT_TRY(const Field timing, result.member("timing"));
     if (!timing.missing()) {
       if (!timing.json()->is_array()) return std::unexpected(timing.error("expected an array"));
       for (std::size_t i = 0; i < timing.json()->size(); ++i) {
-        ODS_TRY(const Field step, timing.element(i));
-        ODS_TRY(const Field name, step.member("name"));
-        ODS_TRY(const std::optional<std::string> name_value, name.string());
-        ODS_TRY(const Field started, step.member("started_at"));
-        ODS_TRY(const std::optional<std::string> started_value, started.string());
+        ODS_DBT_TRY(const Field step, timing.element(i));
+        ODS_DBT_TRY(const Field name, step.member("name"));
+        ODS_DBT_TRY(const std::optional<std::string> name_value, name.string());
+        ODS_DBT_TRY(const Field started, step.member("started_at"));
+        ODS_DBT_TRY(const std::optional<std::string> started_value, started.string());
         if (!started_value) continue;
         if (const auto at = internal::parse_iso8601(*started_value); at && (!earliest_ || *at < *earliest_)) {
           earliest_ = *at;
@@ -197,7 +197,7 @@ bool passed(const std::string& status) { return status == "pass" || status == "w
 }  // namespace
 
 Result<RunResults> read_run_results(const std::filesystem::path& path) {
-  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
+  ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   RunResultsSink sink(name);
   return sink.finish(internal::stream_sections(file.text(), name, kSections, sink));

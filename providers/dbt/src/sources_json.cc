@@ -63,9 +63,9 @@ class SourcesSink final : public StreamSink {
 
   Result<std::optional<std::string>> schema_version(const Json& metadata) const {
     const Field meta(&metadata, out_.file, "metadata");
-    ODS_TRY(const Json* object, meta.object());
+    ODS_DBT_TRY(const Json* object, meta.object());
     if (object == nullptr) return std::unexpected(meta.error("expected an object"));
-    ODS_TRY(const Field field, meta.member("dbt_schema_version"));
+    ODS_DBT_TRY(const Field field, meta.member("dbt_schema_version"));
     return field.string();
   }
 
@@ -79,12 +79,12 @@ class SourcesSink final : public StreamSink {
                                                            {"status", &item.status},
                                                            {"error", &item.error}};
     for (const auto& [key, target] : fields) {
-      ODS_TRY(const Field field, result.member(key));
-      ODS_TRY(const std::optional<std::string> value, field.string());
+      ODS_DBT_TRY(const Field field, result.member(key));
+      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
       if (value) *target = *value;
     }
     if (id.empty()) {
-      ODS_TRY(const Field field, result.member("unique_id"));
+      ODS_DBT_TRY(const Field field, result.member("unique_id"));
       return std::unexpected(field.error("expected a string"));
     }
     out_.results.insert_or_assign(std::move(id), std::move(item));
@@ -100,7 +100,7 @@ class SourcesSink final : public StreamSink {
 }  // namespace
 
 Result<SourcesJson> read_sources_json(const std::filesystem::path& path) {
-  ODS_TRY(const MappedFile file, MappedFile::open(path));
+  ODS_DBT_TRY(const MappedFile file, MappedFile::open(path));
   SourcesSink sink(path.string());
   return sink.finish(stream_sections(file.text(), path.string(), kSections, sink));
 }

@@ -66,7 +66,8 @@ TEST_F(RunResultsTest, Refusals) {
   EXPECT_EQ(refusal(load_fixture("empty_run_results.json"), project_.meta).code, "empty_run");
 
   OJson sample = build_;
-  sample["args"]["sample"] = "3 days";
+  // What `dbt run --sample="3 days"` writes.
+  sample["args"]["sample"] = OJson{{"start", "2026-11-26T21:15:59.835517+00:00"}, {"end", "2026-11-29T21:15:59.835517+00:00"}};
   EXPECT_EQ(refusal(sample, project_.meta).code, "sample_run");
 
   OJson no_command = build_;

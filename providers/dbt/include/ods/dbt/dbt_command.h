@@ -1,0 +1,27 @@
+#pragma once
+// How the dbt provider runs a dbt command: injected (the runner implements it over a child
+// process; tests use a fake), so the provider never starts processes itself.
+#include <string>
+#include <vector>
+
+#include "ods/planner/result.h"
+
+namespace ods::dbt {
+
+struct DbtCommandResult {
+  int exit_code = 0;
+  bool interrupted = false;         // stopped by SIGINT/SIGTERM forwarded to dbt
+  std::vector<std::string> events;  // dbt's JSON log lines (--log-format json), in order
+  std::string error_text;           // what dbt said went wrong (error-level messages, stderr tail)
+};
+
+class DbtCommand {
+ public:
+  virtual ~DbtCommand() = default;
+  // Runs `dbt <args>` in the project with JSON logs and returns what it printed. Errors:
+  // "dbt_not_found" (no dbt binary), "spawn_failed". A dbt that ran and failed is a
+  // success here with a non-zero exit_code. Blocks until dbt exits.
+  [[nodiscard]] virtual ods::Result<DbtCommandResult> run(const std::vector<std::string>& args) = 0;
+};
+
+}  // namespace ods::dbt

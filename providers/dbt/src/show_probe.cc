@@ -1,0 +1,97 @@
+// RelationProbe over `dbt show --inline`: runs the fixed program, reads the ShowNode event.
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "ods/dbt/show_probe.h"
+
+namespace ods::dbt {
+
+using nlohmann::json;
+
+namespace {
+
+contracts::ProbeAnswer answer_from_json(const json& j) {
+  contracts::ProbeAnswer a;
+  std::string status = j.value("status", "");
+  a.why = j.value("why", "");
+  if (status == "ok") {
+    a.status = contracts::ProbeAnswer::Status::ok;
+  } else if (status == "missing") {
+    a.status = contracts::ProbeAnswer::Status::missing;
+  } else if (status == "skipped") {
+    a.status = contracts::ProbeAnswer::Status::skipped;
+  } else {
+    a.status = contracts::ProbeAnswer::Status::unknown;
+    if (a.why.empty()) a.why = "the probe gave an answer of unknown status '" + status + "'";
+  }
+  if (j.contains("rows") && j["rows"].is_object()) {
+    for (const auto& [statement, row] : j["rows"].items()) {
+      if (!row.is_object()) continue;
+      auto& out = a.rows[statement];
+      for (const auto& [col, value] : row.items())
+        if (value.is_string()) out[col] = value.get<std::string>();
+    }
+  }
+  if (j.contains("seconds") && j["seconds"].is_number()) a.seconds = j["seconds"].get<double>();
+  return a;
+}
+
+class ShowProbe final : public contracts::RelationProbe {
+ public:
+  ShowProbe(DbtCommand& dbt, ShowProbeOptions options) : dbt_(dbt), options_(std::move(options)) {}
+
+  ods::Result<contracts::ProbeReport> probe(const contracts::ProbeRequest& request) override {
+    std::vector<std::string> args{"show", "--inline", show_probe_program(request), "--output", "json", "--limit", "1"};
+    args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+    auto started = std::chrono::steady_clock::now();
+    auto ran = dbt_.run(args);
+    if (!ran) return fail("probe_failed", "dbt show could not be started: " + ran.error().message);
+    if (ran->interrupted) return fail("cancelled", "the probe was interrupted");
+    if (ran->exit_code != 0) {
+      std::string why = ran->error_text.empty() ? "exit code " + std::to_string(ran->exit_code) : ran->error_text;
+      return fail("probe_failed", "dbt show failed: " + why);
+    }
+    auto report = parse_show_probe_answer(ran->events);
+    if (!report) return report;
+    report->call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+  }
+
+ private:
+  DbtCommand& dbt_;
+  ShowProbeOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<contracts::RelationProbe> make_show_probe(DbtCommand& dbt, ShowProbeOptions options) {
+  return std::make_unique<ShowProbe>(dbt, std::move(options));
+}
+
+ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<std::string>& events) {
+  for (const auto& line : events) {
+    if (line.find("\"ShowNode\"") == std::string::npos) continue;
+    json event = json::parse(line, nullptr, false);
+    if (event.is_discarded() || !event.contains("data") || !event["data"].contains("preview")) continue;
+    const json& preview_field = event["data"]["preview"];
+    json preview = preview_field.is_string() ? json::parse(preview_field.get<std::string>(), nullptr, false)
+                                             : preview_field;
+    if (!preview.is_array() || preview.empty() || !preview[0].is_object() || !preview[0].contains("ods_probe") ||
+        !preview[0]["ods_probe"].is_string())
+      return fail("probe_failed", "dbt show answered, but not with the probe's ods_probe column");
+    json answer = json::parse(preview[0]["ods_probe"].get<std::string>(), nullptr, false);
+    if (answer.is_discarded() || !answer.is_object())
+      return fail("probe_failed", "the probe's answer is not a JSON object");
+    contracts::ProbeReport report;
+    if (answer.contains("sources") && answer["sources"].is_object())
+      for (const auto& [id, a] : answer["sources"].items())
+        if (a.is_object()) report.sources[id] = answer_from_json(a);
+    if (answer.contains("nodes") && answer["nodes"].is_object())
+      for (const auto& [id, exists] : answer["nodes"].items())
+        if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();
+    return report;
+  }
+  return fail("probe_failed", "dbt show printed no ShowNode event with the probe's answer");
+}
+
+}  // namespace ods::dbt
