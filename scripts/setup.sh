@@ -3,6 +3,12 @@
 #   - Debian packages (compiler tool chain, libraries, PostgreSQL server for the tests);
 #   - ./.venv with the pinned dbt-core and adapters (requirements/dbt.txt + constraints.txt).
 # Idempotent. Re-creates .venv when the pins change.
+#
+# PostgreSQL: the tests start their own server (initdb into a temp dir, pg_ctl on a free
+# loopback port, run as the `postgres` system user the Debian package creates; see
+# tests/harness/postgres_server.h). Nothing has to run before the tests: the package's own
+# cluster (`main`, port 5432) and its service are not used; on a fresh install we ask
+# postgresql-common not to create that cluster at all.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,6 +17,7 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
+  postgresql postgresql-client time
 )
 
 missing=()
@@ -20,6 +27,11 @@ done
 if ((${#missing[@]})); then
   echo "setup: installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    # Before postgresql-common is installed: no auto-created `main` cluster (the tests initdb their own).
+    $sudo mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" | $sudo tee /etc/postgresql-common/createcluster.d/ods.conf >/dev/null
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
@@ -32,5 +44,10 @@ if [ ! -x .venv/bin/dbt ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r requirements/dbt.txt -c requirements/constraints.txt
   echo "$want" > "$stamp"
+fi
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ] || ! getent passwd postgres >/dev/null; then
+  echo "setup: PostgreSQL server binaries (/usr/lib/postgresql/*/bin) or the postgres user are missing" >&2
+  exit 1
 fi
 echo "setup: ok ($(.venv/bin/dbt --version 2>/dev/null | grep -m1 -i 'installed' | tr -s ' '))"
