@@ -25,8 +25,8 @@ constexpr const char* kLookupMacroless = R"JINJA(
   {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
   {%- if key not in ods.listed -%}
     {%- set names = {} -%}
-    {%- for r in adapter.list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
-      {%- do names.update({(r.identifier | lower): r}) -%}
+    {%- for r in list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
+      {%- do names.update({(r['name'] | lower): api.Relation.create(database=db, schema=sch, identifier=r['name'], type=(r['type'] | string))}) -%}
     {%- endfor -%}
     {%- do ods.listed.update({key: names}) -%}
   {%- endif -%}

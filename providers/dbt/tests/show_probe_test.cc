@@ -1,0 +1,97 @@
+// The dbt show probe: its program is fixed-size, its answer is read from the ShowNode event,
+// and every failure is an error that quotes dbt.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ods/dbt/show_probe.h"
+
+namespace ods::dbt {
+namespace {
+
+using nlohmann::json;
+
+class FakeDbt final : public DbtCommand {
+ public:
+  DbtCommandResult next;
+  std::vector<std::string> last_args;
+  ods::Result<DbtCommandResult> run(const std::vector<std::string>& args) override {
+    last_args = args;
+    return next;
+  }
+};
+
+std::string show_event(const json& answer) {
+  json preview = json::array({{{"ods_probe", answer.dump()}}});
+  return json{{"info", {{"name", "ShowNode"}, {"level", "info"}}}, {"data", {{"preview", preview.dump()}}}}.dump();
+}
+
+contracts::ProbeRequest request() {
+  contracts::ProbeRequest r;
+  r.filter.kinds = {"table"};
+  r.statements = {{"content", "select count(*) as row_count from {relation}"}};
+  return r;
+}
+
+TEST(ShowProbe, ProgramIteratesTheGraphAndHasNoProjectNames) {
+  std::string program = show_probe_program(request());
+  EXPECT_NE(program.find("graph.sources.values()"), std::string::npos);
+  EXPECT_NE(program.find("graph.nodes.values()"), std::string::npos);
+  EXPECT_NE(program.find("select count(*) as row_count from {relation}"), std::string::npos);
+  EXPECT_LT(program.size(), 8000u);
+}
+
+TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
+  FakeDbt dbt;
+  json answer = {{"sources",
+                  {{"source.p.raw.a", {{"status", "ok"}, {"rows", {{"content", {{"row_count", "3"}}}}}, {"seconds", 0.5}}},
+                   {"source.p.raw.b", {{"status", "missing"}, {"why", "relation p.raw.b does not exist"}}},
+                   {"source.p.raw.c", {{"status", "skipped"}, {"why", "a view, not table"}}}}},
+                 {"nodes", {{"model.p.m", true}, {"model.p.gone", false}}}};
+  dbt.next.events = {R"({"info": {"name": "MainReportVersion"}})", show_event(answer)};
+  auto probe = make_show_probe(dbt, {{"--target", "dev"}});
+  auto report = probe->probe(request());
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(dbt.last_args[0], "show");
+  EXPECT_EQ(dbt.last_args.back(), "dev");
+  ASSERT_EQ(report->sources.size(), 3u);
+  EXPECT_EQ(report->sources["source.p.raw.a"].status, contracts::ProbeAnswer::Status::ok);
+  EXPECT_EQ(report->sources["source.p.raw.a"].rows["content"]["row_count"], "3");
+  EXPECT_DOUBLE_EQ(report->sources["source.p.raw.a"].seconds, 0.5);
+  EXPECT_EQ(report->sources["source.p.raw.b"].status, contracts::ProbeAnswer::Status::missing);
+  EXPECT_EQ(report->sources["source.p.raw.c"].status, contracts::ProbeAnswer::Status::skipped);
+  EXPECT_TRUE(report->relations_exist.at("model.p.m"));
+  EXPECT_FALSE(report->relations_exist.at("model.p.gone"));
+}
+
+TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
+  FakeDbt dbt;
+  dbt.next.exit_code = 1;
+  dbt.next.error_text = "IO Error: Could not set lock on file \"shop.duckdb\"";
+  auto report = make_show_probe(dbt, {})->probe(request());
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code, "probe_failed");
+  EXPECT_NE(report.error().message.find("Could not set lock"), std::string::npos);
+}
+
+TEST(ShowProbe, AnInterruptedCallIsCancelled) {
+  FakeDbt dbt;
+  dbt.next.interrupted = true;
+  auto report = make_show_probe(dbt, {})->probe(request());
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code, "cancelled");
+}
+
+TEST(ShowProbe, AnAnswerOfAnotherShapeIsAnError) {
+  for (const std::string& bad :
+       {std::string(R"({"info": {"name": "ShowNode"}, "data": {"preview": "[{\"x\": 1}]"}})"),
+        std::string(R"({"info": {"name": "ShowNode"}, "data": {"preview": "[{\"ods_probe\": \"not json\"}]"}})"),
+        std::string("not json at all")}) {
+    auto report = parse_show_probe_answer({bad});
+    EXPECT_FALSE(report) << bad;
+  }
+  EXPECT_FALSE(parse_show_probe_answer({}));
+}
+
+}  // namespace
+}  // namespace ods::dbt
