@@ -227,10 +227,12 @@ class Planner {
 
   static std::string why_unknown(const SourceInput& src) {
     if (src.version) return " better than " + std::string(to_string(src.version->exactness));
+    std::string why;
     for (const auto& ev : src.evidence) {
-      if (ev.exactness == Exactness::none && !ev.value.empty()) return " (" + ev.value + ")";
+      if (ev.exactness == Exactness::none && !ev.value.empty() && ev.kind != "version_strategy")
+        why += (why.empty() ? "" : "; ") + ev.value;
     }
-    return "";
+    return why.empty() ? "" : " (" + why + ")";
   }
 
   PlanEntry reuse(PlanEntry& e, Decision& d, const NodeState& before, std::string_view code, std::string message) {

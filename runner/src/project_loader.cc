@@ -38,6 +38,7 @@ Result<LoadedProject> load_project(const CommandContext& ctx) {
   if (!project) return std::unexpected(project.error());
   LoadedProject loaded;
   loaded.inputs = project->inputs;
+  loaded.adapter_type = project->meta.adapter_type;
   loaded.provider_data = std::make_shared<const dbt::DbtProject>(std::move(*project));
   return loaded;
 }

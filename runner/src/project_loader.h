@@ -1,6 +1,7 @@
 #pragma once
 // The CLI's composition root for dbt: reads the project's artifacts through the dbt
 // provider into the planner's inputs, and a finished run into a RunOutcome.
+#include <map>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,7 @@ namespace ods::cli {
 
 struct LoadedProject {
   planner::ProjectInputs inputs;
+  std::string adapter_type;                   // manifest metadata.adapter_type ("duckdb", "postgres", ...)
   std::shared_ptr<const void> provider_data;  // what the dbt provider needs again to read a run
 };
 
@@ -25,6 +27,7 @@ struct LoadedRun {
   std::string summary;     // "12 succeeded, 1 failed, 2 skipped"
   std::string finished_at;
   std::vector<std::string> notes;  // e.g. "sources.json was taken after the run started: not used"
+  std::map<std::string, double> node_seconds;  // node id -> dbt's execution time, when reported
 };
 
 // Reads <target-dir>/run_results.json and refuses what isn't a real build of the manifest's
