@@ -136,8 +136,8 @@ Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& pat
   ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   ManifestSink sink(name);
-  // Converting entries (hashing, canonical JSON, SQL normalisation) runs on a second
-  // thread while this one reads on: the two take about the same time.
+  // Converting entries (canonical JSON, hashing, SQL normalisation) runs on a second
+  // thread while this one reads on.
   internal::ThreadedSink threaded(sink);
   auto streamed = internal::stream_sections(file.text(), name, kSections, threaded);
   threaded.finish();

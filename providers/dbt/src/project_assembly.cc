@@ -80,11 +80,11 @@ class Assembler {
 
   const Inlined& expand(const NodeRecord& ephemeral) {
     if (const auto it = inlined_.find(ephemeral.id); it != inlined_.end()) return it->second;
+    static const Inlined kCycle;  // dbt refuses cycles; should one appear, it stops here (uncached)
+    if (!expanding_.insert(ephemeral.id).second) return kCycle;
     Inlined result;
-    if (expanding_.insert(ephemeral.id).second) {  // a cycle of ephemeral models stops here
-      result.parents = resolve(ephemeral.depends_nodes, &result.ephemerals);
-      expanding_.erase(ephemeral.id);
-    }
+    result.parents = resolve(ephemeral.depends_nodes, &result.ephemerals);
+    expanding_.erase(ephemeral.id);
     std::sort(result.ephemerals.begin(), result.ephemerals.end(),
               [](const NodeRecord* a, const NodeRecord* b) { return a->id < b->id; });
     result.ephemerals.erase(std::unique(result.ephemerals.begin(), result.ephemerals.end()), result.ephemerals.end());

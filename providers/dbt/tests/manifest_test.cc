@@ -53,6 +53,14 @@ TEST_F(ShopManifest, ReadersOfEphemeralModelsDependOnTheirParentsTransitively) {
   EXPECT_TRUE(node_of(project_, "seed.shop.customers").parents.empty());
 }
 
+TEST_F(ShopManifest, ACycleOfEphemeralModelsEndsInsteadOfLooping) {
+  // dbt refuses cycles; should a manifest have one, reading still ends.
+  manifest_["nodes"]["model.shop.stg_payments"]["depends_on"]["nodes"].push_back("model.shop.int_payments");
+  const auto project = read_ok(manifest_);
+  EXPECT_THAT(node_of(project, "model.shop.orders").parents,
+              ElementsAre("model.shop.stg_orders", "seed.shop.customers", "source.shop.raw.payments"));
+}
+
 TEST_F(ShopManifest, ComponentsOfAPureSqlModel) {
   const auto orders = node_of(project_, "model.shop.orders");
   std::vector<std::string> names;
