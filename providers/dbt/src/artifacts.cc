@@ -73,11 +73,11 @@ class ManifestSink final : public internal::StreamSink {
     auto meta = internal::read_manifest_meta(metadata, file_);
     if (!meta) return stop(std::move(meta.error()));
     if (meta->schema_version != kManifestSchemaV12) {
-      return stop(Error{"unsupported_schema",
-                        file_ + ": dbt_schema_version " +
-                            (meta->schema_version.empty() ? std::string("(none)") : "\"" + meta->schema_version + "\"") +
-                            " is not supported; ODS reads manifest v12 (" + std::string(kManifestSchemaV12) +
-                            ", dbt 1.8 and later)"});
+      const std::string found =
+          meta->schema_version.empty() ? std::string("(none)") : "\"" + meta->schema_version + "\"";
+      return stop(Error{"unsupported_schema", file_ + ": dbt_schema_version " + found +
+                                                  " is not supported; ODS reads manifest v12 (" +
+                                                  std::string(kManifestSchemaV12) + ", dbt 1.8 and later)"});
     }
     records_.meta = std::move(*meta);
     metadata_ok_ = true;

@@ -77,7 +77,8 @@ Result<std::optional<std::string>> decode_string(std::string_view text, std::str
                                                  std::string_view key) {
   if (text == "null") return std::optional<std::string>();
   if (text.size() < 2 || text.front() != '"') {
-    return std::unexpected(Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected a string"});
+    return std::unexpected(
+        Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected a string"});
   }
   const std::string_view inner = text.substr(1, text.size() - 2);
   if (inner.find('\\') == std::string_view::npos) return std::optional<std::string>(std::string(inner));
@@ -116,7 +117,8 @@ std::optional<std::string_view> RawEntry::text(std::string_view key) const {
 }
 
 Error RawEntry::error(std::string_view key, std::string_view message) const {
-  return Error{"invalid_artifact", std::string(file_) + ": " + path_ + "." + std::string(key) + ": " + std::string(message)};
+  return Error{"invalid_artifact",
+               std::string(file_) + ": " + joined(path_, key) + ": " + std::string(message)};
 }
 
 Result<std::optional<std::string>> RawEntry::string(std::string_view key) const {

@@ -88,7 +88,9 @@ std::vector<std::string> MacroIndex::materialization_macros(const std::string& m
   for (const auto& type : adapter_types_) names.push_back("materialization_" + materialized + "_" + type);
   names.push_back("materialization_" + materialized + "_default");
   for (const auto& name : names) {
-    if (const auto it = by_name_.find(name); it != by_name_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+    if (const auto it = by_name_.find(name); it != by_name_.end()) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+    }
   }
   return out;
 }

@@ -136,7 +136,9 @@ class Assembler {
     // macros: what the node (and its inlined ephemeral models) calls, its materialization,
     // and the generate_*_name overrides; all transitively.
     std::vector<std::string> used = node.depends_macros;
-    for (const NodeRecord* eph : ephemerals) used.insert(used.end(), eph->depends_macros.begin(), eph->depends_macros.end());
+    for (const NodeRecord* eph : ephemerals) {
+      used.insert(used.end(), eph->depends_macros.begin(), eph->depends_macros.end());
+    }
     for (auto& id : macros_.materialization_macros(node.materialized)) used.push_back(std::move(id));
     const MacroIndex::Closure& runs = macros_.closure(used);  // std::map: references stay valid
     const MacroIndex::Closure& naming = macros_.closure(macros_.generate_name_macros(node.package_name));

@@ -227,11 +227,12 @@ Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifes
                                   " --sample`: the relations hold a sample of the data, so nothing can be reused");
   }
   if (run.invocation_id != manifest.invocation_id) {
-    return fail("invocation_mismatch",
-                "manifest.json was written by dbt invocation " +
-                    (manifest.invocation_id.empty() ? std::string("(none)") : manifest.invocation_id) +
-                    " but run_results.json by " + (run.invocation_id.empty() ? std::string("(none)") : run.invocation_id) +
-                    "; record the manifest of the same run (target/manifest.json right after the build)");
+    auto or_none = [](const std::string& id) { return id.empty() ? std::string("(none)") : id; };
+    return fail("invocation_mismatch", "manifest.json was written by dbt invocation " +
+                                           or_none(manifest.invocation_id) + " but run_results.json by " +
+                                           or_none(run.invocation_id) +
+                                           "; record the manifest of the same run (target/manifest.json right "
+                                           "after the build)");
   }
   return {};
 }

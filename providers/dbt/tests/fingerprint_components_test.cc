@@ -129,7 +129,8 @@ TEST_F(Components, MacrosAreCoveredTransitively) {
 }
 
 TEST_F(Components, GenerateNameOverridesAndMaterializationsAreCovered) {
-  manifest_["macros"]["macro.shop.generate_alias_name"]["macro_sql"] = "{% macro generate_alias_name() %}x{% endmacro %}";
+  manifest_["macros"]["macro.shop.generate_alias_name"]["macro_sql"] =
+      "{% macro generate_alias_name() %}x{% endmacro %}";
   EXPECT_THAT(changed(kOrders), ElementsAre("macros"));
   EXPECT_THAT(changed("seed.shop.customers"), ElementsAre("macros"));
 
@@ -160,7 +161,8 @@ TEST_F(Components, MissingProjectMacroMakesTheNodeIncomplete) {
 TEST_F(Components, ManifestFromDbtParseHasNoCompiledCode) {
   const auto parsed = read_ok(load_fixture("parse_manifest.json"));
   EXPECT_THAT(node_of(parsed, kOrders).incomplete, ElementsAre("no compiled SQL: run dbt compile"));
-  EXPECT_THAT(node_of(parsed, "snapshot.shop.customers_snap").incomplete, ElementsAre("no compiled SQL: run dbt compile"));
+  EXPECT_THAT(node_of(parsed, "snapshot.shop.customers_snap").incomplete,
+              ElementsAre("no compiled SQL: run dbt compile"));
   EXPECT_THAT(node_of(parsed, "model.shop.py_model").incomplete, ElementsAre("no compiled code: run dbt compile"));
   EXPECT_THAT(node_of(parsed, "seed.shop.customers").incomplete, IsEmpty());
 }
@@ -199,7 +201,9 @@ TEST_F(Components, HooksRuleOnlyAppliesToNodesWithHooks) {
   // A hook reading env_var directly.
   node("model.shop.impure")["config"]["pre-hook"] =
       OJson::array({OJson{{"sql", "select 1"}, {"transaction", true}, {"index", nullptr}},
-                    OJson{{"sql", "insert into t values ('{{ env_var(\"X\") }}')"}, {"transaction", true}, {"index", nullptr}}});
+                    OJson{{"sql", "insert into t values ('{{ env_var(\"X\") }}')"},
+                          {"transaction", true},
+                          {"index", nullptr}}});
   EXPECT_THAT(node_of(read_ok(manifest_), "model.shop.impure").always_build, ElementsAre("pre-hook 2 reads env_var"));
   // Using the env_var macro without any hook is fine (its output is in the compiled SQL).
   manifest_ = load_fixture("build_manifest.json");
@@ -217,7 +221,8 @@ TEST_F(Components, ChecksDigestFollowsTestDefinitions) {
   EXPECT_NE(digest_now(), before);
 
   manifest_ = load_fixture("build_manifest.json");
-  manifest_["macros"]["macro.shop.test_positive"]["macro_sql"] = "{% test positive(model, column_name) %}select 1{% endtest %}";
+  manifest_["macros"]["macro.shop.test_positive"]["macro_sql"] =
+      "{% test positive(model, column_name) %}select 1{% endtest %}";
   EXPECT_NE(digest_now(), before);
 
   manifest_ = load_fixture("build_manifest.json");
@@ -251,7 +256,8 @@ TEST_F(Components, PolicyErrors) {
   ods["lag_tolerence"] = "1h";
   const auto project = read_ok(manifest_);
   EXPECT_TRUE(node_of(project, kOrders).policy.allows_reuse());
-  EXPECT_THAT(project.inputs.warnings, Contains("model.shop.orders: meta.ods.lag_tolerence is not an ODS setting; ignored"));
+  EXPECT_THAT(project.inputs.warnings,
+              Contains("model.shop.orders: meta.ods.lag_tolerence is not an ODS setting; ignored"));
 }
 
 }  // namespace

@@ -102,7 +102,9 @@ constexpr std::array<SectionSpec, 3> kTestSections = {
 TEST(StreamSections, DeliversSectionsEntriesAndRawMembers) {
   RecordingSink sink;
   const std::string text =
-      R"({"ignored": {"big": [1, 2, {"x": "y"}]}, "meta": 5, "map": {"k1": {"early": 1, "late": 2, "skip": 3, "raw": {"b": 1,  "a": 2}}, "k2": {"late": 2}}, "list": [{"v": 1}]})";
+      R"({"ignored": {"big": [1, 2, {"x": "y"}]}, "meta": 5,)"
+      R"( "map": {"k1": {"early": 1, "late": 2, "skip": 3, "raw": {"b": 1,  "a": 2}}, "k2": {"late": 2}},)"
+      R"( "list": [{"v": 1}]})";
   const auto seen = stream_sections(text, "t.json", kTestSections, sink);
   ASSERT_TRUE(seen.has_value()) << seen.error().message;
   EXPECT_EQ(*seen, (std::vector<bool>{true, true, true}));

@@ -67,7 +67,8 @@ TEST_F(RunResultsTest, Refusals) {
 
   OJson sample = build_;
   // What `dbt run --sample="3 days"` writes.
-  sample["args"]["sample"] = OJson{{"start", "2026-11-26T21:15:59.835517+00:00"}, {"end", "2026-11-29T21:15:59.835517+00:00"}};
+  sample["args"]["sample"] =
+      OJson{{"start", "2026-11-26T21:15:59.835517+00:00"}, {"end", "2026-11-29T21:15:59.835517+00:00"}};
   EXPECT_EQ(refusal(sample, project_.meta).code, "sample_run");
 
   OJson no_command = build_;
