@@ -363,28 +363,36 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
     level.keys.clear();
     level.values.clear();
     level.slots.clear();
+    // A key without escapes is used as written (a view of the input); an escaped one is
+    // decoded into level.keys.
+    auto key_of = [&level](const CanonicalSlot& slot) {
+      return slot.key_data != nullptr ? std::string_view(slot.key_data, slot.key_size)
+                                      : std::string_view(level.keys).substr(slot.key_begin, slot.key_size);
+    };
     if (!consume('}')) {
       do {
         ws();
         CanonicalSlot slot;
-        slot.raw_key = p_;
-        slot.key_begin = level.keys.size();
-        if (!read_string(&level.keys)) return false;  // decoded, for sorting
-        slot.key_end = level.keys.size();
-        // The key as written, when it has no escape: then it is already canonical.
-        const std::string_view written(slot.raw_key, static_cast<std::size_t>(p_ - slot.raw_key));
-        if (written.find('\\') != std::string_view::npos) slot.raw_key = nullptr;
-        slot.raw_key_size = written.size();
+        const char* key_start = p_;
+        if (!read_string(nullptr)) return false;
+        const std::string_view written(key_start, static_cast<std::size_t>(p_ - key_start));
+        if (written.find('\\') == std::string_view::npos) {
+          slot.key_data = key_start + 1;
+          slot.key_size = written.size() - 2;
+        } else {
+          p_ = key_start;
+          slot.key_begin = level.keys.size();
+          if (!read_string(&level.keys)) return false;
+          slot.key_size = level.keys.size() - slot.key_begin;
+        }
         if (!expect(':')) return false;
-        const std::string_view key = std::string_view(level.keys).substr(slot.key_begin);
+        const std::string_view key = key_of(slot);
         ws();
         const char* value_start = p_;
+        if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
         if (depth == 0 && std::find(drop.begin(), drop.end(), key) != drop.end()) {
-          if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
-          level.keys.resize(slot.key_begin);
           if (!read_value(nullptr, depth + 1)) return false;
         } else {
-          if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
           slot.value_begin = level.values.size();
           if (!write_canonical(level.values, {}, depth + 1)) return false;
           slot.value_end = level.values.size();
@@ -397,9 +405,6 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
       if (!expect('}')) return false;
     }
     // Stable sort by key: insertion sort for the usual small object (allocates nothing).
-    auto key_of = [&level](const CanonicalSlot& slot) {
-      return std::string_view(level.keys).substr(slot.key_begin, slot.key_end - slot.key_begin);
-    };
     auto& slots = level.slots;
     if (slots.size() > 64) {
       std::stable_sort(slots.begin(), slots.end(),
@@ -417,8 +422,8 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
     out.push_back('{');
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (i > 0) out.push_back(',');
-      if (slots[i].raw_key != nullptr) {
-        out.append(slots[i].raw_key, slots[i].raw_key_size);
+      if (slots[i].key_data != nullptr) {  // as written: already canonical
+        out.append(slots[i].key_data - 1, slots[i].key_size + 2);
       } else {
         append_json_string(key_of(slots[i]), out);
       }
@@ -457,6 +462,17 @@ bool JsonReader::write_canonical(std::string& out, std::span<const std::string_v
     append_json_string(decoded, out);
     return true;
   }
+  // true, false, null, and integers that fit 64 bits are canonical as written (JSON has
+  // no leading zeros; "-0" reads as 0). Other numbers go through the DOM's formatting.
+  const char* start = p_;
+  if (!read_value(nullptr, depth)) return false;
+  const std::string_view text(start, static_cast<std::size_t>(p_ - start));
+  if (c == 't' || c == 'f' || c == 'n' ||
+      (text.find_first_of(".eE") == std::string_view::npos && text != "-0" && text.size() <= 18)) {
+    out.append(text);
+    return true;
+  }
+  p_ = start;
   Json scalar;
   if (!read_value(&scalar, depth)) return false;
   append_canonical_scalar(scalar, out);

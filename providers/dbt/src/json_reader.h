@@ -113,9 +113,9 @@ class JsonReader {
   // members, and where each sits (sorted by key before output). Reused: no allocation
   // once warm.
   struct CanonicalSlot {
-    const char* raw_key = nullptr;  // the key's text with quotes; nullptr when it has escapes
-    std::size_t raw_key_size = 0;
-    std::size_t key_begin = 0, key_end = 0;
+    const char* key_data = nullptr;  // the key as written (no escapes), or nullptr: in keys at key_begin
+    std::size_t key_begin = 0;
+    std::size_t key_size = 0;
     std::size_t value_begin = 0, value_end = 0;
   };
   struct CanonicalLevel {

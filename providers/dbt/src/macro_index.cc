@@ -55,9 +55,13 @@ std::string MacroIndex::display_name(const std::string& id) {
   return id.starts_with(kPrefix) ? id.substr(kPrefix.size()) : id;
 }
 
-const MacroIndex::Closure& MacroIndex::closure(std::vector<std::string> seeds) {
-  sort_unique(seeds);
-  if (const auto hit = cache_.find(seeds); hit != cache_.end()) return hit->second;
+const MacroIndex::Closure& MacroIndex::closure(const std::vector<std::string>& seeds) {
+  std::string key;
+  for (const auto& seed : seeds) {
+    key += seed;
+    key.push_back('\n');
+  }
+  if (const auto hit = closures_.find(key); hit != closures_.end()) return hit->second;
   Closure result;
   std::unordered_set<std::string> visited;
   std::vector<const std::string*> stack;
@@ -79,10 +83,11 @@ const MacroIndex::Closure& MacroIndex::closure(std::vector<std::string> seeds) {
   }
   sort_unique(result.present);
   sort_unique(result.missing);
-  return cache_.emplace(std::move(seeds), std::move(result)).first->second;
+  return closures_.emplace(std::move(key), std::move(result)).first->second;
 }
 
-std::vector<std::string> MacroIndex::materialization_macros(const std::string& materialized) const {
+const std::vector<std::string>& MacroIndex::materialization_macros(const std::string& materialized) {
+  if (const auto hit = materializations_.find(materialized); hit != materializations_.end()) return hit->second;
   std::vector<std::string> out;
   std::vector<std::string> names;
   for (const auto& type : adapter_types_) names.push_back("materialization_" + materialized + "_" + type);
@@ -92,10 +97,11 @@ std::vector<std::string> MacroIndex::materialization_macros(const std::string& m
       out.insert(out.end(), it->second.begin(), it->second.end());
     }
   }
-  return out;
+  return materializations_.emplace(materialized, std::move(out)).first->second;
 }
 
-std::vector<std::string> MacroIndex::generate_name_macros(const std::string& package) const {
+const std::vector<std::string>& MacroIndex::generate_name_macros(const std::string& package) {
+  if (const auto hit = generate_names_.find(package); hit != generate_names_.end()) return hit->second;
   std::vector<std::string> out;
   for (const char* name : {"generate_schema_name", "generate_alias_name", "generate_database_name"}) {
     const auto it = by_name_.find(name);
@@ -105,7 +111,7 @@ std::vector<std::string> MacroIndex::generate_name_macros(const std::string& pac
       if (owner == root_project_ || owner == package) out.push_back(id);
     }
   }
-  return out;
+  return generate_names_.emplace(package, std::move(out)).first->second;
 }
 
 }  // namespace ods::dbt::internal

@@ -139,8 +139,9 @@ class Assembler {
     for (const NodeRecord* eph : ephemerals) {
       used.insert(used.end(), eph->depends_macros.begin(), eph->depends_macros.end());
     }
-    for (auto& id : macros_.materialization_macros(node.materialized)) used.push_back(std::move(id));
-    const MacroIndex::Closure& runs = macros_.closure(used);  // std::map: references stay valid
+    const auto& materialization = macros_.materialization_macros(node.materialized);
+    used.insert(used.end(), materialization.begin(), materialization.end());
+    const MacroIndex::Closure& runs = macros_.closure(used);  // node-based map: references stay valid
     const MacroIndex::Closure& naming = macros_.closure(macros_.generate_name_macros(node.package_name));
     std::vector<std::string> all = runs.present;
     all.insert(all.end(), naming.present.begin(), naming.present.end());
