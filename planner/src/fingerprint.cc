@@ -11,7 +11,10 @@ namespace ods::planner {
 std::string sha256_hex(std::string_view data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_sha256(), nullptr) != 1) {
+  // Fetched once: OpenSSL 3 otherwise looks the algorithm up on every call (~4x the cost of
+  // hashing a short component).
+  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  if (!kSha256 || EVP_Digest(data.data(), data.size(), md.data(), &len, kSha256, nullptr) != 1) {
     throw std::runtime_error("OpenSSL SHA-256 failed");  // only on a broken crypto library
   }
   static constexpr char kHex[] = "0123456789abcdef";
