@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the raw source tables of the `shop` demo in its DuckDB file.
+"""Generate the raw source tables of the `shop` demo in its DuckDB file (or in PostgreSQL).
 
 Creates (or re-creates) in schema `raw`:
   raw.customers  (customer_id, first_name, last_name, email, country_code, created_at)  -- no loaded_at
@@ -14,21 +14,26 @@ Mutations for data-change scenarios (applied to existing tables, deterministic t
                         the current max(loaded_at)
   --update-customers N  change the email of customers 1..N (the snapshot sees a change)
 
-Standard library + the `duckdb` module that comes with dbt-duckdb. Run it with the Python
-of the dbt venv, from anywhere:  .venv/bin/python examples/shop/scripts/generate_data.py
+PostgreSQL (the `pg` target of profiles.yml): --postgres DSN writes the same rows into that
+database instead of the DuckDB file (libpq DSN, e.g. "host=127.0.0.1 port=5432 user=postgres
+dbname=shop"). There, re-creating keeps the tables (dbt's views depend on them) and replaces
+their rows; --fresh drops the schemas raw, main and main_* (every dbt relation).
+
+Standard library + the `duckdb` module that comes with dbt-duckdb (+ `psycopg2`, from
+dbt-postgres, for --postgres). Run it with the Python of the dbt venv, from anywhere:
+  .venv/bin/python examples/shop/scripts/generate_data.py
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import datetime as dt
+import io
 import os
 import random
 import sys
 import tempfile
 import time
-
-import duckdb
 
 PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -115,44 +120,127 @@ def make_orders(rng: random.Random, first_id: int, n: int, n_customers: int,
     return orders, payments
 
 
-def load(con, table: str, rows, replace: bool) -> None:
-    """Bulk-load rows through a temporary CSV (much faster than executemany)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", newline="", delete=False) as f:
-        csv.writer(f).writerows(rows)
-        path = f.name
-    try:
-        cols = ", ".join(
-            f"'{c.split()[0]}': '{' '.join(c.split()[1:])}'"
-            for c in (x.strip() for x in DDL[table].split(","))
-        )
-        select = (f"select * from read_csv('{path}', header = false, auto_detect = false, "
-                  f"columns = {{{cols}}})")
+def write_csv(rows) -> str:
+    """Rows as CSV text (a NULL would be an empty field; the generator makes none)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+class DuckDbTarget:
+    """The DuckDB file of the `dev` target."""
+
+    def __init__(self, path: str, fresh: bool):
+        if fresh:
+            for suffix in ("", ".wal"):
+                if os.path.exists(path + suffix):
+                    os.remove(path + suffix)
+        import duckdb  # comes with dbt-duckdb
+
+        self.name = path
+        self.con = duckdb.connect(path)
+        self.con.execute("begin transaction")
+
+    # Statements are written with psycopg2's %s placeholders; DuckDB's are ?.
+    def query_one(self, sql: str, params=None):
+        return self.con.execute(sql.replace("%s", "?"), list(params or [])).fetchone()
+
+    def execute(self, sql: str, params=None) -> None:
+        self.con.execute(sql.replace("%s", "?"), list(params or []))
+
+    def load(self, table: str, rows, replace: bool) -> None:
+        """Bulk-load rows through a temporary CSV (much faster than executemany)."""
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", newline="", delete=False) as f:
+            f.write(write_csv(rows))
+            path = f.name
+        try:
+            cols = ", ".join(
+                f"'{c.split()[0]}': '{' '.join(c.split()[1:])}'"
+                for c in (x.strip() for x in DDL[table].split(","))
+            )
+            select = (f"select * from read_csv('{path}', header = false, auto_detect = false, "
+                      f"columns = {{{cols}}})")
+            if replace:
+                self.con.execute(f"create or replace table raw.{table} ({DDL[table]})")
+            self.con.execute(f"insert into raw.{table} {select}")
+        finally:
+            os.unlink(path)
+
+    def commit(self) -> None:
+        self.con.execute("commit")
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class PostgresTarget:
+    """A PostgreSQL database (the `pg` target), through psycopg2 (comes with dbt-postgres)."""
+
+    def __init__(self, dsn: str, fresh: bool):
+        import psycopg2
+
+        self.con = psycopg2.connect(dsn)  # psycopg2 opens a transaction on the first statement
+        params = self.con.get_dsn_parameters()
+        self.name = (f"postgresql://{params.get('user')}@{params.get('host')}:{params.get('port')}"
+                     f"/{params.get('dbname')}")
+        if fresh:
+            # Everything dbt and this script made (schema `main` of profiles.yml, custom main_*).
+            for (schema,) in self._all("""
+                    select nspname from pg_namespace
+                    where nspname in ('raw', 'main') or nspname like 'main\\_%' order by 1"""):
+                self.execute(f'drop schema "{schema}" cascade')
+
+    def _all(self, sql: str, params=None):
+        with self.con.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+
+    def query_one(self, sql: str, params=None):
+        with self.con.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchone()
+
+    def execute(self, sql: str, params=None) -> None:
+        with self.con.cursor() as cur:
+            cur.execute(sql, params)
+
+    def load(self, table: str, rows, replace: bool) -> None:
+        """COPY the rows in. Re-creating keeps the table and replaces its rows: dbt's staging
+        views depend on it, and PostgreSQL would refuse to drop it (or drop them too)."""
         if replace:
-            con.execute(f"create or replace table raw.{table} ({DDL[table]})")
-        con.execute(f"insert into raw.{table} {select}")
-    finally:
-        os.unlink(path)
+            self.execute(f"create table if not exists raw.{table} ({DDL[table]})")
+            self.execute(f"truncate raw.{table}")
+        columns = ", ".join(c.split()[0] for c in (x.strip() for x in DDL[table].split(",")))
+        with self.con.cursor() as cur:
+            cur.copy_expert(f"copy raw.{table} ({columns}) from stdin with (format csv)",
+                            io.StringIO(write_csv(rows)))
+
+    def commit(self) -> None:
+        self.con.commit()
+
+    def close(self) -> None:
+        self.con.close()
 
 
-def create_all(con, seed: int, scale: int, anchor: dt.datetime) -> None:
+def create_all(db, seed: int, scale: int, anchor: dt.datetime) -> None:
     rng = random.Random(seed)
     n_customers, n_orders = BASE_CUSTOMERS * scale, BASE_ORDERS * scale
     customers = make_customers(rng, n_customers, anchor)
     start = anchor - dt.timedelta(days=ORDER_SPAN_DAYS)
     orders, payments = make_orders(rng, 1, n_orders, n_customers, start,
                                    ORDER_SPAN_DAYS * 86400 - 6 * 3600, 1)
-    con.execute("create schema if not exists raw")
-    load(con, "customers", customers, replace=True)
-    load(con, "orders", orders, replace=True)
-    load(con, "payments", payments, replace=True)
+    db.execute("create schema if not exists raw")
+    db.load("customers", customers, replace=True)
+    db.load("orders", orders, replace=True)
+    db.load("payments", payments, replace=True)
 
 
-def append_orders(con, seed: int, n: int) -> None:
-    max_oid, max_pid, n_customers, max_loaded = con.execute("""
+def append_orders(db, seed: int, n: int) -> None:
+    max_oid, max_pid, n_customers, max_loaded = db.query_one("""
         select (select coalesce(max(order_id), 0) from raw.orders),
                (select coalesce(max(payment_id), 0) from raw.payments),
                (select count(*) from raw.customers),
-               (select max(loaded_at) from raw.orders)""").fetchone()
+               (select max(loaded_at) from raw.orders)""")
     # Seeded by the current state, so the same sequence of calls gives the same rows.
     rng = random.Random(f"{seed}:{max_oid}")
     start = max_loaded + dt.timedelta(minutes=1)
@@ -161,12 +249,12 @@ def append_orders(con, seed: int, n: int) -> None:
     # (after every appended ordered_at).
     loaded = fmt(max_loaded + dt.timedelta(hours=1))
     orders = [o[:5] + (loaded,) for o in orders]
-    load(con, "orders", orders, replace=False)
-    load(con, "payments", payments, replace=False)
+    db.load("orders", orders, replace=False)
+    db.load("payments", payments, replace=False)
 
 
-def update_customers(con, n: int) -> None:
-    con.execute("update raw.customers set email = 'u.' || email where customer_id <= ?", [n])
+def update_customers(db, n: int) -> None:
+    db.execute("update raw.customers set email = 'u.' || email where customer_id <= %s", [n])
 
 
 def main(argv=None) -> int:
@@ -181,7 +269,11 @@ def main(argv=None) -> int:
                    help="latest order time, ISO-8601 or 'now' (default %(default)s; "
                         "with a fixed anchor `dbt source freshness` reports WARN, with 'now' PASS)")
     p.add_argument("--fresh", action="store_true",
-                   help="delete the whole DuckDB file first (also dbt's relations)")
+                   help="delete the whole DuckDB file first (also dbt's relations); with "
+                        "--postgres: drop the schemas raw, main and main_*")
+    p.add_argument("--postgres", metavar="DSN", default=None,
+                   help="write to this PostgreSQL database (libpq DSN or URI, e.g. "
+                        "'host=127.0.0.1 port=5432 user=postgres dbname=shop') instead of DuckDB")
     p.add_argument("--append-orders", type=int, metavar="N", default=0,
                    help="do not re-create: append N orders (and payments) to the existing tables")
     p.add_argument("--update-customers", type=int, metavar="N", default=0,
@@ -190,33 +282,32 @@ def main(argv=None) -> int:
     if args.scale < 1:
         p.error("--scale must be >= 1")
 
-    db = os.path.abspath(args.db) if args.db else default_db_path()
     mutate = args.append_orders > 0 or args.update_customers > 0
-    if args.fresh:
-        if mutate:
-            p.error("--fresh cannot be combined with --append-orders/--update-customers")
-        for suffix in ("", ".wal"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
+    if args.fresh and mutate:
+        p.error("--fresh cannot be combined with --append-orders/--update-customers")
+    if args.postgres and args.db:
+        p.error("--db and --postgres are exclusive")
 
     t0 = time.monotonic()
-    con = duckdb.connect(db)
+    if args.postgres:
+        db = PostgresTarget(args.postgres, args.fresh)
+    else:
+        db = DuckDbTarget(os.path.abspath(args.db) if args.db else default_db_path(), args.fresh)
     try:
-        con.execute("begin transaction")
         if mutate:
             if args.append_orders:
-                append_orders(con, args.seed, args.append_orders)
+                append_orders(db, args.seed, args.append_orders)
             if args.update_customers:
-                update_customers(con, args.update_customers)
+                update_customers(db, args.update_customers)
         else:
-            create_all(con, args.seed, args.scale, parse_anchor(args.anchor))
-        con.execute("commit")
-        counts = {t: con.execute(f"select count(*) from raw.{t}").fetchone()[0]
+            create_all(db, args.seed, args.scale, parse_anchor(args.anchor))
+        db.commit()
+        counts = {t: db.query_one(f"select count(*) from raw.{t}")[0]
                   for t in ("customers", "orders", "payments")}
-        max_loaded = con.execute("select max(loaded_at) from raw.orders").fetchone()[0]
+        max_loaded = db.query_one("select max(loaded_at) from raw.orders")[0]
     finally:
-        con.close()
-    print(f"{db}: " + ", ".join(f"raw.{t}={n}" for t, n in counts.items())
+        db.close()
+    print(f"{db.name}: " + ", ".join(f"raw.{t}={n}" for t, n in counts.items())
           + f", max(raw.orders.loaded_at)={max_loaded} ({time.monotonic() - t0:.1f}s)")
     return 0
 

@@ -1,5 +1,6 @@
 -- Reads customers (no loaded_at_field) and orders (has one) plus the seed.
 -- Its pre-hook (in _marts.yml) reads env_var SHOP_AUDIT_TAG.
+-- Portable (DuckDB and PostgreSQL): lifetime_value is decimal(38, 2) on both.
 with order_stats as (
     select
         customer_id,
@@ -19,7 +20,7 @@ select
     cc.country_name,
     cc.region,
     coalesce(s.order_count, 0) as order_count,
-    coalesce(s.lifetime_value, 0) as lifetime_value,
+    cast(coalesce(s.lifetime_value, 0) as decimal(38, 2)) as lifetime_value,
     s.first_ordered_at,
     s.last_ordered_at
 from {{ ref('stg_customers') }} as c

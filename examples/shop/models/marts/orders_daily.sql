@@ -4,10 +4,11 @@
     incremental_strategy='delete+insert'
 ) }}
 -- Incremental: on later runs, recomputes only the days that received newly loaded orders.
+-- Portable (DuckDB and PostgreSQL): amount_cents is a bigint on both (DuckDB's sum would be a hugeint).
 select
     order_date,
     count(*) as order_count,
-    sum(amount_cents) as amount_cents,
+    cast(sum(amount_cents) as bigint) as amount_cents,
     {{ cents_to_dollars('sum(amount_cents)') }} as amount,
     max(loaded_at) as max_loaded_at
 from {{ ref('stg_orders') }}
