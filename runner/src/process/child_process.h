@@ -1,0 +1,92 @@
+#pragma once
+// Starting a child program (dbt) with its output streamed line by line, its exit status,
+// and a clean way to stop it. The interface lets callers inject a fake in their unit tests;
+// make_process_launcher() gives the real POSIX implementation.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ods/planner/result.h"
+
+namespace ods::process {
+
+enum class Stream { kStdout, kStderr };
+
+// What to start and how to stop it.
+struct ProcessSpec {
+  // argv[0] is an absolute path, or a bare name looked up on the PATH of the ods process.
+  // (A relative path with a '/' would be resolved against `cwd`: pass absolute paths.)
+  std::vector<std::string> argv;
+  // Working directory of the child; empty: the ods process's own.
+  std::filesystem::path cwd;
+  // Added to (or replacing entries of) the ods process's environment, as NAME, value.
+  std::vector<std::pair<std::string, std::string>> env;
+  // Called once per line of output, without the '\n' (a last line without one is delivered
+  // at end of stream; a line longer than max_line_bytes arrives in pieces of that size).
+  // Called on the thread running wait(), never concurrently. May be empty.
+  std::function<void(Stream, std::string_view line)> on_line;
+  std::size_t max_line_bytes = 16 * 1024 * 1024;
+  // interrupt() sends SIGINT to the child's process group; if it is still running after
+  // `interrupt_grace`, SIGTERM; after a further `terminate_grace`, SIGKILL.
+  std::chrono::milliseconds interrupt_grace{30'000};
+  std::chrono::milliseconds terminate_grace{5'000};
+  // After the child itself exited, how long to keep reading output still held open by a
+  // descendant that left its process group (which therefore could not be killed).
+  std::chrono::milliseconds drain_timeout{2'000};
+};
+
+// How the child ended.
+struct ExitStatus {
+  int exit_code = 0;         // its exit code; 128 + signal number when a signal ended it
+  int term_signal = 0;       // the signal that ended it, 0 when it exited by itself
+  bool interrupted = false;  // interrupt() was called before it ended
+  int last_signal_sent = 0;  // the strongest signal interrupt() escalated to: 0, SIGINT, SIGTERM, SIGKILL
+};
+
+// A started child. The child runs in its own process group (so a terminal's Ctrl-C reaches
+// only ods, which decides what to forward), with stdin on /dev/null and every signal
+// disposition reset to the default. Destroying it before wait() returned kills the whole
+// group (SIGKILL) and reaps the child: no zombies, nothing left running.
+class RunningProcess {
+ public:
+  virtual ~RunningProcess() = default;
+
+  // The child's process id, which is also its process group id.
+  [[nodiscard]] virtual pid_t pid() const = 0;
+
+  // Delivers the output lines to spec.on_line until the child has exited and its output is
+  // drained, then reaps it and returns how it ended. When the child exits, whatever is still
+  // running in its process group is killed (SIGKILL): a run leaves no process behind.
+  // Call once, from one thread. Errors: "io_error" when reading the pipes or waiting fails
+  // (the child is then killed and reaped); whatever on_line throws propagates, likewise.
+  [[nodiscard]] virtual Result<ExitStatus> wait() = 0;
+
+  // Asks the child to stop: SIGINT to its process group now, SIGTERM after interrupt_grace,
+  // SIGKILL after terminate_grace (the escalation happens inside wait()). Calling it again
+  // escalates to the next signal at once (a second Ctrl-C). No effect once the child has
+  // been reaped. Thread-safe: may be called from any thread while wait() runs.
+  virtual void interrupt() = 0;
+};
+
+class ProcessLauncher {
+ public:
+  virtual ~ProcessLauncher() = default;
+
+  // Starts spec.argv. The returned process owns the child; spec.on_line is kept in it.
+  // Errors: "invalid_argument" for an empty argv; "not_found" when argv[0] does not exist
+  // (or cwd does not); "permission_denied" when it is not executable; "spawn_failed"
+  // otherwise. Thread-safe.
+  [[nodiscard]] virtual Result<std::unique_ptr<RunningProcess>> start(ProcessSpec spec) = 0;
+};
+
+// The POSIX implementation (posix_spawn, poll on the pipes).
+std::unique_ptr<ProcessLauncher> make_process_launcher();
+
+}  // namespace ods::process
