@@ -17,7 +17,7 @@ int cmd_diff(const ParsedArgs&, CommandContext& ctx) {
   if (auto store = open_store(ctx, false)) {
     auto h = read_head(**store, scope);
     if (!h) return report(ctx, h.error());
-    head = *h;
+    head = std::move(*h);
   } else if (store.error().code != "not_found") {
     return report(ctx, store.error());
   }

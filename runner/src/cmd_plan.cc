@@ -28,7 +28,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (store) {
     auto h = read_head(**store, planner::scope_of(project->inputs.project, project->inputs.target));
     if (!h) return std::unexpected(h.error());
-    head = *h;
+    head = std::move(*h);
   } else if (store.error().code != "not_found") {
     return std::unexpected(store.error());
   }

@@ -1,0 +1,96 @@
+#include "dbt_session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "process/child_process.h"
+#include "process/dbt_binary.h"
+#include "process/dbt_invocation.h"
+#include "process/signal_forwarder.h"
+
+namespace ods::cli {
+
+namespace {
+
+class ProcessDbtSession final : public DbtSession {
+ public:
+  ProcessDbtSession(const CommandContext& ctx, DbtSettings settings)
+      : ctx_(ctx), settings_(std::move(settings)), launcher_(process::make_process_launcher()) {}
+
+  ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override { return execute(args, ""); }
+
+  ods::Result<dbt::DbtCommandResult> run_with_progress(const std::vector<std::string>& args,
+                                                       const std::string& what) override {
+    return execute(args, what);
+  }
+
+  std::vector<std::string> shared_flags() const override {
+    std::vector<std::string> flags{"--project-dir", ctx_.project_dir.string()};
+    if (!ctx_.target.empty()) {
+      flags.push_back("--target");
+      flags.push_back(ctx_.target);
+    }
+    return flags;
+  }
+
+ private:
+  ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
+    auto binary = process::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
+    if (!binary) return std::unexpected(binary.error());
+    process::DbtInvocationOptions options;
+    options.dbt = *binary;
+    options.args = args;
+    for (const auto& f : shared_flags()) options.args.push_back(f);
+    options.project_dir = ctx_.project_dir;
+    if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
+    process::DbtInvocation invocation(*launcher_, options);
+    dbt::DbtCommandResult out;
+    invocation.set_event_callback([&out](const process::DbtEvent& e) {
+      if (!e.is_plain()) out.events.push_back(e.line);
+    });
+    const auto started = std::chrono::steady_clock::now();
+    const bool live = !what.empty();
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    int last_finished = -1;
+    if (live) {
+      invocation.set_progress_callback([&](const process::DbtProgress& p) {
+        if (p.finished() == last_finished) return;
+        last_finished = p.finished();
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        char line[160];
+        std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
+                      p.total(), p.count(process::NodeState::kFailed) + p.count(process::NodeState::kErrored),
+                      elapsed);
+        if (tty) {
+          *ctx_.err << "\r" << line << "\x1b[K" << std::flush;
+        } else if (p.finished() == p.total() || p.finished() % 25 == 0) {
+          *ctx_.err << line << "\n";
+        }
+      });
+    }
+    auto result = process::run_forwarding_interrupts(invocation);
+    if (live && tty) *ctx_.err << "\n";
+    if (!result) return std::unexpected(result.error());
+    out.exit_code = result->exit.exit_code;
+    out.interrupted = result->outcome == process::DbtOutcome::kInterrupted;
+    if (result->outcome != process::DbtOutcome::kSucceeded) {
+      out.error_text = result->error_text();
+      if (out.exit_code == 0 && !out.interrupted) out.exit_code = 1;
+    }
+    return out;
+  }
+
+  const CommandContext& ctx_;
+  DbtSettings settings_;
+  std::unique_ptr<process::ProcessLauncher> launcher_;
+};
+
+}  // namespace
+
+std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, DbtSettings settings) {
+  return std::make_unique<ProcessDbtSession>(ctx, std::move(settings));
+}
+
+}  // namespace ods::cli

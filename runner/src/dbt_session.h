@@ -1,0 +1,35 @@
+#pragma once
+// Running dbt for a command: which binary (--dbt, $ODS_DBT, or `dbt` on PATH), the flags
+// every call shares (--project-dir, --target, --profiles-dir), progress lines while dbt
+// builds, and Ctrl-C forwarded to dbt. Implements the dbt provider's DbtCommand.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "ods/dbt/dbt_command.h"
+
+namespace ods::cli {
+
+struct DbtSettings {
+  std::string binary;        // explicit --dbt; "" -> $ODS_DBT -> "dbt" on PATH
+  std::string profiles_dir;  // --profiles-dir; "" -> dbt's default
+};
+
+class DbtSession : public dbt::DbtCommand {
+ public:
+  // `dbt <args> <shared flags>`; quiet. See DbtCommand::run.
+  [[nodiscard]] ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override = 0;
+  // The same, printing a live progress line ("node n of m, elapsed") to the context's error
+  // stream while dbt works.
+  [[nodiscard]] virtual ods::Result<dbt::DbtCommandResult> run_with_progress(const std::vector<std::string>& args,
+                                                                              const std::string& what) = 0;
+  // The flags run() appends to every call: --project-dir, and --target when given.
+  virtual std::vector<std::string> shared_flags() const = 0;
+};
+
+// Errors: none at creation; a missing binary shows on the first run ("dbt_not_found").
+std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, DbtSettings settings);
+
+}  // namespace ods::cli

@@ -1,0 +1,68 @@
+#include "evidence_gathering.h"
+
+#include <memory>
+
+#include "ods/content/content_versions.h"
+#include "ods/dbt/show_probe.h"
+#include "ods/planner/version_choice.h"
+
+namespace ods::cli {
+
+namespace {
+
+// The composition root's only vendor knowledge: which provider reads which warehouse.
+std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type) {
+  if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
+  if (adapter_type == "postgres") return content::make_postgres_content_versions();
+  return nullptr;
+}
+
+}  // namespace
+
+GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
+                                 planner::ProjectInputs& inputs, const std::string& now) {
+  GatheredEvidence out;
+  out.observed_at = now;
+  auto provider = change_provider_for(adapter_type);
+  contracts::ProbeRequest request;
+  if (provider) {
+    request = provider->request();
+    out.strategy = provider->origin();
+  } else {
+    request.sources = false;  // nothing to read for versions; still check relations
+  }
+  auto probe = dbt::make_show_probe(dbt, {{"--target-path", target_dir + "/ods-probe"}});
+  auto report = probe->probe(request);
+  std::map<std::string, contracts::SourceVersion> versions;
+  std::string why_all_unknown;
+  if (!report) {
+    why_all_unknown = "the probe failed: " + report.error().message;
+    out.warnings.push_back(why_all_unknown + "; every source counts as changed and no relation could be checked");
+    out.relations_exist.emplace();  // asked, nothing verified: reuse candidates build relation_unverified
+  } else {
+    out.relations_exist = report->relations_exist;
+    out.call_seconds = report->call_seconds;
+    if (provider) {
+      for (auto& v : provider->versions(*report, now)) {
+        out.probe_seconds[v.source_id] = v.probe_seconds;
+        versions[v.source_id] = std::move(v);
+      }
+    }
+  }
+  for (auto& source : inputs.sources) {
+    if (!provider) {
+      planner::apply_version_choice(source, std::nullopt, "");
+      continue;
+    }
+    auto it = versions.find(source.id);
+    if (it == versions.end()) {
+      planner::apply_version_choice(source, std::optional<planner::DataVersion>(),
+                                    why_all_unknown.empty() ? "the probe did not report this source" : why_all_unknown);
+    } else {
+      planner::apply_version_choice(source, it->second.version, it->second.why_unknown);
+    }
+  }
+  return out;
+}
+
+}  // namespace ods::cli

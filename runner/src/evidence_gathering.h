@@ -1,0 +1,31 @@
+#pragma once
+// The warehouse half of a command that can build: one probe call (dbt show) for every
+// source's data version and every relation's existence, then the planner's choice of
+// version per source (ADR-0022). Only this file maps an adapter type to a ChangeProvider.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dbt_session.h"
+#include "ods/planner/inputs.h"
+
+namespace ods::cli {
+
+struct GatheredEvidence {
+  std::optional<std::map<std::string, bool>> relations_exist;  // nullopt only when nothing could be asked
+  std::map<std::string, double> probe_seconds;                 // source id -> statement latency
+  double call_seconds = 0;
+  std::string observed_at;
+  std::vector<std::string> warnings;  // e.g. the probe failed, quoting dbt
+  std::string strategy;               // the ChangeProvider's origin, or "" when none applies
+};
+
+// Probes through `dbt` and applies the version choice to `inputs.sources` in place.
+// Never fails: a failed probe makes every source unknown and every relation unverified
+// (a warning says why), so readers build (rule 2).
+// The probe's own artifacts go to <target_dir>/ods-probe, so the build's stay as they are.
+GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
+                                 planner::ProjectInputs& inputs, const std::string& now);
+
+}  // namespace ods::cli

@@ -1,0 +1,150 @@
+#include "run_recording.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "commands.h"
+#include "ods/planner/json_io.h"
+#include "ods/planner/planner.h"
+#include "project_loader.h"
+
+namespace ods::cli {
+
+using nlohmann::json;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string random_run_id() {
+  std::random_device rd;
+  std::uniform_int_distribution<std::uint64_t> dist;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "ods-%016llx", static_cast<unsigned long long>(dist(rd)));
+  return buf;
+}
+
+// The last known build time of each reused node, from the ledger: what this run saved.
+double time_saved(const RunContext& run) {
+  auto runs = run.store.runs(run.scope, 50);
+  if (!runs) return 0;
+  double saved = 0;
+  for (const auto& e : run.plan.entries) {
+    if (e.action != planner::Action::reuse) continue;
+    for (const auto& r : *runs) {
+      json d = json::parse(r.details.empty() ? "{}" : r.details, nullptr, false);
+      if (d.is_object() && d.contains("node_seconds") && d["node_seconds"].contains(e.id)) {
+        saved += d["node_seconds"][e.id].get<double>();
+        break;
+      }
+    }
+  }
+  return saved;
+}
+
+json details_of(const RunContext& run, const json& counts, const json& node_seconds, double saved) {
+  return {{"summary", counts.value("summary", "")},
+          {"counts", counts},
+          {"timings", {{"compile", run.timings.compile}, {"probe", run.timings.probe}, {"build", run.timings.build},
+                       {"total", seconds_since(run.started)}}},
+          {"probe", {{"strategy", run.evidence.strategy}, {"call_seconds", run.evidence.call_seconds},
+                     {"source_seconds", run.evidence.probe_seconds}, {"warnings", run.evidence.warnings}}},
+          {"node_seconds", node_seconds},
+          {"time_saved_seconds", saved},
+          {"recorded_by", "ods state run"}};
+}
+
+void print_summary(const CommandContext& ctx, const RunContext& run, const json& counts, const std::string& run_id,
+                   const std::string& outcome) {
+  double saved = time_saved(run);
+  if (ctx.format == "json") {
+    json doc{{"plan", json::parse(planner::to_json(run.plan, false))},
+             {"run", {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts},
+                      {"timings", {{"compile", run.timings.compile}, {"probe", run.timings.probe},
+                                   {"build", run.timings.build}, {"total", seconds_since(run.started)}}},
+                      {"probe_seconds", run.evidence.probe_seconds}, {"time_saved_seconds", saved}}}};
+    *ctx.out << doc.dump(2) << "\n";
+    return;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "ods: %s: built %d, reused %d, failed %d, skipped %d in %.1f s", outcome.c_str(),
+                counts.value("built", 0), counts.value("reused", 0), counts.value("failed", 0),
+                counts.value("skipped", 0), seconds_since(run.started));
+  *ctx.out << line;
+  if (saved > 0) {
+    std::snprintf(line, sizeof line, "; about %.1f s of dbt work saved (the reused nodes' last build times)", saved);
+    *ctx.out << line;
+  }
+  *ctx.out << "\n";
+}
+
+}  // namespace
+
+int finish_without_build(const CommandContext& ctx, RunContext& run) {
+  const std::string run_id = random_run_id();
+  json counts{{"built", 0}, {"reused", run.plan.count(planner::Action::reuse)}, {"failed", 0}, {"skipped", 0},
+              {"summary", "everything reused"}};
+  contracts::RunRecord ledger{run_id, run.scope, ctx.env.now(), ctx.env.now(), "reused", "",
+                              planner::to_json(run.plan, false), details_of(run, counts, json::object(), time_saved(run)).dump(),
+                              std::nullopt};
+  if (auto appended = run.store.append_run(ledger); !appended)
+    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  print_summary(ctx, run, counts, run_id, "reused");
+  return kExitOk;
+}
+
+int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
+  auto project = load_project(ctx);
+  if (!project) return report(ctx, project.error());
+  auto loaded = load_run(ctx, *project);
+  if (!loaded) {
+    if (build.exit_code != 0) {
+      *ctx.err << "ods: dbt build failed before running any node (exit code " << build.exit_code << ")";
+      if (!build.error_text.empty()) *ctx.err << ":\n" << build.error_text;
+      *ctx.err << "\nods: nothing recorded; the state is as it was\n";
+      return kExitFailed;
+    }
+    return report(ctx, loaded.error());
+  }
+  loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before the build started
+  auto next = planner::record(project->inputs, run.head ? &run.head->snapshot : nullptr, loaded->outcome);
+  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing recorded"});
+  std::optional<std::string> parent;
+  if (run.head) parent = run.head->stored.id;
+  auto committed = run.store.commit(run.scope, parent, loaded->outcome.run_id, planner::to_json(*next));
+  if (!committed) {
+    std::string why = committed.error().code == "conflict"
+                          ? "another writer recorded state for " + run.scope + " during this run"
+                          : committed.error().message;
+    return report(ctx, {committed.error().code, "the build ran but was not recorded: " + why +
+                                                    "; the next run plans against the newer state"});
+  }
+  int built = 0, failed = 0, skipped = 0;
+  json node_seconds = json::object();
+  for (const auto& [id, status] : loaded->outcome.node_status) {
+    if (status == "success") ++built;
+    else if (status == "skipped") ++skipped;
+    else ++failed;
+  }
+  for (const auto& [id, secs] : loaded->node_seconds) node_seconds[id] = secs;
+  const std::string outcome = build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
+  json counts{{"built", built}, {"reused", run.plan.count(planner::Action::reuse)}, {"failed", failed},
+              {"skipped", skipped}, {"summary", loaded->summary}};
+  contracts::RunRecord ledger{loaded->outcome.run_id, run.scope, loaded->outcome.started_at, loaded->finished_at, outcome,
+                              planner::sha256_hex(planner::to_json(project->inputs)), planner::to_json(run.plan, false),
+                              details_of(run, counts, node_seconds, time_saved(run)).dump(), committed->id};
+  if (auto appended = run.store.append_run(ledger); !appended)
+    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
+  if (build.exit_code != 0) {
+    if (!build.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << build.error_text << "\n";
+    *ctx.err << "ods: dbt build failed; the nodes that failed or were skipped keep their last state and build next time\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace ods::cli

@@ -1,0 +1,39 @@
+#pragma once
+// The end of `ods state run`: record what dbt built (only successful nodes advance), write
+// the run ledger entry (plan, timings, per-source probe latency, outcome), print a summary.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "context.h"
+#include "evidence_gathering.h"
+#include "ods/contracts/state_store.h"
+#include "ods/dbt/dbt_command.h"
+#include "ods/planner/plan.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+struct RunTimings {
+  double compile = 0, probe = 0, build = 0;
+};
+
+struct RunContext {
+  std::string scope;
+  contracts::StateStore& store;
+  std::optional<Head> head;  // the state the plan was made against
+  planner::ExecutionPlan plan;
+  GatheredEvidence evidence;
+  RunTimings timings;
+  std::chrono::steady_clock::time_point started;
+  std::map<std::string, planner::DataVersion> source_versions;  // chosen before the build started
+};
+
+// Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
+int finish_without_build(const CommandContext& ctx, RunContext& run);
+
+// dbt build ran (it may have failed): record it from its own artifacts, then summarise.
+// Returns kExitFailed when dbt failed or the state could not be committed.
+int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build);
+
+}  // namespace ods::cli
