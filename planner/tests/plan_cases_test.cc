@@ -94,6 +94,6 @@ TEST_P(PlanCase, MatchesExpectation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PlanCase, ::testing::ValuesIn(case_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

@@ -121,7 +121,7 @@ ProcessResult DbtProject::ods(std::vector<std::string> args) const {
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--project-dir");
   argv.push_back(dir_.string());
-  return run_process(argv, dir_);
+  return run_process(argv, dir_, {"ODS_DBT=" + (venv_bin() / "dbt").string()});
 }
 
 ProcessResult DbtProject::generate_data(const std::vector<std::string>& args) const {
