@@ -37,7 +37,9 @@ Result<std::optional<Head>> read_head(contracts::StateStore& store, const std::s
     e.message = "snapshot " + (*latest)->id + " of " + scope + ": " + e.message;
     return std::unexpected(e);
   }
-  return std::optional<Head>{Head{**latest, *snapshot}};
+  // The document is parsed: drop its text (tens of MB on large projects) before planning.
+  std::string().swap((*latest)->document);
+  return std::optional<Head>{Head{std::move(**latest), std::move(*snapshot)}};
 }
 
 }  // namespace ods::cli

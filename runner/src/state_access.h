@@ -17,7 +17,7 @@ namespace ods::cli {
 [[nodiscard]] Result<std::string> scope_for(const CommandContext& ctx);
 
 struct Head {
-  contracts::StoredSnapshot stored;
+  contracts::StoredSnapshot stored;  // without its document text (parsed into `snapshot`)
   planner::StateSnapshot snapshot;
 };
 
