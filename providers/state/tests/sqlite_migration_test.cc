@@ -21,9 +21,7 @@ using testing::raw_query;
 using testing::read_bytes;
 using testing::write_bytes;
 
-Clock fixed_clock() {
-  return [] { return std::string(kFixedNow); };
-}
+using testing::fixed_clock;
 
 std::vector<Migration> with_extra(Migration extra) {
   std::vector<Migration> migrations = builtin_migrations();

@@ -17,9 +17,7 @@ using testing::raw_query;
 using testing::read_bytes;
 using testing::write_bytes;
 
-Clock fixed_clock() {
-  return [] { return std::string(kFixedNow); };
-}
+using testing::fixed_clock;
 
 class SqliteStoreTest : public ::testing::Test {
  protected:

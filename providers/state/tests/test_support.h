@@ -2,6 +2,8 @@
 // Helpers for the state store tests: a temp directory removed afterwards, raw file and
 // SQL access for simulating damage.
 #include <filesystem>
+
+#include "ods/state/clock.h"
 #include <string>
 #include <vector>
 
@@ -36,5 +38,10 @@ std::string raw_query(const std::string& path, const std::string& sql);
 
 // A clock that always answers the same time.
 inline constexpr char kFixedNow[] = "2026-10-04T12:00:00.000001Z";
+
+// A clock that always says kFixedNow.
+inline Clock fixed_clock() {
+  return [] { return std::string(kFixedNow); };
+}
 
 }  // namespace ods::state::testing
