@@ -58,6 +58,8 @@ Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& proje
   auto outcome = dbt::to_run_outcome(*run, dbt_project);
   if (!outcome) return std::unexpected(outcome.error());
   LoadedRun loaded{*outcome, run->command, summarise(*run), run->generated_at, {}, {}};
+  for (const auto& r : run->results)
+    if (r.status == "success" && r.execution_seconds > 0) loaded.node_seconds[r.unique_id] = r.execution_seconds;
   if (fs::exists(ctx.target_dir / "sources.json") && outcome->source_versions.empty() &&
       !dbt_project.inputs.sources.empty()) {
     loaded.notes.push_back("sources.json was not taken strictly before the run started, so no source versions "

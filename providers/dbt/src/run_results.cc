@@ -35,7 +35,10 @@ class RunResultsSink final : public internal::StreamSink {
 
   Keep keep_key(std::size_t /*section*/, const internal::EntrySoFar& /*partial*/, std::string_view key) const override {
     // Results carry compiled code and adapter responses: only what is read is built.
-    return key == "unique_id" || key == "status" || key == "timing" || key == "message" ? Keep::kBuild : Keep::kSkip;
+    return key == "unique_id" || key == "status" || key == "timing" || key == "message" ||
+                   key == "execution_time"
+               ? Keep::kBuild
+               : Keep::kSkip;
   }
 
   bool on_value(std::size_t section, Json&& value) override {
@@ -141,6 +144,8 @@ class RunResultsSink final : public internal::StreamSink {
     item.status = *status_value;
     ODS_DBT_TRY(const Field message, result.member("message"));
     if (message.json() != nullptr && message.json()->is_string()) item.message = message.json()->get<std::string>();
+    ODS_DBT_TRY(const Field seconds, result.member("execution_time"));
+    if (seconds.json() != nullptr && seconds.json()->is_number()) item.execution_seconds = seconds.json()->get<double>();
     ODS_DBT_TRY(const Field timing, result.member("timing"));
     if (!timing.missing()) {
       if (!timing.json()->is_array()) return std::unexpected(timing.error("expected an array"));

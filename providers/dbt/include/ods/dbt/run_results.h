@@ -20,6 +20,7 @@ struct NodeResult {
   std::string status;             // "success", "error", "skipped", "pass", "fail", "warn", ...
   std::string execute_started_at;  // ISO-8601 UTC of the "execute" timing; "" when it did not execute
   std::string message;
+  double execution_seconds = 0;  // dbt's execution_time; 0 when not reported
 };
 
 struct RunResults {
