@@ -7,8 +7,7 @@
 
 #include "process/child_process.h"
 #include "process/dbt_binary.h"
-#include "process/dbt_invocation.h"
-#include "process/signal_forwarder.h"
+#include "process/dbt_command_adapter.h"
 
 namespace ods::cli {
 
@@ -39,47 +38,32 @@ class ProcessDbtSession final : public DbtSession {
   ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
     auto binary = process::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
-    process::DbtInvocationOptions options;
+    process::DbtCommandOptions options;
     options.dbt = *binary;
-    options.args = args;
-    for (const auto& f : shared_flags()) options.args.push_back(f);
     options.project_dir = ctx_.project_dir;
     if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
-    process::DbtInvocation invocation(*launcher_, options);
-    dbt::DbtCommandResult out;
-    invocation.set_event_callback([&out](const process::DbtEvent& e) {
-      if (!e.is_plain()) out.events.push_back(e.line);
-    });
+    std::vector<std::string> full_args = args;
+    for (const auto& f : shared_flags()) full_args.push_back(f);
+    if (what.empty()) return process::run_dbt_command(*launcher_, options, full_args);
+
     const auto started = std::chrono::steady_clock::now();
-    const bool live = !what.empty();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int last_finished = -1;
-    if (live) {
-      invocation.set_progress_callback([&](const process::DbtProgress& p) {
-        if (p.finished() == last_finished) return;
-        last_finished = p.finished();
-        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        char line[160];
-        std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
-                      p.total(), p.count(process::NodeState::kFailed) + p.count(process::NodeState::kErrored),
-                      elapsed);
-        if (tty) {
-          *ctx_.err << "\r" << line << "\x1b[K" << std::flush;
-        } else if (p.finished() == p.total() || p.finished() % 25 == 0) {
-          *ctx_.err << line << "\n";
-        }
-      });
-    }
-    auto result = process::run_forwarding_interrupts(invocation);
-    if (live && tty) *ctx_.err << "\n";
-    if (!result) return std::unexpected(result.error());
-    out.exit_code = result->exit.exit_code;
-    out.interrupted = result->outcome == process::DbtOutcome::kInterrupted;
-    if (result->outcome != process::DbtOutcome::kSucceeded) {
-      out.error_text = result->error_text();
-      if (out.exit_code == 0 && !out.interrupted) out.exit_code = 1;
-    }
-    return out;
+    auto result = process::run_dbt_command(*launcher_, options, full_args, [&](const process::DbtProgress& p) {
+      if (p.finished() == last_finished) return;
+      last_finished = p.finished();
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      char line[160];
+      std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
+                    p.total(), p.count(process::NodeState::kFailed) + p.count(process::NodeState::kErrored), elapsed);
+      if (tty) {
+        *ctx_.err << "\r" << line << "\x1b[K" << std::flush;
+      } else if (p.finished() == p.total() || p.finished() % 25 == 0) {
+        *ctx_.err << line << "\n";
+      }
+    });
+    if (tty) *ctx_.err << "\n";
+    return result;
   }
 
   const CommandContext& ctx_;

@@ -3,6 +3,7 @@
 // dbt child process: what the runner hands to make_show_probe and other provider pieces.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "ods/dbt/dbt_command.h"
 #include "process/child_process.h"
+#include "process/dbt_progress.h"
 
 namespace ods::process {
 
@@ -31,5 +33,12 @@ struct DbtCommandOptions {
 // --log-format among the args, "conflict" when forward_interrupts is on while another
 // SignalForwarder is installed. Not thread-safe: one run at a time.
 std::unique_ptr<dbt::DbtCommand> make_dbt_command(ProcessLauncher& launcher, DbtCommandOptions options);
+
+// One `dbt <args>` run with the result and errors of make_dbt_command's run(), calling
+// `on_progress` (may be empty) whenever dbt's progress changed. A run that did not succeed
+// always has a non-zero exit_code (a killed dbt has none of its own) unless interrupted.
+[[nodiscard]] Result<dbt::DbtCommandResult> run_dbt_command(ProcessLauncher& launcher, const DbtCommandOptions& options,
+                                                            const std::vector<std::string>& args,
+                                                            const std::function<void(const DbtProgress&)>& on_progress = {});
 
 }  // namespace ods::process
