@@ -23,7 +23,8 @@ TestCommand test_checks(const DbtProject& p, std::vector<std::string> extra = {}
   args.insert(args.end(), extra.begin(), extra.end());
   ProcessResult r = p.ods(args);
   TestCommand out{r.exit_code, nlohmann::json::parse(r.output, nullptr, false), r.errors};
-  EXPECT_FALSE(out.doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
+  // A refusal prints nothing on stdout; anything else prints the document.
+  EXPECT_EQ(out.doc.is_discarded(), r.output.empty()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
   return out;
 }
 
@@ -134,6 +135,7 @@ TEST(ShopTestCommandAfterRecord, RunsExactlyTheUntestedChecksOnce) {
   ODS_ASSERT_OK(p.generate_data());
   TestCommand refused = test_checks(p);
   EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(refused.doc.is_discarded()) << "a refusal prints no document";
   EXPECT_NE(refused.errors.find("nothing is recorded"), std::string::npos) << refused.errors;
   for (const char* command : {"seed", "run"}) {
     ODS_ASSERT_OK(p.dbt({command}));

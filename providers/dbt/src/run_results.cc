@@ -196,6 +196,12 @@ class RunResultsSink final : public internal::StreamSink {
   std::optional<Error> deferred_;
 };
 
+Result<void> named_project(const ManifestMeta& manifest) {
+  if (!manifest.project_name.empty()) return {};
+  return fail("no_project_name",
+              "the manifest has no project name (metadata.project_name); unrelated projects would share state");
+}
+
 Result<void> same_invocation(const RunResults& run, const ManifestMeta& manifest) {
   if (run.invocation_id == manifest.invocation_id) return {};
   auto or_none = [](const std::string& id) { return id.empty() ? std::string("(none)") : id; };
@@ -218,10 +224,7 @@ Result<RunResults> read_run_results(const std::filesystem::path& path) {
 }
 
 Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifest) {
-  if (manifest.project_name.empty()) {
-    return fail("no_project_name",
-                "the manifest has no project name (metadata.project_name); unrelated projects would share state");
-  }
+  ODS_DBT_TRY_VOID(named_project(manifest));
   if (run.command.empty()) {
     return fail("unknown_command",
                 "run_results.json does not say which dbt command wrote it (args.which); only the results of "
@@ -244,10 +247,7 @@ Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifes
 }
 
 Result<void> check_test_run(const RunResults& run, const ManifestMeta& manifest) {
-  if (manifest.project_name.empty()) {
-    return fail("no_project_name",
-                "the manifest has no project name (metadata.project_name); unrelated projects would share state");
-  }
+  ODS_DBT_TRY_VOID(named_project(manifest));
   if (run.command.empty()) {
     return fail("unknown_command", "run_results.json does not say which dbt command wrote it (args.which)");
   }
