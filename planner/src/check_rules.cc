@@ -13,7 +13,8 @@ namespace ods::planner {
 std::string_view to_string(CheckAction a) { return a == CheckAction::run ? "run" : "skip"; }
 
 int CheckPlan::count(CheckAction a) const {
-  return static_cast<int>(std::count_if(entries.begin(), entries.end(), [a](const CheckEntry& e) { return e.action == a; }));
+  return static_cast<int>(
+      std::count_if(entries.begin(), entries.end(), [a](const CheckEntry& e) { return e.action == a; }));
 }
 
 namespace {
@@ -61,9 +62,9 @@ CheckEntry node_entry(const NodeInput& node, const StateSnapshot* previous) {
     return decide(e, CheckAction::run, kNotTested,
                   "no pass of its checks is recorded on its build of run " + built->run_id);
   if (!record_matches(*built->tested, node.checks_digest, e)) return e;
-  return decide(e, CheckAction::skip, kUnchanged,
-                "already tested: its checks passed in run " + built->tested->run_id + " on its build of run " +
-                    built->run_id);
+  return decide(
+      e, CheckAction::skip, kUnchanged,
+      "already tested: its checks passed in run " + built->tested->run_id + " on its build of run " + built->run_id);
 }
 
 CheckEntry source_entry(const SourceInput& source, const StateSnapshot* previous) {
@@ -73,12 +74,13 @@ CheckEntry source_entry(const SourceInput& source, const StateSnapshot* previous
     if (auto it = previous->sources.find(source.id); it != previous->sources.end()) state = &it->second;
   }
   if (!state || !state->tested)
-    return decide(e, CheckAction::run, kNotTested, "no pass of its checks is recorded (never passed, or failed last time)");
+    return decide(e, CheckAction::run, kNotTested,
+                  "no pass of its checks is recorded (never passed, or failed last time)");
   if (!record_matches(*state->tested, source.checks_digest, e)) return e;
   const TestRecord& tested = *state->tested;
   if (source.version)
-    e.evidence.push_back({"source_data_version", source.id, source.version->value, source.version->exactness,
-                          source.version->origin});
+    e.evidence.push_back(
+        {"source_data_version", source.id, source.version->value, source.version->exactness, source.version->origin});
   if (!source.version || !allows_reuse(source.version->exactness))
     return decide(e, CheckAction::run, kMissingDataEvidence,
                   "its data version now is unknown or not exact enough (below semantic), so the data may have changed");

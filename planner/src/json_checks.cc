@@ -18,9 +18,10 @@ std::string to_json(const CheckPlan& plan, bool pretty) {
   json doc{{"scope", plan.scope},
            {"entries", entries},
            {"warnings", plan.warnings},
-           {"summary", {{"run", plan.count(CheckAction::run)},
-                        {"skip", plan.count(CheckAction::skip)},
-                        {"without_checks", plan.without_checks}}}};
+           {"summary",
+            {{"run", plan.count(CheckAction::run)},
+             {"skip", plan.count(CheckAction::skip)},
+             {"without_checks", plan.without_checks}}}};
   return pretty ? doc.dump(2) : doc.dump();
 }
 

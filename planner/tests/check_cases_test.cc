@@ -58,7 +58,8 @@ TEST_P(CheckCase, MatchesExpectation) {
   }
   if (c.contains("expect_warning_mentions")) {
     bool found = false;
-    for (const auto& w : result.warnings) found |= w.find(c["expect_warning_mentions"].get<std::string>()) != std::string::npos;
+    for (const auto& w : result.warnings)
+      found |= w.find(c["expect_warning_mentions"].get<std::string>()) != std::string::npos;
     EXPECT_TRUE(found) << "no warning mentions " << c["expect_warning_mentions"];
   }
 }

@@ -85,10 +85,11 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
     if (!args.has("--dry-run"))
       step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
     if (ctx.format == "json") {
-      nlohmann::json outcome = args.has("--dry-run") ? nlohmann::json(nullptr)
-                                                     : nlohmann::json{{"outcome", "nothing_to_test"}};
+      nlohmann::json outcome =
+          args.has("--dry-run") ? nlohmann::json(nullptr) : nlohmann::json{{"outcome", "nothing_to_test"}};
       *ctx.out << nlohmann::json{{"checks", nlohmann::json::parse(planner::to_json(run.checks, false))},
-                                 {"run", outcome}}.dump(2)
+                                 {"run", outcome}}
+                      .dump(2)
                << "\n";
     }
     return kExitOk;

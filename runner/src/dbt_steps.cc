@@ -7,8 +7,10 @@
 namespace ods::cli {
 
 void step(const CommandContext& ctx, const std::string& line) {
-  if (ctx.format == "text") *ctx.out << "ods: " << line << "\n" << std::flush;
-  else *ctx.err << "ods: " << line << "\n";
+  if (ctx.format == "text")
+    *ctx.out << "ods: " << line << "\n" << std::flush;
+  else
+    *ctx.err << "ods: " << line << "\n";
 }
 
 DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx) {
@@ -45,8 +47,7 @@ GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, Loa
                                  const std::string& now) {
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
                 std::to_string(project.inputs.nodes.size()) + " relations (one dbt show call)");
-  GatheredEvidence evidence =
-      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now);
+  GatheredEvidence evidence = gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now);
   for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   return evidence;
 }

@@ -34,8 +34,11 @@ json result_counts(const LoadedRun& loaded, const planner::CheckPlan& checks) {
   return {{"passed", passed},
           {"failed", failed},
           {"skipped", checks.count(planner::CheckAction::skip)},
-          {"checks", {{"total", checks_total}, {"passed", checks_passed}, {"failed", checks_failed},
-                      {"other", checks_total - checks_passed - checks_failed}}},
+          {"checks",
+           {{"total", checks_total},
+            {"passed", checks_passed},
+            {"failed", checks_failed},
+            {"other", checks_total - checks_passed - checks_failed}}},
           {"summary", loaded.summary}};
 }
 
@@ -47,8 +50,8 @@ void print_summary(const CommandContext& ctx, const TestRun& run, const json& co
                    const std::string& outcome) {
   if (ctx.format == "json") {
     json doc{{"checks", json::parse(planner::to_json(run.checks, false))},
-             {"run", {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts},
-                      {"seconds", seconds_since(run.started)}}}};
+             {"run",
+              {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts}, {"seconds", seconds_since(run.started)}}}};
     *ctx.out << doc.dump(2) << "\n";
     return;
   }
@@ -90,11 +93,19 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
   }
   const std::string outcome = dbt_test.exit_code == 0 ? "tested" : "tests_failed";
   json counts = result_counts(*loaded, run.checks);
-  json details{{"summary", loaded->summary}, {"counts", counts}, {"seconds", seconds_since(run.started)},
+  json details{{"summary", loaded->summary},
+               {"counts", counts},
+               {"seconds", seconds_since(run.started)},
                {"recorded_by", "ods state test"}};
-  contracts::RunRecord ledger{loaded->outcome.run_id, run.scope, loaded->outcome.started_at, loaded->finished_at,
-                              outcome, planner::sha256_hex(planner::to_json(project->inputs)),
-                              planner::to_json(run.checks, false), details.dump(), committed->id};
+  contracts::RunRecord ledger{loaded->outcome.run_id,
+                              run.scope,
+                              loaded->outcome.started_at,
+                              loaded->finished_at,
+                              outcome,
+                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              planner::to_json(run.checks, false),
+                              details.dump(),
+                              committed->id};
   if (auto appended = run.store.append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);

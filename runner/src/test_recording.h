@@ -16,7 +16,7 @@ namespace ods::cli {
 struct TestRun {
   std::string scope;
   contracts::StateStore& store;
-  Head head;                // the state the checks were decided against
+  Head head;  // the state the checks were decided against
   planner::CheckPlan checks;
   std::map<std::string, planner::DataVersion> source_versions;  // measured before dbt test started
   std::chrono::steady_clock::time_point started;

@@ -45,7 +45,7 @@ std::vector<std::string> ran(const TestCommand& t) {
 }
 
 // The nodes and sources of examples/shop that have checks (data or unit tests).
-const std::vector<std::string> kWithChecks = {"country_codes", "dim_customers", "fct_orders",   "orders_daily",
+const std::vector<std::string> kWithChecks = {"country_codes", "dim_customers", "fct_orders",    "orders_daily",
                                               "raw.customers", "raw.orders",    "stg_customers", "stg_orders"};
 
 // Built by `ods state run`: every node built with its tests passing, and the sources' checks run.
