@@ -138,17 +138,13 @@ Result<ProjectInputs> inputs_from_json(std::string_view text) {
 std::string to_json(const ExecutionPlan& plan, bool pretty) {
   json entries = json::array();
   for (const auto& e : plan.entries) {
-    json reasons = json::array();
-    for (const auto& r : e.reasons) reasons.push_back({{"code", r.code}, {"message", r.message}});
-    json evidence = json::array();
-    for (const auto& ev : e.evidence) evidence.push_back(evidence_to_json(ev));
     entries.push_back({{"id", e.id},
                        {"name", e.name},
                        {"resource_type", e.resource_type},
                        {"action", to_string(e.action)},
                        {"depth", e.depth},
-                       {"reasons", reasons},
-                       {"evidence", evidence}});
+                       {"reasons", reasons_to_json(e.reasons)},
+                       {"evidence", evidence_list_to_json(e.evidence)}});
   }
   json doc{{"scope", plan.scope},
            {"entries", entries},

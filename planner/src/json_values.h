@@ -4,6 +4,7 @@
 
 #include "json_fields.h"
 #include "ods/planner/evidence.h"
+#include "ods/planner/plan.h"
 #include "ods/planner/snapshot.h"
 
 namespace ods::planner::internal {
@@ -31,6 +32,19 @@ inline nlohmann::json evidence_to_json(const Evidence& e) {
           {"value", e.value},
           {"exactness", to_string(e.exactness)},
           {"origin", e.origin}};
+}
+
+// A decision's reasons and evidence, as plan and check-plan entries show them.
+inline nlohmann::json reasons_to_json(const std::vector<Reason>& reasons) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : reasons) out.push_back({{"code", r.code}, {"message", r.message}});
+  return out;
+}
+
+inline nlohmann::json evidence_list_to_json(const std::vector<Evidence>& evidence) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : evidence) out.push_back(evidence_to_json(e));
+  return out;
 }
 
 inline Evidence evidence_from_json(const nlohmann::json& j, const std::string& path) {

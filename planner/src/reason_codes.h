@@ -19,4 +19,7 @@ inline constexpr const char* kUnchanged = "unchanged";
 inline constexpr const char* kFormattingOnly = "formatting_only";
 inline constexpr const char* kRelationMissing = "relation_missing";
 inline constexpr const char* kRelationUnverified = "relation_unverified";
+// Check plans (`ods state test`).
+inline constexpr const char* kNotTested = "not_tested";
+inline constexpr const char* kChecksChanged = "checks_changed";
 }  // namespace ods::planner::reason

@@ -68,7 +68,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
   std::map<std::string, NodeState> nodes;  // only nodes still in the project
   for (std::size_t i : dag->order) {
     const NodeInput& node = inputs.nodes[i];
-    auto status = run.node_status.find(node.id);
+    auto status = run.checks_only ? run.node_status.end() : run.node_status.find(node.id);
     auto kept = next.nodes.find(node.id);
     if (status != run.node_status.end() && is_success(status->second)) {
       next.nodes[node.id] = built_state(node, run, next, versions);

@@ -2,37 +2,20 @@
 // cases/plan/README.md). A new case is a new file.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <set>
 
+#include "json_cases.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace ods::planner;
 
 namespace {
 
-fs::path cases_dir() { return fs::path(ODS_SOURCE_DIR) / "planner/tests/cases/plan"; }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(cases_dir())) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-json load(const std::string& name) {
-  std::ifstream in(cases_dir() / (name + ".json"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
+std::vector<std::string> case_names() { return ods::test_cases::json_case_names("plan"); }
+json load(const std::string& name) { return ods::test_cases::load_json_case("plan", name); }
 
 class PlanCase : public ::testing::TestWithParam<std::string> {};
 

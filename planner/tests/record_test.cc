@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ods/planner/checks.h"
 #include "ods/planner/planner.h"
 
 using namespace ods::planner;
@@ -272,6 +273,24 @@ TEST(Record, TestOnlyRunSetsOrClearsTestedWithoutTouchingTheBuild) {
   EXPECT_FALSE(s3->nodes.at(kFct).tested.has_value());
 }
 
+TEST(Record, ChecksOnlyRunNeverChangesABuild) {
+  StateSnapshot s1 = first();
+  // A test-only run reports no builds; even a status for a planned node is not taken as one.
+  RunOutcome tests = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}, {kSeed, "error"}});
+  tests.checks_only = true;
+  tests.node_tests_passed = {{kFct, true}};
+  auto s2 = record(project(), &s1, tests);
+  ASSERT_TRUE(s2) << s2.error().message;
+  for (const auto& id : {kSeed, kStg, kFct}) {
+    EXPECT_EQ(s2->nodes.at(id).run_id, "run-1") << id;
+    EXPECT_EQ(s2->nodes.at(id).fingerprint.digest(), s1.nodes.at(id).fingerprint.digest()) << id;
+  }
+  ASSERT_TRUE(s2->nodes.at(kFct).tested.has_value());
+  EXPECT_EQ(s2->nodes.at(kFct).tested->run_id, "run-2");
+  EXPECT_FALSE(s2->nodes.at(kSeed).tested.has_value());
+  EXPECT_EQ(s2->run_id, "run-2");
+}
+
 TEST(Record, SourceTestRecords) {
   RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
   r1.source_tests_passed[kSrc] = true;
@@ -454,3 +473,52 @@ TEST(RecordThenPlan, OtherTargetIsNotReusedAndWarns) {
 }
 
 }  // namespace
+
+namespace {
+
+CheckAction check_action(const CheckPlan& plan, const std::string& id) {
+  for (const auto& e : plan.entries)
+    if (e.id == id) return e.action;
+  throw std::runtime_error("no check entry " + id);
+}
+
+}  // namespace
+
+// record() then plan_checks(): a pass is skipped next time, a failure runs again, an edited
+// check runs again (#220); a source runs again when its data moves (#232).
+TEST(RecordThenCheck, PassesAreSkippedFailuresAndEditsRunAgain) {
+  ProjectInputs in = project();
+  in.sources[0].version = version("v1", "2026-11-29T09:30:00Z");
+  StateSnapshot s1 = first();
+  CheckPlan before = plan_checks(in, &s1, {});
+  EXPECT_EQ(check_action(before, kFct), CheckAction::run);
+  EXPECT_EQ(check_action(before, kSrc), CheckAction::run);
+  EXPECT_EQ(before.without_checks, 2);
+
+  RunOutcome pass = run("run-2", "2026-11-29T11:00:00Z", {});
+  pass.checks_only = true;
+  pass.node_tests_passed = {{kFct, true}};
+  pass.source_tests_passed = {{kSrc, true}};
+  pass.source_versions[kSrc] = *in.sources[0].version;
+  auto s2 = record(in, &s1, pass);
+  ASSERT_TRUE(s2) << s2.error().message;
+  in.sources[0].version = version("v1", "2026-11-29T11:30:00Z");  // measured again, unchanged
+  CheckPlan after = plan_checks(in, &*s2, {});
+  EXPECT_EQ(after.count(CheckAction::run), 0);
+
+  in.sources[0].version = version("v2", "2026-11-29T11:30:00Z");  // new rows
+  EXPECT_EQ(check_action(plan_checks(in, &*s2, {}), kSrc), CheckAction::run);
+  in.sources[0].version = version("v1", "2026-11-29T11:30:00Z");
+
+  find(in, kFct).checks_digest = "checks-fct-2";  // an edited test
+  EXPECT_EQ(plan_checks(in, &*s2, {}).entries.back().reasons.front().code, "checks_changed");
+  find(in, kFct).checks_digest = "checks-fct-1";
+
+  RunOutcome fail = run("run-3", "2026-11-29T12:00:00Z", {});
+  fail.checks_only = true;
+  fail.node_tests_passed = {{kFct, false}};
+  auto s3 = record(in, &*s2, fail);
+  ASSERT_TRUE(s3) << s3.error().message;
+  EXPECT_EQ(check_action(plan_checks(in, &*s3, {}), kFct), CheckAction::run);
+  EXPECT_EQ(check_action(plan_checks(in, &*s3, {}), kSrc), CheckAction::skip);
+}

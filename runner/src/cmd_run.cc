@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "dbt_session.h"
-#include "evidence_gathering.h"
+#include "dbt_steps.h"
+#include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "project_loader.h"
@@ -21,23 +21,21 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-void step(const CommandContext& ctx, const std::string& line) {
-  if (ctx.format == "text") *ctx.out << "ods: " << line << "\n" << std::flush;
-  else *ctx.err << "ods: " << line << "\n";
-}
-
-DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx) {
-  DbtSettings s;
-  s.binary = args.has("--dbt") ? args.get("--dbt") : ctx.env.getenv("ODS_DBT");
-  s.profiles_dir = args.get("--profiles-dir");
-  return s;
-}
-
-int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r) {
-  *ctx.err << "ods: " << what << " failed (dbt exit code " << r.exit_code << ")";
-  if (!r.error_text.empty()) *ctx.err << ":\n" << r.error_text;
-  *ctx.err << "\n";
-  return kExitFailed;
+// `source:<name>` for each source whose checks this build runs too (ADR-0013 #232: dbt build
+// runs sources' tests; ODS builds no source): those within the selection not yet passed on
+// the data they have now.
+Result<std::vector<std::string>> source_checks_to_run(const ParsedArgs& args, const planner::ProjectInputs& inputs,
+                                                      const planner::StateSnapshot* previous) {
+  planner::CheckOptions options;
+  if (args.has("--select")) {
+    auto selected = resolve_check_selection(inputs, args.get("--select"));
+    if (!selected) return std::unexpected(selected.error());
+    options.selected = *selected;
+  }
+  std::vector<std::string> out;
+  for (const auto& e : planner::plan_checks(inputs, previous, options).entries)
+    if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
+  return out;
 }
 
 }  // namespace
@@ -47,16 +45,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   RunTimings timings;
   auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
 
-  step(ctx, "compiling the project (dbt compile)");
   auto t = Clock::now();
-  std::vector<std::string> target_path;  // dbt's own default unless --target-path was given
-  if (args.has("--target-path")) target_path = {"--target-path", ctx.target_dir.string()};
-  std::vector<std::string> compile{"compile"};
-  compile.insert(compile.end(), target_path.begin(), target_path.end());
-  auto compiled = session->run(compile);
-  if (!compiled) return report(ctx, compiled.error());
-  if (compiled->interrupted) return report(ctx, {"interrupted", "interrupted while compiling; nothing recorded"});
-  if (compiled->exit_code != 0) return report_dbt_failure(ctx, "dbt compile", *compiled);
+  const std::vector<std::string> target_path = target_path_flags(args, ctx);  // dbt's default unless given
+  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
   timings.compile = seconds_since(t);
 
   auto project = load_project(ctx);
@@ -69,12 +60,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     options.selected = *selected;
   }
 
-  step(ctx, "probing " + std::to_string(project->inputs.sources.size()) + " sources and checking " +
-                std::to_string(project->inputs.nodes.size()) + " relations (one dbt show call)");
   t = Clock::now();
-  GatheredEvidence evidence = gather_evidence(*session, project->adapter_type, ctx.target_dir.string(), project->inputs, options.now);
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, options.now);
   timings.probe = seconds_since(t);
-  for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   options.relations_exist = evidence.relations_exist;
 
   const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
@@ -98,6 +86,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
                << "\n";
     return kExitOk;
   }
+  auto source_checks = source_checks_to_run(args, project->inputs, head ? &head->snapshot : nullptr);
+  if (!source_checks) return report(ctx, source_checks.error());
   RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};
   for (const auto& source : project->inputs.sources)
     if (source.version) run_ctx.source_versions[source.id] = *source.version;
@@ -106,10 +96,12 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     return finish_without_build(ctx, run_ctx);
   }
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
-                std::to_string(to_reuse));
+                std::to_string(to_reuse) +
+                (source_checks->empty() ? "" : "; testing " + std::to_string(source_checks->size()) + " sources"));
   std::vector<std::string> build{"build", "--select"};
   for (const auto& e : run_ctx.plan.entries)
     if (e.action == planner::Action::build) build.push_back(e.name);
+  build.insert(build.end(), source_checks->begin(), source_checks->end());
   build.insert(build.end(), target_path.begin(), target_path.end());
   t = Clock::now();
   auto built = session->run_with_progress(build, "dbt build");

@@ -33,6 +33,7 @@ int report(const CommandContext& ctx, const Error& error);
 int cmd_plan(const ParsedArgs&, CommandContext&);
 int cmd_record(const ParsedArgs&, CommandContext&);
 int cmd_run(const ParsedArgs&, CommandContext&);
+int cmd_test(const ParsedArgs&, CommandContext&);
 int cmd_explain(const ParsedArgs&, CommandContext&);
 int cmd_diff(const ParsedArgs&, CommandContext&);
 int cmd_history(const ParsedArgs&, CommandContext&);

@@ -9,19 +9,16 @@ using planner::Action;
 
 namespace {
 
-std::size_t width_of(const planner::ExecutionPlan& plan, auto field) {
+std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' '); }
+
+std::size_t width_of(const auto& plan, auto field) {
   std::size_t w = 4;
   for (const auto& e : plan.entries) w = std::max(w, field(e).size());
   return std::min<std::size_t>(w, 40);
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' '); }
-
-void print_group(std::ostream& out, const planner::ExecutionPlan& plan, Action action, std::size_t name_w,
-                 std::size_t code_w) {
-  int n = plan.count(action);
-  if (n == 0) return;
-  out << (action == Action::build ? "BUILD" : "REUSE") << " (" << n << ")\n";
+// One line per entry of `plan` with `action`: type, name, the deciding reason and the others.
+void print_entries(std::ostream& out, const auto& plan, auto action, std::size_t name_w, std::size_t code_w) {
   for (const auto& e : plan.entries) {
     if (e.action != action) continue;
     const auto& r = e.reasons.front();
@@ -32,18 +29,51 @@ void print_group(std::ostream& out, const planner::ExecutionPlan& plan, Action a
   out << "\n";
 }
 
+std::size_t name_width(const auto& plan) {
+  return width_of(plan, [](const auto& e) -> const std::string& { return e.name; });
+}
+std::size_t code_width(const auto& plan) {
+  return width_of(plan, [](const auto& e) -> const std::string& { return e.reasons.front().code; });
+}
+
+void print_warnings(std::ostream& out, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) out << "warning: " << w << "\n";
+  if (!warnings.empty()) out << "\n";
+}
+
+void print_group(std::ostream& out, const planner::ExecutionPlan& plan, Action action, std::size_t name_w,
+                 std::size_t code_w) {
+  int n = plan.count(action);
+  if (n == 0) return;
+  out << (action == Action::build ? "BUILD" : "REUSE") << " (" << n << ")\n";
+  print_entries(out, plan, action, name_w, code_w);
+}
+
 }  // namespace
 
 void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan) {
-  const auto name_w = width_of(plan, [](const planner::PlanEntry& e) -> const std::string& { return e.name; });
-  const auto code_w = width_of(plan, [](const planner::PlanEntry& e) -> const std::string& { return e.reasons.front().code; });
+  const auto name_w = name_width(plan), code_w = code_width(plan);
   out << "Plan for " << plan.scope << ": " << plan.entries.size() << " nodes\n\n";
   print_group(out, plan, Action::build, name_w, code_w);
   print_group(out, plan, Action::reuse, name_w, code_w);
-  for (const auto& w : plan.warnings) out << "warning: " << w << "\n";
-  if (!plan.warnings.empty()) out << "\n";
+  print_warnings(out, plan.warnings);
   out << plan.count(Action::build) << " to build, " << plan.count(Action::reuse) << " to reuse.\n";
   if (!plan.select.empty()) out << "dbt build --select " << plan.select << "\n";
+}
+
+void print_check_table(std::ostream& out, const planner::CheckPlan& plan) {
+  using planner::CheckAction;
+  const auto name_w = name_width(plan), code_w = code_width(plan);
+  out << "Checks for " << plan.scope << ": " << plan.entries.size() << " nodes and sources with checks\n\n";
+  for (CheckAction action : {CheckAction::run, CheckAction::skip}) {
+    if (plan.count(action) == 0) continue;
+    out << (action == CheckAction::run ? "RUN" : "SKIP") << " (" << plan.count(action) << ")\n";
+    print_entries(out, plan, action, name_w, code_w);
+  }
+  print_warnings(out, plan.warnings);
+  out << plan.count(CheckAction::run) << " to test, " << plan.count(CheckAction::skip) << " skipped";
+  if (plan.without_checks > 0) out << "; " << plan.without_checks << " nodes have no checks (nothing to run)";
+  out << ".\n";
 }
 
 void print_entry_detail(std::ostream& out, const planner::PlanEntry& e) {

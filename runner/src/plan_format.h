@@ -2,6 +2,7 @@
 // How a plan reads in a terminal: grouped by action, a reason on each line, totals at the end.
 #include <iosfwd>
 
+#include "ods/planner/checks.h"
 #include "ods/planner/plan.h"
 
 namespace ods::cli {
@@ -9,5 +10,7 @@ namespace ods::cli {
 void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan);
 // One entry in full: every reason and every piece of evidence.
 void print_entry_detail(std::ostream& out, const planner::PlanEntry& entry);
+// A check plan (`ods state test`) the same way: RUN and SKIP groups, then totals.
+void print_check_table(std::ostream& out, const planner::CheckPlan& plan);
 
 }  // namespace ods::cli

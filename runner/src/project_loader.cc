@@ -1,6 +1,7 @@
 #include "project_loader.h"
 
 #include <filesystem>
+#include <set>
 
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
@@ -18,9 +19,13 @@ dbt::ArtifactPaths artifact_paths(const CommandContext& ctx) {
   return paths;
 }
 
-std::string summarise(const dbt::RunResults& run) {
+std::map<std::string, int> status_counts(const dbt::RunResults& run) {
   std::map<std::string, int> counts;
   for (const auto& r : run.results) ++counts[r.status];
+  return counts;
+}
+
+std::string summarise(const std::map<std::string, int>& counts) {
   std::string out;
   for (const auto& [status, n] : counts) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   return out.empty() ? "no results" : out;
@@ -43,21 +48,34 @@ Result<LoadedProject> load_project(const CommandContext& ctx) {
   return loaded;
 }
 
-Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project) {
+std::size_t count_checks(const LoadedProject& project, const std::vector<std::string>& ids) {
+  const auto& tests_of = static_cast<const dbt::DbtProject*>(project.provider_data.get())->tests_of;
+  std::set<std::string> checks;
+  for (const auto& id : ids) {
+    if (auto it = tests_of.find(id); it != tests_of.end()) checks.insert(it->second.begin(), it->second.end());
+  }
+  return checks.size();
+}
+
+Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project, RunKind kind) {
   const auto& dbt_project = *static_cast<const dbt::DbtProject*>(project.provider_data.get());
   fs::path path = ctx.target_dir / "run_results.json";
   if (!fs::exists(path))
     return fail("missing_artifact", path.string() + ": not found; run `dbt build` before `ods state record`");
   auto run = dbt::read_run_results(path);
   if (!run) return std::unexpected(run.error());
-  if (auto ok = dbt::check_recordable(*run, dbt_project.meta); !ok) {
+  auto ok = kind == RunKind::build ? dbt::check_recordable(*run, dbt_project.meta)
+                                   : dbt::check_test_run(*run, dbt_project.meta);
+  if (!ok) {
     Error e = ok.error();
     e.message = "not recorded: " + e.message;
     return std::unexpected(e);
   }
   auto outcome = dbt::to_run_outcome(*run, dbt_project);
   if (!outcome) return std::unexpected(outcome.error());
-  LoadedRun loaded{*outcome, run->command, summarise(*run), run->generated_at, {}, {}};
+  outcome->checks_only = kind == RunKind::checks_only;
+  const auto statuses = status_counts(*run);
+  LoadedRun loaded{*outcome, run->command, summarise(statuses), run->generated_at, {}, {}, statuses};
   for (const auto& r : run->results)
     if (r.status == "success" && r.execution_seconds > 0) loaded.node_seconds[r.unique_id] = r.execution_seconds;
   if (fs::exists(ctx.target_dir / "sources.json") && outcome->source_versions.empty() &&

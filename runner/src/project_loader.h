@@ -28,10 +28,19 @@ struct LoadedRun {
   std::string finished_at;
   std::vector<std::string> notes;  // e.g. "sources.json was taken after the run started: not used"
   std::map<std::string, double> node_seconds;  // node id -> dbt's execution time, when reported
+  std::map<std::string, int> statuses;         // dbt result status -> how many results had it
 };
+
+// How many distinct checks (dbt data and unit tests) read any of `ids` (node or source ids).
+std::size_t count_checks(const LoadedProject& project, const std::vector<std::string>& ids);
+
+enum class RunKind { build, checks_only };
 
 // Reads <target-dir>/run_results.json and refuses what isn't a real build of the manifest's
 // code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
-[[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project);
+// RunKind::checks_only: a `dbt test` of the manifest's code instead ("not_a_test_run"), read
+// as a test-only outcome (RunOutcome::checks_only).
+[[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project,
+                                         RunKind kind = RunKind::build);
 
 }  // namespace ods::cli

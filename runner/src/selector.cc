@@ -1,5 +1,6 @@
 #include "selector.h"
 
+#include <algorithm>
 #include <climits>
 #include <set>
 #include <sstream>
@@ -57,12 +58,9 @@ bool strip_operators(std::string& s, int& up, int& down) {
   return !s.empty() && s.find('+') == std::string::npos;
 }
 
-}  // namespace
-
-Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs& inputs, const std::string& expression) {
+// Every node and source id the expression names or reaches through its graph operators.
+Result<std::set<std::string>> reached_ids(const planner::ProjectInputs& inputs, const std::string& expression) {
   Graph g = graph_of(inputs);
-  std::set<std::string> node_ids;
-  for (const auto& n : inputs.nodes) node_ids.insert(n.id);
   std::set<std::string> selected;
   std::istringstream words(expression);
   std::string word;
@@ -87,15 +85,33 @@ Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs&
     }
     if (roots.empty()) return fail("usage", "--select: '" + word + "' matches no node of the project");
     for (const auto& r : roots) {
-      std::set<std::string> reach{r};
+      std::set<std::string> reach{r};  // its own set: a walk stops at ids it has already seen
       if (up) walk(g.parents, r, up, reach);
       if (down) walk(g.children, r, down, reach);
-      for (const auto& id : reach)
-        if (node_ids.contains(id)) selected.insert(id);
+      selected.insert(reach.begin(), reach.end());
     }
   }
   if (!any) return fail("usage", "--select needs at least one selector");
-  return std::vector<std::string>(selected.begin(), selected.end());
+  return selected;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs& inputs, const std::string& expression) {
+  auto reached = reached_ids(inputs, expression);
+  if (!reached) return std::unexpected(reached.error());
+  std::vector<std::string> nodes;
+  for (const auto& n : inputs.nodes)
+    if (reached->contains(n.id)) nodes.push_back(n.id);
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+Result<std::vector<std::string>> resolve_check_selection(const planner::ProjectInputs& inputs,
+                                                         const std::string& expression) {
+  auto reached = reached_ids(inputs, expression);
+  if (!reached) return std::unexpected(reached.error());
+  return std::vector<std::string>(reached->begin(), reached->end());
 }
 
 }  // namespace ods::cli

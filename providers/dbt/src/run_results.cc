@@ -196,6 +196,21 @@ class RunResultsSink final : public internal::StreamSink {
   std::optional<Error> deferred_;
 };
 
+Result<void> named_project(const ManifestMeta& manifest) {
+  if (!manifest.project_name.empty()) return {};
+  return fail("no_project_name",
+              "the manifest has no project name (metadata.project_name); unrelated projects would share state");
+}
+
+Result<void> same_invocation(const RunResults& run, const ManifestMeta& manifest) {
+  if (run.invocation_id == manifest.invocation_id) return {};
+  auto or_none = [](const std::string& id) { return id.empty() ? std::string("(none)") : id; };
+  return fail("invocation_mismatch", "manifest.json was written by dbt invocation " + or_none(manifest.invocation_id) +
+                                         " but run_results.json by " + or_none(run.invocation_id) +
+                                         "; record the manifest of the same run (target/manifest.json right "
+                                         "after the build)");
+}
+
 // A check passed unless it failed, errored or did not run; a warning does not fail dbt build.
 bool passed(const std::string& status) { return status == "pass" || status == "warn"; }
 
@@ -209,10 +224,7 @@ Result<RunResults> read_run_results(const std::filesystem::path& path) {
 }
 
 Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifest) {
-  if (manifest.project_name.empty()) {
-    return fail("no_project_name",
-                "the manifest has no project name (metadata.project_name); unrelated projects would share state");
-  }
+  ODS_DBT_TRY_VOID(named_project(manifest));
   if (run.command.empty()) {
     return fail("unknown_command",
                 "run_results.json does not say which dbt command wrote it (args.which); only the results of "
@@ -231,15 +243,18 @@ Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifes
     return fail("sample_run", "run_results.json comes from `dbt " + run.command +
                                   " --sample`: the relations hold a sample of the data, so nothing can be reused");
   }
-  if (run.invocation_id != manifest.invocation_id) {
-    auto or_none = [](const std::string& id) { return id.empty() ? std::string("(none)") : id; };
-    return fail("invocation_mismatch", "manifest.json was written by dbt invocation " +
-                                           or_none(manifest.invocation_id) + " but run_results.json by " +
-                                           or_none(run.invocation_id) +
-                                           "; record the manifest of the same run (target/manifest.json right "
-                                           "after the build)");
+  return same_invocation(run, manifest);
+}
+
+Result<void> check_test_run(const RunResults& run, const ManifestMeta& manifest) {
+  ODS_DBT_TRY_VOID(named_project(manifest));
+  if (run.command.empty()) {
+    return fail("unknown_command", "run_results.json does not say which dbt command wrote it (args.which)");
   }
-  return {};
+  if (run.command != "test") {
+    return fail("not_a_test_run", "run_results.json comes from `dbt " + run.command + "`, not from `dbt test`");
+  }
+  return same_invocation(run, manifest);
 }
 
 Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProject& project) {

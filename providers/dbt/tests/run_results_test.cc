@@ -91,6 +91,25 @@ TEST_F(RunResultsTest, Refusals) {
   }
 }
 
+TEST_F(RunResultsTest, OnlyADbtTestOfTheSameInvocationIsATestRun) {
+  auto code_of = [&](const OJson& results, const ManifestMeta& meta) {
+    const auto r = check_test_run(read_results_ok(results), meta);
+    return r ? std::string() : r.error().code;
+  };
+  OJson test = build_;
+  test["args"]["which"] = "test";
+  EXPECT_EQ(code_of(test, project_.meta), "");
+  EXPECT_EQ(code_of(build_, project_.meta), "not_a_test_run");
+  EXPECT_EQ(code_of(test, read_ok(load_fixture("edited_manifest.json")).meta), "invocation_mismatch");
+  OJson no_command = build_;
+  no_command["args"].erase("which");
+  EXPECT_EQ(code_of(no_command, project_.meta), "unknown_command");
+  ManifestMeta nameless = project_.meta;
+  nameless.project_name.clear();
+  EXPECT_EQ(code_of(test, nameless), "no_project_name");
+  EXPECT_FALSE(check_recordable(read_results_ok(test), project_.meta).has_value()) << "dbt test builds nothing";
+}
+
 TEST_F(RunResultsTest, OutcomeOfASuccessfulBuild) {
   const auto outcome = to_run_outcome(read_results_ok(build_), project_);
   ASSERT_TRUE(outcome.has_value()) << outcome.error().message;

@@ -42,10 +42,16 @@ struct RunOutcome {
   std::map<std::string, bool> source_tests_passed;
   // Source versions measured strictly before the run started; others are not used.
   std::map<std::string, DataVersion> source_versions;
+  // A test-only run (`ods state test`, #220): it built nothing, so node_status is ignored and
+  // every build is kept as it was; only the check results count.
+  bool checks_only = false;
 };
 
 // The next snapshot after `run` (rule 5: only nodes whose status is success advance; a
 // failed, skipped or errored node keeps its previous entry). `previous` may be nullptr.
+// Checks (#220, #232): a node whose checks all passed is tested against its checks digest
+// (a node built in the run only when they ran in it); a failed check clears the record of
+// the node or source it reads; a source's pass records its version measured before the run.
 // Errors: "stale_run" when the run started before the recorded state.
 [[nodiscard]] Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* previous,
                                            const RunOutcome& run);

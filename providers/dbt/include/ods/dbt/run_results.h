@@ -53,6 +53,13 @@ struct RunResults {
 //   "invocation_mismatch" the manifest was written by another dbt invocation.
 [[nodiscard]] Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifest);
 
+// Whether `run` is a `dbt test` of the manifest's code, the run `ods state test` records
+// (only its check results count; RunOutcome::checks_only). Errors, first match wins:
+//   "no_project_name", "unknown_command" as above;
+//   "not_a_test_run"      another command wrote run_results.json;
+//   "invocation_mismatch" as above.
+[[nodiscard]] Result<void> check_test_run(const RunResults& run, const ManifestMeta& manifest);
+
 // The run as the planner's record() takes it:
 //   node_status: status of each planned node in the results;
 //   node_tests_passed / source_tests_passed: false when any of its checks ran and did not

@@ -1,0 +1,109 @@
+// `ods state test`: compile, probe, decide which checks run (ADR-0013 "Tested builds" #220 and
+// "Tested sources" #232), run exactly those through `dbt test`, record passes and failures
+// without touching any build.
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "dbt_steps.h"
+#include "ods/planner/checks.h"
+#include "ods/planner/json_io.h"
+#include "plan_format.h"
+#include "project_loader.h"
+#include "selector.h"
+#include "state_access.h"
+#include "test_recording.h"
+
+namespace ods::cli {
+
+namespace {
+
+using planner::CheckAction;
+
+// dbt's selection for the entries to run: node names and source:<source>.<table>. Eager
+// indirect selection then picks every data and unit test that reads one of them, which is
+// each entry's whole set of checks (a test reading two nodes runs when either is tested).
+std::vector<std::string> dbt_test_args(const planner::CheckPlan& checks, const std::vector<std::string>& target_path) {
+  std::vector<std::string> args{"test", "--indirect-selection", "eager", "--select"};
+  for (const auto& e : checks.entries) {
+    if (e.action != CheckAction::run) continue;
+    args.push_back(e.resource_type == "source" ? "source:" + e.name : e.name);
+  }
+  args.insert(args.end(), target_path.begin(), target_path.end());
+  return args;
+}
+
+std::vector<std::string> ids_to_run(const planner::CheckPlan& checks) {
+  std::vector<std::string> ids;
+  for (const auto& e : checks.entries)
+    if (e.action == CheckAction::run) ids.push_back(e.id);
+  return ids;
+}
+
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
+  const std::vector<std::string> target_path = target_path_flags(args, ctx);
+  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
+  auto project = load_project(ctx);
+  if (!project) return report(ctx, project.error());
+  planner::CheckOptions options;
+  if (args.has("--select")) {
+    auto selected = resolve_check_selection(project->inputs, args.get("--select"));
+    if (!selected) return report(ctx, selected.error());
+    options.selected = *selected;
+  }
+
+  // Checks vouch for recorded builds: without state there is nothing to test against.
+  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
+  const Error nothing_recorded{"nothing_recorded", "nothing is recorded for " + scope +
+                                                       " yet, so there is no build to test; run `ods state run` "
+                                                       "(or dbt build and `ods state record`) first"};
+  auto store = open_store(ctx, false);
+  if (!store) return report(ctx, store.error().code == "not_found" ? nothing_recorded : store.error());
+  auto head = read_head(**store, scope);
+  if (!head) return report(ctx, head.error());
+  if (!*head) return report(ctx, nothing_recorded);
+
+  TestRun run{scope, **store, std::move(**head), {}, {}, started};
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());
+  for (const auto& source : project->inputs.sources)
+    if (source.version) run.source_versions[source.id] = *source.version;
+  run.checks = planner::plan_checks(project->inputs, &run.head.snapshot, options);
+  for (const auto& w : evidence.warnings) run.checks.warnings.push_back(w);
+  if (ctx.format == "text") print_check_table(*ctx.out, run.checks);
+  const int to_run = run.checks.count(CheckAction::run), skipped = run.checks.count(CheckAction::skip);
+
+  if (args.has("--dry-run") || to_run == 0) {
+    if (!args.has("--dry-run"))
+      step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
+    if (ctx.format == "json") {
+      nlohmann::json outcome =
+          args.has("--dry-run") ? nlohmann::json(nullptr) : nlohmann::json{{"outcome", "nothing_to_test"}};
+      *ctx.out << nlohmann::json{{"checks", nlohmann::json::parse(planner::to_json(run.checks, false))},
+                                 {"run", outcome}}
+                      .dump(2)
+               << "\n";
+    }
+    return kExitOk;
+  }
+  step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
+                " nodes and sources with checks (" + plural(count_checks(*project, ids_to_run(run.checks)), "check") +
+                "), skipping " + std::to_string(skipped));
+  auto tested = session->run_with_progress(dbt_test_args(run.checks, target_path), "dbt test");
+  if (!tested) return report(ctx, tested.error());
+  if (tested->interrupted) {
+    *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
+    return 130;
+  }
+  return record_test_run(ctx, run, *tested);
+}
+
+}  // namespace ods::cli

@@ -1,0 +1,37 @@
+#pragma once
+// The steps `ods state run` and `ods state test` share: step lines, the dbt settings from the
+// flags, `dbt compile`, the probe, and dbt's failure text.
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+#include "context.h"
+#include "dbt_session.h"
+#include "evidence_gathering.h"
+#include "project_loader.h"
+
+namespace ods::cli {
+
+// "ods: <line>" on stdout in text format, on stderr in json format (stdout holds the document).
+void step(const CommandContext& ctx, const std::string& line);
+
+// --dbt (else $ODS_DBT) and --profiles-dir.
+DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx);
+
+// `--target-path DIR` when the flag was given (dbt's own default otherwise), for every dbt call
+// whose artifacts ODS reads.
+std::vector<std::string> target_path_flags(const ParsedArgs& args, const CommandContext& ctx);
+
+// Prints "ods: <what> failed (dbt exit code N)" and dbt's error text; returns kExitFailed.
+int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r);
+
+// `dbt compile` with a step line. Returns kExitOk, or the exit code after reporting why not
+// (dbt failed, interrupted, or could not be started).
+int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path);
+
+// The probe (one dbt show call) with a step line; its warnings are printed on stderr.
+// Applies each source's chosen version to project.inputs (see gather_evidence).
+GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
+                                 const std::string& now);
+
+}  // namespace ods::cli

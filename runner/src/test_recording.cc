@@ -1,0 +1,121 @@
+#include "test_recording.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "ods/planner/json_io.h"
+#include "ods/planner/planner.h"
+#include "project_loader.h"
+
+namespace ods::cli {
+
+using nlohmann::json;
+
+namespace {
+
+int count_of(const std::map<std::string, int>& statuses, std::initializer_list<const char*> keys) {
+  int n = 0;
+  for (const char* k : keys)
+    if (auto it = statuses.find(k); it != statuses.end()) n += it->second;
+  return n;
+}
+
+// Nodes and sources whose checks all passed (true) or of which one failed (false).
+json result_counts(const LoadedRun& loaded, const planner::CheckPlan& checks) {
+  int passed = 0, failed = 0;
+  for (const auto* results : {&loaded.outcome.node_tests_passed, &loaded.outcome.source_tests_passed}) {
+    for (const auto& [id, ok] : *results) (ok ? passed : failed) += 1;
+  }
+  const int checks_passed = count_of(loaded.statuses, {"pass", "warn"});
+  const int checks_failed = count_of(loaded.statuses, {"fail", "error"});
+  int checks_total = 0;
+  for (const auto& [status, n] : loaded.statuses) checks_total += n;
+  return {{"passed", passed},
+          {"failed", failed},
+          {"skipped", checks.count(planner::CheckAction::skip)},
+          {"checks",
+           {{"total", checks_total},
+            {"passed", checks_passed},
+            {"failed", checks_failed},
+            {"other", checks_total - checks_passed - checks_failed}}},
+          {"summary", loaded.summary}};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void print_summary(const CommandContext& ctx, const TestRun& run, const json& counts, const std::string& run_id,
+                   const std::string& outcome) {
+  if (ctx.format == "json") {
+    json doc{{"checks", json::parse(planner::to_json(run.checks, false))},
+             {"run",
+              {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts}, {"seconds", seconds_since(run.started)}}}};
+    *ctx.out << doc.dump(2) << "\n";
+    return;
+  }
+  const json& c = counts.at("checks");
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "ods: %s: %d nodes and sources passed their checks, %d failed, %d skipped as already tested "
+                "(dbt ran %d checks: %d passed, %d failed) in %.1f s\n",
+                outcome.c_str(), counts.value("passed", 0), counts.value("failed", 0), counts.value("skipped", 0),
+                c.value("total", 0), c.value("passed", 0), c.value("failed", 0), seconds_since(run.started));
+  *ctx.out << line;
+}
+
+}  // namespace
+
+int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtCommandResult& dbt_test) {
+  auto project = load_project(ctx);
+  if (!project) return report(ctx, project.error());
+  auto loaded = load_run(ctx, *project, RunKind::checks_only);
+  if (!loaded) {
+    if (dbt_test.exit_code != 0) {
+      *ctx.err << "ods: dbt test failed before running any check (exit code " << dbt_test.exit_code << ")";
+      if (!dbt_test.error_text.empty()) *ctx.err << ":\n" << dbt_test.error_text;
+      *ctx.err << "\nods: nothing recorded; the state is as it was\n";
+      return kExitFailed;
+    }
+    return report(ctx, loaded.error());
+  }
+  loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before dbt test started
+  auto next = planner::record(project->inputs, &run.head.snapshot, loaded->outcome);
+  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing recorded"});
+  auto committed = run.store.commit(run.scope, run.head.stored.id, loaded->outcome.run_id, planner::to_json(*next));
+  if (!committed) {
+    std::string why = committed.error().code == "conflict"
+                          ? "another writer recorded state for " + run.scope + " during this run"
+                          : committed.error().message;
+    return report(ctx, {committed.error().code, "the checks ran but were not recorded: " + why +
+                                                    "; the next `ods state test` decides against the newer state"});
+  }
+  const std::string outcome = dbt_test.exit_code == 0 ? "tested" : "tests_failed";
+  json counts = result_counts(*loaded, run.checks);
+  json details{{"summary", loaded->summary},
+               {"counts", counts},
+               {"seconds", seconds_since(run.started)},
+               {"recorded_by", "ods state test"}};
+  contracts::RunRecord ledger{loaded->outcome.run_id,
+                              run.scope,
+                              loaded->outcome.started_at,
+                              loaded->finished_at,
+                              outcome,
+                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              planner::to_json(run.checks, false),
+                              details.dump(),
+                              committed->id};
+  if (auto appended = run.store.append_run(ledger); !appended)
+    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
+  if (dbt_test.exit_code != 0) {
+    if (!dbt_test.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << dbt_test.error_text << "\n";
+    *ctx.err << "ods: dbt test failed; the nodes and sources whose checks failed are untested and are tested again "
+                "next time\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace ods::cli

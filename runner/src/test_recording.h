@@ -1,0 +1,30 @@
+#pragma once
+// The end of `ods state test`: record what `dbt test` found (passes set `tested`, failures
+// clear it, no build changes), write the run ledger entry, print a summary.
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "context.h"
+#include "ods/contracts/state_store.h"
+#include "ods/dbt/dbt_command.h"
+#include "ods/planner/checks.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+struct TestRun {
+  std::string scope;
+  contracts::StateStore& store;
+  Head head;  // the state the checks were decided against
+  planner::CheckPlan checks;
+  std::map<std::string, planner::DataVersion> source_versions;  // measured before dbt test started
+  std::chrono::steady_clock::time_point started;
+};
+
+// dbt test ran (its checks may have failed): record it from its own artifacts, then summarise.
+// Returns kExitOk when every check passed and the state was committed; kExitFailed when a
+// check failed (dbt's failure text is shown), dbt failed before testing, or the commit failed.
+int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtCommandResult& dbt_test);
+
+}  // namespace ods::cli
