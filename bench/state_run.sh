@@ -40,21 +40,10 @@ mkdir -p "$work"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-log() { echo "bench: $*" >&2; }
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# log, run_logged, median
+source "$bench/common.sh"
 now() { date +%s.%N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-# must LOGFILE CMD...: runs CMD with its output in LOGFILE; on failure shows its tail and stops.
-must() {
-  local logfile=$1
-  shift
-  if ! "$@" >"$logfile" 2>&1; then
-    log "failed: $* (last lines of $logfile:)"
-    tail -n 30 "$logfile" >&2
-    exit 1
-  fi
-}
 
 # ods_run P OUT: `ods state run --format json` on P (profiles in P), JSON in OUT; prints wall s.
 ods_run() {
@@ -79,14 +68,14 @@ bench_shop() {
   mkdir -p "$p"
   (cd "$root/examples/shop" && git ls-files -z . | xargs -0 tar cf -) | tar xf - -C "$p"
   rm -rf "$p/.ods" "$p/target"
-  must "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --fresh --scale "$scale"
+  run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --fresh --scale "$scale"
   log "shop: $(tail -n 1 "$tmp/gen.log")"
   local dbt=("$ODS_DBT" build --project-dir "$p" --profiles-dir "$p")
-  (cd "$p" && must "$tmp/build0.log" "${dbt[@]}")  # the first build creates the snapshot and incremental table
+  (cd "$p" && run_logged "$tmp/build0.log" "${dbt[@]}")  # the first build creates the snapshot and incremental table
   local full=() t0
   for ((r = 1; r <= reps; r++)); do
     t0=$(now)
-    (cd "$p" && must "$tmp/build.log" "${dbt[@]}")
+    (cd "$p" && run_logged "$tmp/build.log" "${dbt[@]}")
     full+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}')")
     log "shop: full dbt build $r/$reps: ${full[-1]} s"
   done
@@ -99,7 +88,7 @@ bench_shop() {
     log "shop: ods state run, nothing changed $r/$reps: ${none[-1]} s, built: $(field "$tmp/none.json" "$built_names")"
   done
   for ((r = 1; r <= reps; r++)); do
-    must "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --update-customers 1
+    run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --update-customers 1
     one+=("$(ods_run "$p" "$tmp/one.json")")
     log "shop: ods state run, raw.customers changed $r/$reps: ${one[-1]} s, built: $(field "$tmp/one.json" "$built_names")"
   done
@@ -110,15 +99,18 @@ bench_shop() {
   f=$(median "${full[@]}") n=$(median "${none[@]}") o=$(median "${one[@]}")
   {
     echo "examples/shop at --scale $scale on DuckDB; medians of $reps runs (wall s); load average at the end: $(load)"
-    printf '%-34s %8s %8s\n' run seconds ratio
-    printf '%-34s %8.2f %8s\n' "dbt build (full)" "$f" "1.00"
-    awk -v t="$n" -v f="$f" 'BEGIN {printf "%-34s %8.2f %8.2f\n", "ods state run, nothing changed", t, t / f}'
-    awk -v t="$o" -v f="$f" 'BEGIN {printf "%-34s %8.2f %8.2f\n", "ods state run, raw.customers changed", t, t / f}'
+    printf '%-38s %8s %8s\n' run seconds ratio
+    printf '%-38s %8.2f %8s\n' "dbt build (full)" "$f" "1.00"
+    awk -v t="$n" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, nothing changed", t, t / f}'
+    awk -v t="$o" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, raw.customers changed", t, t / f}'
     echo "nothing changed, built:          $(field "$tmp/none.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/none.json" 'd["run"]["timings"]'))"
     echo "raw.customers changed, built:    $(field "$tmp/one.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/one.json" 'd["run"]["timings"]'))"
     echo "descendants of raw.customers:    $descendants"
+    local outside
+    outside=$(comm -23 <(field "$tmp/one.json" "$built_names" | tr ' ' '\n' | sort) <(tr ' ' '\n' <<<"$descendants" | sort) | tr '\n' ' ')
+    echo "built outside the descendants:   ${outside:-none}"
   } | tee "$work/state_run_shop.txt"
 }
 
@@ -127,7 +119,7 @@ bench_probe() {
   for n in "${probe_sizes[@]}"; do
     p=$work/probe$n
     log "probe: $n sources: generating (cached) (load $(load))"
-    must "$tmp/gen.log" "$py" "$bench/gen_sources_project.py" "$n" "$p"
+    run_logged "$tmp/gen.log" "$py" "$bench/gen_sources_project.py" "$n" "$p"
     rm -rf "$p/.ods"
     ods_run "$p" "$tmp/p.json" >/dev/null  # builds and records
     local probe=() statements=()
