@@ -51,18 +51,8 @@ mkdir -p "$work"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-log() { echo "bench: $*" >&2; }
-
-# run_logged LOGFILE CMD...: runs CMD with its output in LOGFILE; on failure shows its tail.
-run_logged() {
-  local logfile=$1
-  shift
-  if ! "$@" >"$logfile" 2>&1; then
-    log "failed: $* (last lines of $logfile:)"
-    tail -n 30 "$logfile" >&2
-    exit 1
-  fi
-}
+# log, run_logged, median
+source "$bench/common.sh"
 
 # measure CMD...: runs CMD (stdout to /dev/null); prints "<wall microseconds> <peak RSS KiB>
 # <CPU seconds, user + system>".
@@ -78,7 +68,6 @@ measure() {
   tail -n 1 "$tmp/rss" | awk -v us=$(((end - start) / 1000)) '{print us, $1, $2 + $3}'
 }
 
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 dbt_in() {  # dbt_in P ARGS...: dbt on project P with its own profiles.yml
   local p=$1

@@ -1,40 +1,35 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: examples/shop on DuckDB, state in .ods/state.db.
-# dbt build, then `ods state record`, then `ods state plan` (until `ods state run` exists).
+# The main job on the embedded default: examples/shop on DuckDB, state in
+# examples/shop/.ods/state.db. Fresh data, then `ods state run` twice (the second reuses what
+# is unchanged), then new rows in one source and a third run that builds only their readers.
+# The ods binary: $ODS_BIN, else <repo>/$BUILD_DIR/bin/ods (BUILD_DIR defaults to build, as in
+# the Makefile: `make demo BUILD_DIR=build-x` uses build-x).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-ods="$root/build/bin/ods"
-dbt="$root/.venv/bin/dbt"
+ods="${ODS_BIN:-$root/${BUILD_DIR:-build}/bin/ods}"
 project="$root/examples/shop"
+[ -x "$ods" ] || { echo "demo: $ods not found; run 'make build' (or set ODS_BIN)" >&2; exit 1; }
 cd "$project"
 export DBT_PROFILES_DIR="$project"
+export ODS_DBT="$root/.venv/bin/dbt"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "generating the demo data (examples/shop/scripts/generate_data.py)"
-"$root/.venv/bin/python" scripts/generate_data.py
-rm -rf .ods
+step "generating the demo data (scripts/generate_data.py --fresh) and forgetting earlier state"
+"$root/.venv/bin/python" scripts/generate_data.py --fresh
+rm -rf .ods target
 
-for run in first second; do
-  step "dbt source freshness, then the $run dbt build, then ods state record"
-  # Freshness before the build: record() uses sources.json only when taken before the run.
-  "$dbt" --quiet source freshness || true
-  "$dbt" --quiet build
-  "$ods" state record --project-dir . --target dev
-done
-# (Two builds: an incremental model's SQL differs on its very first build; see docs/cli.md.)
+step "first ods state run: nothing is recorded yet, so everything builds"
+"$ods" state run
 
-step "dbt source freshness + dbt compile (fresh evidence and the current code)"
-"$dbt" --quiet source freshness || true
-"$dbt" --quiet compile
+step "second ods state run: nothing changed, so what can be reused is reused (dbt builds the rest)"
+"$ods" state run
 
-step "ods state plan (nothing changed: what can be reused is reused, and each decision says why)"
-"$ods" state plan --project-dir . --target dev
+step "25 new orders arrive in raw.orders (and their payments in raw.payments)"
+"$root/.venv/bin/python" scripts/generate_data.py --append-orders 25
 
-step "edit a model's SQL (stg_orders) and plan again"
-cp models/staging/stg_orders.sql /tmp/ods-demo-stg_orders.sql
-trap 'cp /tmp/ods-demo-stg_orders.sql "$project/models/staging/stg_orders.sql"' EXIT
-sed -i 's/^select/select 1 as ods_demo_edit,/' models/staging/stg_orders.sql
-"$dbt" --quiet compile
-"$ods" state plan --project-dir . --target dev
-"$ods" state explain stg_orders --project-dir . --target dev
+step "third ods state run: only the readers of the changed sources build"
+"$ods" state run
+
+step "the recorded runs (examples/shop/.ods/state.db)"
+"$ods" state history --limit 5

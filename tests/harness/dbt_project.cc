@@ -97,10 +97,20 @@ DbtProject DbtProject::copy_of(const DbtProject& other) {
   DbtProject p;
   p.dir_ = fresh_temp_dir() / other.dir_.filename();
   fs::copy(other.dir_, p.dir_, fs::copy_options::recursive);
+  p.env_ = other.env_;
   return p;
 }
 
-DbtProject::DbtProject(DbtProject&& other) noexcept : dir_(std::move(other.dir_)) { other.dir_.clear(); }
+DbtProject::DbtProject(DbtProject&& other) noexcept : dir_(std::move(other.dir_)), env_(std::move(other.env_)) {
+  other.dir_.clear();
+}
+
+void DbtProject::add_env(const std::vector<std::string>& entries) { env_.insert(env_.end(), entries.begin(), entries.end()); }
+
+std::vector<std::string> DbtProject::env_with(std::vector<std::string> entries) const {
+  entries.insert(entries.end(), env_.begin(), env_.end());
+  return entries;
+}
 
 DbtProject::~DbtProject() {
   if (dir_.empty() || std::getenv("ODS_KEEP_TEST_DIRS")) return;
@@ -113,7 +123,7 @@ ProcessResult DbtProject::dbt(std::vector<std::string> args) const {
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--profiles-dir");
   argv.push_back(dir_.string());
-  return run_process(argv, dir_, {"DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});
+  return run_process(argv, dir_, env_with({"DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"}));
 }
 
 ProcessResult DbtProject::ods(std::vector<std::string> args) const {
@@ -121,18 +131,18 @@ ProcessResult DbtProject::ods(std::vector<std::string> args) const {
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--project-dir");
   argv.push_back(dir_.string());
-  return run_process(argv, dir_, {"ODS_DBT=" + (venv_bin() / "dbt").string()});
+  return run_process(argv, dir_, env_with({"ODS_DBT=" + (venv_bin() / "dbt").string()}));
 }
 
 ProcessResult DbtProject::generate_data(const std::vector<std::string>& args) const {
   std::vector<std::string> argv{(venv_bin() / "python").string(), "scripts/generate_data.py"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, dir_);
+  return run_process(argv, dir_, env_);
 }
 
 ProcessResult DbtProject::sql(const std::string& statement) const {
   std::string script = "import duckdb,sys\ncon=duckdb.connect('shop.duckdb')\ncon.execute(sys.argv[1])\ncon.close()\n";
-  return run_process({(venv_bin() / "python").string(), "-c", script, statement}, dir_);
+  return run_process({(venv_bin() / "python").string(), "-c", script, statement}, dir_, env_);
 }
 
 nlohmann::json DbtProject::plan_json(std::vector<std::string> extra) const {

@@ -29,6 +29,10 @@ class DbtProject {
   DbtProject& operator=(DbtProject&&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
+  // Extra environment entries ("NAME=value") for every dbt, ods, python and SQL command run
+  // for this project (e.g. the PostgreSQL connection of the `pg` target); copy_of keeps them.
+  void add_env(const std::vector<std::string>& entries);
+  const std::vector<std::string>& env() const { return env_; }
   // `dbt <args...> --profiles-dir <dir>` with the project's DuckDB file inside dir().
   ProcessResult dbt(std::vector<std::string> args) const;
   // `ods <args...> --project-dir <dir>`.
@@ -47,7 +51,10 @@ class DbtProject {
 
  private:
   DbtProject() = default;
+  // `entries` followed by env_.
+  std::vector<std::string> env_with(std::vector<std::string> entries) const;
   std::filesystem::path dir_;
+  std::vector<std::string> env_;
 };
 
 std::filesystem::path source_dir();

@@ -1,5 +1,6 @@
-// `ods state run` on examples/shop (DuckDB): each scenario is a change followed by a run,
-// with assertions on every affected node's action and reason code.
+// `ods state run` on examples/shop, on DuckDB and on PostgreSQL (one suite, parameterised by
+// harness/warehouse.h): each scenario is a change followed by a run, with assertions on every
+// affected node's action and reason code.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,10 +9,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "harness/shop_baseline.h"
+#include "harness/warehouse.h"
 
 namespace ods::testing {
 namespace {
@@ -22,10 +26,18 @@ std::string decision(const nlohmann::json& e) {
   return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
 }
 
-// `ods state run --format json` on `p`; returns {exit code, document}.
-std::pair<int, nlohmann::json> run(const DbtProject& p, std::vector<std::string> extra = {},
+bool has_evidence(const nlohmann::json& e, const std::string& kind, const std::string& key, const std::string& value) {
+  for (const auto& ev : e.at("evidence"))
+    if (ev.at("kind") == kind && ev.at(key) == value) return true;
+  return false;
+}
+
+// `ods state run --format json` on `p` in `w`'s target; returns {exit code, document}.
+std::pair<int, nlohmann::json> run(const DbtProject& p, const Warehouse& w, std::vector<std::string> extra = {},
                                    std::string* errors = nullptr) {
   std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", p.dir().string()};
+  auto target = w.target_args();
+  args.insert(args.end(), target.begin(), target.end());
   args.insert(args.end(), extra.begin(), extra.end());
   ProcessResult r = p.ods(args);
   if (errors) *errors = r.errors;
@@ -34,39 +46,79 @@ std::pair<int, nlohmann::json> run(const DbtProject& p, std::vector<std::string>
   return {r.exit_code, doc};
 }
 
-std::unique_ptr<DbtProject> make_run_baseline() {
+// Loads the data, runs twice (the second run is the incremental model's steady state) and
+// keeps the warehouse's data as every scenario's starting point.
+std::unique_ptr<DbtProject> make_run_baseline(Warehouse& w) {
   auto p = std::make_unique<DbtProject>("shop");
-  EXPECT_EQ(p->generate_data().exit_code, 0);
-  auto [first_code, first] = run(*p);
+  w.connect(*p);
+  ProcessResult loaded = w.generate_data(*p);
+  EXPECT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  auto [first_code, first] = run(*p, w);
   EXPECT_EQ(first_code, 0) << first.dump(2);
   for (const auto& e : first.at("plan").at("entries")) EXPECT_EQ(decision(e), "build:never_built") << e.dump();
-  auto [second_code, second] = run(*p);  // the incremental model's steady state
+  auto [second_code, second] = run(*p, w);
   EXPECT_EQ(second_code, 0) << second.dump(2);
+  w.save_baseline();
   return p;
 }
 
-const DbtProject& run_baseline() {
-  static std::unique_ptr<DbtProject> baseline = make_run_baseline();
-  return *baseline;
+// The warehouse's baseline, made on first use; null when making it failed (then every
+// scenario of that warehouse fails instead of running on a broken baseline).
+const DbtProject* run_baseline(Warehouse& w) {
+  static std::map<std::string, std::unique_ptr<DbtProject>> baselines;
+  auto [it, first_use] = baselines.try_emplace(w.name());
+  if (first_use) {
+    auto made = make_run_baseline(w);
+    if (!::testing::Test::HasFailure()) it->second = std::move(made);
+  }
+  return it->second.get();
 }
 
-std::size_t snapshot_count(const DbtProject& p) {
-  auto r = p.ods({"state", "history", "--format", "json", "--limit", "0"});
+std::vector<nlohmann::json> snapshots(const DbtProject& p, const Warehouse& w) {
+  std::vector<std::string> args{"state", "history", "--format", "json", "--limit", "0"};
+  auto target = w.target_args();
+  args.insert(args.end(), target.begin(), target.end());
+  auto r = p.ods(args);
   EXPECT_EQ(r.exit_code, 0) << r.errors;
-  return nlohmann::json::parse(r.output).at("snapshots").size();
+  return nlohmann::json::parse(r.output).at("snapshots");
 }
 
-class ShopRun : public ::testing::Test {
- protected:
-  ShopRun() : project_(DbtProject::copy_of(run_baseline())) {}
-  DbtProject project_;
+// A parameter names its warehouse without creating it (the PostgreSQL server starts only when
+// a test of that warehouse runs).
+struct WarehouseParam {
+  const char* name;
+  Warehouse& (*get)();
 };
 
-TEST_F(ShopRun, NothingChangedReusesAllButTheAlwaysBuiltNode) {
-  auto [code, doc] = run(project_);
+void PrintTo(const WarehouseParam& p, std::ostream* os) { *os << p.name; }
+
+class ShopRun : public ::testing::TestWithParam<WarehouseParam> {
+ protected:
+  void SetUp() override {
+    warehouse_ = &GetParam().get();
+    ASSERT_TRUE(warehouse_->unavailable().empty()) << warehouse_->unavailable();
+    const DbtProject* baseline = run_baseline(*warehouse_);
+    ASSERT_NE(baseline, nullptr) << "the baseline runs on " << warehouse_->name() << " failed";
+    warehouse_->begin_scenario();
+    project_.emplace(DbtProject::copy_of(*baseline));
+  }
+  void TearDown() override {
+    project_.reset();
+    if (warehouse_ && warehouse_->unavailable().empty()) warehouse_->end_scenario();
+  }
+
+  std::pair<int, nlohmann::json> run_ods(std::vector<std::string> extra = {}, std::string* errors = nullptr) {
+    return run(*project_, *warehouse_, std::move(extra), errors);
+  }
+
+  Warehouse* warehouse_ = nullptr;
+  std::optional<DbtProject> project_;
+};
+
+TEST_P(ShopRun, NothingChangedReusesAllButTheAlwaysBuiltNode) {
+  auto [code, doc] = run_ods();
   ASSERT_EQ(code, 0) << doc.dump(2);
-  const auto& plan = doc.at("plan");
-  for (const auto& e : plan.at("entries")) {
+  for (const auto& e : doc.at("plan").at("entries")) {
     if (e.at("name") == "dim_customers") {
       EXPECT_EQ(decision(e), "build:reads_run_context");
     } else {
@@ -80,18 +132,18 @@ TEST_F(ShopRun, NothingChangedReusesAllButTheAlwaysBuiltNode) {
   EXPECT_EQ(doc.at("run").at("counts").at("built"), 1);
 }
 
-TEST_F(ShopRun, WhenEverythingSelectedIsReusedDbtBuildIsNotStarted) {
+TEST_P(ShopRun, WhenEverythingSelectedIsReusedDbtBuildIsNotStarted) {
   std::string errors;
-  auto [code, doc] = run(project_, {"--select", "stg_orders+1"}, &errors);
+  auto [code, doc] = run_ods({"--select", "stg_orders+1"}, &errors);
   ASSERT_EQ(code, 0) << errors;
   EXPECT_EQ(doc.at("run").at("outcome"), "reused");
   EXPECT_NE(errors.find("dbt build not started"), std::string::npos) << errors;
   EXPECT_EQ(doc.at("plan").at("summary").at("build"), 0);
 }
 
-TEST_F(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
-  ODS_ASSERT_OK(project_.generate_data({"--append-orders", "5"}));
-  auto [code, doc] = run(project_);
+TEST_P(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
+  ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
+  auto [code, doc] = run_ods();
   ASSERT_EQ(code, 0) << doc.dump(2);
   const auto& plan = doc.at("plan");
   EXPECT_EQ(decision(entry(plan, "stg_orders")), "build:new_upstream_data");
@@ -102,9 +154,9 @@ TEST_F(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
   EXPECT_EQ(decision(entry(plan, "country_codes")), "reuse:unchanged");
 }
 
-TEST_F(ShopRun, ARowUpdatedWithoutLoadedAtIsDetectedByContent) {
-  ODS_ASSERT_OK(project_.generate_data({"--update-customers", "1"}));
-  auto [code, doc] = run(project_);
+TEST_P(ShopRun, ARowUpdatedWithoutLoadedAtIsDetectedByContent) {
+  ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--update-customers", "1"}));
+  auto [code, doc] = run_ods();
   ASSERT_EQ(code, 0) << doc.dump(2);
   const auto& plan = doc.at("plan");
   EXPECT_EQ(decision(entry(plan, "stg_customers")), "build:new_upstream_data");
@@ -114,86 +166,98 @@ TEST_F(ShopRun, ARowUpdatedWithoutLoadedAtIsDetectedByContent) {
   EXPECT_NE(message.find("raw.customers"), std::string::npos) << message;
 }
 
-TEST_F(ShopRun, ASourceRecreatedWithTheSameRowsIsJudgedByItsContent) {
-  ODS_ASSERT_OK(project_.sql(
-      "create table raw.customers_copy as select * from raw.customers; drop table raw.customers; "
-      "alter table raw.customers_copy rename to customers"));
-  auto [code, doc] = run(project_);
+TEST_P(ShopRun, ASourceRecreatedWithTheSameRowsIsJudgedByItsContent) {
+  ODS_ASSERT_OK(warehouse_->sql(*project_, warehouse_->recreate_customers_sql()));
+  auto [code, doc] = run_ods();
   ASSERT_EQ(code, 0) << doc.dump(2);
-  // Same rows: the content version is equal, so reusing the readers is correct, and the
-  // evidence says which content version was seen.
-  const auto& e = entry(doc.at("plan"), "stg_customers");
-  EXPECT_EQ(decision(e), "reuse:unchanged");
-  bool content = false;
-  for (const auto& ev : e.at("evidence"))
-    content |= ev.at("kind") == "source_data_version" && ev.at("origin") == "duckdb_content" &&
-               ev.at("exactness") == "exact";
-  EXPECT_TRUE(content) << e.dump(2);
+  // Same rows: the content version is equal, so reusing the snapshot that reads the table is
+  // correct, and its evidence says which content version was seen.
+  const auto& plan = doc.at("plan");
+  const auto& snapshot = entry(plan, "customers_snapshot");
+  EXPECT_EQ(decision(snapshot), "reuse:unchanged");
+  EXPECT_TRUE(has_evidence(snapshot, "source_data_version", "origin", warehouse_->content_origin())) << snapshot.dump(2);
+  EXPECT_TRUE(has_evidence(snapshot, "source_data_version", "exactness", "exact")) << snapshot.dump(2);
+  // The staging view on the table: DuckDB keeps it (it resolves the name when queried), so it
+  // is reused on the same content; PostgreSQL's DROP TABLE ... CASCADE dropped it with the
+  // table, so it is built because its relation is gone.
+  const auto& view = entry(plan, "stg_customers");
+  if (warehouse_->name() == "Postgres") {
+    EXPECT_EQ(decision(view), "build:relation_missing") << view.dump(2);
+  } else {
+    EXPECT_EQ(decision(view), "reuse:unchanged") << view.dump(2);
+    EXPECT_TRUE(has_evidence(view, "source_data_version", "origin", warehouse_->content_origin())) << view.dump(2);
+  }
+  EXPECT_EQ(doc.at("run").at("outcome"), "success") << doc.at("run").dump(2);
 }
 
-TEST_F(ShopRun, AModelRelationDroppedOutsideDbtIsBuilt) {
-  ODS_ASSERT_OK(project_.sql("drop view main.stg_orders"));
-  auto [code, doc] = run(project_);
+TEST_P(ShopRun, AModelRelationDroppedOutsideDbtIsBuilt) {
+  ODS_ASSERT_OK(warehouse_->sql(*project_, "drop view main.stg_orders"));
+  auto [code, doc] = run_ods();
   ASSERT_EQ(code, 0) << doc.dump(2);
   EXPECT_EQ(decision(entry(doc.at("plan"), "stg_orders")), "build:relation_missing");
   EXPECT_EQ(decision(entry(doc.at("plan"), "country_codes")), "reuse:unchanged");
 }
 
-// A dbt that fails the probe (dbt show) and passes everything else to the real dbt.
-std::string write_failing_probe_dbt(const DbtProject& p) {
-  fs::path script = p.dir() / "dbt-without-warehouse.sh";
-  std::ofstream out(script);
-  out << "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = show ]; then\n"
-      << "  echo 'Runtime Error: could not connect to the warehouse (test)' >&2; exit 2; fi; done\n"
-      << "exec " << (venv_bin() / "dbt").string() << " \"$@\"\n";
-  out.close();
-  fs::permissions(script, fs::perms::owner_all);
-  return script.string();
-}
-
-TEST_F(ShopRun, AFailingProbeMakesEverySourceUnknownAndWarnsWithDbtsError) {
+TEST_P(ShopRun, AnUnreachableWarehouseMakesEverySourceUnknownAndWarnsWithDbtsError) {
+  // Only the probe (dbt show) finds the warehouse unreachable; compile and build reach it.
+  std::string dbt = write_dbt_wrapper(*project_, "dbt-unreachable.sh", "show", "export " + warehouse_->unreachable_env());
   std::string errors;
-  auto [code, doc] = run(project_, {"--dbt", write_failing_probe_dbt(project_)}, &errors);
+  auto [code, doc] = run_ods({"--dbt", dbt}, &errors);
   ASSERT_EQ(code, 0) << errors;
   const auto& plan = doc.at("plan");
   EXPECT_EQ(decision(entry(plan, "stg_orders")), "build:missing_data_evidence");
   EXPECT_EQ(decision(entry(plan, "stg_customers")), "build:missing_data_evidence");
+  EXPECT_EQ(decision(entry(plan, "customers_snapshot")), "build:missing_data_evidence");
   EXPECT_EQ(decision(entry(plan, "country_codes")), "build:relation_unverified");
-  bool warned = false;
-  for (const auto& w : plan.at("warnings")) warned |= w.get<std::string>().find("could not connect") != std::string::npos;
-  EXPECT_TRUE(warned) << plan.at("warnings");
-  EXPECT_EQ(doc.at("plan").at("summary").at("reuse"), 0);
+  bool quoted = false;
+  for (const auto& w : plan.at("warnings"))
+    quoted |= w.get<std::string>().find(warehouse_->unreachable_error()) != std::string::npos;
+  EXPECT_TRUE(quoted) << "no warning quotes dbt's error (" << warehouse_->unreachable_error()
+                      << "): " << plan.at("warnings");
+  EXPECT_EQ(plan.at("summary").at("reuse"), 0);
+  // The build is recorded without source versions (none was measured): the next run, with
+  // the warehouse back, cannot reuse the sources' readers on evidence that was never
+  // recorded, and builds them again; nodes without sources are reused.
+  auto [again_code, again] = run_ods();
+  ASSERT_EQ(again_code, 0) << again.dump(2);
+  const auto& reader = entry(again.at("plan"), "stg_orders");
+  EXPECT_EQ(decision(reader), "build:missing_data_evidence") << reader.dump(2);
+  EXPECT_EQ(decision(entry(again.at("plan"), "country_codes")), "reuse:unchanged");
 }
 
-TEST_F(ShopRun, AFailingModelKeepsItsStateAndIsRebuiltNextRun) {
-  project_.replace_in("models/marts/fct_orders.sql", "o.loaded_at\n", "o.loaded_at, no_such_column\n");
-  auto [code, doc] = run(project_);
+TEST_P(ShopRun, AFailingModelKeepsItsStateAndIsRebuiltNextRun) {
+  project_->replace_in("models/marts/fct_orders.sql", "o.loaded_at\n", "o.loaded_at, no_such_column\n");
+  auto [code, doc] = run_ods();
   EXPECT_NE(code, 0) << doc.dump(2);
   EXPECT_GE(doc.at("run").at("counts").at("failed").get<int>(), 1);
-  auto [again_code, again] = run(project_);
+  auto [again_code, again] = run_ods();
   EXPECT_NE(again_code, 0);
   EXPECT_EQ(decision(entry(again.at("plan"), "fct_orders")), "build:fingerprint_changed");
-  EXPECT_EQ(decision(entry(again.at("plan"), "order_status_summary")), "build:upstream_code_changed");
+  EXPECT_EQ(entry(again.at("plan"), "dim_customers").at("action"), "build");  // blocked by fct_orders
+  if (warehouse_->runs_python_models()) {
+    EXPECT_EQ(decision(entry(again.at("plan"), "order_status_summary")), "build:upstream_code_changed");
+  }
   EXPECT_EQ(decision(entry(again.at("plan"), "stg_orders")), "reuse:unchanged");
 }
 
-TEST_F(ShopRun, SigintDuringTheBuildRecordsNothing) {
+TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {
   // A dbt whose build waits, so the interruption lands while dbt build runs.
-  fs::path script = project_.dir() / "slow-dbt.sh";
-  {
-    std::ofstream out(script);
-    out << "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = build ]; then echo building >&2; sleep 60; fi; done\n"
-        << "exec " << (venv_bin() / "dbt").string() << " \"$@\"\n";
-  }
-  fs::permissions(script, fs::perms::owner_all);
-  project_.replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
-  const std::size_t before = snapshot_count(project_);
-  fs::path log = project_.dir() / "ods.log";
+  std::string dbt = write_dbt_wrapper(*project_, "slow-dbt.sh", "build", "echo building >&2; sleep 60");
+  project_->replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
+  const auto before = snapshots(*project_, *warehouse_);
+  fs::path log = project_->dir() / "ods.log";
+  const std::string dir = project_->dir().string();
+  std::vector<std::string> argv{ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir,
+                                "--dbt", dbt};
+  for (const auto& a : warehouse_->target_args()) argv.push_back(a);
   pid_t pid = ::fork();
   if (pid == 0) {
     if (!std::freopen(log.c_str(), "w", stdout) || ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) _exit(126);
-    ::execl(ods_binary().c_str(), "ods", "state", "run", "--project-dir", project_.dir().c_str(), "--profiles-dir",
-            project_.dir().c_str(), "--dbt", script.c_str(), static_cast<char*>(nullptr));
+    for (const auto& kv : project_->env()) ::putenv(const_cast<char*>(kv.c_str()));
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
     _exit(127);
   }
   bool building = false;
@@ -209,8 +273,13 @@ TEST_F(ShopRun, SigintDuringTheBuildRecordsNothing) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_EQ(snapshot_count(project_), before) << "an interrupted run records nothing";
+  EXPECT_EQ(snapshots(*project_, *warehouse_), before) << "an interrupted run records nothing";
 }
+
+INSTANTIATE_TEST_SUITE_P(Warehouses, ShopRun,
+                         ::testing::Values(WarehouseParam{"DuckDb", &duckdb_warehouse},
+                                           WarehouseParam{"Postgres", &postgres_warehouse}),
+                         [](const ::testing::TestParamInfo<WarehouseParam>& p) { return std::string(p.param.name); });
 
 }  // namespace
 }  // namespace ods::testing
