@@ -1,0 +1,383 @@
+#include "ods/json/reader.h"
+
+#include <array>
+#include <charconv>
+
+namespace ods::json {
+
+namespace {
+
+// Bytes that end the fast scan of a string: '"', '\\', control characters, non-ASCII.
+constexpr std::array<bool, 256> kStringStop = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+  return t;
+}();
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+void append_utf8(unsigned cp, std::string& out) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace
+
+SyntaxError::SyntaxError(std::size_t offset, std::string path, const std::string& problem)
+    : std::runtime_error("at byte " + std::to_string(offset) + (path.empty() ? "" : " (in " + path + ")") + ": " +
+                         problem),
+      offset_(offset),
+      path_(std::move(path)),
+      problem_(problem) {}
+
+Reader::Reader(std::string_view text)
+    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), levels_(kMaxDepth + 1) {}
+
+void Reader::fail(const std::string& problem) const { throw SyntaxError(offset(), path(), problem); }
+
+std::string Reader::path() const {
+  std::string out;
+  for (std::size_t d = 1; d <= depth_; ++d) {
+    const Level& level = levels_[d];
+    if (level.first) break;  // nothing read in it yet
+    if (level.array) {
+      out += "[" + std::to_string(level.index) + "]";
+    } else {
+      if (!out.empty()) out += '.';
+      out += level.key;
+    }
+  }
+  return out;
+}
+
+void Reader::ws() {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+}
+
+char Reader::next_char() {
+  ws();
+  return p_ < end_ ? *p_ : '\0';
+}
+
+void Reader::expect(char c, const char* what) {
+  if (next_char() != c) fail(p_ < end_ ? std::string("expected ") + what : std::string("unexpected end of text, expected ") + what);
+  ++p_;
+}
+
+Type Reader::peek() {
+  switch (next_char()) {
+    case '{': return Type::object;
+    case '[': return Type::array;
+    case '"': return Type::string;
+    case 't':
+    case 'f': return Type::boolean;
+    case 'n': return Type::null;
+    case '-': return Type::number;
+    default:
+      if (p_ < end_ && is_digit(*p_)) return Type::number;
+      fail(p_ < end_ ? "expected a value" : "unexpected end of text, expected a value");
+  }
+}
+
+void Reader::push(bool array) {
+  if (depth_ + 1 >= levels_.size()) fail("nesting deeper than " + std::to_string(kMaxDepth));
+  Level& level = levels_[++depth_];
+  level.array = array;
+  level.first = true;
+  level.index = 0;
+  level.key = {};
+}
+
+void Reader::begin_object() {
+  expect('{', "an object");
+  push(false);
+}
+
+void Reader::begin_array() {
+  expect('[', "an array");
+  push(true);
+}
+
+bool Reader::next_member(std::string_view& key) {
+  Level& level = levels_[depth_];
+  if (depth_ == 0 || level.array) fail("next_member outside an object");
+  const char c = next_char();
+  if (c == '}' && level.first) {
+    ++p_;
+    --depth_;
+    return false;
+  }
+  if (!level.first) {
+    if (c == '}') {
+      ++p_;
+      --depth_;
+      return false;
+    }
+    if (c != ',') fail(p_ < end_ ? "expected ',' or '}'" : "unexpected end of text, expected ',' or '}'");
+    ++p_;
+    if (next_char() != '"') fail("expected a member name");
+  } else if (c != '"') {
+    fail(p_ < end_ ? "expected a member name or '}'" : "unexpected end of text, expected a member name or '}'");
+  }
+  std::string_view name = read_string_token();
+  if (name.data() == scratch_.data() && !name.empty()) {  // decoded: keep a stable copy
+    level.owned.assign(name);
+    name = level.owned;
+  }
+  level.key = name;
+  level.first = false;
+  expect(':', "':'");
+  key = name;
+  return true;
+}
+
+bool Reader::next_element() {
+  Level& level = levels_[depth_];
+  if (depth_ == 0 || !level.array) fail("next_element outside an array");
+  const char c = next_char();
+  if (c == ']') {
+    ++p_;
+    --depth_;
+    return false;
+  }
+  if (!level.first) {
+    if (c != ',') fail(p_ < end_ ? "expected ',' or ']'" : "unexpected end of text, expected ',' or ']'");
+    ++p_;
+    ++level.index;
+  }
+  level.first = false;
+  if (next_char() == ']') fail("expected a value after ','");
+  return true;
+}
+
+std::string_view Reader::string_view() {
+  if (next_char() != '"') fail(p_ < end_ ? "expected a string" : "unexpected end of text, expected a string");
+  return read_string_token();
+}
+
+std::string_view Reader::read_string_token() {
+  const char* start = ++p_;  // past the opening quote
+  const char* p = start;
+  for (;;) {  // fast path: no escapes
+    while (p < end_ && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+    if (p >= end_) {
+      p_ = p;
+      fail("unterminated string");
+    }
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') {
+      p_ = p + 1;
+      return {start, static_cast<std::size_t>(p - start)};
+    }
+    if (c >= 0x80) {
+      p_ = p;
+      p = check_utf8(p);
+      continue;
+    }
+    break;  // an escape or a control character
+  }
+  scratch_.assign(start, p);
+  for (;;) {
+    const char* run = p;
+    while (p < end_ && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+    scratch_.append(run, p);
+    p_ = p;
+    if (p >= end_) fail("unterminated string");
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') {
+      p_ = p + 1;
+      return scratch_;
+    }
+    if (c >= 0x80) {
+      const char* after = check_utf8(p);
+      scratch_.append(p, after);
+      p = after;
+    } else if (c == '\\') {
+      decode_escape(scratch_);
+      p = p_;
+    } else {
+      fail("control character in a string (must be escaped)");
+    }
+  }
+}
+
+const char* Reader::check_utf8(const char* p) {
+  p_ = p;
+  const auto b0 = static_cast<unsigned char>(p[0]);
+  int extra = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    extra = 1;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    extra = 2;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;  // no surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    extra = 3;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    fail("invalid UTF-8 in a string");
+  }
+  if (end_ - p <= extra) fail("invalid UTF-8 in a string (truncated sequence)");
+  for (int i = 1; i <= extra; ++i) {
+    const auto b = static_cast<unsigned char>(p[i]);
+    if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) fail("invalid UTF-8 in a string");
+  }
+  return p + 1 + extra;
+}
+
+unsigned Reader::read_hex4() {
+  if (end_ - p_ < 4) fail("truncated \\u escape");
+  unsigned v = 0;
+  for (int i = 0; i < 4; ++i, ++p_) {
+    const char c = *p_;
+    v <<= 4;
+    if (is_digit(c)) v |= static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
+    else fail("invalid \\u escape (expected 4 hex digits)");
+  }
+  return v;
+}
+
+void Reader::decode_escape(std::string& out) {
+  ++p_;  // the backslash
+  if (p_ >= end_) fail("unterminated string");
+  const char c = *p_++;
+  switch (c) {
+    case '"': out.push_back('"'); return;
+    case '\\': out.push_back('\\'); return;
+    case '/': out.push_back('/'); return;
+    case 'b': out.push_back('\b'); return;
+    case 'f': out.push_back('\f'); return;
+    case 'n': out.push_back('\n'); return;
+    case 'r': out.push_back('\r'); return;
+    case 't': out.push_back('\t'); return;
+    case 'u': {
+      unsigned cp = read_hex4();
+      if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') fail("high surrogate without its low surrogate");
+        p_ += 2;
+        const unsigned low = read_hex4();
+        if (low < 0xDC00 || low > 0xDFFF) fail("high surrogate without its low surrogate");
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+      }
+      append_utf8(cp, out);
+      return;
+    }
+    default: --p_; fail(std::string("invalid escape '\\") + c + "'");
+  }
+}
+
+void Reader::read_literal(std::string_view word) {
+  if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
+    fail("invalid literal (expected " + std::string(word) + ")");
+  p_ += word.size();
+}
+
+bool Reader::boolean() {
+  const char c = next_char();
+  if (c == 't') {
+    read_literal("true");
+    return true;
+  }
+  if (c == 'f') {
+    read_literal("false");
+    return false;
+  }
+  fail("expected true or false");
+}
+
+void Reader::null() {
+  if (next_char() != 'n') fail("expected null");
+  read_literal("null");
+}
+
+std::string_view Reader::number_text() {
+  ws();
+  const char* start = p_;
+  const char* p = p_;
+  if (p < end_ && *p == '-') ++p;
+  if (p >= end_ || !is_digit(*p)) {
+    p_ = p;
+    fail("expected a number");
+  }
+  if (*p == '0') {
+    ++p;
+  } else {
+    while (p < end_ && is_digit(*p)) ++p;
+  }
+  if (p < end_ && *p == '.') {
+    ++p;
+    if (p >= end_ || !is_digit(*p)) {
+      p_ = p;
+      fail("expected a digit after '.'");
+    }
+    while (p < end_ && is_digit(*p)) ++p;
+  }
+  if (p < end_ && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p < end_ && (*p == '+' || *p == '-')) ++p;
+    if (p >= end_ || !is_digit(*p)) {
+      p_ = p;
+      fail("expected a digit in the exponent");
+    }
+    while (p < end_ && is_digit(*p)) ++p;
+  }
+  p_ = p;
+  return {start, static_cast<std::size_t>(p - start)};
+}
+
+std::int64_t Reader::integer() {
+  const char* start = (ws(), p_);
+  const std::string_view text = number_text();
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    p_ = start;
+    fail("expected an integer (int64)");
+  }
+  return v;
+}
+
+void Reader::skip() {
+  switch (peek()) {
+    case Type::object: {
+      begin_object();
+      std::string_view key;
+      while (next_member(key)) skip();
+      return;
+    }
+    case Type::array:
+      begin_array();
+      while (next_element()) skip();
+      return;
+    case Type::string: read_string_token(); return;
+    case Type::number: number_text(); return;
+    case Type::boolean: boolean(); return;
+    case Type::null: null(); return;
+  }
+}
+
+void Reader::finish() {
+  if (depth_ != 0) fail("finish() inside an open object or array");
+  ws();
+  if (p_ != end_) fail("unexpected data after the JSON value");
+}
+
+}  // namespace ods::json
