@@ -1,38 +1,17 @@
 #include "ods/json/reader.h"
 
-#include <array>
 #include <charconv>
+
+#include "char_classes.h"
+#include "ods/json/writer.h"
 
 namespace ods::json {
 
 namespace {
 
-// Bytes that end the fast scan of a string: '"', '\\', control characters, non-ASCII.
-constexpr std::array<bool, 256> kStringStop = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-  return t;
-}();
+using internal::kStringSpecial;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-void append_utf8(unsigned cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 }  // namespace
 
@@ -44,7 +23,9 @@ SyntaxError::SyntaxError(std::size_t offset, std::string path, const std::string
       problem_(problem) {}
 
 Reader::Reader(std::string_view text)
-    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), levels_(kMaxDepth + 1) {}
+    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), levels_(kMaxDepth + 1) {
+  if (text.starts_with("\xEF\xBB\xBF")) p_ += 3;  // a UTF-8 byte order mark, skipped as nlohmann does
+}
 
 void Reader::fail(const std::string& problem) const { throw SyntaxError(offset(), path(), problem); }
 
@@ -73,19 +54,26 @@ char Reader::next_char() {
 }
 
 void Reader::expect(char c, const char* what) {
-  if (next_char() != c) fail(p_ < end_ ? std::string("expected ") + what : std::string("unexpected end of text, expected ") + what);
+  if (next_char() != c)
+    fail(p_ < end_ ? std::string("expected ") + what : std::string("unexpected end of text, expected ") + what);
   ++p_;
 }
 
 Type Reader::peek() {
   switch (next_char()) {
-    case '{': return Type::object;
-    case '[': return Type::array;
-    case '"': return Type::string;
+    case '{':
+      return Type::object;
+    case '[':
+      return Type::array;
+    case '"':
+      return Type::string;
     case 't':
-    case 'f': return Type::boolean;
-    case 'n': return Type::null;
-    case '-': return Type::number;
+    case 'f':
+      return Type::boolean;
+    case 'n':
+      return Type::null;
+    case '-':
+      return Type::number;
     default:
       if (p_ < end_ && is_digit(*p_)) return Type::number;
       fail(p_ < end_ ? "expected a value" : "unexpected end of text, expected a value");
@@ -172,7 +160,7 @@ std::string_view Reader::read_string_token() {
   const char* start = ++p_;  // past the opening quote
   const char* p = start;
   for (;;) {  // fast path: no escapes
-    while (p < end_ && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+    while (p < end_ && !kStringSpecial[static_cast<unsigned char>(*p)]) ++p;
     if (p >= end_) {
       p_ = p;
       fail("unterminated string");
@@ -192,7 +180,7 @@ std::string_view Reader::read_string_token() {
   scratch_.assign(start, p);
   for (;;) {
     const char* run = p;
-    while (p < end_ && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+    while (p < end_ && !kStringSpecial[static_cast<unsigned char>(*p)]) ++p;
     scratch_.append(run, p);
     p_ = p;
     if (p >= end_) fail("unterminated string");
@@ -246,10 +234,14 @@ unsigned Reader::read_hex4() {
   for (int i = 0; i < 4; ++i, ++p_) {
     const char c = *p_;
     v <<= 4;
-    if (is_digit(c)) v |= static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-    else fail("invalid \\u escape (expected 4 hex digits)");
+    if (is_digit(c))
+      v |= static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<unsigned>(c - 'A' + 10);
+    else
+      fail("invalid \\u escape (expected 4 hex digits)");
   }
   return v;
 }
@@ -259,14 +251,30 @@ void Reader::decode_escape(std::string& out) {
   if (p_ >= end_) fail("unterminated string");
   const char c = *p_++;
   switch (c) {
-    case '"': out.push_back('"'); return;
-    case '\\': out.push_back('\\'); return;
-    case '/': out.push_back('/'); return;
-    case 'b': out.push_back('\b'); return;
-    case 'f': out.push_back('\f'); return;
-    case 'n': out.push_back('\n'); return;
-    case 'r': out.push_back('\r'); return;
-    case 't': out.push_back('\t'); return;
+    case '"':
+      out.push_back('"');
+      return;
+    case '\\':
+      out.push_back('\\');
+      return;
+    case '/':
+      out.push_back('/');
+      return;
+    case 'b':
+      out.push_back('\b');
+      return;
+    case 'f':
+      out.push_back('\f');
+      return;
+    case 'n':
+      out.push_back('\n');
+      return;
+    case 'r':
+      out.push_back('\r');
+      return;
+    case 't':
+      out.push_back('\t');
+      return;
     case 'u': {
       unsigned cp = read_hex4();
       if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
@@ -280,7 +288,9 @@ void Reader::decode_escape(std::string& out) {
       append_utf8(cp, out);
       return;
     }
-    default: --p_; fail(std::string("invalid escape '\\") + c + "'");
+    default:
+      --p_;
+      fail(std::string("invalid escape '\\") + c + "'");
   }
 }
 
@@ -367,10 +377,18 @@ void Reader::skip() {
       begin_array();
       while (next_element()) skip();
       return;
-    case Type::string: read_string_token(); return;
-    case Type::number: number_text(); return;
-    case Type::boolean: boolean(); return;
-    case Type::null: null(); return;
+    case Type::string:
+      read_string_token();
+      return;
+    case Type::number:
+      number_text();
+      return;
+    case Type::boolean:
+      boolean();
+      return;
+    case Type::null:
+      null();
+      return;
   }
 }
 

@@ -3,15 +3,13 @@
 #include <array>
 #include <charconv>
 
+#include "char_classes.h"
+
 namespace ods::json {
 
 namespace {
 
-constexpr std::array<bool, 256> kNeedsCare = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-  return t;
-}();
+using internal::kStringSpecial;
 
 constexpr std::size_t kFlushAt = std::size_t{1} << 16;
 
@@ -43,18 +41,40 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-void append_string(std::string_view s, std::string& out) {
+void append_utf8(std::uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+void append_string(std::string_view s, std::string& out, Utf8 utf8) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   std::size_t run = 0;
   std::size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (!kNeedsCare[c]) {
+    if (!kStringSpecial[c]) {
       ++i;
       continue;
     }
     if (c >= 0x80) {
+      if (utf8 == Utf8::pass_through) {
+        ++i;
+        continue;
+      }
       const std::size_t n = utf8_length(s, i);
       if (n == 0) {
         throw InvalidUtf8("invalid UTF-8 byte at index " + std::to_string(i) + " of a string to write as JSON");
@@ -64,13 +84,27 @@ void append_string(std::string_view s, std::string& out) {
     }
     out.append(s.data() + run, i - run);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         out += "\\u00";
         out.push_back(kHex[c >> 4]);

@@ -34,10 +34,15 @@ json read_dom(Reader& r) {
       while (r.next_element()) out.push_back(read_dom(r));
       return out;
     }
-    case Type::string: return r.string();
-    case Type::boolean: return r.boolean();
-    case Type::null: r.null(); return nullptr;
-    case Type::number: return json::parse(r.number_text());
+    case Type::string:
+      return r.string();
+    case Type::boolean:
+      return r.boolean();
+    case Type::null:
+      r.null();
+      return nullptr;
+    case Type::number:
+      return json::parse(r.number_text());
   }
   return nullptr;
 }
@@ -56,6 +61,7 @@ TEST(JsonReader, ReadsWhatNlohmannReads) {
            R"(["ünïcödé € 𝄞", {}, [], [[{}]]])",
            " \t\r\n 42 \n",
            R"({"dup": 1, "dup": 2})",
+           "\xEF\xBB\xBF[1]",
        }) {
     EXPECT_EQ(read_text(text), json::parse(text)) << text;
   }
@@ -138,10 +144,36 @@ SyntaxError error_of(std::string_view text) {
 }
 
 TEST(JsonReader, RefusesWhatNlohmannRefuses) {
-  for (const std::string text : {"", "   ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a: 1}", "[01]", "[1.]",
-                                 "[.5]", "[1e]", "[-]", "[+1]", "tru", "nul", "[true false]", "\"a", "\"\\x\"",
-                                 "\"\\u12\"", "\"\\ud834\"", "\"\\udd1e\"", "\"\x01\"", "\"\xff\"", "\"\xc0\xaf\"",
-                                 "\"\xed\xa0\x80\"", "\"\xe2\x82\"", "1 2", "{} x", "[1]]", "'a'"}) {
+  for (const std::string text : {"",
+                                 "   ",
+                                 "{",
+                                 "[1,]",
+                                 "{\"a\":1,}",
+                                 "{\"a\" 1}",
+                                 "{a: 1}",
+                                 "[01]",
+                                 "[1.]",
+                                 "[.5]",
+                                 "[1e]",
+                                 "[-]",
+                                 "[+1]",
+                                 "tru",
+                                 "nul",
+                                 "[true false]",
+                                 "\"a",
+                                 "\"\\x\"",
+                                 "\"\\u12\"",
+                                 "\"\\ud834\"",
+                                 "\"\\udd1e\"",
+                                 "\"\x01\"",
+                                 "\"\xff\"",
+                                 "\"\xc0\xaf\"",
+                                 "\"\xed\xa0\x80\"",
+                                 "\"\xe2\x82\"",
+                                 "1 2",
+                                 "{} x",
+                                 "[1]]",
+                                 "'a'"}) {
     EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded()) << "nlohmann accepts: " << text;
     (void)error_of(text);
   }

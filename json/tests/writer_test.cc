@@ -25,11 +25,19 @@ void write_dom(Writer& w, const json& doc) {
       for (const auto& v : doc) write_dom(w, v);
       w.end_array();
       return;
-    case json::value_t::string: w.string(doc.get_ref<const std::string&>()); return;
-    case json::value_t::boolean: w.boolean(doc.get<bool>()); return;
+    case json::value_t::string:
+      w.string(doc.get_ref<const std::string&>());
+      return;
+    case json::value_t::boolean:
+      w.boolean(doc.get<bool>());
+      return;
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: w.integer(doc.get<std::int64_t>()); return;
-    default: w.null(); return;
+    case json::value_t::number_unsigned:
+      w.integer(doc.get<std::int64_t>());
+      return;
+    default:
+      w.null();
+      return;
   }
 }
 
@@ -60,9 +68,7 @@ const json& tricky_document() {
   return doc;
 }
 
-TEST(JsonWriter, CompactIsNlohmannDump) {
-  EXPECT_EQ(written(tricky_document(), -1), tricky_document().dump());
-}
+TEST(JsonWriter, CompactIsNlohmannDump) { EXPECT_EQ(written(tricky_document(), -1), tricky_document().dump()); }
 
 TEST(JsonWriter, PrettyIsNlohmannDumpWithIndent) {
   EXPECT_EQ(written(tricky_document(), 2), tricky_document().dump(2));

@@ -24,8 +24,7 @@ SchemaVersion parse_schema(std::string_view text) {
   if (dot == std::string::npos) throw bad();
   auto a = std::from_chars(text.data(), text.data() + dot, v.major);
   auto b = std::from_chars(text.data() + dot + 1, text.data() + text.size(), v.minor);
-  if (a.ec != std::errc() || b.ec != std::errc() || b.ptr != text.data() + text.size())
-    throw bad();
+  if (a.ec != std::errc() || b.ec != std::errc() || b.ptr != text.data() + text.size()) throw bad();
   return v;
 }
 
@@ -38,8 +37,8 @@ class SnapshotReader {
   StateSnapshot read() {
     StateSnapshot s;
     begin_object();
-    bool has_schema = false, has_project = false, has_environment = false, has_run_id = false,
-         has_started = false, has_nodes = false;
+    bool has_schema = false, has_project = false, has_environment = false, has_run_id = false, has_started = false,
+         has_nodes = false;
     std::string_view key;
     while (r_.next_member(key)) {
       if (key == "schema_version") {
@@ -192,7 +191,8 @@ class SnapshotReader {
         n.source_versions.clear();
         begin_object();
         std::string_view id;
-        while (r_.next_member(id)) n.source_versions.insert_or_assign(n.source_versions.end(), std::string(id), read_version());
+        while (r_.next_member(id))
+          n.source_versions.insert_or_assign(n.source_versions.end(), std::string(id), read_version());
       } else if (key == "tested") {
         if (r_.peek() == json::Type::null) {
           r_.null();

@@ -18,9 +18,12 @@ namespace {
 // ---- the oracle: how the DOM versions (before streaming) built these documents
 
 json version_dom(const DataVersion& v) {
-  return {{"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin}, {"observed_at", v.observed_at}};
+  return {
+      {"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin}, {"observed_at", v.observed_at}};
 }
-json test_record_dom(const TestRecord& t) { return {{"run_id", t.run_id}, {"at", t.at}, {"checks_digest", t.checks_digest}}; }
+json test_record_dom(const TestRecord& t) {
+  return {{"run_id", t.run_id}, {"at", t.at}, {"checks_digest", t.checks_digest}};
+}
 
 std::string snapshot_dom_text(const StateSnapshot& s) {
   json nodes = json::object();
@@ -43,8 +46,12 @@ std::string snapshot_dom_text(const StateSnapshot& s) {
     if (src.version) j["version"] = version_dom(*src.version);
     sources[id] = j;
   }
-  json doc{{"schema_version", s.schema.to_string()}, {"project", s.project}, {"environment", s.environment},
-           {"target_identity", s.target_identity}, {"run_id", s.run_id}, {"run_started_at", s.run_started_at},
+  json doc{{"schema_version", s.schema.to_string()},
+           {"project", s.project},
+           {"environment", s.environment},
+           {"target_identity", s.target_identity},
+           {"run_id", s.run_id},
+           {"run_started_at", s.run_started_at},
            {"nodes", nodes}};
   if (!s.sources.empty()) doc["sources"] = sources;
   return doc.dump();
@@ -57,13 +64,23 @@ std::string plan_dom_text(const ExecutionPlan& plan, bool pretty) {
     for (const auto& r : e.reasons) reasons.push_back({{"code", r.code}, {"message", r.message}});
     json evidence = json::array();
     for (const auto& ev : e.evidence)
-      evidence.push_back({{"kind", ev.kind}, {"subject", ev.subject}, {"value", ev.value},
-                          {"exactness", to_string(ev.exactness)}, {"origin", ev.origin}});
-    entries.push_back({{"id", e.id}, {"name", e.name}, {"resource_type", e.resource_type},
-                       {"action", to_string(e.action)}, {"depth", e.depth}, {"reasons", reasons},
+      evidence.push_back({{"kind", ev.kind},
+                          {"subject", ev.subject},
+                          {"value", ev.value},
+                          {"exactness", to_string(ev.exactness)},
+                          {"origin", ev.origin}});
+    entries.push_back({{"id", e.id},
+                       {"name", e.name},
+                       {"resource_type", e.resource_type},
+                       {"action", to_string(e.action)},
+                       {"depth", e.depth},
+                       {"reasons", reasons},
                        {"evidence", evidence}});
   }
-  json doc{{"scope", plan.scope}, {"entries", entries}, {"select", plan.select}, {"warnings", plan.warnings},
+  json doc{{"scope", plan.scope},
+           {"entries", entries},
+           {"select", plan.select},
+           {"warnings", plan.warnings},
            {"summary", {{"build", plan.count(Action::build)}, {"reuse", plan.count(Action::reuse)}}}};
   return pretty ? doc.dump(2) : doc.dump();
 }
@@ -144,8 +161,8 @@ TEST(StreamedJson, SnapshotRoundTrips) {
   doc["a_future_member"] = {{"x", {1, 2, nullptr}}};
   doc["nodes"]["model.shop.m1"]["later"] = "ignored";
   nlohmann::ordered_json reordered;
-  for (const char* key : {"sources", "nodes", "run_id", "schema_version", "a_future_member", "project",
-                          "environment", "target_identity", "run_started_at"})
+  for (const char* key : {"sources", "nodes", "run_id", "schema_version", "a_future_member", "project", "environment",
+                          "target_identity", "run_started_at"})
     reordered[key] = doc[key];
   for (const std::string& variant : {doc.dump(2), reordered.dump(), reordered.dump(4)}) {
     auto again = snapshot_from_json(variant);

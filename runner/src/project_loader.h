@@ -36,8 +36,9 @@ struct LoadedRun {
   std::map<std::string, double> node_seconds;  // node id -> dbt's execution time, when reported
 };
 
-// Reads <target-dir>/run_results.json (`project` loaded with plan_and_record) and refuses what isn't a real build of the manifest's
-// code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
+// Reads <target-dir>/run_results.json (`project` loaded with ProjectUse::plan_and_record) and
+// refuses what isn't a real build of the manifest's code (ADR-0013): codes "not_a_build",
+// "empty_run", "other_invocation", "no_project_name".
 [[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project);
 
 }  // namespace ods::cli

@@ -11,8 +11,9 @@
 //   }
 //   r.finish();  // nothing but whitespace after the value
 //
-// Strict: UTF-8 is validated, lone surrogates, control characters in strings, trailing
-// commas, leading zeros and nesting deeper than kMaxDepth are errors. Duplicate members are
+// Strict, as nlohmann's parser: UTF-8 is validated; lone surrogates, control characters in
+// strings, trailing commas, leading zeros and nesting deeper than kMaxDepth are errors; a
+// UTF-8 byte order mark at the start is skipped. Duplicate members are
 // reported to the caller as they come (a caller that assigns keeps the last, as a DOM does).
 #include <cstddef>
 #include <cstdint>

@@ -28,8 +28,14 @@ class InvalidUtf8 : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Appends `s` as a JSON string (with quotes) to `out`. Throws InvalidUtf8.
-void append_string(std::string_view s, std::string& out);
+// Appends `s` as a JSON string (with quotes) to `out`, escaped as described above.
+// Utf8::validate: invalid UTF-8 throws InvalidUtf8. Utf8::pass_through: bytes >= 0x80 are
+// copied unchecked (for text that was already read as JSON).
+enum class Utf8 { validate, pass_through };
+void append_string(std::string_view s, std::string& out, Utf8 utf8 = Utf8::validate);
+
+// Appends code point `cp` (<= 0x10FFFF, not a surrogate) encoded as UTF-8.
+void append_utf8(std::uint32_t cp, std::string& out);
 
 // Not thread-safe. Misuse (a key outside an object, end_array closing an object, ...) throws
 // std::logic_error.
