@@ -204,28 +204,9 @@ std::string_view Reader::read_string_token() {
 
 const char* Reader::check_utf8(const char* p) {
   p_ = p;
-  const auto b0 = static_cast<unsigned char>(p[0]);
-  int extra = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    extra = 1;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    extra = 2;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;  // no surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    extra = 3;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    fail("invalid UTF-8 in a string");
-  }
-  if (end_ - p <= extra) fail("invalid UTF-8 in a string (truncated sequence)");
-  for (int i = 1; i <= extra; ++i) {
-    const auto b = static_cast<unsigned char>(p[i]);
-    if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) fail("invalid UTF-8 in a string");
-  }
-  return p + 1 + extra;
+  const std::size_t n = internal::utf8_sequence_length(p, end_);
+  if (n == 0) fail("invalid UTF-8 in a string");
+  return p + n;
 }
 
 unsigned Reader::read_hex4() {

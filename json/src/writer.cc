@@ -13,32 +13,6 @@ using internal::kStringSpecial;
 
 constexpr std::size_t kFlushAt = std::size_t{1} << 16;
 
-// The length of the valid UTF-8 sequence at s[i] (a byte >= 0x80), or 0.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  std::size_t extra = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    extra = 1;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    extra = 2;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    extra = 3;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (s.size() - i <= extra) return 0;
-  for (std::size_t k = 1; k <= extra; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return 0;
-  }
-  return extra + 1;
-}
-
 }  // namespace
 
 void append_utf8(std::uint32_t cp, std::string& out) {
@@ -75,7 +49,7 @@ void append_string(std::string_view s, std::string& out, Utf8 utf8) {
         ++i;
         continue;
       }
-      const std::size_t n = utf8_length(s, i);
+      const std::size_t n = internal::utf8_sequence_length(s.data() + i, s.data() + s.size());
       if (n == 0) {
         throw InvalidUtf8("invalid UTF-8 byte at index " + std::to_string(i) + " of a string to write as JSON");
       }
