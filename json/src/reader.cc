@@ -1,6 +1,8 @@
 #include "ods/json/reader.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "char_classes.h"
 #include "ods/json/writer.h"
@@ -321,7 +323,9 @@ std::string_view Reader::number_text() {
     }
     while (p < end_ && is_digit(*p)) ++p;
   }
+  bool exponent = false;
   if (p < end_ && (*p == 'e' || *p == 'E')) {
+    exponent = true;
     ++p;
     if (p < end_ && (*p == '+' || *p == '-')) ++p;
     if (p >= end_ || !is_digit(*p)) {
@@ -330,8 +334,14 @@ std::string_view Reader::number_text() {
     }
     while (p < end_ && is_digit(*p)) ++p;
   }
+  const std::string_view text(start, static_cast<std::size_t>(p - start));
+  // As nlohmann: a number beyond the range of a double (e.g. 1e400) is an error.
+  if ((exponent || text.size() > 300) && std::isinf(std::strtod(std::string(text).c_str(), nullptr))) {
+    p_ = start;
+    fail("number out of range");
+  }
   p_ = p;
-  return {start, static_cast<std::size_t>(p - start)};
+  return text;
 }
 
 std::int64_t Reader::integer() {

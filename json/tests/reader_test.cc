@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "ods/json/writer.h"
@@ -173,10 +174,48 @@ TEST(JsonReader, RefusesWhatNlohmannRefuses) {
                                  "1 2",
                                  "{} x",
                                  "[1]]",
-                                 "'a'"}) {
+                                 "'a'",
+                                 "[1e400]",
+                                 "[-2.5e372]"}) {
     EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded()) << "nlohmann accepts: " << text;
     (void)error_of(text);
   }
+}
+
+// Random edits of a document that uses every kind of value: the reader accepts exactly the
+// texts nlohmann accepts (deterministic: fixed seed).
+TEST(JsonReader, AcceptsExactlyWhatNlohmannAcceptsUnderRandomEdits) {
+  const std::string base =
+      R"({"a": [1, -2.5e3, true, false, null, "x\u00e9\n", {"b": {}}, []], "c": "é€𝄞", "d": 0.5, "e": "\ud834\udd1e"})";
+  const std::string alphabet = "{}[],:\"\\ -+.eE0123456789tfnul\xc3\xa9\xff\x01u";
+  std::mt19937 rng(42);
+  int mismatches = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = base;
+    for (unsigned edits = 1 + rng() % 3; edits > 0; --edits) {
+      const std::size_t pos = rng() % (text.size() + 1);
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          if (pos < text.size()) text.erase(pos, 1);
+          break;
+        case 1:
+          text.insert(pos, 1, c);
+          break;
+        default:
+          if (pos < text.size()) text[pos] = c;
+      }
+    }
+    bool ours = true;
+    try {
+      read_text(text);
+    } catch (const SyntaxError&) {
+      ours = false;
+    }
+    if (ours != json::accept(text) && ++mismatches <= 5)
+      ADD_FAILURE() << "reader " << (ours ? "accepts" : "refuses") << ": " << text;
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(JsonReader, ErrorsSayWhere) {

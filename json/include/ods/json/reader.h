@@ -12,9 +12,10 @@
 //   r.finish();  // nothing but whitespace after the value
 //
 // Strict, as nlohmann's parser: UTF-8 is validated; lone surrogates, control characters in
-// strings, trailing commas, leading zeros and nesting deeper than kMaxDepth are errors; a
-// UTF-8 byte order mark at the start is skipped. Duplicate members are
-// reported to the caller as they come (a caller that assigns keeps the last, as a DOM does).
+// strings, trailing commas, leading zeros, numbers beyond a double's range and nesting
+// deeper than kMaxDepth are errors; a UTF-8 byte order mark at the start is skipped.
+// Duplicate members are reported to the caller as they come (a caller that assigns keeps
+// the last, as a DOM does).
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
