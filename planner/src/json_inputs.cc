@@ -1,4 +1,4 @@
-// Project inputs and plans <-> JSON.
+// Project inputs <-> JSON.
 #include "json_fields.h"
 #include "json_values.h"
 #include "ods/planner/json_io.h"
@@ -133,25 +133,6 @@ Result<ProjectInputs> inputs_from_json(std::string_view text) {
   } catch (const FieldError& e) {
     return fail("invalid_inputs", std::string("the project inputs document is malformed: ") + e.what());
   }
-}
-
-std::string to_json(const ExecutionPlan& plan, bool pretty) {
-  json entries = json::array();
-  for (const auto& e : plan.entries) {
-    entries.push_back({{"id", e.id},
-                       {"name", e.name},
-                       {"resource_type", e.resource_type},
-                       {"action", to_string(e.action)},
-                       {"depth", e.depth},
-                       {"reasons", reasons_to_json(e.reasons)},
-                       {"evidence", evidence_list_to_json(e.evidence)}});
-  }
-  json doc{{"scope", plan.scope},
-           {"entries", entries},
-           {"select", plan.select},
-           {"warnings", plan.warnings},
-           {"summary", {{"build", plan.count(Action::build)}, {"reuse", plan.count(Action::reuse)}}}};
-  return pretty ? doc.dump(2) : doc.dump();
 }
 
 }  // namespace ods::planner

@@ -1,11 +1,11 @@
 #pragma once
-// Internal: JSON forms of small shared values (DataVersion, Evidence, TestRecord).
+// Internal: nlohmann JSON forms of small shared values (DataVersion, Evidence) for the
+// project inputs document (json_writing.h has the streamed forms).
 #include <nlohmann/json.hpp>
 
 #include "json_fields.h"
 #include "ods/planner/evidence.h"
 #include "ods/planner/plan.h"
-#include "ods/planner/snapshot.h"
 
 namespace ods::planner::internal {
 
@@ -50,14 +50,6 @@ inline nlohmann::json evidence_list_to_json(const std::vector<Evidence>& evidenc
 inline Evidence evidence_from_json(const nlohmann::json& j, const std::string& path) {
   return Evidence{get_string(j, path, "kind"), get_string(j, path, "subject"), opt_string(j, path, "value"),
                   exactness_field(j, path), opt_string(j, path, "origin")};
-}
-
-inline nlohmann::json test_record_to_json(const TestRecord& t) {
-  return {{"run_id", t.run_id}, {"at", t.at}, {"checks_digest", t.checks_digest}};
-}
-
-inline TestRecord test_record_from_json(const nlohmann::json& j, const std::string& path) {
-  return TestRecord{get_string(j, path, "run_id"), get_string(j, path, "at"), opt_string(j, path, "checks_digest")};
 }
 
 }  // namespace ods::planner::internal

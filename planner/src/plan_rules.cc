@@ -45,6 +45,9 @@ class Planner {
       previous_ = nullptr;
     }
     decisions_.assign(inputs_.nodes.size(), Decision{});
+    before_.assign(inputs_.nodes.size(), nullptr);  // each node's recorded state, looked up once
+    for (std::size_t i = 0; i < inputs_.nodes.size(); ++i) before_[i] = previous_state(inputs_.nodes[i].id);
+    plan.entries.reserve(inputs_.nodes.size());
     std::optional<std::unordered_map<std::string, bool>> selected;
     if (options_.selected) {
       selected.emplace();
@@ -87,11 +90,11 @@ class Planner {
       d = Decision{Action::build, kind};
       e.action = Action::build;
       e.reasons.push_back({std::move(code), std::move(message)});
-      return e;
+      return std::move(e);  // e is the entry being decided: moved, not copied
     };
     e.evidence.push_back({"fingerprint", node.id, node.fingerprint.digest(), Exactness::exact, "project inputs"});
 
-    const NodeState* before = previous_state(node.id);
+    const NodeState* before = before_[index];
     if (!before) return build(BuildKind::code, kNeverBuilt, "never built by ODS in this scope");  // rule 2
     if (!node.incomplete.empty()) {                                                                // rule 3
       std::string why;
@@ -211,7 +214,7 @@ class Planner {
         continue;
       }
       auto read = before.parent_runs.find(p);
-      const NodeState* parent_before = previous_state(p);
+      const NodeState* parent_before = before_[idx];
       if (read == before.parent_runs.end() || !parent_before) {
         missing.push_back("no record of which build of " + parent_name + " it read");
         continue;
@@ -241,13 +244,13 @@ class Planner {
       if (it == options_.relations_exist->end()) {
         d = Decision{Action::build, BuildKind::data};
         e.reasons.push_back({std::string(kRelationUnverified), "its relation's existence couldn't be checked"});
-        return e;
+        return std::move(e);
       }
       if (!it->second) {
         d = Decision{Action::build, BuildKind::data};
         e.reasons.push_back({std::string(kRelationMissing), "its relation no longer exists in the warehouse"});
         e.evidence.push_back({"relation_exists", e.id, "false", Exactness::exact, "warehouse"});
-        return e;
+        return std::move(e);
       }
       e.evidence.push_back({"relation_exists", e.id, "true", Exactness::exact, "warehouse"});
     } else {
@@ -258,7 +261,7 @@ class Planner {
     e.action = Action::reuse;
     e.reasons.push_back({std::string(code), std::move(message)});
     e.evidence.push_back({"last_build", e.id, before.run_id, Exactness::exact, "state, built at " + before.built_at});
-    return e;
+    return std::move(e);
   }
 
   void add_stale_evidence_warnings(ExecutionPlan& plan) const {
@@ -285,6 +288,7 @@ class Planner {
   const internal::DagOrder& dag_;
   std::unordered_map<std::string, const SourceInput*> sources_;
   std::vector<Decision> decisions_;
+  std::vector<const NodeState*> before_;  // by node index; nullptr: not in the recorded state
 };
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace ods::cli {
 
 int cmd_diff(const ParsedArgs&, CommandContext& ctx) {
-  auto project = load_project(ctx);
+  auto project = load_project(ctx, ProjectUse::plan_only);
   if (!project) return report(ctx, project.error());
   const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
   std::optional<Head> head;

@@ -14,7 +14,7 @@ namespace {
 
 // Plans the project in ctx against its recorded state. Reads only.
 Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args) {
-  auto project = load_project(ctx);
+  auto project = load_project(ctx, ProjectUse::plan_only);
   if (!project) return std::unexpected(project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
@@ -32,7 +32,10 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   } else if (store.error().code != "not_found") {
     return std::unexpected(store.error());
   }
-  return planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
+  auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
+  release_at_exit(ctx, std::move(*project));
+  if (head) release_at_exit(ctx, std::move(*head));
+  return plan;
 }
 
 }  // namespace
@@ -41,10 +44,13 @@ int cmd_plan(const ParsedArgs& args, CommandContext& ctx) {
   auto plan = make_plan(ctx, args);
   if (!plan) return report(ctx, plan.error());
   if (ctx.format == "json") {
-    *ctx.out << planner::to_json(*plan, true) << "\n";
+    planner::write_json(*ctx.out, *plan, true);
+    *ctx.out << "\n";
   } else {
     print_plan_table(*ctx.out, *plan);
   }
+  ctx.out->flush();
+  release_at_exit(ctx, std::move(*plan));
   return kExitOk;
 }
 

@@ -7,7 +7,9 @@
 int main(int argc, char** argv) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
-    return ods::cli::run_cli(args, std::cout, std::cerr, ods::cli::process_environment());
+    ods::cli::Environment env = ods::cli::process_environment();
+    env.exits_after_command = true;
+    return ods::cli::run_cli(args, std::cout, std::cerr, std::move(env));
   } catch (const std::exception& e) {
     std::cerr << "ods: internal error: " << e.what() << "\n";
     return 1;

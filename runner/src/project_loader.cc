@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
@@ -33,7 +34,7 @@ std::string summarise(const std::map<std::string, int>& counts) {
 
 }  // namespace
 
-Result<LoadedProject> load_project(const CommandContext& ctx) {
+Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use) {
   dbt::ArtifactPaths paths = artifact_paths(ctx);
   if (!fs::exists(paths.manifest)) {
     return fail("missing_artifact", paths.manifest.string() +
@@ -42,8 +43,12 @@ Result<LoadedProject> load_project(const CommandContext& ctx) {
   auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target});
   if (!project) return std::unexpected(project.error());
   LoadedProject loaded;
-  loaded.inputs = project->inputs;
   loaded.adapter_type = project->meta.adapter_type;
+  if (use == ProjectUse::plan_only) {
+    loaded.inputs = std::move(project->inputs);
+    return loaded;
+  }
+  loaded.inputs = project->inputs;  // the evidence gathered later goes into this copy only
   loaded.provider_data = std::make_shared<const dbt::DbtProject>(std::move(*project));
   return loaded;
 }
@@ -58,6 +63,7 @@ std::size_t count_checks(const LoadedProject& project, const std::vector<std::st
 }
 
 Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project, RunKind kind) {
+  if (!project.provider_data) throw std::logic_error("load_run: the project was loaded with ProjectUse::plan_only");
   const auto& dbt_project = *static_cast<const dbt::DbtProject*>(project.provider_data.get());
   fs::path path = ctx.target_dir / "run_results.json";
   if (!fs::exists(path))

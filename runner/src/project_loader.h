@@ -14,12 +14,18 @@ namespace ods::cli {
 struct LoadedProject {
   planner::ProjectInputs inputs;
   std::string adapter_type;                   // manifest metadata.adapter_type ("duckdb", "postgres", ...)
-  std::shared_ptr<const void> provider_data;  // what the dbt provider needs again to read a run
+  std::shared_ptr<const void> provider_data;  // what the dbt provider needs again to read a run (see Use)
 };
+
+// What the project is loaded for: `plan_only` (plan, explain, diff) keeps only the inputs,
+// without the provider's copy that reading a run needs (on a 50k-node project that copy
+// costs about a third of the memory and a tenth of the time); load_run refuses such a project.
+enum class ProjectUse { plan_only, plan_and_record };
 
 // Reads <target-dir>/manifest.json and, when present, sources.json. The target given with
 // --target names the scope's environment. Errors name the file and field.
-[[nodiscard]] Result<LoadedProject> load_project(const CommandContext& ctx);
+[[nodiscard]] Result<LoadedProject> load_project(const CommandContext& ctx,
+                                                 ProjectUse use = ProjectUse::plan_and_record);
 
 struct LoadedRun {
   planner::RunOutcome outcome;
@@ -36,7 +42,7 @@ std::size_t count_checks(const LoadedProject& project, const std::vector<std::st
 
 enum class RunKind { build, checks_only };
 
-// Reads <target-dir>/run_results.json and refuses what isn't a real build of the manifest's
+// Reads <target-dir>/run_results.json (`project` loaded with ProjectUse::plan_and_record) and refuses what isn't a real build of the manifest's
 // code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
 // RunKind::checks_only: a `dbt test` of the manifest's code instead ("not_a_test_run"), read
 // as a test-only outcome (RunOutcome::checks_only).

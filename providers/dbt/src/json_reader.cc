@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ods/json/writer.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -43,52 +45,10 @@ int hex_value(char c) {
   return -1;
 }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 }  // namespace
 
 void append_json_string(std::string_view s, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  const char* run = s.data();
-  const char* end = s.data() + s.size();
-  for (const char* p = run; p < end; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(run, p);
-    run = p + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
-    }
-  }
-  out.append(run, end);
-  out.push_back('"');
+  ods::json::append_string(s, out, ods::json::Utf8::pass_through);  // the text was read as JSON
 }
 
 void append_canonical_scalar(const Json& value, std::string& out) {
@@ -187,7 +147,7 @@ bool JsonReader::read_escape(std::string* out) {
       } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
         return syntax_error("unpaired surrogate in \\u escape");
       }
-      if (out != nullptr) append_utf8(*out, cp);
+      if (out != nullptr) ods::json::append_utf8(cp, *out);
       return true;
     }
     default:

@@ -1,6 +1,7 @@
 #pragma once
 // JSON (de)serialisation of the planner's documents: project inputs, snapshots, plans.
 // Readers validate shape and schema version and name the offending field in errors.
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,10 @@ std::string to_json(const ProjectInputs& inputs);
 std::string to_json(const StateSnapshot& snapshot);
 [[nodiscard]] Result<StateSnapshot> snapshot_from_json(std::string_view text);
 
-// The `ods state plan --format json` document.
+// The `ods state plan --format json` document: pretty (2 spaces) or compact, members in key
+// order. write_json streams it to `out` without building it in memory first (flushing as it
+// goes; the stream's state says whether writing failed); to_json returns the same text.
+void write_json(std::ostream& out, const ExecutionPlan& plan, bool pretty);
 std::string to_json(const ExecutionPlan& plan, bool pretty);
 
 }  // namespace ods::planner
