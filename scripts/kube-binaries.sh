@@ -26,8 +26,13 @@ say() { echo "kube-binaries: $*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 find_go() {
+  if [ -n "${ODS_GO:-}" ]; then
+    [ -x "$ODS_GO" ] || die "ODS_GO=$ODS_GO is not an executable Go"
+    echo "$ODS_GO"
+    return 0
+  fi
   local candidate
-  for candidate in "${ODS_GO:-}" "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
+  for candidate in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then echo "$candidate"; return 0; fi
   done
   return 1

@@ -6,11 +6,12 @@
 // aborted test leaves no server behind; a normal end stops it in stop() or the destructor.
 // Not thread-safe; the process must be started and stopped from the same thread (the death
 // signal follows the thread that forked).
+#include <sys/types.h>
+
 #include <chrono>
 #include <expected>
 #include <filesystem>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace ods::testing {

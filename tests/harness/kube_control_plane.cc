@@ -111,8 +111,7 @@ std::expected<void, std::string> KubeControlPlane::start_etcd() {
     auto started = etcd_.start({(bin_dir_ / "etcd").string(), "--data-dir=" + (dir_ / "etcd-data").string(),
                                 "--listen-client-urls=" + client_url, "--advertise-client-urls=" + client_url,
                                 "--listen-peer-urls=" + peer_url, "--initial-advertise-peer-urls=" + peer_url,
-                                "--initial-cluster=default=" + peer_url, "--unsafe-no-fsync=true",
-                                "--log-level=warn"},
+                                "--initial-cluster=default=" + peer_url, "--unsafe-no-fsync=true", "--log-level=warn"},
                                dir_, dir_ / "etcd.log");
     if (!started) return std::unexpected(started.error());
     std::string answer = "(none)";

@@ -1,21 +1,20 @@
 #include "harness/postgres_server.h"
 
-#include "harness/background_process.h"  // file_tail
-#include "harness/loopback_port.h"
-
 #include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <system_error>
 #include <thread>
+
+#include "harness/background_process.h"  // file_tail
+#include "harness/loopback_port.h"
 
 namespace ods::testing {
 

@@ -32,9 +32,8 @@ class KubeCrdTest : public ::testing::Test {
     }
     plane_ = std::move(*started);
     ProcessResult applied = plane_->kubectl({"apply", "-f", (source_dir() / "crds").string()});
-    ProcessResult established =
-        plane_->kubectl({"wait", "--for=condition=Established", "--timeout=60s", "crd/dbtprojects.ods.dev",
-                         "crd/dbtruns.ods.dev"});
+    ProcessResult established = plane_->kubectl(
+        {"wait", "--for=condition=Established", "--timeout=60s", "crd/dbtprojects.ods.dev", "crd/dbtruns.ods.dev"});
     if (applied.exit_code != 0 || established.exit_code != 0) {
       start_error_ = "kubectl apply -f crds/: " + describe(applied) + "\nkubectl wait: " + describe(established);
       return;
@@ -56,8 +55,8 @@ class KubeCrdTest : public ::testing::Test {
 
   // An example resource (crds/examples/<file>) as JSON.
   static json example(const std::string& file) {
-    ProcessResult r = kubectl({"create", "--dry-run=client", "-o", "json", "-f",
-                               (source_dir() / "crds" / "examples" / file).string()});
+    ProcessResult r = kubectl(
+        {"create", "--dry-run=client", "-o", "json", "-f", (source_dir() / "crds" / "examples" / file).string()});
     EXPECT_EQ(r.exit_code, 0) << describe(r);
     return json::parse(r.output);
   }
@@ -112,21 +111,27 @@ TEST_F(KubeCrdTest, ExamplesApplyAndTheListShowsTheLastRunInPrinterColumns) {
   EXPECT_NE(applied.output.find("dbtrun.ods.dev/shop-manual-1 created"), std::string::npos) << applied.output;
 
   // What the controller will write after a run (through the status subresource).
-  const json status = {
-      {"status",
-       {{"observedGeneration", 1},
-        {"conditions", {{{"type", "Ready"}, {"status", "True"}, {"reason", "Succeeded"},
-                         {"lastTransitionTime", "2026-01-02T06:05:00Z"}}}},
-        {"lastRun", {{"name", "shop-manual-1"}, {"phase", "Succeeded"}, {"completionTime", "2026-01-02T06:05:00Z"},
-                     {"built", 3}, {"reused", 9}, {"reusePercent", 75}}}}}};
+  const json status = {{"status",
+                        {{"observedGeneration", 1},
+                         {"conditions",
+                          {{{"type", "Ready"},
+                            {"status", "True"},
+                            {"reason", "Succeeded"},
+                            {"lastTransitionTime", "2026-01-02T06:05:00Z"}}}},
+                         {"lastRun",
+                          {{"name", "shop-manual-1"},
+                           {"phase", "Succeeded"},
+                           {"completionTime", "2026-01-02T06:05:00Z"},
+                           {"built", 3},
+                           {"reused", 9},
+                           {"reusePercent", 75}}}}}};
   ProcessResult patched =
       kubectl({"patch", "dbtproject", "shop", "--subresource=status", "--type=merge", "-p", status.dump()});
   ASSERT_EQ(patched.exit_code, 0) << describe(patched);
 
   ProcessResult listed = kubectl({"get", "dbtprojects"});
   ASSERT_EQ(listed.exit_code, 0) << describe(listed);
-  EXPECT_TRUE(std::regex_search(listed.output,
-                                std::regex(R"(^NAME +READY +LAST RUN +BUILT +REUSED +REUSE % +AGE\n)")))
+  EXPECT_TRUE(std::regex_search(listed.output, std::regex(R"(^NAME +READY +LAST RUN +BUILT +REUSED +REUSE % +AGE\n)")))
       << listed.output;
   EXPECT_TRUE(std::regex_search(listed.output, std::regex(R"(\nshop +True +\S+ +3 +9 +75 +\S+\n)"))) << listed.output;
 
@@ -156,10 +161,14 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
        "spec.schedule must be a 5-field cron expression"},
       {"unknown macro", project, [](json& r) { r["spec"]["schedule"] = "@sometimes"; },
        "spec.schedule must be a 5-field cron expression"},
-      {"empty image", project, [](json& r) { r["spec"]["image"] = ""; }, "spec.image must name the runner container image"},
+      {"empty image", project, [](json& r) { r["spec"]["image"] = ""; },
+       "spec.image must name the runner container image"},
       {"image with a space", project, [](json& r) { r["spec"]["image"] = "ods runner"; },
        "spec.image must name the runner container image"},
-      {"both sources", project, [](json& r) { r["spec"]["source"]["image"] = {{"path", "/project"}}; },
+      {"both sources", project,
+       [](json& r) {
+         r["spec"]["source"]["image"] = {{"path", "/project"}};
+       },
        "spec.source must set exactly one of git"},
       {"no source", project, [](json& r) { r["spec"]["source"] = json::object(); },
        "spec.source must set exactly one of git"},
@@ -168,13 +177,14 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
       {"git path out of the repository", project, [](json& r) { r["spec"]["source"]["git"]["path"] = "../other"; },
        "spec.source.git.path must be a relative directory"},
       {"relative image path", project,
-       [](json& r) { r["spec"]["source"] = {{"image", {{"path", "project"}}}}; },
+       [](json& r) {
+         r["spec"]["source"] = {{"image", {{"path", "project"}}}};
+       },
        "spec.source.image.path must be an absolute directory"},
       {"target with a space", project, [](json& r) { r["spec"]["target"] = "prod eu"; },
        "spec.target must be one dbt target name"},
       {"empty target", project, [](json& r) { r["spec"]["target"] = ""; }, "spec.target must be one dbt target name"},
-      {"selectors in one item", project,
-       [](json& r) { r["spec"]["selection"]["select"] = {"tag:daily orders+"}; },
+      {"selectors in one item", project, [](json& r) { r["spec"]["selection"]["select"] = {"tag:daily orders+"}; },
        "spec.selection.select must list one dbt selector per item"},
       {"empty exclude item", project, [](json& r) { r["spec"]["selection"]["exclude"] = {""}; },
        "spec.selection.exclude must list one dbt selector per item"},
@@ -184,7 +194,10 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
        "spec.profileSecretRef.name must be a Secret name"},
       {"run of a badly named project", run, [](json& r) { r["spec"]["projectRef"]["name"] = "Shop Project"; },
        "spec.projectRef.name must be the name of a DbtProject"},
-      {"run's selectors in one item", run, [](json& r) { r["spec"]["selection"] = {{"select", {"a b"}}}; },
+      {"run's selectors in one item", run,
+       [](json& r) {
+         r["spec"]["selection"] = {{"select", {"a b"}}};
+       },
        "spec.selection.select must list one dbt selector per item"},
   };
   for (const std::string& file : {project, run}) {
@@ -199,8 +212,8 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
     c.break_it(resource);
     ProcessResult r = kubectl_with({"create", "--dry-run=server"}, resource);
     EXPECT_NE(r.exit_code, 0) << c.what << ": accepted";
-    EXPECT_NE(r.errors.find(c.message), std::string::npos)
-        << c.what << ": expected \"" << c.message << "\" in:\n" << r.errors;
+    EXPECT_NE(r.errors.find(c.message), std::string::npos) << c.what << ": expected \"" << c.message << "\" in:\n"
+                                                           << r.errors;
   }
 }
 
@@ -211,9 +224,9 @@ TEST_F(KubeCrdTest, ARunsSpecCannotChangeButItsStatusCan) {
   ASSERT_EQ(created.exit_code, 0) << describe(created);
 
   const std::string message = "the spec of a DbtRun cannot change after it is created";
-  for (const json& change : {json{{"spec", {{"trigger", "Schedule"}}}},
-                             json{{"spec", {{"projectRef", {{"name", "another"}}}}}},
-                             json{{"spec", {{"selection", {{"select", {"orders"}}}}}}}}) {
+  for (const json& change :
+       {json{{"spec", {{"trigger", "Schedule"}}}}, json{{"spec", {{"projectRef", {{"name", "another"}}}}}},
+        json{{"spec", {{"selection", {{"select", {"orders"}}}}}}}}) {
     ProcessResult r = kubectl({"patch", "dbtrun", "immutable-run", "--type=merge", "-p", change.dump()});
     EXPECT_NE(r.exit_code, 0) << change.dump() << " was accepted";
     EXPECT_NE(r.errors.find(message), std::string::npos) << change.dump() << ":\n" << r.errors;
@@ -225,8 +238,8 @@ TEST_F(KubeCrdTest, ARunsSpecCannotChangeButItsStatusCan) {
   ProcessResult status = kubectl({"patch", "dbtrun", "immutable-run", "--subresource=status", "--type=merge", "-p",
                                   R"({"status":{"phase":"Compiling"}})"});
   EXPECT_EQ(status.exit_code, 0) << describe(status);
-  ProcessResult bad_phase = kubectl({"patch", "dbtrun", "immutable-run", "--subresource=status", "--type=merge",
-                                     "-p", R"({"status":{"phase":"Sleeping"}})"});
+  ProcessResult bad_phase = kubectl({"patch", "dbtrun", "immutable-run", "--subresource=status", "--type=merge", "-p",
+                                     R"({"status":{"phase":"Sleeping"}})"});
   EXPECT_NE(bad_phase.exit_code, 0) << "an unknown phase was accepted";
 }
 
