@@ -1,21 +1,20 @@
 #include "harness/postgres_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pwd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <system_error>
 #include <thread>
+
+#include "harness/background_process.h"  // file_tail
+#include "harness/loopback_port.h"
 
 namespace ods::testing {
 
@@ -41,25 +40,6 @@ std::string describe(const ProcessResult& r) {
   if (!r.output.empty()) text += "\nstdout:\n" + r.output;
   if (!r.errors.empty()) text += "\nstderr:\n" + r.errors;
   return text;
-}
-
-// A port on 127.0.0.1 that was free a moment ago (bound with port 0, then released).
-std::expected<int, std::string> free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return std::unexpected(std::string("socket(): ") + std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::string error = std::string("bind(127.0.0.1:0): ") + std::strerror(errno);
-    ::close(fd);
-    return std::unexpected(error);
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // A new, empty directory under $TMPDIR/ods-tests, traversable by the server's OS user.
@@ -264,16 +244,6 @@ ProcessResult PostgresServer::psql(const std::string& sql, const std::string& db
                      fs::temp_directory_path(), {"PGCONNECT_TIMEOUT=10"});
 }
 
-std::string PostgresServer::log_tail(std::size_t lines) const {
-  std::istringstream in(slurp(dir_ / "server.log"));
-  std::deque<std::string> tail;
-  for (std::string line; std::getline(in, line);) {
-    tail.push_back(std::move(line));
-    if (tail.size() > lines) tail.pop_front();
-  }
-  std::string text;
-  for (const auto& line : tail) text += line + "\n";
-  return text.empty() ? "(server.log is empty)\n" : text;
-}
+std::string PostgresServer::log_tail(std::size_t lines) const { return file_tail(dir_ / "server.log", lines); }
 
 }  // namespace ods::testing

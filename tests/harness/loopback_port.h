@@ -1,0 +1,17 @@
+#pragma once
+// Test harness: free TCP ports on 127.0.0.1 for the servers the tests start, and a plain HTTP
+// GET to ask them whether they are up.
+#include <expected>
+#include <string>
+
+namespace ods::testing {
+
+// A port on 127.0.0.1 that was free a moment ago (bound with port 0, then released). A server
+// started on it may still lose a race for it; callers that can tell retry with another port.
+std::expected<int, std::string> free_loopback_port();
+
+// GET http://127.0.0.1:<port><path> (HTTP/1.0, 2 s timeouts): the response's status line, headers
+// and body as received, or why no response came.
+std::expected<std::string, std::string> loopback_http_get(int port, const std::string& path);
+
+}  // namespace ods::testing
