@@ -36,6 +36,16 @@ TEST(PostgresMigrations, NewDatabaseGetsEveryMigrationOnceAndReopensUnchanged) {
   EXPECT_EQ(query(dsn, "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"), recorded);
 }
 
+TEST(PostgresMigrations, WithoutCreateAnEmptyDatabaseIsNotFoundAndGetsNoTables) {
+  const std::string dsn = fresh_database();
+  ods::state::OpenOptions options;
+  options.create_if_missing = false;
+  auto opened = ods::state::open_postgres_store(dsn, ods::state::system_clock(), options);
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_EQ(opened.error().code, "not_found");
+  EXPECT_EQ(query(dsn, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "0\n");
+}
+
 TEST(PostgresMigrations, OpenersAtOnceMigrateOnceUnderTheAdvisoryLock) {
   const std::string dsn = fresh_database();
   // A slow second migration keeps the first opener migrating while the others arrive.

@@ -49,10 +49,10 @@ TEST(ShopOnPostgres, RunsDecideAsWithSqliteAndCopyMovesTheState) {
     EXPECT_EQ(run(on_postgres, postgres_state), expected) << "round " << round;
   }
   for (const DbtProject* p : {&on_sqlite, &on_postgres}) {
-    p->replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
+    p->replace_in("models/marts/orders_daily.sql", "count(*) as order_count", "count(order_date) as order_count");
   }
   const auto changed = run(on_sqlite, sqlite_state);
-  EXPECT_EQ(changed.at("stg_orders"), "build:code_changed");
+  EXPECT_EQ(changed.at("orders_daily"), "build:fingerprint_changed");
   EXPECT_EQ(run(on_postgres, postgres_state), changed);
 
   ProcessResult history = on_postgres.ods({"state", "history", "--format", "json", "--limit", "0", "--state", pg});

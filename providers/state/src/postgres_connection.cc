@@ -141,6 +141,7 @@ ods::Result<PgConnection> PgConnection::open(const std::string& conninfo, std::c
   const char* values[] = {conninfo.c_str(), "ods", nullptr};
   PGconn* raw = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   PgConnection connection(raw, conninfo, *server);
+  if (raw != nullptr) PQsetNoticeProcessor(raw, [](void*, const char*) {}, nullptr);  // no stray stderr lines
   if (raw == nullptr || PQstatus(raw) != CONNECTION_OK) {
     const std::string message = raw == nullptr ? "out of memory" : trimmed(PQerrorMessage(raw));
     return ods::fail("unavailable", "Cannot connect to PostgreSQL server " + *server + ": " +
@@ -206,6 +207,24 @@ ods::Result<PgResult> PgConnection::exec(std::string_view sql, const Params& par
   const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return std::unexpected(error_of(raw, what));
   return result;
+}
+
+ods::Result<void> PgConnection::copy_in(std::string_view copy_sql, const std::string& data, std::string_view what) {
+  PGconn* raw = connection_.get();
+  {
+    PGresult* started = PQexec(raw, std::string(copy_sql).c_str());
+    PgResult holder(started);
+    if (started == nullptr || PQresultStatus(started) != PGRES_COPY_IN) return std::unexpected(error_of(started, what));
+  }
+  const bool sent = PQputCopyData(raw, data.data(), static_cast<int>(data.size())) == 1;
+  if (PQputCopyEnd(raw, sent ? nullptr : "sending the rows failed") != 1) return std::unexpected(error_of(nullptr, what));
+  std::optional<ods::Error> failure;
+  while (PGresult* result = PQgetResult(raw)) {
+    PgResult holder(result);
+    if (PQresultStatus(result) != PGRES_COMMAND_OK && !failure) failure = error_of(result, what);
+  }
+  if (failure) return std::unexpected(*failure);
+  return {};
 }
 
 ods::Result<PgTransaction> PgTransaction::begin(PgConnection& connection, std::string_view what,

@@ -63,6 +63,9 @@ class PgConnection {
     return exec(sql, Params{}, what);
   }
 
+  // Runs `copy_sql` (a COPY … FROM STDIN) and sends `data` (COPY text format). Errors as exec().
+  [[nodiscard]] ods::Result<void> copy_in(std::string_view copy_sql, const std::string& data, std::string_view what);
+
   const std::string& server() const { return *server_; }  // describe_conninfo()
 
  private:

@@ -30,17 +30,47 @@ ods::Result<std::set<std::string>> present(PgConnection& connection, const std::
   return found;
 }
 
-// Inserts (digest hex, text) pairs into `table` (digest, `column`), skipping stored ones.
-// Sorted by digest, so concurrent writers take row locks in one order.
+// `text` escaped for COPY's text format.
+void append_copy_field(std::string& out, const std::string& text) {
+  for (const char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += c;
+    }
+  }
+}
+
+// Inserts (digest hex, text) pairs into `table` (digest, `column`), skipping stored ones:
+// COPY into a session temp table, then one INSERT … ON CONFLICT DO NOTHING in digest
+// order (so concurrent writers take row locks in one order).
 ods::Result<void> insert_all(PgConnection& connection, const std::string& table, const std::string& column,
                              const std::map<std::string, std::string>& rows, std::string_view what) {
   if (rows.empty()) return {};
-  json array = json::array();
-  for (const auto& [digest, text] : rows) array.push_back(json::array({digest, text}));
+  std::string data;
+  std::size_t size = 0;
+  for (const auto& [digest, text] : rows) size += digest.size() + text.size() + 2;
+  data.reserve(size + size / 16);
+  for (const auto& [digest, text] : rows) {
+    data += digest;
+    data += '\t';
+    append_copy_field(data, text);
+    data += '\n';
+  }
+  for (const char* sql : {"CREATE TEMP TABLE IF NOT EXISTS ods_incoming (digest text NOT NULL, body text NOT NULL)",
+                          "TRUNCATE ods_incoming"}) {
+    auto done = connection.exec(sql, what);
+    if (!done) return std::unexpected(done.error());
+  }
+  if (auto copied = connection.copy_in("COPY ods_incoming (digest, body) FROM STDIN", data, what); !copied) {
+    return copied;
+  }
   auto done = connection.exec("INSERT INTO " + table + " (digest, " + column +
-                                  ") SELECT decode(e->>0, 'hex'), e->>1 FROM json_array_elements($1::json) e"
+                                  ") SELECT decode(digest, 'hex'), body FROM ods_incoming ORDER BY digest"
                                   " ON CONFLICT (digest) DO NOTHING",
-                              Params{array.dump()}, what);
+                              what);
   if (!done) return std::unexpected(done.error());
   return {};
 }
@@ -171,6 +201,10 @@ ods::Result<std::map<std::string, std::string>> load_documents(PgConnection& con
       return ods::fail("corrupt", "PostgreSQL state database " + connection.server() + ": document " + digest +
                                       " cannot be read back: " + assembled.error().message +
                                       ". Run `ods state doctor`.");
+    }
+    if (hex_digest(*assembled) != digest) {
+      return ods::fail("corrupt", "PostgreSQL state database " + connection.server() + ": document " + digest +
+                                      " does not match its digest: its pieces were changed. Run `ods state doctor`.");
     }
     out.emplace(digest, std::move(*assembled));
   }

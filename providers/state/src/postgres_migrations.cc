@@ -100,7 +100,7 @@ const std::vector<Migration>& builtin_postgres_migrations() {
 }
 
 ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Migration>& migrations,
-                                  const Clock& clock) {
+                                  const Clock& clock, bool create) {
   constexpr std::string_view kWhat = "migrating the schema";
   auto transaction = PgTransaction::begin(connection, kWhat);
   if (!transaction) return std::unexpected(transaction.error());
@@ -114,6 +114,9 @@ ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Mi
   if (!current) return std::unexpected(current.error());
   const int target = migrations.empty() ? 0 : migrations.back().version;
   if (*current == target) return target;  // the transaction rolls back: nothing was written
+  if (*current == 0 && !create) {
+    return ods::fail("not_found", "PostgreSQL database " + connection.server() + " holds no ODS state yet.");
+  }
 
   auto created = connection.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL,"

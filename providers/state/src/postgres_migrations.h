@@ -23,7 +23,8 @@ inline constexpr long long kMigrationLockKey = 0x6f64735f6d6967LL;  // "ods_mig"
 // or a record this list doesn't match, or ODS-looking tables without a record ("corrupt"),
 // leaving it untouched; applies the missing migrations and their records (PostgreSQL DDL is
 // transactional: "migration_failed" keeps nothing of any). Returns the schema version.
+// With `create` false, a database without ODS tables is "not_found" and gets none.
 [[nodiscard]] ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Migration>& migrations,
-                                                const Clock& clock);
+                                                const Clock& clock, bool create);
 
 }  // namespace ods::state::internal

@@ -288,7 +288,7 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
   if (!clock) clock = system_clock();
   auto connection = PgConnection::open(conninfo, options.busy_timeout);
   if (!connection) return std::unexpected(connection.error());
-  auto version = migrate_postgres(*connection, migrations, clock);
+  auto version = migrate_postgres(*connection, migrations, clock, options.create_if_missing);
   if (!version) return std::unexpected(version.error());
   return std::make_unique<PostgresStateStore>(std::move(*connection), std::move(clock), *version, options.retention);
 }

@@ -18,8 +18,8 @@
 namespace ods::state {
 
 struct OpenOptions {
-  // false: opening a database file that does not exist fails with "not_found" and
-  // creates nothing (no file, no directory).
+  // false: opening a database file that does not exist (a PostgreSQL database without
+  // ODS tables) fails with "not_found" and creates nothing (no file, no directory, no table).
   bool create_if_missing = true;
   // How long a writer waits for another writer (process or connection) before giving up
   // with "unavailable".
@@ -57,7 +57,8 @@ struct OpenOptions {
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(
     const std::string& path, Clock clock = system_clock(), OpenOptions options = {});
 
-// Opens (creating its tables if the database has none) the PostgreSQL state database
+// Opens (creating its tables if the database has none and options.create_if_missing; else
+// "not_found", nothing created) the PostgreSQL state database
 // `conninfo` names: a URL ("postgresql://USER@HOST:PORT/DBNAME?sslmode=require") or libpq
 // key/value settings ("host=… dbname=…"); what it leaves out comes from libpq's
 // environment (PGHOST, PGPASSWORD, PGPASSFILE, PGSERVICE…). TLS and authentication are
