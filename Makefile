@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: setup build test test-unit demo bench clean
+.PHONY: setup build test test-unit demo bench bench-state clean
 
 setup:
 	@scripts/setup.sh
@@ -29,6 +29,10 @@ demo: build
 
 bench: build
 	@bench/run.sh
+
+# The state stores: PostgreSQL against SQLite on a generated 10k-node project (docs/benchmarks.md).
+bench-state: build
+	@ODS_BUILD_DIR=$(BUILD_DIR) bench/state_store.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "project_loader.h"
 #include "state_access.h"
@@ -24,28 +25,20 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
                                                 "; nothing written"});
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
-  auto next = planner::record(project->inputs, *head ? &(*head)->snapshot : nullptr, run->outcome);
-  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing written"});
-  std::optional<std::string> parent;
-  if (*head) parent = (*head)->stored.id;
-  auto committed = (*store)->commit(scope, parent, run->outcome.run_id, planner::to_json(*next));
-  if (!committed) {
-    if (committed.error().code == "conflict")
-      return report(ctx, {"conflict", "another writer recorded state for " + scope +
-                                          " meanwhile; nothing written: run `ods state record` again"});
-    return report(ctx, committed.error());
-  }
+  auto committed = commit_outcome(**store, scope, project->inputs, std::move(*head), run->outcome, *ctx.err);
+  if (!committed) return report(ctx, {committed.error().code, committed.error().message + "; nothing written"});
+  const planner::StateSnapshot* next = &committed->snapshot;
   nlohmann::json details{{"summary", run->summary}, {"command", run->command}, {"recorded_by", "ods state record"}};
   contracts::RunRecord ledger{run->outcome.run_id, scope, run->outcome.started_at, run->finished_at,
                               run->summary.find("failed") == std::string::npos ? "success" : "partial",
-                              planner::sha256_hex(planner::to_json(project->inputs)), "", details.dump(), committed->id};
+                              planner::sha256_hex(planner::to_json(project->inputs)), "", details.dump(), committed->stored.id};
   if (auto appended = (*store)->append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   for (const auto& note : run->notes) *ctx.err << "ods: note: " << note << "\n";
   std::size_t advanced = 0;
   for (const auto& [id, n] : next->nodes) advanced += n.run_id == run->outcome.run_id ? 1 : 0;
   *ctx.out << "Recorded run " << run->outcome.run_id << " (dbt " << run->command << ": " << run->summary << ") as "
-           << scope << " snapshot " << committed->id << "; " << advanced << " nodes advanced, " << next->nodes.size()
+           << scope << " snapshot " << committed->stored.id << "; " << advanced << " nodes advanced, " << next->nodes.size()
            << " nodes in the state.\n";
   return kExitOk;
 }

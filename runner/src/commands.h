@@ -40,5 +40,6 @@ int cmd_history(const ParsedArgs&, CommandContext&);
 int cmd_doctor(const ParsedArgs&, CommandContext&);
 int cmd_backup(const ParsedArgs&, CommandContext&);
 int cmd_reset(const ParsedArgs&, CommandContext&);
+int cmd_copy(const ParsedArgs&, CommandContext&);
 
 }  // namespace ods::cli

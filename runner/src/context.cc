@@ -1,5 +1,6 @@
 #include "context.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
 
@@ -55,31 +56,45 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
   return ctx;
 }
 
+namespace {
+
+// $ODS_STATE_RETENTION: how many snapshots and ledger entries each scope keeps (0 or unset: all).
+Result<std::size_t> retention_setting(const CommandContext& ctx) {
+  const std::string text = ctx.env.getenv("ODS_STATE_RETENTION");
+  if (text.empty()) return std::size_t{0};
+  std::size_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return fail("usage", "ODS_STATE_RETENTION must be a number of snapshots to keep per scope (0: all), not '" + text + "'");
+  return value;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create) {
+  return open_store_at(ctx, ctx.state_url, create);
+}
+
+Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContext& ctx, const std::string& url,
+                                                             bool create) {
   state::OpenOptions options;
   options.create_if_missing = create;
+  if (auto retention = retention_setting(ctx); !retention) {
+    return std::unexpected(retention.error());
+  } else {
+    options.retention = *retention;
+  }
   std::ostream* err = ctx.err;
   options.on_notice = [err](const std::string& notice) { *err << "ods: " << notice << "\n"; };
-  auto store = state::open_state_store(ctx.state_url, state::system_clock(), options);
+  auto store = state::open_state_store(url, state::system_clock(), options);
   if (!store) {
     Error e = store.error();
-    e.message = "state store " + redact_url(ctx.state_url) + ": " + e.message;
+    e.message = "state store " + redact_url(url) + ": " + e.message;
     return std::unexpected(e);
   }
   return store;
 }
 
-std::string redact_url(const std::string& url) {
-  std::string out = url;
-  if (auto q = out.find('?'); q != std::string::npos) out = out.substr(0, q) + "?…";
-  auto scheme = out.find("://");
-  if (scheme != std::string::npos) {
-    auto at = out.find('@', scheme + 3);
-    auto slash = out.find('/', scheme + 3);
-    if (at != std::string::npos && (slash == std::string::npos || at < slash))
-      out = out.substr(0, scheme + 3) + "…@" + out.substr(at + 1);
-  }
-  return out;
-}
+std::string redact_url(const std::string& url) { return state::redact_state_url(url); }
 
 }  // namespace ods::cli

@@ -47,6 +47,9 @@ std::vector<FlagSpec> common_flags();
 // Opens the store at ctx.state_url. `create` false: a missing SQLite file is "not_found"
 // and nothing is created (commands that only read).
 [[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create);
+// The same for the store `url` names (ods state copy).
+[[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContext& ctx,
+                                                                           const std::string& url, bool create);
 
 // Disposes of `value`, a large per-command structure the command is done with: destroyed
 // now, or, when ctx.env.exits_after_command, moved to the heap and never destroyed (its

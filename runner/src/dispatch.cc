@@ -54,6 +54,13 @@ const std::vector<Command>& state_commands() {
       {"backup", "write a consistent copy of the state store: ods state backup FILE", {}, cmd_backup},
       {"reset", "forget this scope's recorded state (asks for --yes)",
        {{"--yes", false, "confirm that the scope's state is to be deleted"}}, cmd_reset},
+      {"copy", "copy recorded state between stores (SQLite <-> PostgreSQL): ods state copy --to URL",
+       {{"--from", true, "the store to copy from (default: --state, $ODS_STATE or the project's)"},
+        {"--to", true, "the store to copy to: sqlite:PATH, postgresql://… or host=… dbname=…"},
+        {"--scope", true, "the scope to copy, PROJECT/TARGET (default: this project's)"},
+        {"--all", false, "copy every scope of the source"},
+        {"--replace", false, "replace what the target holds for those scopes"}},
+       cmd_copy},
   };
   return commands;
 }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "commands.h"
+#include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "project_loader.h"
@@ -110,16 +111,9 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
     return report(ctx, loaded.error());
   }
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before the build started
-  auto next = planner::record(project->inputs, run.head ? &run.head->snapshot : nullptr, loaded->outcome);
-  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing recorded"});
-  std::optional<std::string> parent;
-  if (run.head) parent = run.head->stored.id;
-  auto committed = run.store.commit(run.scope, parent, loaded->outcome.run_id, planner::to_json(*next));
+  auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
-    std::string why = committed.error().code == "conflict"
-                          ? "another writer recorded state for " + run.scope + " during this run"
-                          : committed.error().message;
-    return report(ctx, {committed.error().code, "the build ran but was not recorded: " + why +
+    return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
   int built = 0, failed = 0, skipped = 0;
@@ -135,7 +129,7 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
               {"skipped", skipped}, {"summary", loaded->summary}};
   contracts::RunRecord ledger{loaded->outcome.run_id, run.scope, loaded->outcome.started_at, loaded->finished_at, outcome,
                               planner::sha256_hex(planner::to_json(project->inputs)), planner::to_json(run.plan, false),
-                              details_of(run, counts, node_seconds, time_saved(run)).dump(), committed->id};
+                              details_of(run, counts, node_seconds, time_saved(run)).dump(), committed->stored.id};
   if (auto appended = run.store.append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);

@@ -423,4 +423,49 @@ TEST_P(StateStoreConformance, AnotherHandleSeesCommits) {
   EXPECT_EQ(stale.error().code, "conflict");
 }
 
+TEST_P(StateStoreConformance, ScopesListsEveryScopeWithStateSorted) {
+  auto empty = store().scopes();
+  ASSERT_TRUE(empty.has_value()) << empty.error().message;
+  EXPECT_TRUE(empty->empty());
+  commit_chain(store(), kScope, 1);
+  commit_chain(store(), kOtherScope, 1);
+  ASSERT_TRUE(store().append_run(make_run("ledger/only", "run-1")).has_value());
+  auto scopes = store().scopes();
+  ASSERT_TRUE(scopes.has_value());
+  EXPECT_EQ(*scopes, (std::vector<std::string>{"ledger/only", kOtherScope, kScope}));
+  ASSERT_TRUE(store().reset(kOtherScope).has_value());
+  auto after = store().scopes();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(*after, (std::vector<std::string>{"ledger/only", kScope}));
+}
+
+TEST_P(StateStoreConformance, LargeDocumentsComeBackByteForByte) {
+  // Object and array members large enough that a store may split them into pieces, in the
+  // planner's spelling (sorted keys, no spaces) and in another one.
+  std::string nodes, entries;
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = (i < 10 ? "0" : "") + std::to_string(i);
+    nodes += (i ? "," : "") + std::string("\"model.shop.n") + n + R"(":{"run_id":"run-1","x":[1,2.5,"cafÃ©"]})";
+    entries += (i ? "," : "") + std::string(R"({"action":"reuse","id":"n)") + std::to_string(i % 7) + R"("})";
+  }
+  const std::string big = R"({"entries":[)" + entries + R"(],"nodes":{)" + nodes + R"(},"schema_version":"1.2"})";
+  const std::string spaced = "{ \"nodes\": {" + nodes + "} }";
+  auto first = store().commit(kScope, std::nullopt, "run-1", big);
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  auto second = store().commit(kScope, first->id, "run-2", spaced);
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  auto history = store().history(kScope, 0);
+  ASSERT_TRUE(history.has_value());
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].document, spaced);
+  EXPECT_EQ((*history)[1].document, big);
+  RunRecord run = make_run(kScope, "run-1", first->id);
+  run.plan = big;
+  ASSERT_TRUE(store().append_run(run).has_value());
+  auto runs = store().runs(kScope, 0);
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().plan, big);
+}
+
 }  // namespace ods::state::conformance

@@ -43,9 +43,7 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     std::optional<std::string> head;
     if (known != nullptr && !known->snapshots.empty()) head = known->snapshots.back().id;
     if (head != expected_parent) {
-      return ods::fail("conflict", "The head of scope '" + scope + "' is " + head.value_or("empty") +
-                                       ", not " + expected_parent.value_or("empty") +
-                                       " as expected: another run committed first; nothing was written.");
+      return std::unexpected(internal::head_moved(scope, head, expected_parent));
     }
     StoredSnapshot snapshot{internal::new_snapshot_id(), head, scope, run_id, clock_(), document};
     scopes_[scope].snapshots.push_back(snapshot);
@@ -85,6 +83,14 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     if (data == nullptr) return false;
     return std::ranges::any_of(data->runs, [&](const RunRecord& run) { return run.run_id == run_id; }) ||
            std::ranges::any_of(data->snapshots, [&](const StoredSnapshot& s) { return s.run_id == run_id; });
+  }
+
+  ods::Result<std::vector<std::string>> scopes() override {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> names;
+    for (const auto& [scope, data] : scopes_)
+      if (!data.snapshots.empty() || !data.runs.empty()) names.push_back(scope);
+    return names;
   }
 
   ods::Result<CheckReport> check() override {

@@ -49,13 +49,8 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_scope ON runs (scope, seq);
 )sql";
 
-struct Applied {
-  int version;
-  std::string name;
-};
-
 // The migrations recorded in the database, in order. Reads only.
-ods::Result<std::vector<Applied>> read_applied(Connection& connection) {
+ods::Result<std::vector<AppliedMigration>> read_applied(Connection& connection) {
   auto tables = connection.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
       "reading the schema");
@@ -70,7 +65,7 @@ ods::Result<std::vector<Applied>> read_applied(Connection& connection) {
     if (names.back() == "schema_migrations") has_record = true;
   }
   if (!has_record) {
-    if (names.empty()) return std::vector<Applied>();
+    if (names.empty()) return std::vector<AppliedMigration>();
     return ods::fail("corrupt", "SQLite database " + connection.path() + " holds tables (" + names.front() +
                                     ", …) but no schema_migrations record: it is not an ODS state database, or "
                                     "its record was lost. It was left untouched.");
@@ -78,7 +73,7 @@ ods::Result<std::vector<Applied>> read_applied(Connection& connection) {
   auto rows = connection.prepare("SELECT version, name FROM schema_migrations ORDER BY version",
                                  "reading schema_migrations");
   if (!rows) return std::unexpected(rows.error());
-  std::vector<Applied> applied;
+  std::vector<AppliedMigration> applied;
   for (;;) {
     auto row = rows->step("reading schema_migrations");
     if (!row) return std::unexpected(row.error());
@@ -97,23 +92,8 @@ ods::Result<std::vector<Applied>> read_applied(Connection& connection) {
 ods::Result<int> recorded_version(Connection& connection, const std::vector<Migration>& migrations) {
   auto applied = read_applied(connection);
   if (!applied) return std::unexpected(applied.error());
-  const int known = migrations.empty() ? 0 : migrations.back().version;
-  for (std::size_t i = 0; i < applied->size(); ++i) {
-    const Applied& entry = (*applied)[i];
-    if (entry.version > known) {
-      return ods::fail("newer_schema",
-                       "State database " + connection.path() + " has schema version " +
-                           std::to_string(applied->back().version) + ", newer than this ODS knows (up to " +
-                           std::to_string(known) + "). Use the newer ODS that wrote it; the file was left untouched.");
-    }
-    if (entry.version != static_cast<int>(i) + 1 || migrations[i].name != entry.name) {
-      return ods::fail("corrupt", "State database " + connection.path() + " records migration " +
-                                      std::to_string(entry.version) + " '" + entry.name +
-                                      "', which this ODS does not know at that place in its history. It was "
-                                      "left untouched.");
-    }
-  }
-  return applied->empty() ? 0 : applied->back().version;
+  return recorded_schema_version(*applied, migrations, "State database " + connection.path(),
+                                 "the file was left untouched.");
 }
 
 std::string free_backup_path(const std::string& path, int version) {

@@ -10,15 +10,10 @@
 #include "ods/planner/result.h"
 #include "ods/state/clock.h"
 #include "ods/state/stores.h"
+#include "schema_history.h"
 #include "sqlite_connection.h"
 
 namespace ods::state::internal {
-
-struct Migration {
-  int version;       // 1, 2, … in order
-  std::string name;  // stable snake_case; recorded and compared on every open
-  std::string sql;   // one or more statements; runs inside the migration transaction
-};
 
 // The migrations this binary knows, versions 1..N.
 const std::vector<Migration>& builtin_migrations();

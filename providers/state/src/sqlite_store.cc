@@ -47,6 +47,7 @@ constexpr char kSelectRuns[] =
 constexpr char kHasRun[] =
     "SELECT EXISTS (SELECT 1 FROM runs WHERE scope = ?1 AND run_id = ?2)"
     " OR EXISTS (SELECT 1 FROM snapshots WHERE scope = ?1 AND run_id = ?2)";
+constexpr char kSelectScopes[] = "SELECT scope FROM heads UNION SELECT scope FROM runs ORDER BY 1";
 constexpr char kDeleteHead[] = "DELETE FROM heads WHERE scope = ?1";
 constexpr char kDeleteSnapshots[] = "DELETE FROM snapshots WHERE scope = ?1";
 constexpr char kDeleteRuns[] = "DELETE FROM runs WHERE scope = ?1";
@@ -56,7 +57,7 @@ constexpr char kDeleteUnusedDocuments[] =
 // Every statement the store runs; all must prepare against the schema at open.
 constexpr const char* kStatements[] = {
     kSelectHead, kSelectLatest, kSelectHistory, kInsertDocument, kSelectDocument, kInsertSnapshot, kMoveHead,
-    kInsertRun,  kSelectRuns,   kHasRun,        kDeleteHead,     kDeleteSnapshots, kDeleteRuns, kDeleteUnusedDocuments,
+    kInsertRun,  kSelectRuns,   kHasRun,        kDeleteHead,     kDeleteSnapshots, kDeleteRuns, kDeleteUnusedDocuments, kSelectScopes,
 };
 
 // SQLite's LIMIT for "at most `limit`, 0: all".
@@ -101,9 +102,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     if (!has_head) return std::unexpected(has_head.error());
     const std::optional<std::string> head = *has_head ? std::optional(head_query->text(0)) : std::nullopt;
     if (head != expected_parent) {
-      return ods::fail("conflict", "The head of scope '" + scope + "' is " + head.value_or("empty") + ", not " +
-                                       expected_parent.value_or("empty") +
-                                       " as expected: another run committed first; nothing was written.");
+      return std::unexpected(head_moved(scope, head, expected_parent));
     }
 
     // The clock runs under the write lock, before the first write (a test races another
@@ -180,6 +179,20 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     auto row = query->bind(1, scope).bind(2, run_id).step(kWhat);
     if (!row) return std::unexpected(row.error());
     return *row && query->integer(0) != 0;
+  }
+
+  ods::Result<std::vector<std::string>> scopes() override {
+    std::lock_guard lock(mutex_);
+    constexpr std::string_view kWhat = "listing scopes";
+    auto query = connection_.prepare(kSelectScopes, kWhat);
+    if (!query) return std::unexpected(query.error());
+    std::vector<std::string> names;
+    for (;;) {
+      auto row = query->step(kWhat);
+      if (!row) return std::unexpected(row.error());
+      if (!*row) return names;
+      names.push_back(query->text(0));
+    }
   }
 
   ods::Result<CheckReport> check() override {

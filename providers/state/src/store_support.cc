@@ -61,6 +61,12 @@ ods::Result<void> validate_commit(const std::string& scope, const std::string& r
   return {};
 }
 
+ods::Error head_moved(const std::string& scope, const std::optional<std::string>& head,
+                      const std::optional<std::string>& expected) {
+  return {"conflict", "The head of scope '" + scope + "' is " + head.value_or("empty") + ", not " +
+                          expected.value_or("empty") + " as expected: another run committed first; nothing was written."};
+}
+
 ods::Result<void> validate_run(const ods::contracts::RunRecord& run) {
   if (run.scope.empty()) {
     return ods::fail("invalid_argument", "Cannot record run '" + run.run_id + "' in the ledger without a scope.");

@@ -21,6 +21,10 @@ std::string content_digest(std::string_view data);
 // Whether `text` is one well-formed JSON value (validated without building a DOM).
 bool is_json(std::string_view text);
 
+// The "conflict" error of a commit whose expected parent is not the head (nothing written).
+ods::Error head_moved(const std::string& scope, const std::optional<std::string>& head,
+                      const std::optional<std::string>& expected);
+
 // "invalid_argument" when scope or run id is empty or the document is not JSON.
 [[nodiscard]] ods::Result<void> validate_commit(const std::string& scope, const std::string& run_id,
                                                 const std::string& document);

@@ -4,11 +4,13 @@
 #include <utility>
 
 #include "ods/state/stores.h"
+#include "postgres_connection.h"
 
 namespace ods::state {
 namespace {
 
-constexpr char kExpected[] = "expected sqlite:PATH, sqlite://PATH or memory:";
+constexpr char kExpected[] =
+    "expected sqlite:PATH, sqlite://PATH, memory:, postgresql://… or libpq settings (host=… dbname=…)";
 
 // The RFC 3986 scheme of `url` (lower-cased), or empty when it has none.
 std::string scheme_of(const std::string& url) {
@@ -30,6 +32,9 @@ std::string scheme_of(const std::string& url) {
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
                                                                           OpenOptions options) {
   const std::string scheme = scheme_of(url);
+  if (scheme.empty() && url.find('=') != std::string::npos) {
+    return open_postgres_store(url, std::move(clock), std::move(options));
+  }
   if (scheme.empty()) {
     // No scheme means no user information either, so the text is safe to repeat.
     return ods::fail("invalid_url", "State store URL '" + url + "' has no scheme; " + kExpected + ".");
@@ -49,11 +54,24 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const 
     return open_sqlite_store(rest, std::move(clock), std::move(options));
   }
   if (scheme == "postgresql" || scheme == "postgres") {
-    return ods::fail("unsupported", "PostgreSQL state stores (" + scheme +
-                                        "://…) are not supported yet; use sqlite:PATH for now.");
+    return open_postgres_store(url, std::move(clock), std::move(options));
   }
-  return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected +
-                                      " (PostgreSQL will follow).");
+  return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected + ".");
+}
+
+std::string redact_state_url(const std::string& url) {
+  std::string out = url;
+  if (auto query = out.find('?'); query != std::string::npos) out = out.substr(0, query) + "?…";
+  if (auto scheme = out.find("://"); scheme != std::string::npos) {
+    const auto at = out.find('@', scheme + 3);
+    const auto slash = out.find('/', scheme + 3);
+    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+      out = out.substr(0, scheme + 3) + "…@" + out.substr(at + 1);
+    }
+    return out;
+  }
+  if (scheme_of(url).empty() && url.find('=') != std::string::npos) return internal::scrub_password(url, url);
+  return out;
 }
 
 }  // namespace ods::state

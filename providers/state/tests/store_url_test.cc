@@ -65,15 +65,26 @@ TEST(StoreUrl, SqliteHonoursCreateIfMissing) {
   EXPECT_EQ(store.error().code, "not_found");
 }
 
-TEST(StoreUrl, PostgresIsNotSupportedYetAndHidesThePassword) {
-  for (const std::string url : {"postgresql://ods:s3cret-pw@db.internal:5432/ods?password=s3cret-pw",
-                                "postgres://ods:s3cret-pw@db/ods"}) {
+TEST(StoreUrl, PostgresUrlsAndKeywordStringsOpenPostgresWithoutThePassword) {
+  // Port 1 on the loopback refuses at once: the PostgreSQL store was chosen and says which server.
+  for (const std::string url : {"postgresql://ods:s3cret-pw@127.0.0.1:1/ods?password=s3cret-pw",
+                                "postgres://ods:s3cret-pw@127.0.0.1:1/ods",
+                                "host=127.0.0.1 port=1 user=ods password=s3cret-pw dbname=ods"}) {
     auto store = open_state_store(url, fixed_clock());
     ASSERT_FALSE(store.has_value()) << url;
-    EXPECT_EQ(store.error().code, "unsupported");
-    EXPECT_NE(store.error().message.find("not supported yet"), std::string::npos) << store.error().message;
+    EXPECT_EQ(store.error().code, "unavailable") << store.error().message;
+    EXPECT_NE(store.error().message.find("postgresql://ods@127.0.0.1:1/ods"), std::string::npos)
+        << store.error().message;
     EXPECT_EQ(store.error().message.find("s3cret"), std::string::npos) << store.error().message;
+    EXPECT_EQ(redact_state_url(url).find("s3cret"), std::string::npos) << redact_state_url(url);
   }
+}
+
+TEST(StoreUrl, RedactsUserInformationQueriesAndPasswordSettings) {
+  EXPECT_EQ(redact_state_url("postgresql://ods:pw@db:5432/ods?sslmode=require"), "postgresql://…@db:5432/ods?…");
+  EXPECT_EQ(redact_state_url("host=db password=pw dbname=ods"), "host=db password=*** dbname=ods");
+  EXPECT_EQ(redact_state_url("host=db password = 'p w' dbname=ods"), "host=db password = *** dbname=ods");
+  EXPECT_EQ(redact_state_url("sqlite:/tmp/state.db"), "sqlite:/tmp/state.db");
 }
 
 TEST(StoreUrl, UnknownSchemeIsNamedWithoutThePassword) {

@@ -1,5 +1,5 @@
 #pragma once
-// StateStore contract (state_store 0.3): where snapshots and the run ledger live.
+// StateStore contract (state_store 0.4): where snapshots and the run ledger live.
 // Implementations: in-memory fake, SQLite (embedded default), PostgreSQL. One conformance
 // suite (providers/state/conformance) runs against every implementation.
 //
@@ -78,12 +78,17 @@ class StateStore {
   // Whether `run_id` was already committed as a snapshot or ledger entry in `scope`.
   [[nodiscard]] virtual ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) = 0;
 
+  // Every scope with a head or a ledger entry, sorted. (0.4)
+  [[nodiscard]] virtual ods::Result<std::vector<std::string>> scopes() = 0;
+
   // Read-only integrity check of everything stored. Never modifies anything. Damage is
   // reported in CheckReport::problems (ok=false), not as an error; errors mean the check
   // itself could not run ("unavailable").
   [[nodiscard]] virtual ods::Result<CheckReport> check() = 0;
 
-  // Writes a consistent copy of the whole store to `path` (SQLite file for SQLite).
+  // Writes a consistent copy of the whole store to `path`: a SQLite state database (for
+  // SQLite the file copied; for PostgreSQL every snapshot, head and ledger entry with their
+  // ids and times), which opens with `sqlite:PATH`.
   // Errors: "unsupported" when the implementation cannot; "io" (including a target file that
   // already has content, which is never overwritten).
   [[nodiscard]] virtual ods::Result<void> backup(const std::string& path) = 0;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ods/contracts/state_store.h"
 #include "ods/planner/result.h"
@@ -17,8 +18,8 @@
 namespace ods::state {
 
 struct OpenOptions {
-  // false: opening a database file that does not exist fails with "not_found" and
-  // creates nothing (no file, no directory).
+  // false: opening a database file that does not exist (a PostgreSQL database without
+  // ODS tables) fails with "not_found" and creates nothing (no file, no directory, no table).
   bool create_if_missing = true;
   // How long a writer waits for another writer (process or connection) before giving up
   // with "unavailable".
@@ -27,6 +28,11 @@ struct OpenOptions {
   // know about: today, the copy kept before migrating a database that holds data. May be
   // empty. Called on the opening thread before the factory returns.
   std::function<void(const std::string&)> on_notice;
+  // How many snapshots, and how many ledger entries, each scope keeps: after a commit or
+  // ledger append, older ones are deleted with the content only they used (0: keep all).
+  // The oldest kept snapshot then has no parent. PostgreSQL only; the SQLite and memory
+  // stores keep everything. `ods` reads it from $ODS_STATE_RETENTION.
+  std::size_t retention = 0;
 };
 
 // The in-memory store (tests, `memory:`). Starts empty; everything is lost with it.
@@ -51,14 +57,56 @@ struct OpenOptions {
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(
     const std::string& path, Clock clock = system_clock(), OpenOptions options = {});
 
+// Opens (creating its tables if the database has none and options.create_if_missing; else
+// "not_found", nothing created) the PostgreSQL state database
+// `conninfo` names: a URL ("postgresql://USER@HOST:PORT/DBNAME?sslmode=require") or libpq
+// key/value settings ("host=… dbname=…"); what it leaves out comes from libpq's
+// environment (PGHOST, PGPASSWORD, PGPASSFILE, PGSERVICE…). TLS and authentication are
+// libpq's. The tables live in the connection's current schema. Numbered migrations are
+// applied in one transaction under a PostgreSQL advisory lock (processes opening at once
+// migrate once) and recorded in `schema_migrations`.
+// Documents are stored split into content-addressed pieces (one per node), so a commit
+// stores only what changed; see docs/postgres-state.md. options.retention bounds history.
+// The returned store is thread-safe (one connection, serialised); it reconnects once per
+// call when the connection was lost between calls. Writers wait up to options.busy_timeout
+// for another writer's lock. backup() writes a SQLite state database.
+// Errors (messages name the server as postgresql://USER@HOST:PORT/DBNAME, never a password):
+//   "invalid_url"      libpq cannot parse the connection string;
+//   "unavailable"      cannot connect, the connection was lost mid-call (a commit then
+//                      either landed whole or not at all), or a lock wait timed out;
+//   "newer_schema"     the database was migrated by a newer ODS (left untouched);
+//   "corrupt"          ODS tables without a migration record, or a record this ODS doesn't know;
+//   "migration_failed" a migration could not be applied (nothing of it is kept).
+[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(
+    const std::string& conninfo, Clock clock = system_clock(), OpenOptions options = {});
+
 // Opens the store a URL names:
 //   "sqlite:PATH", "sqlite://PATH" (so "sqlite:///abs/path" is absolute)  -> open_sqlite_store
 //   "memory:"                                                             -> make_memory_store
-//   "postgresql://…", "postgres://…"   -> "unsupported" (not supported yet)
+//   "postgresql://…", "postgres://…", and libpq key/value strings ("host=… dbname=…": no
+//   scheme, an '=')                                                      -> open_postgres_store
 // Errors: "invalid_url" for a URL without a scheme, an unknown scheme (named in the
-// message) or an empty path; plus open_sqlite_store's. Messages never repeat the URL's
-// user information or query (where passwords live).
+// message) or an empty path; plus the opened store's. Messages never repeat the URL's
+// user information, query or password.
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(
     const std::string& url, Clock clock = system_clock(), OpenOptions options = {});
+
+struct CopyReport {
+  std::size_t scopes = 0, snapshots = 0, runs = 0;
+};
+
+// Copies each of `scopes` from `from` to `to`: its snapshot chain (oldest first, each
+// committed on the last) and its ledger (ledger entries point at the copied snapshots).
+// The target assigns new snapshot ids and commit times; documents, run ids, plans and
+// ledger details are copied as they are. Checks every target scope first and, unless
+// `replace`, refuses ("not_empty", nothing written) when one already holds state; with
+// `replace` the target scope is reset first. A failure part way leaves the scopes copied
+// so far and names the one that failed.
+[[nodiscard]] ods::Result<CopyReport> copy_state(ods::contracts::StateStore& from, ods::contracts::StateStore& to,
+                                                 const std::vector<std::string>& scopes, bool replace);
+
+// `url` fit to print: user information and query of a URL replaced by "…", the value of a
+// key/value string's password setting by "***".
+std::string redact_state_url(const std::string& url);
 
 }  // namespace ods::state

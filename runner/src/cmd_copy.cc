@@ -1,0 +1,39 @@
+// `ods state copy`: move a scope's state (or every scope's) between state stores.
+#include <iostream>
+
+#include "commands.h"
+#include "ods/state/stores.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+int cmd_copy(const ParsedArgs& args, CommandContext& ctx) {
+  if (!args.has("--to")) return report(ctx, {"usage", "usage: ods state copy [--from URL] --to URL [--scope S | --all]"});
+  const std::string from_url = args.has("--from") ? args.get("--from") : ctx.state_url;
+  const std::string to_url = args.get("--to");
+  if (args.has("--scope") && args.has("--all")) return report(ctx, {"usage", "give --scope or --all, not both"});
+  auto from = open_store_at(ctx, from_url, false);
+  if (!from) return report(ctx, from.error());
+  std::vector<std::string> scopes;
+  if (args.has("--all")) {
+    auto all = (*from)->scopes();
+    if (!all) return report(ctx, all.error());
+    scopes = *all;
+  } else if (args.has("--scope")) {
+    scopes.push_back(args.get("--scope"));
+  } else {
+    auto scope = scope_for(ctx);
+    if (!scope) return report(ctx, {"usage", scope.error().message + " (or name the scope with --scope, or --all)"});
+    scopes.push_back(*scope);
+  }
+  auto to = open_store_at(ctx, to_url, true);
+  if (!to) return report(ctx, to.error());
+  auto copied = state::copy_state(**from, **to, scopes, args.has("--replace"));
+  if (!copied) return report(ctx, copied.error());
+  *ctx.out << "Copied " << copied->scopes << " scope" << (copied->scopes == 1 ? "" : "s") << " (" << copied->snapshots
+           << " snapshots, " << copied->runs << " ledger entries) from " << redact_url(from_url) << " to "
+           << redact_url(to_url) << ".\n";
+  return kExitOk;
+}
+
+}  // namespace ods::cli
