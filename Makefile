@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: setup build test test-unit demo bench bench-state clean
+.PHONY: setup build lint test test-unit demo bench bench-state clean
 
 setup:
 	@scripts/setup.sh
@@ -15,8 +15,12 @@ $(BUILD_DIR)/build.ninja:
 build: setup $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Every test (unit, integration, e2e) through ctest.
-test: build
+# The C++ formatting check (scripts/lint.sh; `scripts/lint.sh --tidy` runs clang-tidy).
+lint: setup
+	@scripts/lint.sh
+
+# Every test (unit, integration, e2e) through ctest, after the formatting check.
+test: build lint
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 # The fast set alone.

@@ -43,7 +43,9 @@ std::string hex_of(std::uint64_t value) {
   return text;
 }
 
-std::string digest_of(std::mt19937_64& random) { return "sha256:" + hex_of(random()) + hex_of(random()) + hex_of(random()) + hex_of(random()); }
+std::string digest_of(std::mt19937_64& random) {
+  return "sha256:" + hex_of(random()) + hex_of(random()) + hex_of(random()) + hex_of(random());
+}
 
 // A project of `count` nodes in a DAG (each node reads two earlier ones, or a source), with
 // ids whose sorted order is unrelated to the DAG, as in real projects.
@@ -176,7 +178,8 @@ Figures measure(Target& target, ProjectInputs in, int runs, int rebuilt_per_run)
     auto next = must(record(in, head ? &*head : nullptr, outcome), "recording");
     const std::string document = to_json(next);
     ods::contracts::StoredSnapshot stored;
-    const double commit = seconds([&] { stored = must(target.store->commit(kScope, head_id, outcome.run_id, document), "commit"); });
+    const double commit =
+        seconds([&] { stored = must(target.store->commit(kScope, head_id, outcome.run_id, document), "commit"); });
     must(target.store->append_run({outcome.run_id, kScope, outcome.started_at, outcome.started_at, "success",
                                    "sha256:inputs", to_json(plan, false), "{}", stored.id}),
          "append_run");
@@ -254,12 +257,15 @@ int main(int argc, char** argv) {
       if (kind == "postgres") {
         const std::string name = "bench_" + std::to_string(db++);
         (*server)->psql("CREATE DATABASE " + name);
-        const std::string dsn = "host=127.0.0.1 port=" + std::to_string((*server)->port()) + " user=postgres dbname=" + name;
+        const std::string dsn =
+            "host=127.0.0.1 port=" + std::to_string((*server)->port()) + " user=postgres dbname=" + name;
         target.store = must(ods::state::open_postgres_store(dsn), "opening PostgreSQL");
         ods::testing::PostgresServer* pg = server->get();
         target.bytes = [pg, name] {
-          auto size = pg->psql("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
-                               " WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace", name);
+          auto size = pg->psql(
+              "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
+              " WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace",
+              name);
           return std::atoll(size.output.c_str());
         };
       } else {
@@ -269,13 +275,15 @@ int main(int argc, char** argv) {
       }
       const Figures f = measure(target, in, runs, rebuilt);
       if (kind == "postgres") {
-        auto tables = (*server)->psql("SELECT string_agg(relname || ' ' || pg_total_relation_size(oid), ', ' ORDER BY relname)"
-                                      " FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace",
-                                      "bench_" + std::to_string(db - 1));
-        auto documents = (*server)->psql("SELECT count(*) || ' documents (' || count(manifest) || ' split), skeletons avg '"
-                                         " || round(avg(length(skeleton))) || ' B, ' || (SELECT count(*) FROM pieces)"
-                                         " || ' pieces, ' || (SELECT count(*) FROM chunks) || ' chunks' FROM documents",
-                                         "bench_" + std::to_string(db - 1));
+        auto tables = (*server)->psql(
+            "SELECT string_agg(relname || ' ' || pg_total_relation_size(oid), ', ' ORDER BY relname)"
+            " FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace",
+            "bench_" + std::to_string(db - 1));
+        auto documents = (*server)->psql(
+            "SELECT count(*) || ' documents (' || count(manifest) || ' split), skeletons avg '"
+            " || round(avg(length(skeleton))) || ' B, ' || (SELECT count(*) FROM pieces)"
+            " || ' pieces, ' || (SELECT count(*) FROM chunks) || ' chunks' FROM documents",
+            "bench_" + std::to_string(db - 1));
         std::printf("  postgres tables (bytes): %s  %s", tables.output.c_str(), documents.output.c_str());
       }
       const double per_run = static_cast<double>(f.after_runs - f.after_second) / std::max(1, runs - 1);
@@ -287,14 +295,16 @@ int main(int argc, char** argv) {
     const double pg_growth = static_cast<double>(results[0].after_runs - results[0].after_second);
     const double sqlite_growth = static_cast<double>(results[1].after_runs - results[1].after_second);
     std::printf("  %s: postgres/sqlite growth %.4f, commit p50 %.2fx, latest p50 %.2fx\n", scenario,
-                pg_growth / std::max(1.0, sqlite_growth), results[0].median_commit / std::max(1e-9, results[1].median_commit),
+                pg_growth / std::max(1.0, sqlite_growth),
+                results[0].median_commit / std::max(1e-9, results[1].median_commit),
                 results[0].median_latest / std::max(1e-9, results[1].median_latest));
     if (std::string(scenario) == "no-change") {
-      std::printf("  targets: first commit %.3f s / 1 s = %.2f; first latest %.3f s / 1 s = %.2f; "
-                  "no-change growth %.3f%% / 1%% = %.2f\n",
-                  results[0].first_commit, results[0].first_commit, results[0].first_latest, results[0].first_latest,
-                  100.0 * pg_growth / std::max(1, runs - 1) / static_cast<double>(first_size),
-                  100.0 * pg_growth / std::max(1, runs - 1) / static_cast<double>(first_size));
+      std::printf(
+          "  targets: first commit %.3f s / 1 s = %.2f; first latest %.3f s / 1 s = %.2f; "
+          "no-change growth %.3f%% / 1%% = %.2f\n",
+          results[0].first_commit, results[0].first_commit, results[0].first_latest, results[0].first_latest,
+          100.0 * pg_growth / std::max(1, runs - 1) / static_cast<double>(first_size),
+          100.0 * pg_growth / std::max(1, runs - 1) / static_cast<double>(first_size));
     }
   }
   fs::remove_all(dir);

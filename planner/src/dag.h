@@ -10,8 +10,8 @@
 namespace ods::planner::internal {
 
 struct DagOrder {
-  std::vector<std::size_t> order;                   // indexes into inputs.nodes, parents first
-  std::vector<int> depth;                           // by node index
+  std::vector<std::size_t> order;                         // indexes into inputs.nodes, parents first
+  std::vector<int> depth;                                 // by node index
   std::unordered_map<std::string, std::size_t> index_of;  // node id -> index
 };
 

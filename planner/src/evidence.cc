@@ -1,14 +1,14 @@
 // Names of the planner's enums, as they appear in JSON and in output.
+#include "ods/planner/evidence.h"
+
 #include <array>
 
-#include "ods/planner/evidence.h"
 #include "ods/planner/plan.h"
 
 namespace ods::planner {
 
 namespace {
-constexpr std::array<std::string_view, 5> kExactnessNames = {"none", "inferred", "proxy", "semantic",
-                                                              "exact"};
+constexpr std::array<std::string_view, 5> kExactnessNames = {"none", "inferred", "proxy", "semantic", "exact"};
 }
 
 std::string_view to_string(Exactness e) { return kExactnessNames[static_cast<int>(e)]; }

@@ -18,8 +18,7 @@ bool read_int(std::string_view s, std::size_t pos, std::size_t len, int& out) {
 
 std::optional<std::int64_t> parse_iso8601_micros(std::string_view s) {
   int y, mo, d, h, mi, se;
-  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' ||
-      s[16] != ':')
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
     return std::nullopt;
   if (!read_int(s, 0, 4, y) || !read_int(s, 5, 2, mo) || !read_int(s, 8, 2, d) || !read_int(s, 11, 2, h) ||
       !read_int(s, 14, 2, mi) || !read_int(s, 17, 2, se))

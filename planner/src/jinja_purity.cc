@@ -26,15 +26,12 @@ using jinja::BlockLexer;
 using jinja::Token;
 using jinja::TokenKind;
 
-constexpr std::array<std::string_view, 6> kPureCalls = {"ref",     "source",  "config",
-                                                        "var",     "env_var", "is_incremental"};
-constexpr std::array<std::string_view, 8> kPureTags = {"if",  "elif",   "else", "endif",
-                                                       "for", "endfor", "set",  "endset"};
+constexpr std::array<std::string_view, 6> kPureCalls = {"ref", "source", "config", "var", "env_var", "is_incremental"};
+constexpr std::array<std::string_view, 8> kPureTags = {"if", "elif", "else", "endif", "for", "endfor", "set", "endset"};
 constexpr std::array<std::string_view, 3> kSqlRunningTags = {"do", "call", "macro"};
-constexpr std::array<std::string_view, 7> kGroupingKeywords = {"and", "or", "not", "in",
-                                                               "is",  "if", "else"};
-constexpr std::array<std::string_view, 8> kRunContextWords = {
-    "var", "env_var", "target", "flags", "builtins", "context", "run_query", "statement"};
+constexpr std::array<std::string_view, 7> kGroupingKeywords = {"and", "or", "not", "in", "is", "if", "else"};
+constexpr std::array<std::string_view, 8> kRunContextWords = {"var",      "env_var", "target",    "flags",
+                                                              "builtins", "context", "run_query", "statement"};
 
 // Whether `word` is one of `words`.
 template <std::size_t N>
@@ -214,9 +211,7 @@ bool is_word_byte(char c) {
 
 }  // namespace
 
-std::optional<std::string> jinja_impurity(std::string_view raw_code) {
-  return PurityChecker(raw_code).check();
-}
+std::optional<std::string> jinja_impurity(std::string_view raw_code) { return PurityChecker(raw_code).check(); }
 
 // Scans maximal runs of [A-Za-z0-9_] (so `target_schema` and `invocation_id` are other
 // words) and returns the first that is a run-context word. Case-sensitive, as Jinja names

@@ -88,7 +88,8 @@ std::string to_json(const ProjectInputs& in) {
   for (const auto& s : in.sources) {
     json ev = json::array();
     for (const auto& e : s.evidence) ev.push_back(evidence_to_json(e));
-    json j{{"id", s.id}, {"name", s.name}, {"relation", s.relation}, {"evidence", ev}, {"checks_digest", s.checks_digest}};
+    json j{
+        {"id", s.id}, {"name", s.name}, {"relation", s.relation}, {"evidence", ev}, {"checks_digest", s.checks_digest}};
     if (s.version) j["version"] = version_to_json(*s.version);
     sources.push_back(j);
   }
@@ -124,7 +125,8 @@ Result<ProjectInputs> inputs_from_json(std::string_view text) {
       src.relation = opt_string(s, p, "relation");
       if (s.contains("version")) src.version = version_from_json(s["version"], p + ".version");
       if (s.contains("evidence"))
-        for (const auto& e : get_array(s, p, "evidence")) src.evidence.push_back(evidence_from_json(e, p + ".evidence"));
+        for (const auto& e : get_array(s, p, "evidence"))
+          src.evidence.push_back(evidence_from_json(e, p + ".evidence"));
       src.checks_digest = opt_string(s, p, "checks_digest");
       in.sources.push_back(std::move(src));
     }

@@ -10,8 +10,8 @@
 namespace ods::planner::internal {
 
 inline nlohmann::json version_to_json(const DataVersion& v) {
-  return {{"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin},
-          {"observed_at", v.observed_at}};
+  return {
+      {"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin}, {"observed_at", v.observed_at}};
 }
 
 inline Exactness exactness_field(const nlohmann::json& j, const std::string& path) {

@@ -40,8 +40,8 @@ class Planner {
     plan.warnings = inputs_.warnings;
     if (previous_ && !previous_->target_identity.empty() && !inputs_.target_identity.empty() &&
         previous_->target_identity != inputs_.target_identity) {
-      plan.warnings.push_back("the recorded state was built in " + previous_->target_identity +
-                              ", not in " + inputs_.target_identity + "; nothing is reused from it");
+      plan.warnings.push_back("the recorded state was built in " + previous_->target_identity + ", not in " +
+                              inputs_.target_identity + "; nothing is reused from it");
       previous_ = nullptr;
     }
     decisions_.assign(inputs_.nodes.size(), Decision{});
@@ -96,7 +96,7 @@ class Planner {
 
     const NodeState* before = before_[index];
     if (!before) return build(BuildKind::code, kNeverBuilt, "never built by ODS in this scope");  // rule 2
-    if (!node.incomplete.empty()) {                                                                // rule 3
+    if (!node.incomplete.empty()) {                                                               // rule 3
       std::string why;
       for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
       return build(BuildKind::code, kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
@@ -124,7 +124,8 @@ class Planner {
     }
     if (!code_parents.empty())  // rule 5
       return build(BuildKind::code, kUpstreamCodeChanged,
-                   (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) + " will be built for a code change, so its output may change shape");
+                   (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
+                       " will be built for a code change, so its output may change shape");
     if (!unknown_parents.empty())  // rule 6
       return build(BuildKind::code, kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates
@@ -144,7 +145,7 @@ class Planner {
     collect_upstream(node, *before, e, missing, fresh, unchanged_parents);
     if (!missing.empty())  // rule 9
       return build(BuildKind::data, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
-    if (!fresh.empty()) {  // rule 10
+    if (!fresh.empty()) {                                                      // rule 10
       if (node.policy.require_fresh_data_from_all && unchanged_parents > 0) {  // rule 11
         std::size_t total = fresh.size() + unchanged_parents;
         return reuse(e, d, *before, kWaitingForAllParents,
@@ -187,8 +188,8 @@ class Planner {
           missing.push_back("source " + src.name + " has no data version" + why_unknown(src));
           continue;
         }
-        e.evidence.push_back({"source_data_version", src.id, src.version->value, src.version->exactness,
-                              src.version->origin});
+        e.evidence.push_back(
+            {"source_data_version", src.id, src.version->value, src.version->exactness, src.version->origin});
         auto then = before.source_versions.find(p);
         if (then == before.source_versions.end() || !allows_reuse(then->second.exactness)) {
           missing.push_back("no usable data version of source " + src.name + " was recorded at its last build");

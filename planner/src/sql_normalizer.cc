@@ -21,13 +21,20 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_word_byte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
+bool is_word_byte(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_'; }
 bool is_operator_byte(char c) {
   switch (c) {
-    case '=': case '<': case '>': case '+': case '-': case '*': case '/': case '%':
-    case '|': case ':': case '!':
+    case '=':
+    case '<':
+    case '>':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+    case '|':
+    case ':':
+    case '!':
       return true;
     default:
       return false;
@@ -178,8 +185,8 @@ class Normalizer {
         ++i;
       } else if (is_word_byte(c)) {
         ++i;
-      } else if ((c == '+' || c == '-') && is_digit(at(i + 1)) && i > part_start &&
-                 is_digit(sql_[part_start]) && (sql_[i - 1] == 'e' || sql_[i - 1] == 'E')) {
+      } else if ((c == '+' || c == '-') && is_digit(at(i + 1)) && i > part_start && is_digit(sql_[part_start]) &&
+                 (sql_[i - 1] == 'e' || sql_[i - 1] == 'E')) {
         i += 2;  // the exponent's sign and first digit: 1e-5
       } else {
         break;

@@ -5,8 +5,8 @@ namespace ods::planner {
 VersionChoice choose_version(const std::string& source_id, const VersionCandidates& c) {
   VersionChoice choice;
   auto lost = [&](const char* strategy, const std::string& why) {
-    choice.evidence.push_back({"version_strategy_skipped", source_id, std::string(strategy) + ": " + why,
-                               Exactness::none, "version choice"});
+    choice.evidence.push_back(
+        {"version_strategy_skipped", source_id, std::string(strategy) + ": " + why, Exactness::none, "version choice"});
   };
   auto won = [&](const char* strategy, const DataVersion& v) {
     choice.version = v;

@@ -34,8 +34,7 @@ TEST(Fingerprint, AddStoresTheDigestOfTheContent) {
 
 TEST(Fingerprint, DigestIsOverSortedNameNulDigestLines) {
   // The documented canonical form: "name\0digest\n" for each component in name order.
-  EXPECT_EQ(fp({{"b", "y"}, {"a", "x"}}).digest(),
-            "1daaa098f3889f74c5c9d7bac7c9d40d6bd577004676b876137ed1dc54ae80b0");
+  EXPECT_EQ(fp({{"b", "y"}, {"a", "x"}}).digest(), "1daaa098f3889f74c5c9d7bac7c9d40d6bd577004676b876137ed1dc54ae80b0");
   EXPECT_EQ(Fingerprint{}.digest(), sha256_hex(""));
 }
 

@@ -1,9 +1,10 @@
 // Jinja purity (#209) and run-context mentions (#218). Data-driven: every
 // planner/tests/cases/jinja/*.case is one case (format in cases/jinja/README.md).
+#include "ods/planner/jinja_purity.h"
+
 #include <gtest/gtest.h>
 
 #include "case_file.h"
-#include "ods/planner/jinja_purity.h"
 
 namespace {
 
@@ -48,8 +49,7 @@ TEST_P(JinjaCase, MatchesExpectation) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, JinjaCase,
-                         ::testing::ValuesIn(ods::test_cases::case_paths(jinja_cases_dir())),
+INSTANTIATE_TEST_SUITE_P(Files, JinjaCase, ::testing::ValuesIn(ods::test_cases::case_paths(jinja_cases_dir())),
                          [](const auto& case_info) { return ods::test_cases::test_name(case_info.param); });
 
 TEST(JinjaPurity, PlainSqlIsPure) { EXPECT_FALSE(jinja_impurity("select 1 from t").has_value()); }

@@ -130,8 +130,8 @@ TEST(Record, NodeAbsentFromTheRunKeepsItsEntry) {
 }
 
 TEST(Record, NeverSucceededNodeHasNoEntry) {
-  auto s = record(project(), nullptr, run("run-1", "2026-11-29T10:00:00Z", {{kSeed, "success"}, {kStg, "error"},
-                                                                            {kFct, "skipped"}}));
+  auto s = record(project(), nullptr,
+                  run("run-1", "2026-11-29T10:00:00Z", {{kSeed, "success"}, {kStg, "error"}, {kFct, "skipped"}}));
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_TRUE(s->nodes.contains(kSeed));
   EXPECT_FALSE(s->nodes.contains(kStg));
@@ -140,22 +140,18 @@ TEST(Record, NeverSucceededNodeHasNoEntry) {
 
 TEST(Record, ParentRunsPointAtTheRunThatBuiltEachParent) {
   StateSnapshot before = first();
-  EXPECT_EQ(before.nodes.at(kFct).parent_runs,
-            (std::map<std::string, std::string>{{kSeed, "run-1"}, {kStg, "run-1"}}));
+  EXPECT_EQ(before.nodes.at(kFct).parent_runs, (std::map<std::string, std::string>{{kSeed, "run-1"}, {kStg, "run-1"}}));
   // run-2 rebuilds stg_orders and fct_orders, not the seed.
-  auto next = record(project(), &before,
-                     run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}, {kFct, "success"}}));
+  auto next = record(project(), &before, run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}, {kFct, "success"}}));
   ASSERT_TRUE(next) << next.error().message;
-  EXPECT_EQ(next->nodes.at(kFct).parent_runs,
-            (std::map<std::string, std::string>{{kSeed, "run-1"}, {kStg, "run-2"}}));
+  EXPECT_EQ(next->nodes.at(kFct).parent_runs, (std::map<std::string, std::string>{{kSeed, "run-1"}, {kStg, "run-2"}}));
   // A source is not a parent run.
   EXPECT_TRUE(next->nodes.at(kStg).parent_runs.empty());
 }
 
 TEST(Record, ParentThatFailedNowIsReadFromItsLastBuild) {
   StateSnapshot before = first();
-  auto next = record(project(), &before,
-                     run("run-2", "2026-11-29T11:00:00Z", {{kStg, "error"}, {kFct, "success"}}));
+  auto next = record(project(), &before, run("run-2", "2026-11-29T11:00:00Z", {{kStg, "error"}, {kFct, "success"}}));
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_EQ(next->nodes.at(kFct).parent_runs.at(kStg), "run-1");
 }
@@ -431,7 +427,8 @@ TEST(RecordThenPlan, AfterAPartialRunTheFailedNodeBuilds) {
   r2.source_versions[kSrc] = version("2026-11-29T09:00:00", "2026-11-29T10:30:00Z");
   auto s2 = record(project(), &s1, r2);
   ASSERT_TRUE(s2) << s2.error().message;
-  auto p = plan(planned_after_first("2026-11-29T11:30:00Z"), &*s2, PlanOptions{std::nullopt, "2026-11-29T12:00:00Z", {}});
+  auto p =
+      plan(planned_after_first("2026-11-29T11:30:00Z"), &*s2, PlanOptions{std::nullopt, "2026-11-29T12:00:00Z", {}});
   ASSERT_TRUE(p) << p.error().message;
   std::map<std::string, const PlanEntry*> by_id;
   for (const auto& e : p->entries) by_id[e.id] = &e;

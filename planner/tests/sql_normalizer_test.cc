@@ -1,11 +1,12 @@
 // SQL normalisation (#209). Data-driven: every planner/tests/cases/sql/*.case is one case
 // (format in cases/sql/README.md); a new case is a new file. Plus property tests.
+#include "ods/planner/sql_normalizer.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "case_file.h"
-#include "ods/planner/sql_normalizer.h"
 
 namespace {
 
@@ -35,27 +36,34 @@ TEST_P(SqlNormalizerCase, MatchesExpectation) {
   } else {
     EXPECT_FALSE(result.normalised) << "normalised to: " << result.text;
     EXPECT_EQ(result.text, input) << "giving up must return the raw text";
-    EXPECT_NE(result.give_up.find(sections.at("gives_up")), std::string::npos)
-        << "reason: " << result.give_up;
+    EXPECT_NE(result.give_up.find(sections.at("gives_up")), std::string::npos) << "reason: " << result.give_up;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, SqlNormalizerCase,
-                         ::testing::ValuesIn(ods::test_cases::case_paths(sql_cases_dir())),
+INSTANTIATE_TEST_SUITE_P(Files, SqlNormalizerCase, ::testing::ValuesIn(ods::test_cases::case_paths(sql_cases_dir())),
                          [](const auto& case_info) { return ods::test_cases::test_name(case_info.param); });
 
 // Token lists whose tokens may be separated by any whitespace or comment.
 const std::vector<std::vector<std::string>> kTokenLists = {
     {"select", "a", ",", "count", "(", "*", ")", "from", "s.t", "where", "b", ">=", "1e-5"},
     {"SELECT", "\"Col\"", "AS", "x", "FROM", "db.t", "-", "3", "/*+ INDEX(t i) */"},
-    {"with", "c", "as", "(", "select", "'a  b'", "||", "`q`", "::", "text", ")", "select", "*",
-     "from", "c", ";"},
+    {"with", "c", "as", "(", "select", "'a  b'", "||", "`q`", "::", "text", ")", "select", "*", "from", "c", ";"},
     {"case", "when", "x", "<>", "'y'", "then", "1", "else", "-", "1", "end", "%", "2"},
 };
 
-const std::vector<std::string> kSeparators = {
-    " ", "\n", "\t", "  \r\n  ", "\f", "\v", " /* c */ ", " -- note\n", "/**/", " /*- x\n -*/\n",
-    "\n/*= banner =*/\n", " /***/ ", " -- \n"};
+const std::vector<std::string> kSeparators = {" ",
+                                              "\n",
+                                              "\t",
+                                              "  \r\n  ",
+                                              "\f",
+                                              "\v",
+                                              " /* c */ ",
+                                              " -- note\n",
+                                              "/**/",
+                                              " /*- x\n -*/\n",
+                                              "\n/*= banner =*/\n",
+                                              " /***/ ",
+                                              " -- \n"};
 
 std::string join(const std::vector<std::string>& tokens, std::mt19937& random) {
   std::uniform_int_distribution<std::size_t> pick(0, kSeparators.size() - 1);
@@ -87,11 +95,20 @@ TEST(SqlNormalizerProperty, CommentsTouchingTokensDoNotCount) {
 // Pairs that differ in more than whitespace: they must never normalise equal.
 TEST(SqlNormalizerProperty, OtherChangesNeverNormaliseEqual) {
   const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"a>=b", "a> =b"},     {"a<>b", "a< >b"},         {"a||b", "a| |b"},
-      {"a::int", "a: :int"}, {"x!=1", "x! =1"},         {"ab", "a b"},
-      {"1e-5", "1e - 5"},    {"'a b'", "'a  b'"},       {"\"A\"", "\"a\""},
-      {"Select", "select"},  {"/*+ A */ x", "/*+  A */ x"}, {"a- -b", "a -b"},
-      {"a*/**/b", "a */b"},  {"s.t", "st"},
+      {"a>=b", "a> =b"},
+      {"a<>b", "a< >b"},
+      {"a||b", "a| |b"},
+      {"a::int", "a: :int"},
+      {"x!=1", "x! =1"},
+      {"ab", "a b"},
+      {"1e-5", "1e - 5"},
+      {"'a b'", "'a  b'"},
+      {"\"A\"", "\"a\""},
+      {"Select", "select"},
+      {"/*+ A */ x", "/*+  A */ x"},
+      {"a- -b", "a -b"},
+      {"a*/**/b", "a */b"},
+      {"s.t", "st"},
   };
   for (const auto& [left, right] : pairs) {
     const auto l = normalize_sql(left);

@@ -1,7 +1,7 @@
 // The choice of a source's data version (ADR-0022 §2): table version, then max_loaded_at, then none.
-#include <gtest/gtest.h>
-
 #include "ods/planner/version_choice.h"
+
+#include <gtest/gtest.h>
 
 namespace ods::planner {
 namespace {

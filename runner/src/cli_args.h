@@ -11,7 +11,7 @@
 namespace ods::cli {
 
 struct FlagSpec {
-  std::string name;       // "--project-dir"
+  std::string name;  // "--project-dir"
   bool takes_value = true;
   std::string help;
 };

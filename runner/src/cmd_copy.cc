@@ -8,7 +8,8 @@
 namespace ods::cli {
 
 int cmd_copy(const ParsedArgs& args, CommandContext& ctx) {
-  if (!args.has("--to")) return report(ctx, {"usage", "usage: ods state copy [--from URL] --to URL [--scope S | --all]"});
+  if (!args.has("--to"))
+    return report(ctx, {"usage", "usage: ods state copy [--from URL] --to URL [--scope S | --all]"});
   const std::string from_url = args.has("--from") ? args.get("--from") : ctx.state_url;
   const std::string to_url = args.get("--to");
   if (args.has("--scope") && args.has("--all")) return report(ctx, {"usage", "give --scope or --all, not both"});

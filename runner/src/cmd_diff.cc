@@ -36,8 +36,12 @@ int cmd_diff(const ParsedArgs&, CommandContext& ctx) {
     }
     auto d = planner::diff(before->fingerprint, node.fingerprint);
     if (!d.empty()) {
-      changes.push_back({{"id", node.id}, {"change", "code"}, {"detail", d.describe()},
-                         {"changed", d.changed}, {"added", d.added}, {"removed", d.removed}});
+      changes.push_back({{"id", node.id},
+                         {"change", "code"},
+                         {"detail", d.describe()},
+                         {"changed", d.changed},
+                         {"added", d.added},
+                         {"removed", d.removed}});
     } else if (!node.raw_digest.empty() && node.raw_digest != before->raw_digest) {
       changes.push_back({{"id", node.id}, {"change", "formatting"}, {"detail", "only formatting changed"}});
     }

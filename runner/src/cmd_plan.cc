@@ -55,7 +55,8 @@ int cmd_plan(const ParsedArgs& args, CommandContext& ctx) {
 }
 
 int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {
-  if (args.positionals.size() != 1) return report(ctx, {"usage", "usage: ods state explain NODE (a name or unique id)"});
+  if (args.positionals.size() != 1)
+    return report(ctx, {"usage", "usage: ods state explain NODE (a name or unique id)"});
   const std::string& wanted = args.positionals[0];
   auto plan = make_plan(ctx, args);
   if (!plan) return report(ctx, plan.error());
@@ -69,7 +70,8 @@ int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {
     }
     return kExitOk;
   }
-  return report(ctx, {"not_found", "no node named '" + wanted + "' in the plan (ephemeral models and tests are not planned)"});
+  return report(
+      ctx, {"not_found", "no node named '" + wanted + "' in the plan (ephemeral models and tests are not planned)"});
 }
 
 }  // namespace ods::cli

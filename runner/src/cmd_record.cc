@@ -21,25 +21,31 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
   auto recorded = (*store)->has_run(scope, run->outcome.run_id);
   if (!recorded) return report(ctx, recorded.error());
   if (*recorded)
-    return report(ctx, {"already_recorded", "run " + run->outcome.run_id + " is already recorded in " + scope +
-                                                "; nothing written"});
+    return report(ctx, {"already_recorded",
+                        "run " + run->outcome.run_id + " is already recorded in " + scope + "; nothing written"});
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
   auto committed = commit_outcome(**store, scope, project->inputs, std::move(*head), run->outcome, *ctx.err);
   if (!committed) return report(ctx, {committed.error().code, committed.error().message + "; nothing written"});
   const planner::StateSnapshot* next = &committed->snapshot;
   nlohmann::json details{{"summary", run->summary}, {"command", run->command}, {"recorded_by", "ods state record"}};
-  contracts::RunRecord ledger{run->outcome.run_id, scope, run->outcome.started_at, run->finished_at,
+  contracts::RunRecord ledger{run->outcome.run_id,
+                              scope,
+                              run->outcome.started_at,
+                              run->finished_at,
                               run->summary.find("failed") == std::string::npos ? "success" : "partial",
-                              planner::sha256_hex(planner::to_json(project->inputs)), "", details.dump(), committed->stored.id};
+                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              "",
+                              details.dump(),
+                              committed->stored.id};
   if (auto appended = (*store)->append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   for (const auto& note : run->notes) *ctx.err << "ods: note: " << note << "\n";
   std::size_t advanced = 0;
   for (const auto& [id, n] : next->nodes) advanced += n.run_id == run->outcome.run_id ? 1 : 0;
   *ctx.out << "Recorded run " << run->outcome.run_id << " (dbt " << run->command << ": " << run->summary << ") as "
-           << scope << " snapshot " << committed->stored.id << "; " << advanced << " nodes advanced, " << next->nodes.size()
-           << " nodes in the state.\n";
+           << scope << " snapshot " << committed->stored.id << "; " << advanced << " nodes advanced, "
+           << next->nodes.size() << " nodes in the state.\n";
   return kExitOk;
 }
 

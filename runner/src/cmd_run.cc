@@ -82,8 +82,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
 
   if (args.has("--dry-run")) {
     if (ctx.format == "json")
-      *ctx.out << nlohmann::json{{"plan", nlohmann::json::parse(planner::to_json(*plan, false))}, {"run", nullptr}}.dump(2)
-               << "\n";
+      *ctx.out
+          << nlohmann::json{{"plan", nlohmann::json::parse(planner::to_json(*plan, false))}, {"run", nullptr}}.dump(2)
+          << "\n";
     return kExitOk;
   }
   auto source_checks = source_checks_to_run(args, project->inputs, head ? &head->snapshot : nullptr);

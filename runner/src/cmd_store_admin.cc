@@ -33,10 +33,14 @@ int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
   if (ctx.format == "json") {
     nlohmann::json doc{{"scope", *scope}, {"snapshots", nlohmann::json::array()}, {"runs", nlohmann::json::array()}};
     for (const auto& s : *snapshots)
-      doc["snapshots"].push_back({{"id", s.id}, {"run_id", s.run_id}, {"committed_at", s.committed_at},
+      doc["snapshots"].push_back({{"id", s.id},
+                                  {"run_id", s.run_id},
+                                  {"committed_at", s.committed_at},
                                   {"parent", s.parent ? nlohmann::json(*s.parent) : nlohmann::json(nullptr)}});
     for (const auto& r : *runs)
-      doc["runs"].push_back({{"run_id", r.run_id}, {"outcome", r.outcome}, {"started_at", r.started_at},
+      doc["runs"].push_back({{"run_id", r.run_id},
+                             {"outcome", r.outcome},
+                             {"started_at", r.started_at},
                              {"finished_at", r.finished_at},
                              {"details", nlohmann::json::parse(r.details.empty() ? "{}" : r.details, nullptr, false)}});
     *ctx.out << doc.dump(2) << "\n";
@@ -47,7 +51,8 @@ int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
     return kExitOk;
   }
   *ctx.out << "Snapshots of " << *scope << " (newest first):\n";
-  for (const auto& s : *snapshots) *ctx.out << "  " << s.committed_at << "  snapshot " << s.id << "  run " << s.run_id << "\n";
+  for (const auto& s : *snapshots)
+    *ctx.out << "  " << s.committed_at << "  snapshot " << s.id << "  run " << s.run_id << "\n";
   if (!runs->empty()) {
     *ctx.out << "\nRuns:\n";
     for (const auto& r : *runs) {

@@ -23,8 +23,8 @@ Result<Committed> commit_outcome(contracts::StateStore& store, const std::string
                                   std::to_string(kCommitAttempts) + " attempts to commit run " + outcome.run_id +
                                   " lost the race");
     }
-    err << "ods: another writer recorded state for " << scope << " during this run; re-applying run "
-        << outcome.run_id << " on top of it (attempt " << attempt + 1 << " of " << kCommitAttempts << ")\n";
+    err << "ods: another writer recorded state for " << scope << " during this run; re-applying run " << outcome.run_id
+        << " on top of it (attempt " << attempt + 1 << " of " << kCommitAttempts << ")\n";
     auto latest = read_head(store, scope);
     if (!latest) return std::unexpected(latest.error());
     head = std::move(*latest);

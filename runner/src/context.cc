@@ -65,7 +65,8 @@ Result<std::size_t> retention_setting(const CommandContext& ctx) {
   std::size_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size())
-    return fail("usage", "ODS_STATE_RETENTION must be a number of snapshots to keep per scope (0: all), not '" + text + "'");
+    return fail("usage",
+                "ODS_STATE_RETENTION must be a number of snapshots to keep per scope (0: all), not '" + text + "'");
   return value;
 }
 

@@ -57,7 +57,7 @@ std::vector<FlagSpec> common_flags();
 // costs a tenth of `ods state plan`'s time). Flush outputs before the command returns.
 template <class T>
 void release_at_exit(const CommandContext& ctx, T&& value) {
-  if (!ctx.env.exits_after_command) return;  // destroyed with the caller's object as usual
+  if (!ctx.env.exits_after_command) return;            // destroyed with the caller's object as usual
   static auto* kept = new std::vector<const void*>();  // reachable, never destroyed
   kept->push_back(new std::decay_t<T>(std::move(value)));
 }

@@ -1,9 +1,10 @@
 #include "dbt_session.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <unistd.h>
 
 #include "process/child_process.h"
 #include "process/dbt_binary.h"

@@ -24,7 +24,7 @@ class DbtSession : public dbt::DbtCommand {
   // The same, printing a live progress line ("node n of m, elapsed") to the context's error
   // stream while dbt works.
   [[nodiscard]] virtual ods::Result<dbt::DbtCommandResult> run_with_progress(const std::vector<std::string>& args,
-                                                                              const std::string& what) = 0;
+                                                                             const std::string& what) = 0;
   // The flags run() appends to every call: --project-dir, and --target when given.
   virtual std::vector<std::string> shared_flags() const = 0;
 };

@@ -12,7 +12,8 @@ constexpr const char* kVersion = "0.1.0";
 void print_usage(std::ostream& out) {
   out << "ods " << kVersion << " — decides which dbt nodes to reuse and which to build, and says why.\n\n"
       << "usage: ods state <command> [options]\n\ncommands:\n";
-  for (const auto& c : state_commands()) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
+  for (const auto& c : state_commands())
+    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
   out << "\nRun `ods state <command> --help` for its options.\n";
 }
 
@@ -30,16 +31,19 @@ void print_command_help(std::ostream& out, const Command& c) {
 
 const std::vector<Command>& state_commands() {
   static const std::vector<Command> commands = {
-      {"plan", "say, for every node, whether it can be reused or must be built, and why",
+      {"plan",
+       "say, for every node, whether it can be reused or must be built, and why",
        {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}},
        cmd_plan},
-      {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
+      {"run",
+       "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
        {{"--select", true, "dbt-style selection (see plan)"},
         {"--dry-run", false, "plan and print; build and record nothing"},
         {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
         {"--profiles-dir", true, "passed to dbt"}},
        cmd_run},
-      {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
+      {"test",
+       "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        {{"--select", true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
         {"--dry-run", false, "decide and print; run and record nothing"},
         {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
@@ -48,13 +52,18 @@ const std::vector<Command>& state_commands() {
       {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
       {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
       {"diff", "show what changed in each node's code since its last recorded build", {}, cmd_diff},
-      {"history", "list the recorded snapshots and runs of this scope",
-       {{"--limit", true, "how many entries (default 20)"}}, cmd_history},
+      {"history",
+       "list the recorded snapshots and runs of this scope",
+       {{"--limit", true, "how many entries (default 20)"}},
+       cmd_history},
       {"doctor", "check the state store's integrity (read-only)", {}, cmd_doctor},
       {"backup", "write a consistent copy of the state store: ods state backup FILE", {}, cmd_backup},
-      {"reset", "forget this scope's recorded state (asks for --yes)",
-       {{"--yes", false, "confirm that the scope's state is to be deleted"}}, cmd_reset},
-      {"copy", "copy recorded state between stores (SQLite <-> PostgreSQL): ods state copy --to URL",
+      {"reset",
+       "forget this scope's recorded state (asks for --yes)",
+       {{"--yes", false, "confirm that the scope's state is to be deleted"}},
+       cmd_reset},
+      {"copy",
+       "copy recorded state between stores (SQLite <-> PostgreSQL): ods state copy --to URL",
        {{"--from", true, "the store to copy from (default: --state, $ODS_STATE or the project's)"},
         {"--to", true, "the store to copy to: sqlite:PATH, postgresql://… or host=… dbname=…"},
         {"--scope", true, "the scope to copy, PROJECT/TARGET (default: this project's)"},

@@ -9,7 +9,9 @@ using planner::Action;
 
 namespace {
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' '); }
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' ');
+}
 
 std::size_t width_of(const auto& plan, auto field) {
   std::size_t w = 4;

@@ -37,8 +37,8 @@ std::string summarise(const std::map<std::string, int>& counts) {
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use) {
   dbt::ArtifactPaths paths = artifact_paths(ctx);
   if (!fs::exists(paths.manifest)) {
-    return fail("missing_artifact", paths.manifest.string() +
-                                        ": not found; run `dbt compile` (or `dbt build`) in the project first");
+    return fail("missing_artifact",
+                paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");
   }
   auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target});
   if (!project) return std::unexpected(project.error());
@@ -86,8 +86,9 @@ Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& proje
     if (r.status == "success" && r.execution_seconds > 0) loaded.node_seconds[r.unique_id] = r.execution_seconds;
   if (fs::exists(ctx.target_dir / "sources.json") && outcome->source_versions.empty() &&
       !dbt_project.inputs.sources.empty()) {
-    loaded.notes.push_back("sources.json was not taken strictly before the run started, so no source versions "
-                           "were recorded; run `dbt source freshness` before `dbt build` to record them");
+    loaded.notes.push_back(
+        "sources.json was not taken strictly before the run started, so no source versions "
+        "were recorded; run `dbt source freshness` before `dbt build` to record them");
   }
   return loaded;
 }

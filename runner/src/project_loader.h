@@ -29,10 +29,10 @@ enum class ProjectUse { plan_only, plan_and_record };
 
 struct LoadedRun {
   planner::RunOutcome outcome;
-  std::string command;     // dbt's command ("build", "run", ...)
-  std::string summary;     // "12 succeeded, 1 failed, 2 skipped"
+  std::string command;  // dbt's command ("build", "run", ...)
+  std::string summary;  // "12 succeeded, 1 failed, 2 skipped"
   std::string finished_at;
-  std::vector<std::string> notes;  // e.g. "sources.json was taken after the run started: not used"
+  std::vector<std::string> notes;              // e.g. "sources.json was taken after the run started: not used"
   std::map<std::string, double> node_seconds;  // node id -> dbt's execution time, when reported
   std::map<std::string, int> statuses;         // dbt result status -> how many results had it
 };
@@ -42,8 +42,8 @@ std::size_t count_checks(const LoadedProject& project, const std::vector<std::st
 
 enum class RunKind { build, checks_only };
 
-// Reads <target-dir>/run_results.json (`project` loaded with ProjectUse::plan_and_record) and refuses what isn't a real build of the manifest's
-// code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
+// Reads <target-dir>/run_results.json (`project` loaded with ProjectUse::plan_and_record) and refuses what isn't a real
+// build of the manifest's code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
 // RunKind::checks_only: a `dbt test` of the manifest's code instead ("not_a_test_run"), read
 // as a test-only outcome (RunOutcome::checks_only).
 [[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project,

@@ -49,10 +49,16 @@ double time_saved(const RunContext& run) {
 json details_of(const RunContext& run, const json& counts, const json& node_seconds, double saved) {
   return {{"summary", counts.value("summary", "")},
           {"counts", counts},
-          {"timings", {{"compile", run.timings.compile}, {"probe", run.timings.probe}, {"build", run.timings.build},
-                       {"total", seconds_since(run.started)}}},
-          {"probe", {{"strategy", run.evidence.strategy}, {"call_seconds", run.evidence.call_seconds},
-                     {"source_seconds", run.evidence.probe_seconds}, {"warnings", run.evidence.warnings}}},
+          {"timings",
+           {{"compile", run.timings.compile},
+            {"probe", run.timings.probe},
+            {"build", run.timings.build},
+            {"total", seconds_since(run.started)}}},
+          {"probe",
+           {{"strategy", run.evidence.strategy},
+            {"call_seconds", run.evidence.call_seconds},
+            {"source_seconds", run.evidence.probe_seconds},
+            {"warnings", run.evidence.warnings}}},
           {"node_seconds", node_seconds},
           {"time_saved_seconds", saved},
           {"recorded_by", "ods state run"}};
@@ -63,10 +69,17 @@ void print_summary(const CommandContext& ctx, const RunContext& run, const json&
   double saved = time_saved(run);
   if (ctx.format == "json") {
     json doc{{"plan", json::parse(planner::to_json(run.plan, false))},
-             {"run", {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts},
-                      {"timings", {{"compile", run.timings.compile}, {"probe", run.timings.probe},
-                                   {"build", run.timings.build}, {"total", seconds_since(run.started)}}},
-                      {"probe_seconds", run.evidence.probe_seconds}, {"time_saved_seconds", saved}}}};
+             {"run",
+              {{"run_id", run_id},
+               {"outcome", outcome},
+               {"counts", counts},
+               {"timings",
+                {{"compile", run.timings.compile},
+                 {"probe", run.timings.probe},
+                 {"build", run.timings.build},
+                 {"total", seconds_since(run.started)}}},
+               {"probe_seconds", run.evidence.probe_seconds},
+               {"time_saved_seconds", saved}}}};
     *ctx.out << doc.dump(2) << "\n";
     return;
   }
@@ -86,10 +99,19 @@ void print_summary(const CommandContext& ctx, const RunContext& run, const json&
 
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
   const std::string run_id = random_run_id();
-  json counts{{"built", 0}, {"reused", run.plan.count(planner::Action::reuse)}, {"failed", 0}, {"skipped", 0},
+  json counts{{"built", 0},
+              {"reused", run.plan.count(planner::Action::reuse)},
+              {"failed", 0},
+              {"skipped", 0},
               {"summary", "everything reused"}};
-  contracts::RunRecord ledger{run_id, run.scope, ctx.env.now(), ctx.env.now(), "reused", "",
-                              planner::to_json(run.plan, false), details_of(run, counts, json::object(), time_saved(run)).dump(),
+  contracts::RunRecord ledger{run_id,
+                              run.scope,
+                              ctx.env.now(),
+                              ctx.env.now(),
+                              "reused",
+                              "",
+                              planner::to_json(run.plan, false),
+                              details_of(run, counts, json::object(), time_saved(run)).dump(),
                               std::nullopt};
   if (auto appended = run.store.append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
@@ -119,23 +141,36 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
   int built = 0, failed = 0, skipped = 0;
   json node_seconds = json::object();
   for (const auto& [id, status] : loaded->outcome.node_status) {
-    if (status == "success") ++built;
-    else if (status == "skipped") ++skipped;
-    else ++failed;
+    if (status == "success")
+      ++built;
+    else if (status == "skipped")
+      ++skipped;
+    else
+      ++failed;
   }
   for (const auto& [id, secs] : loaded->node_seconds) node_seconds[id] = secs;
   const std::string outcome = build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
-  json counts{{"built", built}, {"reused", run.plan.count(planner::Action::reuse)}, {"failed", failed},
-              {"skipped", skipped}, {"summary", loaded->summary}};
-  contracts::RunRecord ledger{loaded->outcome.run_id, run.scope, loaded->outcome.started_at, loaded->finished_at, outcome,
-                              planner::sha256_hex(planner::to_json(project->inputs)), planner::to_json(run.plan, false),
-                              details_of(run, counts, node_seconds, time_saved(run)).dump(), committed->stored.id};
+  json counts{{"built", built},
+              {"reused", run.plan.count(planner::Action::reuse)},
+              {"failed", failed},
+              {"skipped", skipped},
+              {"summary", loaded->summary}};
+  contracts::RunRecord ledger{loaded->outcome.run_id,
+                              run.scope,
+                              loaded->outcome.started_at,
+                              loaded->finished_at,
+                              outcome,
+                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              planner::to_json(run.plan, false),
+                              details_of(run, counts, node_seconds, time_saved(run)).dump(),
+                              committed->stored.id};
   if (auto appended = run.store.append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
   if (build.exit_code != 0) {
     if (!build.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << build.error_text << "\n";
-    *ctx.err << "ods: dbt build failed; the nodes that failed or were skipped keep their last state and build next time\n";
+    *ctx.err
+        << "ods: dbt build failed; the nodes that failed or were skipped keep their last state and build next time\n";
     return kExitFailed;
   }
   return kExitOk;

@@ -97,7 +97,8 @@ Result<std::set<std::string>> reached_ids(const planner::ProjectInputs& inputs, 
 
 }  // namespace
 
-Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs& inputs, const std::string& expression) {
+Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs& inputs,
+                                                   const std::string& expression) {
   auto reached = reached_ids(inputs, expression);
   if (!reached) return std::unexpected(reached.error());
   std::vector<std::string> nodes;

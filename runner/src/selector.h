@@ -12,7 +12,7 @@
 namespace ods::cli {
 
 [[nodiscard]] Result<std::vector<std::string>> resolve_selection(const planner::ProjectInputs& inputs,
-                                                                  const std::string& expression);
+                                                                 const std::string& expression);
 
 // The same expression for `ods state test`: the node ids plus the source ids it names
 // (`source:x`) or reaches as ancestors (`+x`), as dbt selects sources' tests. Sorted.

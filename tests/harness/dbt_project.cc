@@ -47,9 +47,11 @@ bool skipped_when_copying_example(const fs::path& rel) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env) {
-  fs::path out_file = fs::temp_directory_path() / ("ods-test-out-" + std::to_string(::getpid()) + "-" +
-                                                   std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& cwd,
+                          const std::vector<std::string>& env) {
+  fs::path out_file =
+      fs::temp_directory_path() / ("ods-test-out-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   fs::path err_file = out_file.string() + ".err";
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -105,7 +107,9 @@ DbtProject::DbtProject(DbtProject&& other) noexcept : dir_(std::move(other.dir_)
   other.dir_.clear();
 }
 
-void DbtProject::add_env(const std::vector<std::string>& entries) { env_.insert(env_.end(), entries.begin(), entries.end()); }
+void DbtProject::add_env(const std::vector<std::string>& entries) {
+  env_.insert(env_.end(), entries.begin(), entries.end());
+}
 
 std::vector<std::string> DbtProject::env_with(std::vector<std::string> entries) const {
   entries.insert(entries.end(), env_.begin(), env_.end());

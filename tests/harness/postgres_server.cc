@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -112,8 +112,8 @@ std::expected<std::unique_ptr<PostgresServer>, std::string> PostgresServer::star
   if (server->options_.database != "postgres") {
     ProcessResult r = server->psql("create database " + quoted_identifier(server->options_.database), "postgres");
     if (r.exit_code != 0)
-      return std::unexpected("PostgresServer: create database " + server->options_.database + " failed: " +
-                             describe(r) + "\nserver log tail:\n" + server->log_tail());
+      return std::unexpected("PostgresServer: create database " + server->options_.database +
+                             " failed: " + describe(r) + "\nserver log tail:\n" + server->log_tail());
   }
   return server;
 }
@@ -156,9 +156,8 @@ std::expected<void, std::string> PostgresServer::init_cluster() {
   }
   fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
 
-  ProcessResult r = run_server_binary(
-      "initdb", {"-D", (dir_ / "data").string(), "-U", options_.user, "--auth=trust", "--encoding=UTF8", "--locale=C",
-                 "--no-sync", "--no-instructions"});
+  ProcessResult r = run_server_binary("initdb", {"-D", (dir_ / "data").string(), "-U", options_.user, "--auth=trust",
+                                                 "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"});
   if (r.exit_code != 0) return std::unexpected("PostgresServer: initdb failed: " + describe(r));
 
   // Appending keeps the files' owner (the server's OS user).
@@ -199,8 +198,8 @@ std::expected<void, std::string> PostgresServer::wait_until_ready() {
   const auto deadline = std::chrono::steady_clock::now() + options_.ready_timeout;
   ProcessResult last;
   for (;;) {
-    last = run_process({pg_isready.string(), "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", options_.user,
-                        "-d", "postgres", "-t", "2"},
+    last = run_process({pg_isready.string(), "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", options_.user, "-d",
+                        "postgres", "-t", "2"},
                        dir_);
     if (last.exit_code == 0) return {};
     if (std::chrono::steady_clock::now() >= deadline) break;
@@ -217,8 +216,7 @@ std::expected<void, std::string> PostgresServer::stop() {
                                                  std::to_string(options_.ready_timeout.count())});
   std::error_code ec;
   if (r.exit_code != 0 && fs::exists(dir_ / "data" / "postmaster.pid", ec))
-    return std::unexpected("PostgresServer: pg_ctl stop failed: " + describe(r) + "\nserver log tail:\n" +
-                           log_tail());
+    return std::unexpected("PostgresServer: pg_ctl stop failed: " + describe(r) + "\nserver log tail:\n" + log_tail());
   running_ = false;
   return {};
 }

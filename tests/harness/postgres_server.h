@@ -32,8 +32,8 @@ namespace ods::testing {
 class PostgresServer {
  public:
   struct Options {
-    std::string user = "postgres";    // bootstrap superuser (database role), trust auth
-    std::string database = "ods";     // created after start
+    std::string user = "postgres";  // bootstrap superuser (database role), trust auth
+    std::string database = "ods";   // created after start
     std::chrono::seconds ready_timeout{60};
   };
 
@@ -41,9 +41,7 @@ class PostgresServer {
   // On failure returns a message naming the failed step, with the command's output and the
   // tail of the server log; everything started or created so far is stopped and removed.
   [[nodiscard]] static std::expected<std::unique_ptr<PostgresServer>, std::string> start(Options options);
-  [[nodiscard]] static std::expected<std::unique_ptr<PostgresServer>, std::string> start() {
-    return start(Options{});
-  }
+  [[nodiscard]] static std::expected<std::unique_ptr<PostgresServer>, std::string> start() { return start(Options{}); }
 
   // Stops the server (fast shutdown) and removes its directory
   // (kept when ODS_KEEP_TEST_DIRS is set).

@@ -15,10 +15,10 @@ const DbtProject& shop_baseline();
 void refresh_and_compile(const DbtProject& p, const std::vector<std::string>& compile_args = {});
 
 // Asserts a process succeeded, printing its output otherwise.
-#define ODS_ASSERT_OK(result)                                                                   \
-  do {                                                                                          \
-    const auto& r_ = (result);                                                                  \
-    ASSERT_EQ(r_.exit_code, 0) << "stdout:\n" << r_.output << "\nstderr:\n" << r_.errors;      \
+#define ODS_ASSERT_OK(result)                                                             \
+  do {                                                                                    \
+    const auto& r_ = (result);                                                            \
+    ASSERT_EQ(r_.exit_code, 0) << "stdout:\n" << r_.output << "\nstderr:\n" << r_.errors; \
   } while (0)
 
 }  // namespace ods::testing

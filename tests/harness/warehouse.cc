@@ -1,9 +1,9 @@
 #include "harness/warehouse.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "harness/postgres_server.h"
 
@@ -88,9 +88,7 @@ class PostgresWarehouse final : public Warehouse {
   std::string unreachable_error() const override { return "Connection refused"; }
 
   void save_baseline() override { admin("alter database " + std::string(kDatabase) + " rename to " + kBaseline); }
-  void begin_scenario() override {
-    admin("create database " + std::string(kDatabase) + " template " + kBaseline);
-  }
+  void begin_scenario() override { admin("create database " + std::string(kDatabase) + " template " + kBaseline); }
   void end_scenario() override { admin("drop database if exists " + std::string(kDatabase) + " with (force)"); }
 
  private:

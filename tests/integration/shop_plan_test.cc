@@ -27,9 +27,9 @@ const Expectation kBaseline = {
     {"country_codes", "reuse:unchanged"},
     {"stg_orders", "reuse:unchanged"},
     {"orders_daily", "reuse:unchanged"},
-    {"fct_orders", "build:new_upstream_data"},            // stg_payments is built (no evidence)
-    {"stg_payments", "build:missing_data_evidence"},      // raw.payments has no data evidence
-    {"stg_customers", "build:missing_data_evidence"},     // raw.customers has no data evidence
+    {"fct_orders", "build:new_upstream_data"},         // stg_payments is built (no evidence)
+    {"stg_payments", "build:missing_data_evidence"},   // raw.payments has no data evidence
+    {"stg_customers", "build:missing_data_evidence"},  // raw.customers has no data evidence
     {"customers_snapshot", "build:missing_data_evidence"},
     {"dim_customers", "build:reads_run_context"},         // env_var in its pre-hook
     {"order_status_summary", "build:new_upstream_data"},  // fct_orders is built
@@ -119,8 +119,8 @@ TEST_F(ShopPlan, NewerSourceDataBuildsItsReadersWithNewUpstreamData) {
   ODS_ASSERT_OK(project_.generate_data({"--append-orders", "5"}));
   refresh_and_compile(project_);
   auto plan = project_.plan_json();
-  expect_plan(plan, with(kBaseline, {{"stg_orders", "build:new_upstream_data"},
-                                     {"orders_daily", "build:new_upstream_data"}}));
+  expect_plan(
+      plan, with(kBaseline, {{"stg_orders", "build:new_upstream_data"}, {"orders_daily", "build:new_upstream_data"}}));
   auto message = entry(plan, "stg_orders").at("reasons").at(0).at("message").get<std::string>();
   EXPECT_NE(message.find("raw.orders"), std::string::npos) << message;
 }

@@ -17,7 +17,8 @@ class ShopRecord : public ::testing::Test {
   ShopRecord() : project_(DbtProject::copy_of(shop_baseline())) {}
 
   std::string state_digest() const {
-    return planner::sha256_hex(project_.read(".ods/state.db")) + planner::sha256_hex(project_.read(".ods/state.db-wal"));
+    return planner::sha256_hex(project_.read(".ods/state.db")) +
+           planner::sha256_hex(project_.read(".ods/state.db-wal"));
   }
   std::size_t snapshot_count() const {
     auto r = project_.ods({"state", "history", "--format", "json", "--limit", "0"});
@@ -95,7 +96,8 @@ TEST_F(ShopRecord, NewerSchemaDatabaseIsRefusedAndLeftUntouched) {
   auto bump = run_process({(venv_bin() / "python").string(), "-c",
                            "import sqlite3,sys\n"
                            "c=sqlite3.connect(sys.argv[1])\n"
-                           "c.execute(\"insert into schema_migrations(version,name,applied_at) values (999,'from the future','2030-01-01T00:00:00Z')\")\n"
+                           "c.execute(\"insert into schema_migrations(version,name,applied_at) values (999,'from the "
+                           "future','2030-01-01T00:00:00Z')\")\n"
                            "c.commit()\nc.execute('pragma wal_checkpoint(truncate)')\nc.close()\n",
                            (project_.dir() / ".ods" / "state.db").string()},
                           project_.dir());

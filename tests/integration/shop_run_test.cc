@@ -175,7 +175,8 @@ TEST_P(ShopRun, ASourceRecreatedWithTheSameRowsIsJudgedByItsContent) {
   const auto& plan = doc.at("plan");
   const auto& snapshot = entry(plan, "customers_snapshot");
   EXPECT_EQ(decision(snapshot), "reuse:unchanged");
-  EXPECT_TRUE(has_evidence(snapshot, "source_data_version", "origin", warehouse_->content_origin())) << snapshot.dump(2);
+  EXPECT_TRUE(has_evidence(snapshot, "source_data_version", "origin", warehouse_->content_origin()))
+      << snapshot.dump(2);
   EXPECT_TRUE(has_evidence(snapshot, "source_data_version", "exactness", "exact")) << snapshot.dump(2);
   // The staging view on the table: DuckDB keeps it (it resolves the name when queried), so it
   // is reused on the same content; PostgreSQL's DROP TABLE ... CASCADE dropped it with the
@@ -200,7 +201,8 @@ TEST_P(ShopRun, AModelRelationDroppedOutsideDbtIsBuilt) {
 
 TEST_P(ShopRun, AnUnreachableWarehouseMakesEverySourceUnknownAndWarnsWithDbtsError) {
   // Only the probe (dbt show) finds the warehouse unreachable; compile and build reach it.
-  std::string dbt = write_dbt_wrapper(*project_, "dbt-unreachable.sh", "show", "export " + warehouse_->unreachable_env());
+  std::string dbt =
+      write_dbt_wrapper(*project_, "dbt-unreachable.sh", "show", "export " + warehouse_->unreachable_env());
   std::string errors;
   auto [code, doc] = run_ods({"--dbt", dbt}, &errors);
   ASSERT_EQ(code, 0) << errors;
@@ -247,8 +249,8 @@ TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {
   const auto before = snapshots(*project_, *warehouse_);
   fs::path log = project_->dir() / "ods.log";
   const std::string dir = project_->dir().string();
-  std::vector<std::string> argv{ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir,
-                                "--dbt", dbt};
+  std::vector<std::string> argv{
+      ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir, "--dbt", dbt};
   for (const auto& a : warehouse_->target_args()) argv.push_back(a);
   pid_t pid = ::fork();
   if (pid == 0) {

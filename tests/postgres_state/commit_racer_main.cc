@@ -4,9 +4,8 @@
 // "landed <snapshot id>" or "conflict", and exits 1 on any other outcome.
 #include <cstdlib>
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ods/state/stores.h"
 

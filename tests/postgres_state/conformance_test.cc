@@ -34,11 +34,11 @@ class PostgresHarness final : public StoreHarness {
   std::unique_ptr<ods::contracts::StateStore> store_;
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    Stores, StateStoreConformance,
-    ::testing::Values(ConformanceTarget{
-        "postgres", [](TestClock clock) { return std::make_unique<PostgresHarness>(std::move(clock)); }}),
-    ConformanceTargetName());
+INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,
+                         ::testing::Values(ConformanceTarget{
+                             "postgres",
+                             [](TestClock clock) { return std::make_unique<PostgresHarness>(std::move(clock)); }}),
+                         ConformanceTargetName());
 
 }  // namespace
 }  // namespace ods::state

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace ods::testing {
 
@@ -62,9 +61,9 @@ std::unique_ptr<ods::contracts::StateStore> open_pg(const std::string& dsn, ods:
 }
 
 std::string node_document(int nodes, const std::string& run_id, int changed_from, const std::string& change) {
-  nlohmann::json doc{{"schema_version", "1.2"}, {"project", "bench"}, {"environment", "prod"},
-                     {"target_identity", "duckdb:bench"}, {"run_id", run_id},
-                     {"run_started_at", "2026-11-29T00:00:00.000000Z"}};
+  nlohmann::json doc{{"schema_version", "1.2"}, {"project", "bench"},
+                     {"environment", "prod"},   {"target_identity", "duckdb:bench"},
+                     {"run_id", run_id},        {"run_started_at", "2026-11-29T00:00:00.000000Z"}};
   nlohmann::json all = nlohmann::json::object();
   for (int i = 0; i < nodes; ++i) {
     const std::string id = "model.bench.node_" + std::to_string(i);

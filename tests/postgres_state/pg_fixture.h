@@ -24,7 +24,6 @@ std::string url_of(const std::string& dsn);
 std::unique_ptr<ods::contracts::StateStore> open_pg(const std::string& dsn, ods::state::OpenOptions options = {});
 
 // A snapshot-shaped document with `nodes` nodes; node i's state is `variant(i)`.
-std::string node_document(int nodes, const std::string& run_id, int changed_from = -1,
-                          const std::string& change = "");
+std::string node_document(int nodes, const std::string& run_id, int changed_from = -1, const std::string& change = "");
 
 }  // namespace ods::testing

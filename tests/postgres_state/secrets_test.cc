@@ -36,15 +36,14 @@ TEST(PostgresSecrets, UnparsableStringsNeverEchoThePassword) {
   const std::string secret = kSecret;
   expect_refused_without_secret("host=127.0.0.1 password=" + secret + " nonsense", "invalid_url");
   expect_refused_without_secret("host=127.0.0.1 password='" + secret, "invalid_url");
-  expect_refused_without_secret("postgresql://postgres:" + secret + "@127.0.0.1:1/ods?bogus_option=1",
-                                "invalid_url");
+  expect_refused_without_secret("postgresql://postgres:" + secret + "@127.0.0.1:1/ods?bogus_option=1", "invalid_url");
 }
 
 TEST(PostgresSecrets, WrongDatabaseOnARealServerNamesItWithoutThePassword) {
   PostgresServer* server = shared_postgres();
   ASSERT_NE(server, nullptr);
-  const std::string url = "postgresql://postgres:" + std::string(kSecret) + "@127.0.0.1:" +
-                          std::to_string(server->port()) + "/no_such_database";
+  const std::string url = "postgresql://postgres:" + std::string(kSecret) +
+                          "@127.0.0.1:" + std::to_string(server->port()) + "/no_such_database";
   auto opened = ods::state::open_state_store(url);
   ASSERT_FALSE(opened.has_value());
   EXPECT_EQ(opened.error().code, "unavailable");
@@ -55,15 +54,16 @@ TEST(PostgresSecrets, WrongDatabaseOnARealServerNamesItWithoutThePassword) {
 TEST(PostgresSecrets, APasswordInTheUrlWorksAndIsNotStored) {
   const std::string dsn = fresh_database();
   const std::string db = dsn.substr(dsn.find("dbname=") + 7);
-  const std::string url = "postgresql://postgres:" + std::string(kSecret) + "@127.0.0.1:" +
-                          std::to_string(shared_postgres()->port()) + "/" + db;
+  const std::string url = "postgresql://postgres:" + std::string(kSecret) +
+                          "@127.0.0.1:" + std::to_string(shared_postgres()->port()) + "/" + db;
   auto opened = ods::state::open_state_store(url);
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
   ASSERT_TRUE((*opened)->commit("shop/prod", std::nullopt, "run-1", node_document(10, "run-1")));
   ProcessResult dump = shared_postgres()->psql(
       "SELECT string_agg(t::text, ' ') FROM (SELECT * FROM snapshots) t UNION ALL "
       "SELECT string_agg(s::text, ' ') FROM (SELECT * FROM schema_migrations) s UNION ALL "
-      "SELECT string_agg(d::text, ' ') FROM (SELECT * FROM documents) d", db);
+      "SELECT string_agg(d::text, ' ') FROM (SELECT * FROM documents) d",
+      db);
   ASSERT_EQ(dump.exit_code, 0) << dump.errors;
   EXPECT_EQ(dump.output.find(kSecret), std::string::npos);
   EXPECT_EQ(ods::state::redact_state_url(url).find(kSecret), std::string::npos);

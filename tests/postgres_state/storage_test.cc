@@ -20,8 +20,8 @@ long long count(const std::string& dsn, const std::string& table) {
 }
 
 ods::contracts::RunRecord run_of(const std::string& run_id, const std::string& plan) {
-  return {run_id, "shop/prod", "2026-11-29T00:00:00Z", "2026-11-29T00:01:00Z", "success", "sha256:in", plan, "{}",
-          std::nullopt};
+  return {run_id, "shop/prod", "2026-11-29T00:00:00Z", "2026-11-29T00:01:00Z", "success", "sha256:in", plan,
+          "{}",   std::nullopt};
 }
 
 std::string plan_of(int entries) {

@@ -39,8 +39,9 @@ class ContentVersions final : public contracts::ChangeProvider {
         out.push_back(std::move(v));
         continue;
       }
-      v.version = planner::DataVersion{"rows=" + row->second.at("row_count") + ";hash=" + row->second.at("content_hash"),
-                                       planner::Exactness::exact, origin_, observed_at};
+      v.version =
+          planner::DataVersion{"rows=" + row->second.at("row_count") + ";hash=" + row->second.at("content_hash"),
+                               planner::Exactness::exact, origin_, observed_at};
       out.push_back(std::move(v));
     }
     return out;

@@ -1,7 +1,7 @@
 // The content ChangeProviders turn probe answers into exact versions, and anything else into unknown.
-#include <gtest/gtest.h>
-
 #include "ods/content/content_versions.h"
+
+#include <gtest/gtest.h>
 
 namespace ods::content {
 namespace {

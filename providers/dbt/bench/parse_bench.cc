@@ -11,11 +11,10 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "ods/dbt/artifacts.h"
 
@@ -76,8 +75,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", project.error().code.c_str(), project.error().message.c_str());
     return 1;
   }
-  std::printf("nodes=%zu sources=%zu size=%.1fMB\n", project->inputs.nodes.size(), project->inputs.sources.size(),
-              mb);
+  std::printf("nodes=%zu sources=%zu size=%.1fMB\n", project->inputs.nodes.size(), project->inputs.sources.size(), mb);
   report("ods read_dbt_project", mb, ours);
   if (!compare) return 0;
 

@@ -49,9 +49,9 @@ class ManifestSink final : public internal::StreamSink {
         if (type && *type == "\"test\"") {
           return raw_if(one_of(key, {"raw_code", "language", "test_metadata", "depends_on", "config"}));
         }
-        return raw_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias",
-                                   "checksum", "config", "columns", "relation_name", "raw_code", "compiled_code",
-                                   "language", "depends_on", "contract", "constraints", "test_metadata"}));
+        return raw_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias", "checksum",
+                                   "config", "columns", "relation_name", "raw_code", "compiled_code", "language",
+                                   "depends_on", "contract", "constraints", "test_metadata"}));
       }
       case kSources:
         return build_if(one_of(key, {"name", "source_name", "database", "schema", "identifier", "relation_name",
@@ -89,11 +89,20 @@ class ManifestSink final : public internal::StreamSink {
     if (deferred_) return true;
     Result<void> added;
     switch (section) {
-      case kNodes: added = internal::add_node_entry(raw, id, file_, records_); break;
-      case kSources: added = internal::add_source_entry(entry, id, file_, records_); break;
-      case kMacros: added = internal::add_macro_entry(entry, id, file_, records_); break;
-      case kUnitTests: added = internal::add_unit_test_entry(entry, id, file_, records_); break;
-      default: break;
+      case kNodes:
+        added = internal::add_node_entry(raw, id, file_, records_);
+        break;
+      case kSources:
+        added = internal::add_source_entry(entry, id, file_, records_);
+        break;
+      case kMacros:
+        added = internal::add_macro_entry(entry, id, file_, records_);
+        break;
+      case kUnitTests:
+        added = internal::add_unit_test_entry(entry, id, file_, records_);
+        break;
+      default:
+        break;
     }
     if (!added) {
       if (metadata_ok_) return stop(std::move(added.error()));
@@ -113,8 +122,9 @@ class ManifestSink final : public internal::StreamSink {
     }
     if (deferred_) return std::unexpected(std::move(*deferred_));
     if (records_.meta.project_name.empty()) {
-      return fail("no_project_name", file_ + ": metadata.project_name is missing: no project name, so ODS "
-                                             "cannot tell this project's state from another's");
+      return fail("no_project_name", file_ +
+                                         ": metadata.project_name is missing: no project name, so ODS "
+                                         "cannot tell this project's state from another's");
     }
     return std::move(records_);
   }

@@ -8,11 +8,24 @@ std::optional<std::int64_t> parse_duration_seconds(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::int64_t unit = 1;
   switch (text.back()) {
-    case 's': unit = 1; text.remove_suffix(1); break;
-    case 'm': unit = 60; text.remove_suffix(1); break;
-    case 'h': unit = 3600; text.remove_suffix(1); break;
-    case 'd': unit = 86400; text.remove_suffix(1); break;
-    default: break;
+    case 's':
+      unit = 1;
+      text.remove_suffix(1);
+      break;
+    case 'm':
+      unit = 60;
+      text.remove_suffix(1);
+      break;
+    case 'h':
+      unit = 3600;
+      text.remove_suffix(1);
+      break;
+    case 'd':
+      unit = 86400;
+      text.remove_suffix(1);
+      break;
+    default:
+      break;
   }
   if (text.empty() || text.size() > 12) return std::nullopt;
   std::int64_t value = 0;

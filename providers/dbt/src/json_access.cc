@@ -117,8 +117,7 @@ std::optional<std::string_view> RawEntry::text(std::string_view key) const {
 }
 
 Error RawEntry::error(std::string_view key, std::string_view message) const {
-  return Error{"invalid_artifact",
-               std::string(file_) + ": " + joined(path_, key) + ": " + std::string(message)};
+  return Error{"invalid_artifact", std::string(file_) + ": " + joined(path_, key) + ": " + std::string(message)};
 }
 
 Result<std::optional<std::string>> RawEntry::string(std::string_view key) const {
@@ -154,7 +153,8 @@ Result<RawMembers> RawEntry::object_members(std::string_view key) const {
   JsonReader reader(*value, file_);
   reader.set_context(path_ + "." + std::string(key));
   Json ignored;
-  if (!reader.read_object_members(&ignored, 0, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out)) {
+  if (!reader.read_object_members(
+          &ignored, 0, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out)) {
     return std::unexpected(std::move(*reader.error()));
   }
   return out;

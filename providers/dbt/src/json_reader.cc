@@ -53,12 +53,24 @@ void append_json_string(std::string_view s, std::string& out) {
 
 void append_canonical_scalar(const Json& value, std::string& out) {
   switch (value.type()) {
-    case Json::value_t::string: append_json_string(value.get_ref<const std::string&>(), out); return;
-    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
-    case Json::value_t::number_integer: out += std::to_string(value.get<std::int64_t>()); return;
-    case Json::value_t::number_unsigned: out += std::to_string(value.get<std::uint64_t>()); return;
-    case Json::value_t::number_float: out += value.dump(); return;  // shortest round-trip form
-    default: out += "null"; return;
+    case Json::value_t::string:
+      append_json_string(value.get_ref<const std::string&>(), out);
+      return;
+    case Json::value_t::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::number_integer:
+      out += std::to_string(value.get<std::int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(value.get<std::uint64_t>());
+      return;
+    case Json::value_t::number_float:
+      out += value.dump();
+      return;  // shortest round-trip form
+    default:
+      out += "null";
+      return;
   }
 }
 
@@ -78,8 +90,8 @@ bool JsonReader::syntax_error(std::string_view what) {
   if (!error_) {
     std::string where;
     if (!context_.empty()) where = " (reading " + context_ + ")";
-    error_ = Error{"invalid_artifact", std::string(file_) + ": not valid JSON at byte " +
-                                           std::to_string(p_ - begin_) + where + ": " + std::string(what)};
+    error_ = Error{"invalid_artifact", std::string(file_) + ": not valid JSON at byte " + std::to_string(p_ - begin_) +
+                                           where + ": " + std::string(what)};
   }
   return false;
 }
@@ -125,14 +137,30 @@ bool JsonReader::read_escape(std::string* out) {
   const char c = *p_++;
   char plain = 0;
   switch (c) {
-    case '"': plain = '"'; break;
-    case '\\': plain = '\\'; break;
-    case '/': plain = '/'; break;
-    case 'b': plain = '\b'; break;
-    case 'f': plain = '\f'; break;
-    case 'n': plain = '\n'; break;
-    case 'r': plain = '\r'; break;
-    case 't': plain = '\t'; break;
+    case '"':
+      plain = '"';
+      break;
+    case '\\':
+      plain = '\\';
+      break;
+    case '/':
+      plain = '/';
+      break;
+    case 'b':
+      plain = '\b';
+      break;
+    case 'f':
+      plain = '\f';
+      break;
+    case 'n':
+      plain = '\n';
+      break;
+    case 'r':
+      plain = '\r';
+      break;
+    case 't':
+      plain = '\t';
+      break;
     case 'u': {
       unsigned unit = 0;
       if (!read_hex4(unit)) return false;
@@ -264,8 +292,8 @@ bool JsonReader::read_value(Json* out, int depth) {
   if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
   switch (peek()) {
     case '{':
-      return read_object_members(out, depth, [](const EntrySoFar&, const std::string&) { return Keep::kBuild; },
-                                 nullptr);
+      return read_object_members(
+          out, depth, [](const EntrySoFar&, const std::string&) { return Keep::kBuild; }, nullptr);
     case '[': {
       ++p_;
       if (out != nullptr) *out = Json::array();

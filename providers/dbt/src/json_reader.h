@@ -8,14 +8,13 @@
 // the 100 MB/s the manifest reader needs once entries are built and converted.
 #include <cstddef>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ods/planner/result.h"
 
@@ -74,9 +73,9 @@ class JsonReader {
   bool expect(char c);   // consume(c) or a syntax error
   char peek();           // skips whitespace; '\0' at the end
   bool at_end() const { return p_ == end_; }
-  bool read_string(std::string* out);       // at a '"'; nullptr: skip
-  bool read_value(Json* out, int depth);    // any value; nullptr: skip without building
-  std::string_view skip_raw(int depth);     // skips a value, returning its text ("" on error)
+  bool read_string(std::string* out);     // at a '"'; nullptr: skip
+  bool read_value(Json* out, int depth);  // any value; nullptr: skip without building
+  std::string_view skip_raw(int depth);   // skips a value, returning its text ("" on error)
   // An object whose members are kept according to keep(EntrySoFar, key) -> Keep.
   // kRaw members go to `raw` (must not be nullptr if keep can return kRaw).
   template <class KeepFn>
@@ -183,7 +182,6 @@ void append_canonical_scalar(const Json& scalar, std::string& out);
 // and `text` is an object, its members (dropped ones too) are listed there with their
 // values' text, so a caller can read a few of them without scanning the text again.
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
-                                        std::span<const std::string_view> drop = {},
-                                        RawMembers* top_level = nullptr);
+                                        std::span<const std::string_view> drop = {}, RawMembers* top_level = nullptr);
 
 }  // namespace ods::dbt::internal

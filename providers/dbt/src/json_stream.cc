@@ -8,8 +8,7 @@ namespace {
 
 class SectionReader {
  public:
-  SectionReader(std::string_view text, std::string_view file, std::span<const SectionSpec> sections,
-                StreamSink& sink)
+  SectionReader(std::string_view text, std::string_view file, std::span<const SectionSpec> sections, StreamSink& sink)
       : reader_(text, file), file_(file), sections_(sections), sink_(sink), seen_(sections.size(), false) {}
 
   Result<std::vector<bool>> run() {
@@ -29,9 +28,8 @@ class SectionReader {
     Json entry;
     raw_.clear();
     const bool ok = reader_.read_object_members(
-        &entry, 1, [&](const EntrySoFar& partial, const std::string& member) {
-          return sink_.keep_key(section, partial, member);
-        },
+        &entry, 1,
+        [&](const EntrySoFar& partial, const std::string& member) { return sink_.keep_key(section, partial, member); },
         &raw_);
     if (!ok) return false;
     if (!sink_.on_entry(section, std::move(key), std::move(entry), raw_)) {
@@ -88,8 +86,10 @@ class SectionReader {
         }
         return true;
       }
-      case SectionMode::kEntryMap: return read_entry_map(section);
-      case SectionMode::kEntryList: return read_entry_list(section);
+      case SectionMode::kEntryMap:
+        return read_entry_map(section);
+      case SectionMode::kEntryList:
+        return read_entry_list(section);
     }
     return true;
   }

@@ -49,7 +49,6 @@ inline constexpr std::string_view kStoppedBySink = "stopped_by_sink";
 // wrong type (e.g. "manifest.json: nodes: expected an object"); kStoppedBySink when the
 // sink returned false. Strings are not checked to be valid UTF-8 (they are only hashed).
 [[nodiscard]] Result<std::vector<bool>> stream_sections(std::string_view text, std::string_view file,
-                                                        std::span<const SectionSpec> sections,
-                                                        StreamSink& sink);
+                                                        std::span<const SectionSpec> sections, StreamSink& sink);
 
 }  // namespace ods::dbt::internal

@@ -138,7 +138,7 @@ struct Config {
   Json dom;
 };
 
-constexpr std::string_view kConfigMembersRead[] = {"materialized", "schema",    "database", "target_schema",
+constexpr std::string_view kConfigMembersRead[] = {"materialized",    "schema",   "database",  "target_schema",
                                                    "target_database", "pre-hook", "post-hook", "meta",
                                                    "contract"};
 
@@ -211,8 +211,7 @@ Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view f
   return out;
 }
 
-Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file,
-                            ManifestRecords& out) {
+Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file, ManifestRecords& out) {
   const RawEntry node(raw, file, "nodes." + id);
   ODS_DBT_TRY(const std::optional<std::string> resource_type, node.string("resource_type"));
   if (!resource_type) return std::unexpected(node.error("resource_type", "expected a string"));
@@ -222,9 +221,10 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
   NodeRecord record;
   record.id = id;
   record.resource_type = *resource_type;
-  const std::pair<const char*, std::string*> strings[] = {
-      {"name", &record.name}, {"package_name", &record.package_name}, {"database", &record.database},
-      {"schema", &record.schema}};
+  const std::pair<const char*, std::string*> strings[] = {{"name", &record.name},
+                                                          {"package_name", &record.package_name},
+                                                          {"database", &record.database},
+                                                          {"schema", &record.schema}};
   for (const auto& [key, target] : strings) {
     ODS_DBT_TRY(std::optional<std::string> value, node.string(key));
     if (value) *target = std::move(*value);
@@ -320,8 +320,8 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
 
   ODS_DBT_TRY(const std::optional<std::string> relation_name, node.string("relation_name"));
   ODS_DBT_TRY(const std::optional<std::string> alias, node.string("alias"));
-  record.relation = relation_name ? *relation_name
-                                  : dotted({record.database, record.schema, alias ? *alias : record.name});
+  record.relation =
+      relation_name ? *relation_name : dotted({record.database, record.schema, alias ? *alias : record.name});
   fp.add("relation", record.relation);
   out.nodes.push_back(std::move(record));
   return {};
@@ -349,8 +349,7 @@ Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::
   return {};
 }
 
-Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file,
-                             ManifestRecords& out) {
+Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file, ManifestRecords& out) {
   const Field macro(&entry, file, "macros." + id);
   MacroRecord record;
   ODS_DBT_TRY(const Field name, macro.member("name"));
@@ -371,18 +370,15 @@ Result<void> add_macro_entry(const Json& entry, const std::string& id, std::stri
   return {};
 }
 
-Result<void> add_source_entry(const Json& entry, const std::string& id, std::string_view file,
-                              ManifestRecords& out) {
+Result<void> add_source_entry(const Json& entry, const std::string& id, std::string_view file, ManifestRecords& out) {
   const Field source(&entry, file, "sources." + id);
   SourceRecord record;
   record.id = id;
   std::string source_name, name, database, schema, identifier;
-  const std::pair<const char*, std::string*> strings[] = {{"source_name", &source_name},
-                                                          {"name", &name},
-                                                          {"database", &database},
-                                                          {"schema", &schema},
-                                                          {"identifier", &identifier},
-                                                          {"relation_name", &record.relation}};
+  const std::pair<const char*, std::string*> strings[] = {
+      {"source_name", &source_name}, {"name", &name},
+      {"database", &database},       {"schema", &schema},
+      {"identifier", &identifier},   {"relation_name", &record.relation}};
   for (const auto& [key, target] : strings) {
     ODS_DBT_TRY(const Field field, source.member(key));
     ODS_DBT_TRY(const std::optional<std::string> value, field.string());

@@ -78,8 +78,8 @@ struct ManifestRecords {
 
 // Config members that don't change what gets built (policy, governance and metadata),
 // left out of the `config` component.
-inline constexpr std::array<std::string_view, 7> kConfigExclusions = {
-    "tags", "meta", "docs", "freshness", "group", "access", "state"};
+inline constexpr std::array<std::string_view, 7> kConfigExclusions = {"tags",  "meta",   "docs", "freshness",
+                                                                      "group", "access", "state"};
 
 // Entry conversions. `file` names the artifact in errors; `id` is the entry's key.
 // Errors: "invalid_artifact" naming the field. Pure apart from the output record.

@@ -22,8 +22,8 @@ bool is_check_id(std::string_view id) { return id.starts_with("test.") || id.sta
 
 // What a reader of ephemeral models reads instead of them.
 struct Inlined {
-  std::vector<std::string> parents;            // non-ephemeral parents, transitively
-  std::vector<const NodeRecord*> ephemerals;   // every ephemeral model inlined, transitively
+  std::vector<std::string> parents;           // non-ephemeral parents, transitively
+  std::vector<const NodeRecord*> ephemerals;  // every ephemeral model inlined, transitively
 };
 
 class Assembler {
@@ -57,8 +57,7 @@ class Assembler {
  private:
   // Parents of `deps` with ephemeral models replaced by their parents; the inlined
   // ephemeral models are appended to `inlined`.
-  std::vector<std::string> resolve(const std::vector<std::string>& deps,
-                                   std::vector<const NodeRecord*>* inlined) {
+  std::vector<std::string> resolve(const std::vector<std::string>& deps, std::vector<const NodeRecord*>* inlined) {
     std::vector<std::string> parents;
     for (const auto& dep : deps) {
       if (is_check_id(dep)) continue;
@@ -198,9 +197,8 @@ class Assembler {
       in.version = std::move(version);
     } else if (result != nullptr) {
       evidence.origin = "sources.json";
-      evidence.value = result->error.empty()
-                           ? "sources.json has no max_loaded_at (status " + result->status + ")"
-                           : "dbt source freshness failed: " + result->error;
+      evidence.value = result->error.empty() ? "sources.json has no max_loaded_at (status " + result->status + ")"
+                                             : "dbt source freshness failed: " + result->error;
     } else if (!source.has_loaded_at) {
       evidence.value = "no loaded_at_field: no freshness evidence";
     } else if (sources_json_ == nullptr) {

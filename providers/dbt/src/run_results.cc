@@ -35,8 +35,7 @@ class RunResultsSink final : public internal::StreamSink {
 
   Keep keep_key(std::size_t /*section*/, const internal::EntrySoFar& /*partial*/, std::string_view key) const override {
     // Results carry compiled code and adapter responses: only what is read is built.
-    return key == "unique_id" || key == "status" || key == "timing" || key == "message" ||
-                   key == "execution_time"
+    return key == "unique_id" || key == "status" || key == "timing" || key == "message" || key == "execution_time"
                ? Keep::kBuild
                : Keep::kSkip;
   }
@@ -44,8 +43,12 @@ class RunResultsSink final : public internal::StreamSink {
   bool on_value(std::size_t section, Json&& value) override {
     Result<void> done;
     switch (section) {
-      case kMetadata: done = read_metadata(value); break;
-      case kArgs: done = read_args(value); break;
+      case kMetadata:
+        done = read_metadata(value);
+        break;
+      case kArgs:
+        done = read_args(value);
+        break;
       case kElapsed:
         if (value.is_number()) {
           out_.elapsed_seconds = value.get<double>();
@@ -53,7 +56,8 @@ class RunResultsSink final : public internal::StreamSink {
           done = std::unexpected(Field(&value, file_, "elapsed_time").error("expected a number"));
         }
         break;
-      default: break;
+      default:
+        break;
     }
     return keep_going(std::move(done));
   }
@@ -92,10 +96,9 @@ class RunResultsSink final : public internal::StreamSink {
     ODS_DBT_TRY(const Field version_field, meta.member("dbt_schema_version"));
     ODS_DBT_TRY(const std::optional<std::string> version, version_field.string());
     if (!version || *version != kRunResultsSchemaV6) {
-      return fail("unsupported_schema", file_ + ": dbt_schema_version " +
-                                            (version ? "\"" + *version + "\"" : std::string("(none)")) +
-                                            " is not supported; ODS reads run_results.json v6 (" +
-                                            std::string(kRunResultsSchemaV6) + ")");
+      return fail("unsupported_schema",
+                  file_ + ": dbt_schema_version " + (version ? "\"" + *version + "\"" : std::string("(none)")) +
+                      " is not supported; ODS reads run_results.json v6 (" + std::string(kRunResultsSchemaV6) + ")");
     }
     const std::pair<const char*, std::string*> fields[] = {{"invocation_id", &out_.invocation_id},
                                                            {"generated_at", &out_.generated_at},
@@ -145,7 +148,8 @@ class RunResultsSink final : public internal::StreamSink {
     ODS_DBT_TRY(const Field message, result.member("message"));
     if (message.json() != nullptr && message.json()->is_string()) item.message = message.json()->get<std::string>();
     ODS_DBT_TRY(const Field seconds, result.member("execution_time"));
-    if (seconds.json() != nullptr && seconds.json()->is_number()) item.execution_seconds = seconds.json()->get<double>();
+    if (seconds.json() != nullptr && seconds.json()->is_number())
+      item.execution_seconds = seconds.json()->get<double>();
     ODS_DBT_TRY(const Field timing, result.member("timing"));
     if (!timing.missing()) {
       if (!timing.json()->is_array()) return std::unexpected(timing.error("expected an array"));
@@ -180,8 +184,9 @@ class RunResultsSink final : public internal::StreamSink {
       started = internal::format_iso8601(*generated - static_cast<std::int64_t>(out_.elapsed_seconds * 1e6));
     }
     if (!started) {
-      return fail("invalid_artifact", file_ + ": cannot tell when the run started (no invocation_started_at, "
-                                              "no timings and no valid generated_at)");
+      return fail("invalid_artifact", file_ +
+                                          ": cannot tell when the run started (no invocation_started_at, "
+                                          "no timings and no valid generated_at)");
     }
     out_.started_at = *started;
     return {};
@@ -294,8 +299,8 @@ Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProje
     if (!source.version || source.version->observed_at.empty()) continue;
     const auto observed = internal::parse_iso8601(source.version->observed_at);
     if (!observed) {
-      return fail("invalid_artifact", source.id + ": observed_at \"" + source.version->observed_at +
-                                          "\" is not an ISO-8601 time");
+      return fail("invalid_artifact",
+                  source.id + ": observed_at \"" + source.version->observed_at + "\" is not an ISO-8601 time");
     }
     if (*observed < *started) outcome.source_versions[source.id] = *source.version;
   }

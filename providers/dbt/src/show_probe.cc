@@ -1,8 +1,8 @@
 // RelationProbe over `dbt show --inline`: runs the fixed program, reads the ShowNode event.
+#include "ods/dbt/show_probe.h"
+
 #include <chrono>
 #include <nlohmann/json.hpp>
-
-#include "ods/dbt/show_probe.h"
 
 namespace ods::dbt {
 
@@ -74,8 +74,8 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     json event = json::parse(line, nullptr, false);
     if (event.is_discarded() || !event.contains("data") || !event["data"].contains("preview")) continue;
     const json& preview_field = event["data"]["preview"];
-    json preview = preview_field.is_string() ? json::parse(preview_field.get<std::string>(), nullptr, false)
-                                             : preview_field;
+    json preview =
+        preview_field.is_string() ? json::parse(preview_field.get<std::string>(), nullptr, false) : preview_field;
     if (!preview.is_array() || preview.empty() || !preview[0].is_object() || !preview[0].contains("ods_probe") ||
         !preview[0]["ods_probe"].is_string())
       return fail("probe_failed", "dbt show answered, but not with the probe's ods_probe column");

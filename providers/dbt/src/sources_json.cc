@@ -11,16 +11,15 @@
 namespace ods::dbt::internal {
 namespace {
 
-constexpr std::array<SectionSpec, 2> kSections = {{{"metadata", SectionMode::kWhole},
-                                                   {"results", SectionMode::kEntryList}}};
+constexpr std::array<SectionSpec, 2> kSections = {
+    {{"metadata", SectionMode::kWhole}, {"results", SectionMode::kEntryList}}};
 
 class SourcesSink final : public StreamSink {
  public:
   explicit SourcesSink(std::string file) { out_.file = std::move(file); }
 
   Keep keep_key(std::size_t /*section*/, const EntrySoFar& /*partial*/, std::string_view key) const override {
-    return key == "unique_id" || key == "max_loaded_at" || key == "snapshotted_at" || key == "status" ||
-                   key == "error"
+    return key == "unique_id" || key == "max_loaded_at" || key == "snapshotted_at" || key == "status" || key == "error"
                ? Keep::kBuild
                : Keep::kSkip;
   }

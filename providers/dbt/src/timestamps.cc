@@ -81,9 +81,8 @@ std::string format_iso8601(std::int64_t micros) {
   const std::chrono::year_month_day date{std::chrono::sys_days(std::chrono::days(days))};
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                static_cast<int>(in_day / 3600), static_cast<int>(in_day % 3600 / 60), static_cast<int>(in_day % 60),
-                static_cast<int>(fraction));
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), static_cast<int>(in_day / 3600),
+                static_cast<int>(in_day % 3600 / 60), static_cast<int>(in_day % 60), static_cast<int>(fraction));
   return buffer;
 }
 

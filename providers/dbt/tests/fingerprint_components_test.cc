@@ -140,8 +140,8 @@ TEST_F(Components, GenerateNameOverridesAndMaterializationsAreCovered) {
   mat["unique_id"] = "macro.shop.materialization_table_default";
   mat["macro_sql"] = "{% materialization table, default %}{% endmaterialization %}";
   manifest_["macros"]["macro.shop.materialization_table_default"] = mat;
-  EXPECT_THAT(changed(kOrders), ElementsAre("macros"));                 // a table
-  EXPECT_THAT(changed("model.shop.stg_orders"), IsEmpty());             // a view
+  EXPECT_THAT(changed(kOrders), ElementsAre("macros"));      // a table
+  EXPECT_THAT(changed("model.shop.stg_orders"), IsEmpty());  // a view
 }
 
 TEST_F(Components, DbtAndAdapterMacrosAreCoveredByEngine) {
@@ -199,11 +199,9 @@ TEST_F(Components, EphemeralMacrosCountForTheirReaders) {
 
 TEST_F(Components, HooksRuleOnlyAppliesToNodesWithHooks) {
   // A hook reading env_var directly.
-  node("model.shop.impure")["config"]["pre-hook"] =
-      OJson::array({OJson{{"sql", "select 1"}, {"transaction", true}, {"index", nullptr}},
-                    OJson{{"sql", "insert into t values ('{{ env_var(\"X\") }}')"},
-                          {"transaction", true},
-                          {"index", nullptr}}});
+  node("model.shop.impure")["config"]["pre-hook"] = OJson::array(
+      {OJson{{"sql", "select 1"}, {"transaction", true}, {"index", nullptr}},
+       OJson{{"sql", "insert into t values ('{{ env_var(\"X\") }}')"}, {"transaction", true}, {"index", nullptr}}});
   EXPECT_THAT(node_of(read_ok(manifest_), "model.shop.impure").always_build, ElementsAre("pre-hook 2 reads env_var"));
   // Using the env_var macro without any hook is fine (its output is in the compiled SQL).
   manifest_ = load_fixture("build_manifest.json");

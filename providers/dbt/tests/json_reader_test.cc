@@ -1,9 +1,10 @@
 // The streaming tokenizer and canonical JSON (internal; src/json_reader.h).
+#include "json_reader.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "json_access.h"
-#include "json_reader.h"
 #include "json_stream.h"
 
 namespace ods::dbt::internal {
@@ -55,9 +56,8 @@ TEST(JsonReader, RejectsMalformedInput) {
       {R"({"a": 1} x)", "unexpected data after the JSON value"},
   };
   for (const auto& [text, what] : cases) {
-    const auto result = parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) {
-      return Keep::kBuild;
-    });
+    const auto result =
+        parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
     ASSERT_FALSE(result.has_value()) << text;
     EXPECT_EQ(result.error().code, "invalid_artifact");
     EXPECT_THAT(result.error().message, HasSubstr("t.json: not valid JSON at byte ")) << text;
@@ -67,10 +67,9 @@ TEST(JsonReader, RejectsMalformedInput) {
 }
 
 TEST(JsonReader, KeepsOnlyWhatIsAskedFor) {
-  const auto result = parse_json_text(R"({"a": {"x": 1}, "b": [1, 2], "c": "s"})", "t", "",
-                                      [](const EntrySoFar&, std::string_view key) {
-                                        return key == "b" ? Keep::kBuild : Keep::kSkip;
-                                      });
+  const auto result =
+      parse_json_text(R"({"a": {"x": 1}, "b": [1, 2], "c": "s"})", "t", "",
+                      [](const EntrySoFar&, std::string_view key) { return key == "b" ? Keep::kBuild : Keep::kSkip; });
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->dump(), R"({"b":[1,2]})");
 }

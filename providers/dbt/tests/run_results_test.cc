@@ -1,9 +1,10 @@
 // run_results.json v6: reading, `ods state record` refusals and the planner's RunOutcome.
+#include "ods/dbt/run_results.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fixture_util.h"
-#include "ods/dbt/run_results.h"
 
 namespace ods::dbt {
 namespace {
@@ -117,9 +118,9 @@ TEST_F(RunResultsTest, OutcomeOfASuccessfulBuild) {
   EXPECT_EQ(outcome->started_at, "2026-11-29T20:49:50.980065Z");
   EXPECT_EQ(outcome->node_status.size(), 8u);  // planned nodes only: no tests, no ephemeral models
   EXPECT_EQ(outcome->node_status.at("model.shop.orders"), "success");
-  EXPECT_EQ(outcome->node_tests_passed, (std::map<std::string, bool>{{"model.shop.contracted", true},
-                                                                      {"model.shop.orders", true},
-                                                                      {"seed.shop.customers", true}}));
+  EXPECT_EQ(outcome->node_tests_passed,
+            (std::map<std::string, bool>{
+                {"model.shop.contracted", true}, {"model.shop.orders", true}, {"seed.shop.customers", true}}));
   EXPECT_EQ(outcome->source_tests_passed, (std::map<std::string, bool>{{"source.shop.raw.orders", true}}));
   // sources.json was taken before the build started.
   ASSERT_TRUE(outcome->source_versions.contains("source.shop.raw.orders"));

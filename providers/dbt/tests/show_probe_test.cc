@@ -1,10 +1,10 @@
 // The dbt show probe: its program is fixed-size, its answer is read from the ShowNode event,
 // and every failure is an error that quotes dbt.
+#include "ods/dbt/show_probe.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "ods/dbt/show_probe.h"
 
 namespace ods::dbt {
 namespace {
@@ -43,11 +43,12 @@ TEST(ShowProbe, ProgramIteratesTheGraphAndHasNoProjectNames) {
 
 TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
   FakeDbt dbt;
-  json answer = {{"sources",
-                  {{"source.p.raw.a", {{"status", "ok"}, {"rows", {{"content", {{"row_count", "3"}}}}}, {"seconds", 0.5}}},
-                   {"source.p.raw.b", {{"status", "missing"}, {"why", "relation p.raw.b does not exist"}}},
-                   {"source.p.raw.c", {{"status", "skipped"}, {"why", "a view, not table"}}}}},
-                 {"nodes", {{"model.p.m", true}, {"model.p.gone", false}}}};
+  json answer = {
+      {"sources",
+       {{"source.p.raw.a", {{"status", "ok"}, {"rows", {{"content", {{"row_count", "3"}}}}}, {"seconds", 0.5}}},
+        {"source.p.raw.b", {{"status", "missing"}, {"why", "relation p.raw.b does not exist"}}},
+        {"source.p.raw.c", {{"status", "skipped"}, {"why", "a view, not table"}}}}},
+      {"nodes", {{"model.p.m", true}, {"model.p.gone", false}}}};
   dbt.next.events = {R"({"info": {"name": "MainReportVersion"}})", show_event(answer)};
   auto probe = make_show_probe(dbt, {{"--target", "dev"}});
   auto report = probe->probe(request());

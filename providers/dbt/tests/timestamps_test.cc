@@ -1,7 +1,8 @@
+#include "timestamps.h"
+
 #include <gtest/gtest.h>
 
 #include "freshness_policy.h"
-#include "timestamps.h"
 
 namespace ods::dbt::internal {
 namespace {

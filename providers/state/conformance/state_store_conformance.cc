@@ -21,8 +21,15 @@ constexpr char kOtherScope[] = "shop/dev";
 std::string document(int n) { return R"({"schema_version":"1.2","n":)" + std::to_string(n) + "}"; }
 
 RunRecord make_run(const std::string& scope, const std::string& run_id, std::optional<std::string> snapshot = {}) {
-  return {run_id,           scope,     "2026-10-04T11:00:00.000000Z", "2026-10-04T11:05:00.000000Z", "success",
-          "sha256:inputs",  R"({"entries":[]})", R"({"timings":{"total_s":1.5}})", std::move(snapshot)};
+  return {run_id,
+          scope,
+          "2026-10-04T11:00:00.000000Z",
+          "2026-10-04T11:05:00.000000Z",
+          "success",
+          "sha256:inputs",
+          R"({"entries":[]})",
+          R"({"timings":{"total_s":1.5}})",
+          std::move(snapshot)};
 }
 
 // Commits documents 1..count in a chain and returns them oldest first.
@@ -42,8 +49,7 @@ std::vector<StoredSnapshot> commit_chain(StateStore& store, const std::string& s
 // Commits from `threads` threads, each using its own store from `store_for`, `attempts`
 // times: read the head, commit on top of it. Every result must be success or conflict;
 // afterwards the scope's history must be one chain holding exactly the successes.
-void race_committers(StateStore& reader, const std::function<StateStore&(int)>& store_for, int threads,
-                     int attempts) {
+void race_committers(StateStore& reader, const std::function<StateStore&(int)>& store_for, int threads, int attempts) {
   std::atomic<int> successes{0};
   std::atomic<int> unexpected{0};
   std::vector<std::thread> workers;
@@ -58,8 +64,8 @@ void race_committers(StateStore& reader, const std::function<StateStore&(int)>& 
         }
         std::optional<std::string> parent;
         if (*head) parent = (*head)->id;
-        auto committed = store.commit(kScope, parent, "run-" + std::to_string(t) + "-" + std::to_string(a),
-                                      document(t * 1000 + a));
+        auto committed =
+            store.commit(kScope, parent, "run-" + std::to_string(t) + "-" + std::to_string(a), document(t * 1000 + a));
         if (committed) {
           ++successes;
         } else if (committed.error().code != "conflict") {
@@ -251,9 +257,12 @@ TEST_P(StateStoreConformance, IdenticalDocumentsAreDistinctSnapshots) {
 }
 
 TEST_P(StateStoreConformance, RefusesBadArgumentsAndWritesNothing) {
-  for (const auto& [scope, run_id, doc] : std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"", "run-1", document(1)}, {kScope, "", document(1)}, {kScope, "run-1", "{not json"},
-           {kScope, "run-1", ""}, {kScope, "run-1", "{} trailing"}}) {
+  for (const auto& [scope, run_id, doc] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"", "run-1", document(1)},
+                                                                      {kScope, "", document(1)},
+                                                                      {kScope, "run-1", "{not json"},
+                                                                      {kScope, "run-1", ""},
+                                                                      {kScope, "run-1", "{} trailing"}}) {
     auto committed = store().commit(scope, std::nullopt, run_id, doc);
     ASSERT_FALSE(committed.has_value()) << "accepted '" << doc << "'";
     EXPECT_EQ(committed.error().code, "invalid_argument");
@@ -397,7 +406,8 @@ TEST_P(StateStoreConformance, CheckIsOkOnFreshAndUsedStores) {
 }
 
 TEST_P(StateStoreConformance, ConcurrentCommittersOnOneHandleFormOneChain) {
-  race_committers(store(), [&](int) -> StateStore& { return store(); }, /*threads=*/6, /*attempts=*/15);
+  race_committers(
+      store(), [&](int) -> StateStore& { return store(); }, /*threads=*/6, /*attempts=*/15);
 }
 
 TEST_P(StateStoreConformance, ConcurrentCommittersOnSeparateHandlesFormOneChain) {
@@ -406,8 +416,9 @@ TEST_P(StateStoreConformance, ConcurrentCommittersOnSeparateHandlesFormOneChain)
     handles.push_back(harness().open_another());
     if (handles.back() == nullptr) GTEST_SKIP() << GetParam().name << " has a single handle";
   }
-  race_committers(store(), [&](int t) -> StateStore& { return *handles[static_cast<std::size_t>(t)]; },
-                  /*threads=*/4, /*attempts=*/15);
+  race_committers(
+      store(), [&](int t) -> StateStore& { return *handles[static_cast<std::size_t>(t)]; },
+      /*threads=*/4, /*attempts=*/15);
 }
 
 TEST_P(StateStoreConformance, AnotherHandleSeesCommits) {

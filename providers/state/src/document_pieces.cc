@@ -1,10 +1,9 @@
 #include "document_pieces.h"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "store_support.h"
 
@@ -63,7 +62,8 @@ std::size_t skip_value(std::string_view text, std::size_t at) {
     return kNone;
   }
   std::size_t i = at;
-  while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && text[i] != ' ' && text[i] != '\n') ++i;
+  while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && text[i] != ' ' && text[i] != '\n')
+    ++i;
   return i == at ? kNone : i;
 }
 

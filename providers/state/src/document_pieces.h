@@ -25,18 +25,18 @@ inline constexpr std::size_t kMinPiecesPerMember = 8;
 inline constexpr std::size_t kDigestHexLength = 64;
 
 struct DocumentChunk {
-  std::string digest;   // hex SHA-256 of entries
-  std::string entries;  // JSON array of [member, key or null, piece digest]
+  std::string digest;                      // hex SHA-256 of entries
+  std::string entries;                     // JSON array of [member, key or null, piece digest]
   std::vector<std::string> piece_digests;  // the entries' piece digests, in order
 };
 
 struct SplitDocument {
-  std::string digest;    // hex SHA-256 of the whole document
-  std::string skeleton;  // the document without its pieces; the whole document when unsplit
-  std::vector<DocumentChunk> chunks;            // empty when unsplit
-  std::map<std::string, std::string> pieces;    // hex digest -> piece text
-  std::string manifest;         // the chunks' digests concatenated (hex); empty when unsplit
-  std::string manifest_digest;  // hex SHA-256 of manifest; empty when unsplit
+  std::string digest;                         // hex SHA-256 of the whole document
+  std::string skeleton;                       // the document without its pieces; the whole document when unsplit
+  std::vector<DocumentChunk> chunks;          // empty when unsplit
+  std::map<std::string, std::string> pieces;  // hex digest -> piece text
+  std::string manifest;                       // the chunks' digests concatenated (hex); empty when unsplit
+  std::string manifest_digest;                // hex SHA-256 of manifest; empty when unsplit
 };
 
 // Hex SHA-256 of `data` (no "sha256:" prefix).

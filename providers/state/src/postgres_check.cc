@@ -11,7 +11,7 @@ namespace ods::state::internal {
 namespace {
 
 struct Probe {
-  const char* sql;     // each row is one problem: the columns are filled into `sentence`
+  const char* sql;       // each row is one problem: the columns are filled into `sentence`
   const char* sentence;  // "%0", "%1" stand for the row's columns
 };
 

@@ -16,7 +16,7 @@ std::string trimmed(std::string text) {
 // The settings libpq reads from `conninfo` (URL or key=value), keyword -> value; nullopt
 // with libpq's (unscrubbed) message when it cannot parse it.
 std::optional<std::vector<std::pair<std::string, std::string>>> parse_conninfo(const std::string& conninfo,
-                                                                              std::string& error) {
+                                                                               std::string& error) {
   char* message = nullptr;
   PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &message);
   if (options == nullptr) {
@@ -55,8 +55,7 @@ std::string percent_decoded(const std::string& text) {
 std::set<std::string> password_spellings(const std::string& conninfo) {
   std::set<std::string> found;
   static const std::regex keyword(R"((?:^|[\s?&])password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+))");
-  for (auto it = std::sregex_iterator(conninfo.begin(), conninfo.end(), keyword); it != std::sregex_iterator();
-       ++it) {
+  for (auto it = std::sregex_iterator(conninfo.begin(), conninfo.end(), keyword); it != std::sregex_iterator(); ++it) {
     std::string value = (*it)[1].str();
     found.insert(value);
     if (value.size() >= 2 && value.front() == '\'') found.insert(value.substr(1, value.size() - 2));
@@ -101,7 +100,8 @@ ods::Result<std::string> describe_conninfo(const std::string& conninfo) {
   std::string error;
   auto settings = parse_conninfo(conninfo, error);
   if (!settings) {
-    return ods::fail("invalid_url", "Not a valid PostgreSQL connection string: " + scrub_password(error, conninfo) + ".");
+    return ods::fail("invalid_url",
+                     "Not a valid PostgreSQL connection string: " + scrub_password(error, conninfo) + ".");
   }
   std::string user, host, port, dbname;
   for (const auto& [name, value] : *settings) {
@@ -141,11 +141,13 @@ ods::Result<PgConnection> PgConnection::open(const std::string& conninfo, std::c
   const char* values[] = {conninfo.c_str(), "ods", nullptr};
   PGconn* raw = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   PgConnection connection(raw, conninfo, *server);
-  if (raw != nullptr) PQsetNoticeProcessor(raw, [](void*, const char*) {}, nullptr);  // no stray stderr lines
+  if (raw != nullptr)
+    PQsetNoticeProcessor(
+        raw, [](void*, const char*) {}, nullptr);  // no stray stderr lines
   if (raw == nullptr || PQstatus(raw) != CONNECTION_OK) {
     const std::string message = raw == nullptr ? "out of memory" : trimmed(PQerrorMessage(raw));
-    return ods::fail("unavailable", "Cannot connect to PostgreSQL server " + *server + ": " +
-                                        scrub_password(message, conninfo));
+    return ods::fail("unavailable",
+                     "Cannot connect to PostgreSQL server " + *server + ": " + scrub_password(message, conninfo));
   }
   connection.lock_timeout_ = lock_timeout;
   if (auto configured = connection.configure(); !configured) return std::unexpected(configured.error());
@@ -170,9 +172,9 @@ ods::Result<void> PgConnection::ensure_connected(std::string_view what) {
 ods::Error PgConnection::error_of(const PGresult* result, std::string_view what) const {
   const char* field = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   const std::string state = field != nullptr ? field : "";
-  std::string message = trimmed(result != nullptr && *PQresultErrorMessage(result) != '\0'
-                                    ? PQresultErrorMessage(result)
-                                    : PQerrorMessage(connection_.get()));
+  std::string message =
+      trimmed(result != nullptr && *PQresultErrorMessage(result) != '\0' ? PQresultErrorMessage(result)
+                                                                         : PQerrorMessage(connection_.get()));
   message = scrub_password(message, *conninfo_);
   std::string code = "io";
   if (state == "23505" || state == "40001" || state == "40P01") code = "conflict";
@@ -182,8 +184,7 @@ ods::Error PgConnection::error_of(const PGresult* result, std::string_view what)
   }
   std::string text = "PostgreSQL server " + server() + " (" + std::string(what) + "): " + message;
   if (code == "unavailable" && PQstatus(connection_.get()) != CONNECTION_OK) {
-    text = "The connection to PostgreSQL server " + server() + " was lost while " + std::string(what) + ": " +
-           message;
+    text = "The connection to PostgreSQL server " + server() + " was lost while " + std::string(what) + ": " + message;
   }
   return {code, text};
 }
@@ -217,7 +218,8 @@ ods::Result<void> PgConnection::copy_in(std::string_view copy_sql, const std::st
     if (started == nullptr || PQresultStatus(started) != PGRES_COPY_IN) return std::unexpected(error_of(started, what));
   }
   const bool sent = PQputCopyData(raw, data.data(), static_cast<int>(data.size())) == 1;
-  if (PQputCopyEnd(raw, sent ? nullptr : "sending the rows failed") != 1) return std::unexpected(error_of(nullptr, what));
+  if (PQputCopyEnd(raw, sent ? nullptr : "sending the rows failed") != 1)
+    return std::unexpected(error_of(nullptr, what));
   std::optional<ods::Error> failure;
   while (PGresult* result = PQgetResult(raw)) {
     PgResult holder(result);

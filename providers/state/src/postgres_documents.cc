@@ -1,9 +1,8 @@
 #include "postgres_documents.h"
 
 #include <algorithm>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "document_pieces.h"
 
@@ -34,11 +33,20 @@ ods::Result<std::set<std::string>> present(PgConnection& connection, const std::
 void append_copy_field(std::string& out, const std::string& text) {
   for (const char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -137,7 +145,8 @@ ods::Result<std::map<std::string, std::string>> load_documents(PgConnection& con
   const std::set<std::string> wanted(digests.begin(), digests.end());
   auto documents = connection.exec(
       "SELECT encode(d.digest, 'hex'), d.skeleton, d.manifest IS NOT NULL, encode(m.chunks, 'hex')"
-      " FROM documents d LEFT JOIN manifests m ON m.digest = d.manifest WHERE d.digest IN " + digest_set(1),
+      " FROM documents d LEFT JOIN manifests m ON m.digest = d.manifest WHERE d.digest IN " +
+          digest_set(1),
       Params{concatenated(wanted)}, kWhat);
   if (!documents) return std::unexpected(documents.error());
   struct Parts {
@@ -174,7 +183,8 @@ ods::Result<std::map<std::string, std::string>> load_documents(PgConnection& con
       const json parsed = json::parse(entries, nullptr, false);
       if (parsed.is_array()) {
         for (const json& entry : parsed)
-          if (entry.is_array() && entry.size() == 3 && entry[2].is_string()) piece_digests.insert(entry[2].get<std::string>());
+          if (entry.is_array() && entry.size() == 3 && entry[2].is_string())
+            piece_digests.insert(entry[2].get<std::string>());
       }
       chunks.emplace(rows->text(row, 0), entries);
     }

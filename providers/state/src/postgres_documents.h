@@ -20,7 +20,7 @@ namespace ods::state::internal {
 // The documents with these digests (hex), by digest. Errors: "corrupt" when one is missing
 // or cannot be put back together (names it).
 [[nodiscard]] ods::Result<std::map<std::string, std::string>> load_documents(PgConnection& connection,
-                                                                           const std::vector<std::string>& digests);
+                                                                             const std::vector<std::string>& digests);
 
 // Deletes the documents no snapshot or run references, then the manifests, chunks and
 // pieces nothing references any more. Locks the content tables against concurrent writers

@@ -68,7 +68,8 @@ CREATE INDEX runs_by_plan ON runs (plan);
 ods::Result<std::vector<AppliedMigration>> read_applied(PgConnection& connection) {
   constexpr std::string_view kWhat = "reading the schema";
   auto tables = connection.exec(
-      "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = current_schema()::regnamespace"
+      "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = "
+      "current_schema()::regnamespace"
       " AND c.relname IN ('schema_migrations', 'snapshots', 'heads', 'runs') ORDER BY c.relname",
       kWhat);
   if (!tables) return std::unexpected(tables.error());
@@ -76,8 +77,7 @@ ods::Result<std::vector<AppliedMigration>> read_applied(PgConnection& connection
   for (int row = 0; row < tables->rows(); ++row) has_record = has_record || tables->text(row, 0) == "schema_migrations";
   if (!has_record) {
     if (tables->rows() == 0) return std::vector<AppliedMigration>();
-    return ods::fail("corrupt", "PostgreSQL database " + connection.server() + " holds a table '" +
-                                    tables->text(0, 0) +
+    return ods::fail("corrupt", "PostgreSQL database " + connection.server() + " holds a table '" + tables->text(0, 0) +
                                     "' but no schema_migrations record: it is not an ODS state database (use "
                                     "another database or schema). It was left untouched.");
   }

@@ -22,8 +22,7 @@ using ods::contracts::CheckReport;
 using ods::contracts::RunRecord;
 using ods::contracts::StoredSnapshot;
 
-constexpr char kSnapshotColumns[] =
-    "s.id, s.parent_id, s.scope, s.run_id, s.committed_at, encode(s.document, 'hex')";
+constexpr char kSnapshotColumns[] = "s.id, s.parent_id, s.scope, s.run_id, s.committed_at, encode(s.document, 'hex')";
 constexpr char kRunColumns[] =
     "run_id, scope, started_at, finished_at, outcome, inputs_digest, encode(plan, 'hex'), details, snapshot_id";
 constexpr char kReadOnly[] = "ISOLATION LEVEL REPEATABLE READ, READ ONLY";
@@ -33,7 +32,9 @@ std::string sql_limit(std::size_t limit) { return limit == 0 ? "ALL" : std::to_s
 class PostgresStateStore final : public ods::contracts::StateStore {
  public:
   PostgresStateStore(PgConnection connection, Clock clock, int schema_version, std::size_t retention)
-      : connection_(std::move(connection)), clock_(std::move(clock)), schema_version_(schema_version),
+      : connection_(std::move(connection)),
+        clock_(std::move(clock)),
+        schema_version_(schema_version),
         retention_(retention) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
@@ -72,10 +73,10 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     constexpr std::string_view kWhat = "reading snapshot history";
     auto transaction = PgTransaction::begin(connection_, kWhat, kReadOnly);
     if (!transaction) return std::unexpected(transaction.error());
-    auto rows = connection_.exec(std::string("SELECT ") + kSnapshotColumns +
-                                     " FROM snapshots s WHERE s.scope = $1 ORDER BY s.seq DESC LIMIT " +
-                                     sql_limit(limit),
-                                 Params{scope}, kWhat);
+    auto rows =
+        connection_.exec(std::string("SELECT ") + kSnapshotColumns +
+                             " FROM snapshots s WHERE s.scope = $1 ORDER BY s.seq DESC LIMIT " + sql_limit(limit),
+                         Params{scope}, kWhat);
     if (!rows) return std::unexpected(rows.error());
     auto snapshots = read_snapshots(*rows);
     if (!snapshots) return std::unexpected(snapshots.error());
@@ -122,8 +123,8 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     std::vector<RunRecord> records;
     for (int row = 0; row < rows->rows(); ++row) {
       records.push_back({rows->text(row, 0), rows->text(row, 1), rows->text(row, 2), rows->text(row, 3),
-                         rows->text(row, 4), rows->text(row, 5), documents->at(rows->text(row, 6)),
-                         rows->text(row, 7), rows->optional_text(row, 8)});
+                         rows->text(row, 4), rows->text(row, 5), documents->at(rows->text(row, 6)), rows->text(row, 7),
+                         rows->optional_text(row, 8)});
     }
     if (auto done = transaction->commit(kWhat); !done) return std::unexpected(done.error());
     return records;
@@ -162,14 +163,14 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     if (!target) return std::unexpected(target.error());
     auto transaction = PgTransaction::begin(connection_, kWhat, kReadOnly);
     if (!transaction) return std::unexpected(transaction.error());
-    auto snapshots = connection_.exec(std::string("SELECT ") + kSnapshotColumns + " FROM snapshots s ORDER BY s.seq",
-                                      kWhat);
+    auto snapshots =
+        connection_.exec(std::string("SELECT ") + kSnapshotColumns + " FROM snapshots s ORDER BY s.seq", kWhat);
     if (!snapshots) return std::unexpected(snapshots.error());
     for (int row = 0; row < snapshots->rows(); ++row) {  // one at a time: documents can be large
       auto documents = load_documents(connection_, {snapshots->text(row, 5)});
       if (!documents) return std::unexpected(documents.error());
       StoredSnapshot snapshot{snapshots->text(row, 0), snapshots->optional_text(row, 1), snapshots->text(row, 2),
-                              snapshots->text(row, 3), snapshots->text(row, 4), documents->begin()->second};
+                              snapshots->text(row, 3), snapshots->text(row, 4),          documents->begin()->second};
       if (auto done = (*target)->add_snapshot(snapshot); !done) return done;
     }
     auto heads = connection_.exec("SELECT scope, snapshot_id FROM heads ORDER BY scope", kWhat);
@@ -182,9 +183,9 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     for (int row = 0; row < runs->rows(); ++row) {
       auto plan = load_documents(connection_, {runs->text(row, 6)});
       if (!plan) return std::unexpected(plan.error());
-      RunRecord run{runs->text(row, 0), runs->text(row, 1), runs->text(row, 2), runs->text(row, 3),
-                    runs->text(row, 4), runs->text(row, 5), plan->begin()->second, runs->text(row, 7),
-                    runs->optional_text(row, 8)};
+      RunRecord run{runs->text(row, 0),    runs->text(row, 1), runs->text(row, 2),
+                    runs->text(row, 3),    runs->text(row, 4), runs->text(row, 5),
+                    plan->begin()->second, runs->text(row, 7), runs->optional_text(row, 8)};
       if (auto done = (*target)->add_run(run); !done) return done;
     }
     return (*target)->finish();
@@ -215,8 +216,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     if (!transaction) return std::unexpected(transaction.error());
     auto head_row = connection_.exec("SELECT snapshot_id FROM heads WHERE scope = $1 FOR UPDATE", Params{scope}, kWhat);
     if (!head_row) return std::unexpected(head_row.error());
-    const std::optional<std::string> head =
-        head_row->rows() > 0 ? std::optional(head_row->text(0, 0)) : std::nullopt;
+    const std::optional<std::string> head = head_row->rows() > 0 ? std::optional(head_row->text(0, 0)) : std::nullopt;
     if (head != expected_parent) return std::unexpected(head_moved(scope, head, expected_parent));
 
     StoredSnapshot snapshot{new_snapshot_id(), head, scope, run_id, clock_(), document};

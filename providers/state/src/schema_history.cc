@@ -14,9 +14,8 @@ ods::Result<int> recorded_schema_version(const std::vector<AppliedMigration>& ap
                                            "). Use the newer ODS that wrote it; " + untouched);
     }
     if (entry.version != static_cast<int>(i) + 1 || migrations[i].name != entry.name) {
-      return ods::fail("corrupt", database + " records migration " + std::to_string(entry.version) + " '" +
-                                      entry.name + "', which this ODS does not know at that place in its history; " +
-                                      untouched);
+      return ods::fail("corrupt", database + " records migration " + std::to_string(entry.version) + " '" + entry.name +
+                                      "', which this ODS does not know at that place in its history; " + untouched);
     }
   }
   return applied.empty() ? 0 : applied.back().version;

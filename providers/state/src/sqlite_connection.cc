@@ -8,13 +8,14 @@ namespace ods::state::internal {
 
 ods::Error sqlite_error(int code, std::string_view detail, const std::string& path, std::string_view what) {
   const int primary = code & 0xFF;
-  std::string context = std::string("SQLite state database ") + path + " (" + std::string(what) + "): " +
-                        std::string(detail);
+  std::string context =
+      std::string("SQLite state database ") + path + " (" + std::string(what) + "): " + std::string(detail);
   switch (primary) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return {"corrupt", context + ". The file is damaged or is not an ODS state database; it was left "
-                                   "untouched (see `ods state doctor`)."};
+      return {"corrupt", context +
+                             ". The file is damaged or is not an ODS state database; it was left "
+                             "untouched (see `ods state doctor`)."};
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return {"unavailable", context + ". Another writer holds the database; try again."};

@@ -70,8 +70,8 @@ ods::Result<std::vector<AppliedMigration>> read_applied(Connection& connection) 
                                     ", …) but no schema_migrations record: it is not an ODS state database, or "
                                     "its record was lost. It was left untouched.");
   }
-  auto rows = connection.prepare("SELECT version, name FROM schema_migrations ORDER BY version",
-                                 "reading schema_migrations");
+  auto rows =
+      connection.prepare("SELECT version, name FROM schema_migrations ORDER BY version", "reading schema_migrations");
   if (!rows) return std::unexpected(rows.error());
   std::vector<AppliedMigration> applied;
   for (;;) {
@@ -152,8 +152,10 @@ ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<
     auto record = connection.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
                                      "recording migrations");
     if (!record) return std::unexpected(record.error());
-    auto recorded = record->bind(1, std::int64_t{migration.version}).bind(2, migration.name).bind(3, clock()).run(
-        "recording migrations");
+    auto recorded = record->bind(1, std::int64_t{migration.version})
+                        .bind(2, migration.name)
+                        .bind(3, clock())
+                        .run("recording migrations");
     if (!recorded) return std::unexpected(recorded.error());
   }
   auto committed = transaction->commit("migrating");

@@ -56,8 +56,14 @@ constexpr char kDeleteUnusedDocuments[] =
 
 // Every statement the store runs; all must prepare against the schema at open.
 constexpr const char* kStatements[] = {
-    kSelectHead, kSelectLatest, kSelectHistory, kInsertDocument, kSelectDocument, kInsertSnapshot, kMoveHead,
-    kInsertRun,  kSelectRuns,   kHasRun,        kDeleteHead,     kDeleteSnapshots, kDeleteRuns, kDeleteUnusedDocuments, kSelectScopes,
+    kSelectHead,     kSelectLatest,
+    kSelectHistory,  kInsertDocument,
+    kSelectDocument, kInsertSnapshot,
+    kMoveHead,       kInsertRun,
+    kSelectRuns,     kHasRun,
+    kDeleteHead,     kDeleteSnapshots,
+    kDeleteRuns,     kDeleteUnusedDocuments,
+    kSelectScopes,
 };
 
 // SQLite's LIMIT for "at most `limit`, 0: all".
@@ -166,8 +172,8 @@ class SqliteStateStore final : public ods::contracts::StateStore {
       auto row = query->step(kWhat);
       if (!row) return std::unexpected(row.error());
       if (!*row) return records;
-      records.push_back({query->text(0), query->text(1), query->text(2), query->text(3), query->text(4),
-                         query->text(5), query->text(6), query->text(7), query->optional_text(8)});
+      records.push_back({query->text(0), query->text(1), query->text(2), query->text(3), query->text(4), query->text(5),
+                         query->text(6), query->text(7), query->optional_text(8)});
     }
   }
 
@@ -209,8 +215,8 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
       std::filesystem::create_directories(parent, error);
       if (error) {
-        return ods::fail("io", "Cannot create directory " + parent.string() + " for the backup: " + error.message() +
-                                   ".");
+        return ods::fail("io",
+                         "Cannot create directory " + parent.string() + " for the backup: " + error.message() + ".");
       }
     }
     std::lock_guard lock(mutex_);

@@ -4,10 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 namespace ods::state::internal {
 namespace {
@@ -48,8 +47,7 @@ std::string content_digest(std::string_view data) {
 
 bool is_json(std::string_view text) { return nlohmann::json::accept(text); }
 
-ods::Result<void> validate_commit(const std::string& scope, const std::string& run_id,
-                                  const std::string& document) {
+ods::Result<void> validate_commit(const std::string& scope, const std::string& run_id, const std::string& document) {
   if (scope.empty()) return ods::fail("invalid_argument", "Cannot commit a snapshot without a scope.");
   if (run_id.empty()) {
     return ods::fail("invalid_argument", "Cannot commit a snapshot to scope '" + scope + "' without a run id.");
@@ -64,7 +62,8 @@ ods::Result<void> validate_commit(const std::string& scope, const std::string& r
 ods::Error head_moved(const std::string& scope, const std::optional<std::string>& head,
                       const std::optional<std::string>& expected) {
   return {"conflict", "The head of scope '" + scope + "' is " + head.value_or("empty") + ", not " +
-                          expected.value_or("empty") + " as expected: another run committed first; nothing was written."};
+                          expected.value_or("empty") +
+                          " as expected: another run committed first; nothing was written."};
 }
 
 ods::Result<void> validate_run(const ods::contracts::RunRecord& run) {

@@ -3,9 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace ods::state::internal {
 namespace {
@@ -59,9 +58,9 @@ TEST(DocumentPieces, OneChangedNodeChangesOneChunkAndOnePiece) {
 }
 
 TEST(DocumentPieces, OtherSpellingsAndSmallDocumentsStayWhole) {
-  for (const std::string& document : {std::string(R"({"b":1,"a":2})"), std::string("{ \"nodes\": {} }"),
-                                     std::string(R"({"nodes":{"a":1}})"), std::string("[1,2,3,4,5,6,7,8,9]"),
-                                     std::string("")}) {
+  for (const std::string& document :
+       {std::string(R"({"b":1,"a":2})"), std::string("{ \"nodes\": {} }"), std::string(R"({"nodes":{"a":1}})"),
+        std::string("[1,2,3,4,5,6,7,8,9]"), std::string("")}) {
     const SplitDocument split = split_document(document);
     EXPECT_TRUE(split.chunks.empty()) << document;
     EXPECT_EQ(split.skeleton, document);

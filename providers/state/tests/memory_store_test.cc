@@ -20,8 +20,7 @@ TEST(MemoryStore, WithoutAClockUsesTheSystemClock) {
   auto store = make_memory_store(nullptr);
   auto committed = store->commit("p/e", std::nullopt, "run-1", "{}");
   ASSERT_TRUE(committed.has_value());
-  EXPECT_TRUE(std::regex_match(committed->committed_at,
-                               std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)")))
+  EXPECT_TRUE(std::regex_match(committed->committed_at, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)")))
       << committed->committed_at;
 }
 

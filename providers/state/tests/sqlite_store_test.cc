@@ -61,8 +61,9 @@ TEST_F(SqliteStoreTest, CreatesDirectoriesAndRecordsMigrations) {
   auto store = open();
   ASSERT_NE(store, nullptr);
   EXPECT_TRUE(std::filesystem::is_regular_file(path_));
-  EXPECT_EQ(raw_query(path_, "SELECT group_concat(version || ' ' || name || ' ' || applied_at, ';') FROM "
-                             "(SELECT * FROM schema_migrations ORDER BY version)"),
+  EXPECT_EQ(raw_query(path_,
+                      "SELECT group_concat(version || ' ' || name || ' ' || applied_at, ';') FROM "
+                      "(SELECT * FROM schema_migrations ORDER BY version)"),
             std::string("1 initial_schema ") + kFixedNow);
   auto report = store->check();
   ASSERT_TRUE(report.has_value());

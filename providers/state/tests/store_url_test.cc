@@ -67,9 +67,9 @@ TEST(StoreUrl, SqliteHonoursCreateIfMissing) {
 
 TEST(StoreUrl, PostgresUrlsAndKeywordStringsOpenPostgresWithoutThePassword) {
   // Port 1 on the loopback refuses at once: the PostgreSQL store was chosen and says which server.
-  for (const std::string url : {"postgresql://ods:s3cret-pw@127.0.0.1:1/ods?password=s3cret-pw",
-                                "postgres://ods:s3cret-pw@127.0.0.1:1/ods",
-                                "host=127.0.0.1 port=1 user=ods password=s3cret-pw dbname=ods"}) {
+  for (const std::string url :
+       {"postgresql://ods:s3cret-pw@127.0.0.1:1/ods?password=s3cret-pw", "postgres://ods:s3cret-pw@127.0.0.1:1/ods",
+        "host=127.0.0.1 port=1 user=ods password=s3cret-pw dbname=ods"}) {
     auto store = open_state_store(url, fixed_clock());
     ASSERT_FALSE(store.has_value()) << url;
     EXPECT_EQ(store.error().code, "unavailable") << store.error().message;

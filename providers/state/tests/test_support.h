@@ -2,10 +2,10 @@
 // Helpers for the state store tests: a temp directory removed afterwards, raw file and
 // SQL access for simulating damage.
 #include <filesystem>
-
-#include "ods/state/clock.h"
 #include <string>
 #include <vector>
+
+#include "ods/state/clock.h"
 
 namespace ods::state::testing {
 

@@ -37,8 +37,8 @@ std::unique_ptr<dbt::DbtCommand> make_dbt_command(ProcessLauncher& launcher, Dbt
 // One `dbt <args>` run with the result and errors of make_dbt_command's run(), calling
 // `on_progress` (may be empty) whenever dbt's progress changed. A run that did not succeed
 // always has a non-zero exit_code (a killed dbt has none of its own) unless interrupted.
-[[nodiscard]] Result<dbt::DbtCommandResult> run_dbt_command(ProcessLauncher& launcher, const DbtCommandOptions& options,
-                                                            const std::vector<std::string>& args,
-                                                            const std::function<void(const DbtProgress&)>& on_progress = {});
+[[nodiscard]] Result<dbt::DbtCommandResult> run_dbt_command(
+    ProcessLauncher& launcher, const DbtCommandOptions& options, const std::vector<std::string>& args,
+    const std::function<void(const DbtProgress&)>& on_progress = {});
 
 }  // namespace ods::process

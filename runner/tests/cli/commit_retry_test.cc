@@ -76,8 +76,8 @@ class RacedStore final : public contracts::StateStore {
 TEST(CommitRetry, ALostRaceReappliesThisRunOnTopOfTheOtherWriters) {
   RacedStore store(1, "2026-11-29T10:00:00.000000Z");
   std::ostringstream err;
-  auto committed = commit_outcome(store, kScope, inputs(), std::nullopt,
-                                  outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
+  auto committed =
+      commit_outcome(store, kScope, inputs(), std::nullopt, outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
   ASSERT_TRUE(committed.has_value()) << committed.error().message;
   EXPECT_EQ(committed->snapshot.nodes.at("model.shop.a").run_id, "ours");
   EXPECT_EQ(committed->snapshot.nodes.at("model.shop.b").run_id, "other-0") << "the other writer's build is kept";
@@ -92,12 +92,13 @@ TEST(CommitRetry, ALostRaceReappliesThisRunOnTopOfTheOtherWriters) {
 TEST(CommitRetry, GivesUpAfterBoundedAttemptsTellingEach) {
   RacedStore store(100, "2026-11-29T10:00:00.000000Z");
   std::ostringstream err;
-  auto committed = commit_outcome(store, kScope, inputs(), std::nullopt,
-                                  outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
+  auto committed =
+      commit_outcome(store, kScope, inputs(), std::nullopt, outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
   ASSERT_FALSE(committed.has_value());
   EXPECT_EQ(committed.error().code, "conflict");
   std::size_t told = 0;
-  for (std::size_t at = err.str().find("re-applying"); at != std::string::npos; at = err.str().find("re-applying", at + 1))
+  for (std::size_t at = err.str().find("re-applying"); at != std::string::npos;
+       at = err.str().find("re-applying", at + 1))
     ++told;
   EXPECT_EQ(told, static_cast<std::size_t>(kCommitAttempts - 1));
 }
@@ -105,8 +106,8 @@ TEST(CommitRetry, GivesUpAfterBoundedAttemptsTellingEach) {
 TEST(CommitRetry, ANewerRunRecordedMeanwhileIsNotOverwrittenWithAnOlderOne) {
   RacedStore store(1, "2026-11-29T11:00:00.000000Z");  // the other run started after ours
   std::ostringstream err;
-  auto committed = commit_outcome(store, kScope, inputs(), std::nullopt,
-                                  outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
+  auto committed =
+      commit_outcome(store, kScope, inputs(), std::nullopt, outcome("ours", "2026-11-29T10:00:05.000000Z", "a"), err);
   ASSERT_FALSE(committed.has_value());
   EXPECT_EQ(committed.error().code, "stale_run");
   auto history = store.history(kScope, 0);

@@ -34,7 +34,7 @@ struct Evidence {
   std::string subject;  // node or source id, or a component name
   std::string value;
   Exactness exactness = Exactness::none;
-  std::string origin;   // where it came from ("manifest.json", "sources.json", "state run R")
+  std::string origin;  // where it came from ("manifest.json", "sources.json", "state run R")
 };
 
 }  // namespace ods::planner

@@ -16,7 +16,7 @@ namespace ods::planner {
 // Per-node freshness policy (read from the node's `meta.ods`, which is not fingerprinted).
 struct FreshnessPolicy {
   std::optional<std::int64_t> lag_tolerance_seconds;  // reuse stale data for this long
-  bool require_fresh_data_from_all = false;            // build only when every parent has new data
+  bool require_fresh_data_from_all = false;           // build only when every parent has new data
   std::string error;  // non-empty: the policy could not be read; it cannot be honoured (rule 8)
   bool allows_reuse() const { return error.empty(); }
 };
@@ -25,14 +25,14 @@ struct FreshnessPolicy {
 // provider inlines them (their SQL is in the readers' compiled SQL, and the readers
 // depend on the ephemeral model's parents instead).
 struct NodeInput {
-  std::string id;             // "model.shop.orders"
-  std::string name;           // "orders"
-  std::string resource_type;  // "model" | "seed" | "snapshot"
-  std::string relation;       // rendered relation name, e.g. "\"shop\".\"main\".\"orders\""
+  std::string id;                    // "model.shop.orders"
+  std::string name;                  // "orders"
+  std::string resource_type;         // "model" | "seed" | "snapshot"
+  std::string relation;              // rendered relation name, e.g. "\"shop\".\"main\".\"orders\""
   std::vector<std::string> parents;  // node ids and source ids it reads (sorted, unique)
 
-  Fingerprint fingerprint;    // complete components (see `incomplete`)
-  std::string raw_digest;     // SHA-256 of the raw text, kept outside the fingerprint (cosmetic)
+  Fingerprint fingerprint;      // complete components (see `incomplete`)
+  std::string raw_digest;       // SHA-256 of the raw text, kept outside the fingerprint (cosmetic)
   bool sql_normalised = false;  // the `sql` component is formatting-insensitive
 
   // Why the code evidence is incomplete (rule 3), e.g. "no compiled SQL: run dbt compile".
@@ -47,8 +47,8 @@ struct NodeInput {
 
 // One source the project reads, with the evidence of its data version.
 struct SourceInput {
-  std::string id;        // "source.shop.raw.orders"
-  std::string name;      // "raw.orders"
+  std::string id;    // "source.shop.raw.orders"
+  std::string name;  // "raw.orders"
   std::string relation;
   std::optional<DataVersion> version;  // the chosen version; nullopt: unknown (counts as changed)
   std::vector<Evidence> evidence;      // which strategy won and why the others lost

@@ -28,7 +28,7 @@ struct PlanEntry {
 };
 
 struct ExecutionPlan {
-  std::string scope;  // "<project>/<environment>"
+  std::string scope;               // "<project>/<environment>"
   std::vector<PlanEntry> entries;  // ordered by depth, then id
   std::string select;              // dbt selection for the BUILD set ("" when nothing builds)
   std::vector<std::string> warnings;

@@ -34,8 +34,8 @@ std::string scope_of(const std::string& project, const std::string& target);
 
 // The outcome of one dbt run, as the provider read it from run_results.json.
 struct RunOutcome {
-  std::string run_id;      // dbt invocation id
-  std::string started_at;  // ISO-8601 UTC
+  std::string run_id;                              // dbt invocation id
+  std::string started_at;                          // ISO-8601 UTC
   std::map<std::string, std::string> node_status;  // node id -> "success" | "error" | "skipped" | ...
   // Tests that ran: node id -> true when every check on it passed (absent: none ran).
   std::map<std::string, bool> node_tests_passed;

@@ -30,10 +30,10 @@ struct TestRecord {
 struct NodeState {
   Fingerprint fingerprint;
   std::string raw_digest;
-  std::string built_at;  // ISO-8601 UTC, when the run that built it started
-  std::string run_id;    // the run that built it
-  std::map<std::string, std::string> parent_runs;         // parent node id -> run id of the build it read
-  std::map<std::string, DataVersion> source_versions;     // source id -> version it saw (absent: unknown)
+  std::string built_at;                                // ISO-8601 UTC, when the run that built it started
+  std::string run_id;                                  // the run that built it
+  std::map<std::string, std::string> parent_runs;      // parent node id -> run id of the build it read
+  std::map<std::string, DataVersion> source_versions;  // source id -> version it saw (absent: unknown)
   std::optional<TestRecord> tested;
 };
 

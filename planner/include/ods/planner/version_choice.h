@@ -15,7 +15,7 @@ namespace ods::planner {
 struct VersionCandidates {
   // relation_versions: nullopt when no ChangeProvider was asked (e.g. `ods state plan`).
   std::optional<std::optional<DataVersion>> table_version;
-  std::string table_why_unknown;  // why the provider had no version ("not a Delta table", dbt's error)
+  std::string table_why_unknown;             // why the provider had no version ("not a Delta table", dbt's error)
   std::optional<DataVersion> max_loaded_at;  // source_freshness; nullopt: none
   std::string freshness_why_unknown;
 };

@@ -20,21 +20,21 @@ struct StoredSnapshot {
   std::string id;                     // assigned by the store on commit; unique per store
   std::optional<std::string> parent;  // the head it replaced (nullopt: first in the scope)
   std::string scope;
-  std::string run_id;                 // the run it records
-  std::string committed_at;           // ISO-8601 UTC, the store's clock
-  std::string document;               // the snapshot JSON
+  std::string run_id;        // the run it records
+  std::string committed_at;  // ISO-8601 UTC, the store's clock
+  std::string document;      // the snapshot JSON
 };
 
 // One entry of the run ledger: every run, whatever its outcome.
 struct RunRecord {
   std::string run_id;
   std::string scope;
-  std::string started_at;     // ISO-8601 UTC
-  std::string finished_at;    // ISO-8601 UTC
-  std::string outcome;        // "success" | "partial" | "failed" | "planned" | ...
-  std::string inputs_digest;  // digest of the project inputs document
-  std::string plan;           // the plan JSON
-  std::string details;        // JSON: timings, per-source probe latency, counts
+  std::string started_at;                  // ISO-8601 UTC
+  std::string finished_at;                 // ISO-8601 UTC
+  std::string outcome;                     // "success" | "partial" | "failed" | "planned" | ...
+  std::string inputs_digest;               // digest of the project inputs document
+  std::string plan;                        // the plan JSON
+  std::string details;                     // JSON: timings, per-source probe latency, counts
   std::optional<std::string> snapshot_id;  // the snapshot it committed, if any
 };
 
@@ -61,12 +61,11 @@ class StateStore {
   // scope or run id or a document that isn't JSON (nothing written); "unavailable"; "corrupt".
   [[nodiscard]] virtual ods::Result<StoredSnapshot> commit(const std::string& scope,
                                                            const std::optional<std::string>& expected_parent,
-                                                           const std::string& run_id,
-                                                           const std::string& document) = 0;
+                                                           const std::string& run_id, const std::string& document) = 0;
 
   // Snapshots of `scope`, newest first, at most `limit` (0: all).
   [[nodiscard]] virtual ods::Result<std::vector<StoredSnapshot>> history(const std::string& scope,
-                                                                          std::size_t limit) = 0;
+                                                                         std::size_t limit) = 0;
 
   // Appends a run to the ledger. Errors: "conflict" when run_id is already in the ledger
   // for that scope; "unavailable".

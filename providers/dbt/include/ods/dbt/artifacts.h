@@ -16,8 +16,7 @@
 
 namespace ods::dbt {
 
-inline constexpr std::string_view kManifestSchemaV12 =
-    "https://schemas.getdbt.com/dbt/manifest/v12.json";
+inline constexpr std::string_view kManifestSchemaV12 = "https://schemas.getdbt.com/dbt/manifest/v12.json";
 inline constexpr std::string_view kSourcesSchemaV3 = "https://schemas.getdbt.com/dbt/sources/v3.json";
 
 // Where the artifacts are. `sources` is optional: without it no source has a data version.

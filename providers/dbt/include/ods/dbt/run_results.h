@@ -12,12 +12,11 @@
 
 namespace ods::dbt {
 
-inline constexpr std::string_view kRunResultsSchemaV6 =
-    "https://schemas.getdbt.com/dbt/run-results/v6.json";
+inline constexpr std::string_view kRunResultsSchemaV6 = "https://schemas.getdbt.com/dbt/run-results/v6.json";
 
 struct NodeResult {
   std::string unique_id;
-  std::string status;             // "success", "error", "skipped", "pass", "fail", "warn", ...
+  std::string status;              // "success", "error", "skipped", "pass", "fail", "warn", ...
   std::string execute_started_at;  // ISO-8601 UTC of the "execute" timing; "" when it did not execute
   std::string message;
   double execution_seconds = 0;  // dbt's execution_time; 0 when not reported
