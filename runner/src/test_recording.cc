@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "project_loader.h"
@@ -81,14 +82,9 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
     return report(ctx, loaded.error());
   }
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before dbt test started
-  auto next = planner::record(project->inputs, &run.head.snapshot, loaded->outcome);
-  if (!next) return report(ctx, {next.error().code, next.error().message + "; nothing recorded"});
-  auto committed = run.store.commit(run.scope, run.head.stored.id, loaded->outcome.run_id, planner::to_json(*next));
+  auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
-    std::string why = committed.error().code == "conflict"
-                          ? "another writer recorded state for " + run.scope + " during this run"
-                          : committed.error().message;
-    return report(ctx, {committed.error().code, "the checks ran but were not recorded: " + why +
+    return report(ctx, {committed.error().code, "the checks ran but were not recorded: " + committed.error().message +
                                                     "; the next `ods state test` decides against the newer state"});
   }
   const std::string outcome = dbt_test.exit_code == 0 ? "tested" : "tests_failed";
@@ -105,7 +101,7 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               planner::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.checks, false),
                               details.dump(),
-                              committed->id};
+                              committed->stored.id};
   if (auto appended = run.store.append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
