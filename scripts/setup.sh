@@ -17,6 +17,7 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
+  libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format
 )
 
