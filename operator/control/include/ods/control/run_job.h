@@ -1,0 +1,57 @@
+#pragma once
+// The runner Job of a DbtRun and the Secret holding the run's callback token (docs/kubernetes.md,
+// "The Job a run gets"). Pure functions: the reconciler creates what they return.
+//
+// The Job (batch/v1): owner reference to the run; backoffLimit 0; activeDeadlineSeconds from the
+// project's spec.policies.runTimeout (default 1h); one container `runner` with the project's
+// image and command `ods pod`; the profile Secret mounted read-only at /var/run/ods/profile
+// (profiles.yml) and the token Secret at /var/run/ods/run (token), both only into this pod;
+// writable emptyDirs for /tmp and /var/run/ods/work (dbt's target and logs); pod
+// securityContext runAsNonRoot with a non-zero user, seccomp RuntimeDefault; container
+// allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL; no
+// service-account token; resources from spec.runnerPodTemplate or the defaults below.
+// Environment: ODS_CALLBACK_URL, ODS_RUN (namespace/name), ODS_RUN_TOKEN_FILE, DBT_PROFILES_DIR,
+// ODS_PROJECT_DIR (image source; or ODS_GIT_URL/REVISION/PATH for a git source, checked out
+// under the work dir), ODS_TARGET, ODS_SELECT / ODS_EXCLUDE (space-separated; the run's
+// selection, else the project's), ODS_RUN_TESTS, DBT_TARGET_PATH, DBT_LOG_PATH, HOME, then the
+// template's env (names the operator sets are not overridden).
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ods/planner/result.h"
+
+namespace ods::control {
+
+using Json = nlohmann::json;
+
+inline constexpr std::string_view kRunTokenDir = "/var/run/ods/run";
+inline constexpr std::string_view kRunTokenFile = "/var/run/ods/run/token";
+inline constexpr std::string_view kProfileDir = "/var/run/ods/profile";
+inline constexpr std::string_view kWorkDir = "/var/run/ods/work";
+
+struct RunJobOptions {
+  std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)
+  std::int64_t run_as_user = 65532;
+  Json default_resources = {{"requests", {{"cpu", "250m"}, {"memory", "512Mi"}}},
+                            {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}};
+};
+
+// The Job's name for run `run_name` (at most 63 characters, as Job names must be).
+std::string runner_job_name(std::string_view run_name);
+// The token Secret's name for run `run_name`.
+std::string run_token_secret_name(std::string_view run_name);
+
+// The Secret (type Opaque, key "token") for `run`, owned by the run.
+Json run_token_secret(const Json& run, const std::string& token);
+// The Job for `run` of `project`; error "invalid_project" when spec.policies.runTimeout is not a
+// duration.
+[[nodiscard]] Result<Json> runner_job(const Json& run, const Json& project, const RunJobOptions& options);
+
+// "90s", "45m", "1h30m" → seconds; nullopt when not such a duration (or zero).
+std::optional<std::chrono::seconds> parse_run_timeout(std::string_view text);
+
+}  // namespace ods::control

@@ -1,0 +1,171 @@
+#include "ods/control/run_job.h"
+
+#include <charconv>
+#include <set>
+
+#include "ods/control/objects.h"
+
+namespace ods::control {
+namespace {
+
+Json env_var(std::string name, std::string value) { return {{"name", std::move(name)}, {"value", std::move(value)}}; }
+
+std::string joined(const Json& list) {
+  std::string out;
+  if (!list.is_array()) return out;
+  for (const Json& item : list) {
+    if (!item.is_string()) continue;
+    if (!out.empty()) out += ' ';
+    out += item.get<std::string>();
+  }
+  return out;
+}
+
+Json labels_for(const Json& run) {
+  return {{kProjectLabel, string_at(run, "/spec/projectRef/name")},
+          {kRunLabel, string_at(run, "/metadata/name")},
+          {kManagedByLabel, kComponent}};
+}
+
+Json environment(const Json& run, const Json& project, const RunJobOptions& options) {
+  const kube::ObjectKey run_key = key_of(run);
+  Json env = Json::array({env_var("ODS_CALLBACK_URL", options.callback_url), env_var("ODS_RUN", run_key.str()),
+                          env_var("ODS_RUN_TOKEN_FILE", std::string(kRunTokenFile)),
+                          env_var("DBT_PROFILES_DIR", std::string(kProfileDir))});
+  if (const std::string path = string_at(project, "/spec/source/image/path"); !path.empty()) {
+    env.push_back(env_var("ODS_PROJECT_DIR", path));
+  } else {
+    const std::string git_path = string_at(project, "/spec/source/git/path");
+    env.push_back(env_var("ODS_GIT_URL", string_at(project, "/spec/source/git/url")));
+    env.push_back(env_var("ODS_GIT_REVISION", string_at(project, "/spec/source/git/revision", "main")));
+    env.push_back(env_var("ODS_GIT_PATH", git_path));
+    env.push_back(env_var("ODS_PROJECT_DIR",
+                          std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
+  }
+  env.push_back(env_var("ODS_TARGET", string_at(project, "/spec/target")));
+  const Json::json_pointer run_selection("/spec/selection");
+  const Json& selection = run.contains(run_selection) ? run.at(run_selection)
+                                                      : project.value("spec", Json::object()).value("selection", Json());
+  env.push_back(env_var("ODS_SELECT", joined(selection.is_object() ? selection.value("select", Json()) : Json())));
+  env.push_back(env_var("ODS_EXCLUDE", joined(selection.is_object() ? selection.value("exclude", Json()) : Json())));
+  const Json::json_pointer run_tests_at("/spec/policies/runTests");
+  const bool run_tests = !project.contains(run_tests_at) || project.at(run_tests_at) != false;
+  env.push_back(env_var("ODS_RUN_TESTS", run_tests ? "true" : "false"));
+  env.push_back(env_var("DBT_TARGET_PATH", std::string(kWorkDir) + "/target"));
+  env.push_back(env_var("DBT_LOG_PATH", std::string(kWorkDir) + "/logs"));
+  env.push_back(env_var("HOME", "/tmp"));
+  std::set<std::string> ours;
+  for (const Json& item : env) ours.insert(item["name"].get<std::string>());
+  const Json::json_pointer extra_at("/spec/runnerPodTemplate/env");
+  if (project.contains(extra_at) && project.at(extra_at).is_array()) {
+    for (const Json& item : project.at(extra_at)) {
+      const std::string name = item.value("name", "");
+      if (name.empty() || ours.contains(name)) continue;
+      env.push_back(env_var(name, item.value("value", "")));
+    }
+  }
+  return env;
+}
+
+}  // namespace
+
+std::string runner_job_name(std::string_view run_name) { return bounded_name(run_name, "", 63); }
+
+std::string run_token_secret_name(std::string_view run_name) { return bounded_name(run_name, "-run-token", 253); }
+
+std::optional<std::chrono::seconds> parse_run_timeout(std::string_view text) {
+  long long total = 0;
+  std::size_t at = 0;
+  if (text.empty()) return std::nullopt;
+  while (at < text.size()) {
+    long long value = 0;
+    const auto [end, error] = std::from_chars(text.data() + at, text.data() + text.size(), value);
+    if (error != std::errc{} || end == text.data() + text.size()) return std::nullopt;
+    const char unit = *end;
+    const long long scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
+    if (scale == 0) return std::nullopt;
+    total += value * scale;
+    at = static_cast<std::size_t>(end - text.data()) + 1;
+  }
+  if (total <= 0) return std::nullopt;
+  return std::chrono::seconds(total);
+}
+
+Json run_token_secret(const Json& run, const std::string& token) {
+  const kube::ObjectKey key = key_of(run);
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"type", "Opaque"},
+          {"metadata",
+           {{"name", run_token_secret_name(key.name)},
+            {"namespace", key.namespace_name},
+            {"labels", labels_for(run)},
+            {"ownerReferences", Json::array({controller_reference(run)})}}},
+          {"stringData", {{"token", token}}}};
+}
+
+Result<Json> runner_job(const Json& run, const Json& project, const RunJobOptions& options) {
+  const kube::ObjectKey key = key_of(run);
+  const std::string timeout_text = string_at(project, "/spec/policies/runTimeout", "1h");
+  const auto timeout = parse_run_timeout(timeout_text);
+  if (!timeout) {
+    return fail("invalid_project", "DbtProject " + string_at(project, "/metadata/name") +
+                                       ": spec.policies.runTimeout \"" + timeout_text +
+                                       "\" is not a duration such as 90s, 45m or 1h30m");
+  }
+  const Json::json_pointer template_at("/spec/runnerPodTemplate");
+  const Json pod_template = project.contains(template_at) ? project.at(template_at) : Json::object();
+  Json container = {
+      {"name", "runner"},
+      {"image", string_at(project, "/spec/image")},
+      {"command", {"ods", "pod"}},
+      {"env", environment(run, project, options)},
+      {"resources", pod_template.value("resources", options.default_resources)},
+      {"volumeMounts",
+       {{{"name", "profile"}, {"mountPath", kProfileDir}, {"readOnly", true}},
+        {{"name", "run-token"}, {"mountPath", kRunTokenDir}, {"readOnly", true}},
+        {{"name", "work"}, {"mountPath", kWorkDir}},
+        {{"name", "tmp"}, {"mountPath", "/tmp"}}}},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"runAsNonRoot", true},
+        {"runAsUser", options.run_as_user},
+        {"capabilities", {{"drop", {"ALL"}}}}}}};
+  Json pod_spec = {
+      {"restartPolicy", "Never"},
+      {"automountServiceAccountToken", false},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", options.run_as_user},
+        {"runAsGroup", options.run_as_user},
+        {"fsGroup", options.run_as_user},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", Json::array({container})},
+      {"volumes",
+       {{{"name", "profile"},
+         {"secret",
+          {{"secretName", string_at(project, "/spec/profileSecretRef/name")},
+           {"items", {{{"key", string_at(project, "/spec/profileSecretRef/key", "profiles.yml")},
+                       {"path", "profiles.yml"}}}},
+           {"defaultMode", 0440}}}},
+        {{"name", "run-token"},
+         {"secret", {{"secretName", run_token_secret_name(key.name)}, {"defaultMode", 0440}}}},
+        {{"name", "work"}, {"emptyDir", Json::object()}},
+        {{"name", "tmp"}, {"emptyDir", Json::object()}}}}};
+  if (pod_template.contains("serviceAccountName")) pod_spec["serviceAccountName"] = pod_template["serviceAccountName"];
+  if (pod_template.contains("nodeSelector")) pod_spec["nodeSelector"] = pod_template["nodeSelector"];
+  return Json{{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata",
+               {{"name", runner_job_name(key.name)},
+                {"namespace", key.namespace_name},
+                {"labels", labels_for(run)},
+                {"ownerReferences", Json::array({controller_reference(run)})}}},
+              {"spec",
+               {{"backoffLimit", 0},
+                {"activeDeadlineSeconds", timeout->count()},
+                {"template", {{"metadata", {{"labels", labels_for(run)}}}, {"spec", pod_spec}}}}}};
+}
+
+}  // namespace ods::control

@@ -1,0 +1,112 @@
+#include "ods/control/run_reconciler.h"
+
+#include "ods/control/objects.h"
+#include "project_runs.h"
+
+namespace ods::control {
+namespace {
+
+namespace res = kube::resources;
+
+// The Job's condition of `type` with status True, or nullptr.
+const Json* true_condition(const Json& job, std::string_view type) {
+  const Json::json_pointer at("/status/conditions");
+  if (!job.contains(at) || !job.at(at).is_array()) return nullptr;
+  for (const Json& item : job.at(at)) {
+    if (item.value("type", "") == type && item.value("status", "") == "True") return &item;
+  }
+  return nullptr;
+}
+
+Result<void> as_void(const Result<Json>& written) {
+  if (!written) return std::unexpected(written.error());
+  return {};
+}
+
+}  // namespace
+
+Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) {
+  auto found = client_.find(res::kDbtRuns, key);
+  if (!found) return std::unexpected(api_failure("reading DbtRun " + key.str(), found.error()));
+  if (!found->has_value() || run_finished(**found)) return ReconcileResult{};
+  const Json& run = **found;
+  const std::string recorded_job = string_at(run, "/status/jobName");
+  const std::string job_name = recorded_job.empty() ? runner_job_name(key.name) : recorded_job;
+  auto job = client_.find(res::kJobs, {key.namespace_name, job_name});
+  if (!job) return std::unexpected(api_failure("reading Job " + key.namespace_name + "/" + job_name, job.error()));
+  Result<void> done;
+  if (job->has_value()) {
+    done = follow(run, **job);
+  } else if (!recorded_job.empty()) {
+    done = fail_run(key, "JobVanished",
+                    "the runner Job " + job_name + " was deleted before the run finished; the state stays as it was");
+  } else {
+    done = start(run);
+  }
+  if (!done) return std::unexpected(done.error());
+  return ReconcileResult{};
+}
+
+Result<void> DbtRunReconciler::start(const Json& run) {
+  const kube::ObjectKey key = key_of(run);
+  const std::string project_name = string_at(run, "/spec/projectRef/name");
+  auto project = client_.find(res::kDbtProjects, {key.namespace_name, project_name});
+  if (!project) return std::unexpected(api_failure("reading DbtProject " + project_name, project.error()));
+  if (!project->has_value()) {
+    return fail_run(key, "ProjectNotFound", "DbtProject " + project_name + " does not exist in " + key.namespace_name);
+  }
+  auto job = runner_job(run, **project, job_options_);
+  if (!job) return fail_run(key, "InvalidProject", job.error().message);
+
+  const kube::ObjectKey secret_key{key.namespace_name, run_token_secret_name(key.name)};
+  auto secret = client_.find(res::kSecrets, secret_key);
+  if (!secret) return std::unexpected(api_failure("reading Secret " + secret_key.str(), secret.error()));
+  if (!secret->has_value()) {
+    auto created = client_.create(res::kSecrets, key.namespace_name, run_token_secret(run, token_source_(run)));
+    if (!created && !created.error().conflict()) {
+      return std::unexpected(api_failure("creating the run token Secret " + secret_key.str(), created.error()));
+    }
+  }
+  const std::string job_name = (*job)["metadata"]["name"];
+  auto created = client_.create(res::kJobs, key.namespace_name, *job);
+  if (!created && !created.error().conflict()) {
+    return std::unexpected(api_failure("creating the runner Job " + key.namespace_name + "/" + job_name,
+                                       created.error()));
+  }
+  if (created) events_.record(run, EventType::normal, "JobCreated", "created the runner Job " + job_name);
+  return as_void(status_.set_phase(key, phase::kPending,
+                                   {{"jobName", job_name},
+                                    {"reason", "JobCreated"},
+                                    {"message", "waiting for the runner pod of Job " + job_name}}));
+}
+
+Result<void> DbtRunReconciler::follow(const Json& run, const Json& job) {
+  const kube::ObjectKey key = key_of(run);
+  const std::string job_name = string_at(job, "/metadata/name");
+  if (const Json* failed = true_condition(job, "Failed")) {
+    return fail_run(key, failed->value("reason", "JobFailed"),
+                    "the runner Job " + job_name + " failed: " + failed->value("message", "(no message)") +
+                        "; the state stays as it was");
+  }
+  if (true_condition(job, "Complete") != nullptr) {
+    return fail_run(key, "NoResult",
+                    "the runner Job " + job_name + " completed but the run never reported its results (phase " +
+                        string_at(run, "/status/phase", "none") + "); the state stays as it was");
+  }
+  Json summary = Json::object();
+  if (string_at(run, "/status/jobName").empty()) summary["jobName"] = job_name;
+  const std::string started = string_at(job, "/status/startTime");
+  if (!started.empty() && string_at(run, "/status/startTime").empty()) summary["startTime"] = started;
+  if (summary.empty()) return {};
+  const std::string current = string_at(run, "/status/phase", std::string(phase::kPending));
+  return as_void(status_.set_phase(key, current, summary));
+}
+
+Result<void> DbtRunReconciler::fail_run(const kube::ObjectKey& key, const std::string& reason,
+                                        const std::string& message) {
+  auto written = status_.set_phase(key, phase::kFailed, {{"reason", reason}, {"message", message}});
+  if (!written && written.error().code == "run_finished") return {};  // finished meanwhile
+  return as_void(written);
+}
+
+}  // namespace ods::control
