@@ -43,8 +43,7 @@ std::string upper(std::string_view text) {
 }
 
 Error field_error(const FieldSpec& field, std::string_view schedule, const std::string& why) {
-  return Error{"invalid_schedule",
-               "schedule \"" + std::string(schedule) + "\": " + field.name + " field: " + why};
+  return Error{"invalid_schedule", "schedule \"" + std::string(schedule) + "\": " + field.name + " field: " + why};
 }
 
 // One value of a field: a number or (month, weekday) a name.
@@ -53,9 +52,9 @@ Result<int> parse_value(const FieldSpec& field, std::string_view schedule, std::
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error == std::errc{} && end == text.data() + text.size()) {
     if (value < field.min || value > field.max) {
-      return std::unexpected(field_error(field, schedule,
-                                         std::to_string(value) + " is out of range " + std::to_string(field.min) +
-                                             "-" + std::to_string(field.max)));
+      return std::unexpected(field_error(
+          field, schedule,
+          std::to_string(value) + " is out of range " + std::to_string(field.min) + "-" + std::to_string(field.max)));
     }
     return value;
   }
@@ -66,12 +65,10 @@ Result<int> parse_value(const FieldSpec& field, std::string_view schedule, std::
       if (name == field.names[i]) return field.names == kMonthNames ? i + 1 : i;
     }
   }
-  const std::string expected = field.names == nullptr ? "a number"
-                               : field.names == kMonthNames
-                                   ? "a number or a month name (JAN-DEC)"
-                                   : "a number or a weekday name (SUN-SAT)";
-  return std::unexpected(
-      field_error(field, schedule, "\"" + std::string(text) + "\" is not " + expected));
+  const std::string expected = field.names == nullptr       ? "a number"
+                               : field.names == kMonthNames ? "a number or a month name (JAN-DEC)"
+                                                            : "a number or a weekday name (SUN-SAT)";
+  return std::unexpected(field_error(field, schedule, "\"" + std::string(text) + "\" is not " + expected));
 }
 
 // One list item: `*`, `a`, `a-b`, each optionally `/step`. Sets the matching bits of `bits`.
@@ -84,9 +81,9 @@ Result<void> parse_item(const FieldSpec& field, std::string_view schedule, std::
     const std::string_view step_text = item.substr(slash + 1);
     const auto [end, error] = std::from_chars(step_text.data(), step_text.data() + step_text.size(), step);
     if (error != std::errc{} || end != step_text.data() + step_text.size() || step < 1 || step > field.max) {
-      return std::unexpected(field_error(field, schedule,
-                                         "step \"" + std::string(step_text) + "\" must be a number from 1 to " +
-                                             std::to_string(field.max)));
+      return std::unexpected(field_error(
+          field, schedule,
+          "step \"" + std::string(step_text) + "\" must be a number from 1 to " + std::to_string(field.max)));
     }
     range = item.substr(0, slash);
     has_step = true;
@@ -117,7 +114,8 @@ Result<void> parse_item(const FieldSpec& field, std::string_view schedule, std::
 Result<std::vector<bool>> parse_field(const FieldSpec& field, std::string_view schedule, std::string_view text) {
   std::vector<bool> bits(static_cast<std::size_t>(field.max) + 1, false);
   for (const std::string_view item : split(text, ',')) {
-    if (item.empty()) return std::unexpected(field_error(field, schedule, "empty list item in \"" + std::string(text) + "\""));
+    if (item.empty())
+      return std::unexpected(field_error(field, schedule, "empty list item in \"" + std::string(text) + "\""));
     if (auto parsed = parse_item(field, schedule, item, bits); !parsed) return std::unexpected(parsed.error());
   }
   return bits;

@@ -5,8 +5,7 @@
 
 namespace ods::control {
 
-bool EventRecorder::record(const Json& object, EventType type, const std::string& reason,
-                           const std::string& message) {
+bool EventRecorder::record(const Json& object, EventType type, const std::string& reason, const std::string& message) {
   const kube::ObjectKey key = key_of(object);
   const std::string now = format_time(clock_.now());
   const Json event = {

@@ -71,8 +71,8 @@ std::string bounded_name(std::string_view base, std::string_view suffix, std::si
 namespace ods::control {
 
 Error api_failure(std::string_view what, const kube::ApiError& error) {
-  return Error{"kube_api", std::string(what) + ": " + std::to_string(error.status) + " " + error.reason + ": " +
-                               error.message};
+  return Error{"kube_api",
+               std::string(what) + ": " + std::to_string(error.status) + " " + error.reason + ": " + error.message};
 }
 
 }  // namespace ods::control

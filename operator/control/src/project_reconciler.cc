@@ -69,11 +69,12 @@ class ProjectPass {
 
   Result<ScheduleOutcome> schedule() {
     const std::string text = string_at(project_, "/spec/schedule");
-    if (text.empty()) return ScheduleOutcome{"Unscheduled", "no spec.schedule: a run starts when a DbtRun is created", {}, {}};
+    if (text.empty())
+      return ScheduleOutcome{"Unscheduled", "no spec.schedule: a run starts when a DbtRun is created", {}, {}};
     auto cron = CronSchedule::parse(text);
     if (!cron) {
-      const Json* stalled = find_condition(project_.value("status", Json::object()).value("conditions", Json()),
-                                           condition::kStalled);
+      const Json conditions = project_.value("status", Json::object()).value("conditions", Json());
+      const Json* stalled = find_condition(conditions, condition::kStalled);
       const std::string message = "spec.schedule: " + cron.error().message;
       if (stalled == nullptr || stalled->value("message", "") != message) {
         events_.record(project_, EventType::warning, "InvalidSchedule", message);
@@ -170,24 +171,25 @@ class ProjectPass {
                generation};
     }
     set_condition(conditions, ready, now_);
-    set_condition(conditions,
-                  {std::string(condition::kStalled),
-                   std::string(outcome.stalled_message ? condition::kTrue : condition::kFalse), "InvalidSchedule",
-                   outcome.stalled_message.value_or(""), generation},
-                  now_);
+    set_condition(
+        conditions,
+        {std::string(condition::kStalled), std::string(outcome.stalled_message ? condition::kTrue : condition::kFalse),
+         "InvalidSchedule", outcome.stalled_message.value_or(""), generation},
+        now_);
     Condition reconciling{std::string(condition::kReconciling), std::string(condition::kFalse), "RunActive", "",
                           generation};
     if (!runs_.active.empty()) {
       const Json& active = runs_.active.back();
       reconciling.status = condition::kTrue;
-      reconciling.message = "run " + string_at(active, "/metadata/name") + " is " +
-                            string_at(active, "/status/phase", "Pending");
+      reconciling.message =
+          "run " + string_at(active, "/metadata/name") + " is " + string_at(active, "/status/phase", "Pending");
     }
     set_condition(conditions, reconciling, now_);
     status["conditions"] = conditions;
     if (status == old_status) return {};
     auto written = client_.merge_patch(res::kDbtProjects, key_, {{"status", status}}, kube::Subresource::status);
-    if (!written) return std::unexpected(api_failure("writing the status of DbtProject " + key_.str(), written.error()));
+    if (!written)
+      return std::unexpected(api_failure("writing the status of DbtProject " + key_.str(), written.error()));
     return {};
   }
 

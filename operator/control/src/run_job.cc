@@ -39,13 +39,14 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
     env.push_back(env_var("ODS_GIT_URL", string_at(project, "/spec/source/git/url")));
     env.push_back(env_var("ODS_GIT_REVISION", string_at(project, "/spec/source/git/revision", "main")));
     env.push_back(env_var("ODS_GIT_PATH", git_path));
-    env.push_back(env_var("ODS_PROJECT_DIR",
-                          std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
+    env.push_back(
+        env_var("ODS_PROJECT_DIR", std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
   }
   env.push_back(env_var("ODS_TARGET", string_at(project, "/spec/target")));
   const Json::json_pointer run_selection("/spec/selection");
-  const Json& selection = run.contains(run_selection) ? run.at(run_selection)
-                                                      : project.value("spec", Json::object()).value("selection", Json());
+  const Json& selection = run.contains(run_selection)
+                              ? run.at(run_selection)
+                              : project.value("spec", Json::object()).value("selection", Json());
   env.push_back(env_var("ODS_SELECT", joined(selection.is_object() ? selection.value("select", Json()) : Json())));
   env.push_back(env_var("ODS_EXCLUDE", joined(selection.is_object() ? selection.value("exclude", Json()) : Json())));
   const Json::json_pointer run_tests_at("/spec/policies/runTests");
@@ -115,23 +116,22 @@ Result<Json> runner_job(const Json& run, const Json& project, const RunJobOption
   }
   const Json::json_pointer template_at("/spec/runnerPodTemplate");
   const Json pod_template = project.contains(template_at) ? project.at(template_at) : Json::object();
-  Json container = {
-      {"name", "runner"},
-      {"image", string_at(project, "/spec/image")},
-      {"command", {"ods", "pod"}},
-      {"env", environment(run, project, options)},
-      {"resources", pod_template.value("resources", options.default_resources)},
-      {"volumeMounts",
-       {{{"name", "profile"}, {"mountPath", kProfileDir}, {"readOnly", true}},
-        {{"name", "run-token"}, {"mountPath", kRunTokenDir}, {"readOnly", true}},
-        {{"name", "work"}, {"mountPath", kWorkDir}},
-        {{"name", "tmp"}, {"mountPath", "/tmp"}}}},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"readOnlyRootFilesystem", true},
-        {"runAsNonRoot", true},
-        {"runAsUser", options.run_as_user},
-        {"capabilities", {{"drop", {"ALL"}}}}}}};
+  Json container = {{"name", "runner"},
+                    {"image", string_at(project, "/spec/image")},
+                    {"command", {"ods", "pod"}},
+                    {"env", environment(run, project, options)},
+                    {"resources", pod_template.value("resources", options.default_resources)},
+                    {"volumeMounts",
+                     {{{"name", "profile"}, {"mountPath", kProfileDir}, {"readOnly", true}},
+                      {{"name", "run-token"}, {"mountPath", kRunTokenDir}, {"readOnly", true}},
+                      {{"name", "work"}, {"mountPath", kWorkDir}},
+                      {{"name", "tmp"}, {"mountPath", "/tmp"}}}},
+                    {"securityContext",
+                     {{"allowPrivilegeEscalation", false},
+                      {"readOnlyRootFilesystem", true},
+                      {"runAsNonRoot", true},
+                      {"runAsUser", options.run_as_user},
+                      {"capabilities", {{"drop", {"ALL"}}}}}}};
   Json pod_spec = {
       {"restartPolicy", "Never"},
       {"automountServiceAccountToken", false},
@@ -146,11 +146,10 @@ Result<Json> runner_job(const Json& run, const Json& project, const RunJobOption
        {{{"name", "profile"},
          {"secret",
           {{"secretName", string_at(project, "/spec/profileSecretRef/name")},
-           {"items", {{{"key", string_at(project, "/spec/profileSecretRef/key", "profiles.yml")},
-                       {"path", "profiles.yml"}}}},
+           {"items",
+            {{{"key", string_at(project, "/spec/profileSecretRef/key", "profiles.yml")}, {"path", "profiles.yml"}}}},
            {"defaultMode", 0440}}}},
-        {{"name", "run-token"},
-         {"secret", {{"secretName", run_token_secret_name(key.name)}, {"defaultMode", 0440}}}},
+        {{"name", "run-token"}, {"secret", {{"secretName", run_token_secret_name(key.name)}, {"defaultMode", 0440}}}},
         {{"name", "work"}, {"emptyDir", Json::object()}},
         {{"name", "tmp"}, {"emptyDir", Json::object()}}}}};
   if (pod_template.contains("serviceAccountName")) pod_spec["serviceAccountName"] = pod_template["serviceAccountName"];

@@ -70,14 +70,13 @@ Result<void> DbtRunReconciler::start(const Json& run) {
   const std::string job_name = (*job)["metadata"]["name"];
   auto created = client_.create(res::kJobs, key.namespace_name, *job);
   if (!created && !created.error().conflict()) {
-    return std::unexpected(api_failure("creating the runner Job " + key.namespace_name + "/" + job_name,
-                                       created.error()));
+    return std::unexpected(
+        api_failure("creating the runner Job " + key.namespace_name + "/" + job_name, created.error()));
   }
   if (created) events_.record(run, EventType::normal, "JobCreated", "created the runner Job " + job_name);
-  return as_void(status_.set_phase(key, phase::kPending,
-                                   {{"jobName", job_name},
-                                    {"reason", "JobCreated"},
-                                    {"message", "waiting for the runner pod of Job " + job_name}}));
+  return as_void(status_.set_phase(
+      key, phase::kPending,
+      {{"jobName", job_name}, {"reason", "JobCreated"}, {"message", "waiting for the runner pod of Job " + job_name}}));
 }
 
 Result<void> DbtRunReconciler::follow(const Json& run, const Json& job) {

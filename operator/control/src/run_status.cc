@@ -79,8 +79,8 @@ Result<Json> RunStatus::set_phase(const kube::ObjectKey& key, std::string_view p
       return fail("run_finished", "DbtRun " + key.str() + " already " + current + "; its status no longer changes");
     }
     if (phase_rank(phase_name) < phase_rank(current)) {
-      return fail("invalid_transition", "DbtRun " + key.str() + " is " + current + "; it cannot go back to " +
-                                            std::string(phase_name));
+      return fail("invalid_transition",
+                  "DbtRun " + key.str() + " is " + current + "; it cannot go back to " + std::string(phase_name));
     }
     Json updated = run;
     updated["status"] = next_status(run, phase_name, summary, clock_.now());

@@ -92,8 +92,8 @@ std::optional<std::string> WorkQueue::get() {
       ready_.wait(lock);
     } else {
       const auto until_due = waiting_by_time_.begin()->first - clock_.now();
-      ready_.wait_for(lock, std::clamp<std::chrono::system_clock::duration>(
-                                until_due, std::chrono::milliseconds(1), options_.poll_interval));
+      ready_.wait_for(lock, std::clamp<std::chrono::system_clock::duration>(until_due, std::chrono::milliseconds(1),
+                                                                            options_.poll_interval));
     }
   }
   return std::nullopt;

@@ -5,7 +5,9 @@
 namespace ods::control::testing {
 namespace {
 
-std::string path_of(const Resource& resource) { return resource.group + "/" + resource.version + "/" + resource.plural; }
+std::string path_of(const Resource& resource) {
+  return resource.group + "/" + resource.version + "/" + resource.plural;
+}
 
 bool has_status_subresource(const Resource& resource) {
   return resource.plural != "secrets" && resource.plural != "events" && resource.plural != "leases";

@@ -30,8 +30,7 @@ class ReconcileMetrics {
 // ReconcileMetrics that keeps counts in memory (tests; a simple /metrics source).
 class ReconcileCounters final : public ReconcileMetrics {
  public:
-  void reconciled(const std::string& controller, const std::string& result,
-                  std::chrono::nanoseconds duration) override;
+  void reconciled(const std::string& controller, const std::string& result, std::chrono::nanoseconds duration) override;
   std::uint64_t total(const std::string& controller, const std::string& result) const;
   std::chrono::nanoseconds total_duration(const std::string& controller) const;
 
