@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "fake_client.h"
+#include "fake_clock.h"
 #include "ods/control/events.h"
 
 namespace ods::control {

@@ -107,7 +107,10 @@ ApiResult<Json> FakeClient::get(const Resource& resource, const ObjectKey& key) 
 ApiResult<std::optional<Json>> FakeClient::find(const Resource& resource, const ObjectKey& key) {
   {
     std::lock_guard lock(mutex_);
-    if (auto failure = count_and_maybe_fail("find", resource)) return std::unexpected(*failure);
+    if (auto failure = count_and_maybe_fail("find", resource)) {
+      if (failure->not_found()) return std::optional<Json>{};  // a stale read
+      return std::unexpected(*failure);
+    }
     const auto& objects = store_[path_of(resource)];
     const auto found = objects.find(key.str());
     if (found == objects.end()) return std::optional<Json>{};

@@ -41,7 +41,7 @@ class FakeClient final : public kube::Client {
                                                       const kube::WatchOptions& options) override;
 
   // The next call of `verb` ("get", "find", "list", "create", "replace", "merge_patch", "remove")
-  // on `resource` answers `error`.
+  // on `resource` answers `error`; a 404 for "find" answers "absent" (a stale read).
   void fail_next(const std::string& verb, const Resource& resource, ApiError error);
   // How many calls of `verb` on `resource` were made (failed ones included).
   int calls(const std::string& verb, const Resource& resource) const;

@@ -118,8 +118,7 @@ TEST_F(ProjectReconcilerTest, ARestartedOperatorFindsTheRunItCreatedBeforeWritin
   earlier["spec"]["trigger"] = "Schedule";
   store(client_, res::kDbtRuns, earlier);  // created by the previous operator, which then died
   Json finished_status = {{"phase", "Succeeded"}, {"completionTime", "2026-03-02T06:00:20Z"}};
-  client_.merge_patch(res::kDbtRuns, {"ns", "shop-29540520"}, {{"status", finished_status}},
-                      kube::Subresource::status);
+  client_.merge_patch(res::kDbtRuns, {"ns", "shop-29540520"}, {{"status", finished_status}}, kube::Subresource::status);
   auto result = reconcile();
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(runs().size(), 1u);
