@@ -45,12 +45,11 @@ TEST(Controller, ErrorsBackOffSuccessForgetsAndRequeueAfterSchedules) {
   ScriptedReconciler reconciler;
   ReconcileCounters counters;
   std::vector<std::string> errors;
-  Controller controller({.name = "dbtrun",
-                         .workers = 1,
-                         .on_error = [&](const std::string& key, const Error& error) {
-                           errors.push_back(key + ": " + error.message);
-                         }},
-                        queue, reconciler, &counters);
+  Controller controller(
+      {.name = "dbtrun",
+       .workers = 1,
+       .on_error = [&](const std::string& key, const Error& error) { errors.push_back(key + ": " + error.message); }},
+      queue, reconciler, &counters);
   reconciler.script("ns/r1", {fail("kube_api", "boom"), fail("kube_api", "boom again"),
                               ReconcileResult{std::chrono::milliseconds(10min)}, ReconcileResult{}});
   queue.add("ns/r1");
