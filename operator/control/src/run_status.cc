@@ -90,9 +90,10 @@ Result<Json> RunStatus::set_phase(const kube::ObjectKey& key, std::string_view p
     if (!written) return std::unexpected(api_failure("writing the status of DbtRun " + key.str(), written.error()));
     if (phase_rank(phase_name) == kFinishedRank) {
       const bool succeeded = phase_name == phase::kSucceeded;
+      const std::string message = string_at(*written, "/status/message");
       events_.record(*written, succeeded ? EventType::normal : EventType::warning,
                      succeeded ? "RunSucceeded" : "RunFailed",
-                     string_at(*written, "/status/reason") + ": " + string_at(*written, "/status/message"));
+                     succeeded ? message : string_at(*written, "/status/reason") + ": " + message);
     }
     return *written;
   }
