@@ -176,12 +176,15 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
   }
   auto write_status = [&](const std::optional<PodResult>& result) -> std::expected<void, std::string> {
     const std::string now = now_text();
-    auto pod_written = client_.merge_patch(res::kPods, pod_key, {{"status", standin::pod_status(job, result, started, now)}},
-                                           ods::kube::Subresource::status);
-    if (!pod_written) return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + pod_written.error().message);
+    auto pod_written =
+        client_.merge_patch(res::kPods, pod_key, {{"status", standin::pod_status(job, result, started, now)}},
+                            ods::kube::Subresource::status);
+    if (!pod_written)
+      return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + pod_written.error().message);
     auto job_written = client_.merge_patch(res::kJobs, job_key, {{"status", standin::job_status(result, started, now)}},
                                            ods::kube::Subresource::status);
-    if (!job_written) return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
+    if (!job_written)
+      return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
     return {};
   };
   if (auto running = write_status(std::nullopt); !running) return std::unexpected(running.error());
@@ -208,7 +211,8 @@ PodResult KubeletStandin::execute(const Json& job, const std::filesystem::path& 
   }
   std::vector<std::string> env_lines;
   for (const auto& [name, value] : environment) env_lines.push_back(name + "=" + value);
-  if (!environment.contains("PATH")) env_lines.push_back(std::string("PATH=") + (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"));
+  if (!environment.contains("PATH"))
+    env_lines.push_back(std::string("PATH=") + (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"));
   std::vector<char*> args, envp;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -239,8 +243,8 @@ PodResult KubeletStandin::execute(const Json& job, const std::filesystem::path& 
   }
   const Json::json_pointer deadline_at("/spec/activeDeadlineSeconds");
   const bool has_deadline = job.contains(deadline_at);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::seconds(has_deadline ? job.at(deadline_at).get<long long>() : 0);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(has_deadline ? job.at(deadline_at).get<long long>() : 0);
   int status = 0;
   bool deadline_hit = false;
   while (::waitpid(pid, &status, WNOHANG) == 0) {

@@ -64,8 +64,8 @@ std::map<std::string, std::string> environment(const Json& job, const std::map<s
 class KubeletStandin {
  public:
   struct Options {
-    std::string namespace_name;         // the namespace whose Jobs it runs
-    std::filesystem::path root;         // where pods' folders go (created)
+    std::string namespace_name;                      // the namespace whose Jobs it runs
+    std::filesystem::path root;                      // where pods' folders go (created)
     std::map<std::string, std::string> executables;  // command name → path
   };
 

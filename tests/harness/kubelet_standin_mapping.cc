@@ -15,8 +15,8 @@ std::string exit_reason(const PodResult& result) {
 }
 
 Json job_condition(const char* type, const std::string& reason, const std::string& message, const std::string& now) {
-  return {{"type", type},           {"status", "True"},         {"reason", reason},
-          {"message", message},     {"lastProbeTime", now},     {"lastTransitionTime", now}};
+  return {{"type", type},       {"status", "True"},     {"reason", reason},
+          {"message", message}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
 }
 
 }  // namespace
@@ -58,9 +58,9 @@ Json pod_status(const Json& job, const std::optional<PodResult>& result, const s
                {"startedAt", started},
                {"finishedAt", now}}}};
   }
-  const std::string phase = !result ? "Running" : result->ending == PodResult::Ending::exited && result->exit_code == 0
-                                                      ? "Succeeded"
-                                                      : "Failed";
+  const std::string phase = !result                                                                 ? "Running"
+                            : result->ending == PodResult::Ending::exited && result->exit_code == 0 ? "Succeeded"
+                                                                                                    : "Failed";
   Json status = {{"phase", phase},
                  {"startTime", started},
                  {"containerStatuses",

@@ -82,9 +82,8 @@ TEST(KubeletStandinMapping, MountPathsInTheEnvironmentPointIntoTheVolumeFolders)
 class KubeletStandinTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            ("kubelet-standin-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = std::filesystem::temp_directory_path() / ("kubelet-standin-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(root_);
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
@@ -105,9 +104,11 @@ TEST_F(KubeletStandinTest, ARunnerJobRunsWithItsSecretsAsFilesAndItsFailureFails
   ASSERT_TRUE(client_.create(res::kDbtProjects, "ns", project));
   ASSERT_TRUE(client_.create(res::kSecrets, "ns",
                              {{"metadata", {{"name", "profile"}}}, {"data", {{"profiles.yml", "c2hvcDogcHJvZAo="}}}}));
-  ASSERT_TRUE(client_.create(
-      res::kDbtRuns, "ns",
-      {{"apiVersion", "ods.dev/v1alpha1"}, {"kind", "DbtRun"}, {"metadata", {{"name", "r1"}}}, {"spec", {{"projectRef", {{"name", "shop"}}}}}}));
+  ASSERT_TRUE(client_.create(res::kDbtRuns, "ns",
+                             {{"apiVersion", "ods.dev/v1alpha1"},
+                              {"kind", "DbtRun"},
+                              {"metadata", {{"name", "r1"}}},
+                              {"spec", {{"projectRef", {{"name", "shop"}}}}}}));
   Clock& clock = system_clock();
   EventRecorder events(client_, clock);
   DbtRunReconciler reconciler(
