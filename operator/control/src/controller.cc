@@ -51,7 +51,12 @@ bool Controller::process_one() {
 
 void Controller::process(const std::string& key) {
   const auto started = std::chrono::steady_clock::now();
-  const Result<ReconcileResult> result = reconciler_.reconcile(parse_key(key));
+  Result<ReconcileResult> result = fail("internal", "");
+  try {  // a worker thread is an edge: nothing may escape it
+    result = reconciler_.reconcile(parse_key(key));
+  } catch (const std::exception& error) {
+    result = fail("internal", "reconciling " + key + ": " + error.what());
+  }
   const auto duration = std::chrono::steady_clock::now() - started;
   std::string label;
   if (!result) {

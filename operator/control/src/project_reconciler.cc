@@ -5,6 +5,7 @@
 #include "ods/control/conditions.h"
 #include "ods/control/cron.h"
 #include "ods/control/objects.h"
+#include "ods/control/run_job.h"
 #include "ods/control/time_text.h"
 #include "project_runs.h"
 
@@ -58,9 +59,20 @@ class ProjectPass {
                                 ? std::max<long long>(1, project_.at(limit_at).get<long long>())
                                 : 10;
     while (static_cast<long long>(runs_.finished.size()) > limit) {
-      const kube::ObjectKey oldest = key_of(runs_.finished.front());
-      if (auto removed = client_.remove(res::kDbtRuns, oldest); !removed) {
-        return std::unexpected(api_failure("deleting the old DbtRun " + oldest.str(), removed.error()));
+      const Json& run = runs_.finished.front();
+      const kube::ObjectKey oldest = key_of(run);
+      // The Job and Secret go with the run (owner references); deleting them here too keeps the
+      // limit where no garbage collector runs (the test control plane).
+      const std::string job = string_at(run, "/status/jobName");
+      const std::pair<const kube::Resource*, std::string> owned[] = {
+          {&res::kJobs, job}, {&res::kSecrets, run_token_secret_name(oldest.name)}, {&res::kDbtRuns, oldest.name}};
+      for (const auto& [resource, name] : owned) {
+        if (name.empty()) continue;
+        if (auto removed = client_.remove(*resource, {oldest.namespace_name, name}); !removed) {
+          return std::unexpected(api_failure("deleting " + resource->plural + " " + oldest.namespace_name + "/" + name +
+                                                 " of the old DbtRun " + oldest.str(),
+                                             removed.error()));
+        }
       }
       runs_.finished.erase(runs_.finished.begin());
     }

@@ -77,6 +77,28 @@ TEST(Controller, ErrorsBackOffSuccessForgetsAndRequeueAfterSchedules) {
   EXPECT_EQ(errors, (std::vector<std::string>{"ns/r1: boom", "ns/r1: boom again"}));
 }
 
+class ThrowingReconciler final : public Reconciler {
+ public:
+  Result<ReconcileResult> reconcile(const kube::ObjectKey&) override { throw std::runtime_error("bad object"); }
+};
+
+TEST(Controller, AnExceptionFromTheReconcilerIsAnErrorThatBacksOff) {
+  testing::FakeClock clock;
+  WorkQueue queue(clock);
+  ThrowingReconciler reconciler;
+  ReconcileCounters counters;
+  std::string reported;
+  Controller controller({.name = "dbtrun",
+                         .workers = 1,
+                         .on_error = [&](const std::string&, const Error& error) { reported = error.message; }},
+                        queue, reconciler, &counters);
+  queue.add("ns/r1");
+  EXPECT_TRUE(controller.process_one());
+  EXPECT_EQ(counters.total("dbtrun", "error"), 1u);
+  EXPECT_EQ(queue.failures("ns/r1"), 1);
+  EXPECT_EQ(reported, "reconciling ns/r1: bad object");
+}
+
 TEST(Controller, WorkersReconcileEveryQueuedKeyAndStopCleanly) {
   WorkQueue queue;
   ScriptedReconciler reconciler;

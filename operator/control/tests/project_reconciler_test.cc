@@ -205,7 +205,12 @@ TEST_F(ProjectReconcilerTest, ReplaceFailsTheActiveRunAndStartsANewOne) {
 
 TEST_F(ProjectReconcilerTest, HistoryKeepsTheNewestFinishedRunsAndStatusShowsTheLatest) {
   store(client_, res::kDbtProjects, shop_project(""));
-  store(client_, res::kDbtRuns, finished_run("r1", "Succeeded", "2026-03-01T06:10:00Z", 12, 0));
+  Json first = finished_run("r1", "Succeeded", "2026-03-01T06:10:00Z", 12, 0);
+  first["status"]["jobName"] = "r1";
+  store(client_, res::kDbtRuns, first);
+  store(client_, res::kJobs, {{"metadata", {{"name", "r1"}, {"namespace", "ns"}}}});
+  store(client_, res::kSecrets, {{"metadata", {{"name", "r1-run-token"}, {"namespace", "ns"}}}});
+  store(client_, res::kJobs, {{"metadata", {{"name", "r4"}, {"namespace", "ns"}}}});
   store(client_, res::kDbtRuns, finished_run("r2", "Succeeded", "2026-03-01T07:10:00Z", 3, 9));
   store(client_, res::kDbtRuns, finished_run("r5", "Succeeded", "2026-03-01T10:10:00Z", 1, 2));
   store(client_, res::kDbtRuns, finished_run("r3", "Failed", "2026-03-01T08:10:00Z", 0, 0));
@@ -220,6 +225,9 @@ TEST_F(ProjectReconcilerTest, HistoryKeepsTheNewestFinishedRunsAndStatusShowsThe
   std::set<std::string> names;
   for (const Json& run : runs()) names.insert(run["metadata"]["name"]);
   EXPECT_EQ(names, (std::set<std::string>{"r3", "r4", "r5", "r6", "other"}));
+  ASSERT_EQ(client_.objects(res::kJobs, "ns").size(), 1u);  // r1's Job and Secret went with it
+  EXPECT_EQ(client_.objects(res::kJobs, "ns")[0]["metadata"]["name"], "r4");
+  EXPECT_TRUE(client_.objects(res::kSecrets, "ns").empty());
   const Json last = project()["status"]["lastRun"];
   EXPECT_EQ(last["name"], "r5");
   EXPECT_EQ(last["phase"], "Succeeded");

@@ -1,7 +1,8 @@
 #pragma once
 // The control loop: N worker threads take keys from a WorkQueue and call a Reconciler.
 // - success: forget the key's failures; requeue_after set → add_after(key, requeue_after);
-// - error: add_rate_limited(key) (exponential backoff) and report the error's message;
+// - error: add_rate_limited(key) (exponential backoff) and report the error's message; an
+//   exception thrown by the reconciler counts as an error (code "internal");
 // Every reconcile is reported to the ReconcileMetrics with the controller's name, its result
 // ("success", "requeue_after" or "error") and its duration, as controller-runtime's
 // controller_runtime_reconcile_total / _errors_total / _time_seconds count them.

@@ -33,7 +33,16 @@ inline constexpr std::string_view kSucceeded = "Succeeded";
 inline constexpr std::string_view kFailed = "Failed";
 }  // namespace phase
 
-class RunStatus {
+// The interface the callback side codes against (a fake in its unit tests).
+class RunStatusWriter {
+ public:
+  virtual ~RunStatusWriter() = default;
+  // Moves run `key` to `phase` and merges `summary` into its status (see RunStatus).
+  [[nodiscard]] virtual Result<Json> set_phase(const kube::ObjectKey& key, std::string_view phase,
+                                               const Json& summary) = 0;
+};
+
+class RunStatus final : public RunStatusWriter {
  public:
   // All three must outlive this object. Thread-safe.
   RunStatus(kube::Client& client, Clock& clock, EventRecorder& events)
@@ -45,7 +54,8 @@ class RunStatus {
   // Errors: "invalid_phase" (not a phase name), "not_found" (no such run), "run_finished" (the
   // run already Succeeded or Failed), "invalid_transition" (a phase before the current one),
   // "kube_api" (the API failed, or 5 conflicts in a row).
-  [[nodiscard]] Result<Json> set_phase(const kube::ObjectKey& key, std::string_view phase, const Json& summary);
+  [[nodiscard]] Result<Json> set_phase(const kube::ObjectKey& key, std::string_view phase,
+                                       const Json& summary) override;
 
  private:
   kube::Client& client_;
