@@ -18,6 +18,17 @@ const Json* true_condition(const Json& job, std::string_view type) {
   return nullptr;
 }
 
+// False when `object` is controlled by another object than `run` (a run deleted and created
+// again under the same name, whose old Job or Secret the garbage collector has not removed yet).
+bool owned_by(const Json& object, const Json& run) {
+  const Json::json_pointer references("/metadata/ownerReferences");
+  if (!object.contains(references) || !object.at(references).is_array()) return true;
+  for (const Json& reference : object.at(references)) {
+    if (reference.value("controller", false)) return reference.value("uid", "") == string_at(run, "/metadata/uid");
+  }
+  return true;
+}
+
 Result<void> as_void(const Result<Json>& written) {
   if (!written) return std::unexpected(written.error());
   return {};
@@ -34,6 +45,13 @@ Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) 
   const std::string job_name = recorded_job.empty() ? runner_job_name(key.name) : recorded_job;
   auto job = client_.find(res::kJobs, {key.namespace_name, job_name});
   if (!job) return std::unexpected(api_failure("reading Job " + key.namespace_name + "/" + job_name, job.error()));
+  if (job->has_value() && !owned_by(**job, run)) {  // an earlier run's: it goes, then we start anew
+    if (auto removed = client_.remove(res::kJobs, {key.namespace_name, job_name}); !removed) {
+      return std::unexpected(
+          api_failure("deleting the stale Job " + key.namespace_name + "/" + job_name, removed.error()));
+    }
+    return ReconcileResult{std::chrono::seconds(1)};
+  }
   Result<void> done;
   if (job->has_value()) {
     done = follow(run, **job);
@@ -61,6 +79,12 @@ Result<void> DbtRunReconciler::start(const Json& run) {
   const kube::ObjectKey secret_key{key.namespace_name, run_token_secret_name(key.name)};
   auto secret = client_.find(res::kSecrets, secret_key);
   if (!secret) return std::unexpected(api_failure("reading Secret " + secret_key.str(), secret.error()));
+  if (secret->has_value() && !owned_by(**secret, run)) {
+    if (auto removed = client_.remove(res::kSecrets, secret_key); !removed) {
+      return std::unexpected(api_failure("deleting the stale Secret " + secret_key.str(), removed.error()));
+    }
+    secret->reset();
+  }
   if (!secret->has_value()) {
     auto created = client_.create(res::kSecrets, key.namespace_name, run_token_secret(run, token_source_(run)));
     if (!created && !created.error().conflict()) {

@@ -249,6 +249,22 @@ TEST_F(RunReconcilerTest, TheJobsStartTimeIsCopiedIntoTheRun) {
   EXPECT_EQ(client_.calls("replace", res::kDbtRuns), writes);  // nothing new: nothing written
 }
 
+TEST_F(RunReconcilerTest, ARunCreatedAgainUnderItsOldNameGetsAFreshJobAndToken) {
+  ASSERT_TRUE(reconcile());
+  ASSERT_TRUE(client_.remove(res::kDbtRuns, {"ns", "shop-run-1"}));  // no garbage collector here
+  const Json again = store(client_, res::kDbtRuns, manual_run("shop-run-1"));
+  auto first = reconcile();  // the old Job goes
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->requeue_after.has_value());
+  EXPECT_TRUE(client_.objects(res::kJobs, "ns").empty());
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(job()["metadata"]["ownerReferences"][0]["uid"], again["metadata"]["uid"]);
+  const Json secret = *client_.get(res::kSecrets, {"ns", "shop-run-1-run-token"});
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], again["metadata"]["uid"]);
+  EXPECT_EQ(tokens_issued_, 2);
+  EXPECT_EQ(run()["status"]["phase"], "Pending");
+}
+
 TEST_F(RunReconcilerTest, AMissingProjectFailsTheRun) {
   ASSERT_TRUE(client_.remove(res::kDbtProjects, {"ns", "shop"}));
   ASSERT_TRUE(reconcile());

@@ -9,6 +9,8 @@
 // - a Job with condition Failed fails the run with the Job's reason (BackoffLimitExceeded,
 //   DeadlineExceeded, …) and message; a Job that completed while the run never reached Succeeded
 //   fails it with NoResult; a Job that vanished fails it with JobVanished;
+// - a Job or Secret of the run's name controlled by another object (an earlier run of the same
+//   name, not yet garbage-collected) is deleted and the run starts anew;
 // - otherwise it copies the Job's startTime into the run; phases Compiling…Succeeded are written
 //   by the callback side through RunStatus.
 #include <functional>
