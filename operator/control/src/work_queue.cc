@@ -47,6 +47,22 @@ std::chrono::milliseconds WorkQueue::add_rate_limited(const std::string& key) {
     delay = options_.base_delay;
     for (int i = 0; i < failures && delay < options_.max_delay; ++i) delay *= 2;
     delay = std::min(delay, options_.max_delay);
+    // The overall bucket: take a token (the count may go below zero: a reservation) and wait
+    // until it would have been there.
+    const TimePoint now = clock_.now();
+    if (!bucket_started_) {
+      bucket_started_ = true;
+      tokens_ = options_.burst;
+      tokens_at_ = now;
+    }
+    const double elapsed = std::chrono::duration<double>(now - tokens_at_).count();
+    tokens_ = std::min<double>(options_.burst, tokens_ + elapsed * options_.overall_qps);
+    tokens_at_ = now;
+    tokens_ -= 1;
+    if (tokens_ < 0) {
+      const auto wait = std::chrono::duration<double>(-tokens_ / options_.overall_qps);
+      delay = std::max(delay, std::chrono::ceil<std::chrono::milliseconds>(wait));
+    }
   }
   add_after(key, delay);
   return delay;

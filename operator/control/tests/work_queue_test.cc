@@ -56,6 +56,16 @@ TEST(WorkQueue, RateLimitedAddsBackOffExponentiallyUpToTheCap) {
   EXPECT_EQ(queue.add_rate_limited("ns/a"), 5ms);
 }
 
+TEST(WorkQueue, AnOverallBucketSpacesRetriesAfterABurst) {
+  FakeClock clock;
+  WorkQueue queue(clock);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(queue.add_rate_limited("ns/k" + std::to_string(i)), 5ms);
+  EXPECT_EQ(queue.add_rate_limited("ns/k100"), 100ms);  // the bucket is empty: 10 a second
+  EXPECT_EQ(queue.add_rate_limited("ns/k101"), 200ms);
+  clock.advance(10s);  // refilled
+  EXPECT_EQ(queue.add_rate_limited("ns/k102"), 5ms);
+}
+
 TEST(WorkQueue, ARateLimitedKeyComesBackOnlyAfterItsDelay) {
   FakeClock clock;
   WorkQueue queue(clock);

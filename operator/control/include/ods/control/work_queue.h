@@ -5,7 +5,9 @@
 // - A key a worker is processing (between get() and done()) is not handed to a second worker; an
 //   add() meanwhile marks it dirty and it is queued again by done().
 // - add_rate_limited() re-adds a key after a per-key exponential backoff (base_delay doubling up
-//   to max_delay: 5 ms, 10 ms, … 1000 s); forget() clears the key's failures (after a success).
+//   to max_delay: 5 ms, 10 ms, … 1000 s), and no earlier than an overall token bucket allows
+//   (overall_qps, burst: 10 a second after a burst of 100, as client-go's default controller
+//   rate limiter); forget() clears the key's failures (after a success).
 // - add_after() adds a key once the delay has passed (scheduled requeues); an earlier request
 //   for the same key wins.
 // - shutdown() wakes every waiting get(), which then answers nullopt; later adds are ignored.
@@ -32,6 +34,8 @@ class WorkQueue {
     std::chrono::milliseconds base_delay{5};
     std::chrono::milliseconds max_delay{std::chrono::seconds(1000)};
     std::chrono::milliseconds poll_interval{200};
+    double overall_qps = 10;
+    int burst = 100;
   };
 
   explicit WorkQueue(Clock& clock = system_clock()) : WorkQueue(clock, Options{}) {}
@@ -80,6 +84,9 @@ class WorkQueue {
   std::map<std::string, TimePoint> waiting_;
   std::set<std::pair<TimePoint, std::string>> waiting_by_time_;
   std::map<std::string, int> failures_;
+  bool bucket_started_ = false;  // the overall bucket starts full at its first use
+  double tokens_ = 0;
+  TimePoint tokens_at_{};
   std::uint64_t adds_total_ = 0;
   std::uint64_t retries_total_ = 0;
   bool shutting_down_ = false;
