@@ -80,7 +80,7 @@ void KubeletStandin::stop() {
   {
     std::lock_guard lock(mutex_);
     if (watch_) watch_->cancel();
-    for (const pid_t pid : running_) ::kill(-pid, SIGKILL);
+    for (const auto& [pid, uid] : running_) ::kill(-pid, SIGKILL);
   }
   if (watcher_.joinable()) watcher_.join();
   std::vector<std::thread> threads;
@@ -119,8 +119,23 @@ void KubeletStandin::watch_loop() {
       auto event = watch->next();
       if (!event || !event->has_value()) break;  // ended or broke: relist
       if ((*event)->type == ods::kube::WatchEvent::Type::added) launch((*event)->object);
+      if ((*event)->type == ods::kube::WatchEvent::Type::deleted) forget((*event)->object);
       if ((*event)->type == ods::kube::WatchEvent::Type::error) break;
     }
+  }
+}
+
+int KubeletStandin::processes_running() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<int>(running_.size());
+}
+
+void KubeletStandin::forget(const Json& job) {
+  const std::string uid = job["metadata"].value("uid", "");
+  std::lock_guard lock(mutex_);
+  deleted_uids_.insert(uid);
+  for (const auto& [pid, job_uid] : running_) {
+    if (job_uid == uid) ::kill(-pid, SIGKILL);
   }
 }
 
@@ -194,7 +209,10 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
   } else {
     result = execute(job, pod_dir, standin::environment(job, volume_dirs));
   }
-  if (stopping_) return result;  // torn down: the API may be gone
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) return result;  // nothing to write to
+  }
   if (auto ended = write_status(result); !ended) return std::unexpected(ended.error());
   return result;
 }
@@ -239,7 +257,8 @@ PodResult KubeletStandin::execute(const Json& job, const std::filesystem::path& 
   ::setpgid(pid, pid);
   {
     std::lock_guard lock(mutex_);
-    running_.insert(pid);
+    running_.emplace(pid, job["metadata"].value("uid", ""));
+    if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) ::kill(-pid, SIGKILL);
   }
   const Json::json_pointer deadline_at("/spec/activeDeadlineSeconds");
   const bool has_deadline = job.contains(deadline_at);

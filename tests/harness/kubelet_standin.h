@@ -20,8 +20,9 @@
 //   FailureTarget + Failed with reason BackoffLimitExceeded (failed 1) for another exit code;
 //   activeDeadlineSeconds kills the process group and fails the Job with DeadlineExceeded.
 //
-// A Job is run once (by uid), also across relists. stop() (and the destructor) kill what still
-// runs and wait for it. The processes die with the test process (PR_SET_PDEATHSIG).
+// A deleted Job's process is killed and nothing more is written for it (as the garbage collector
+// and the kubelet would do). A Job is run once (by uid), also across relists. stop() (and the destructor) kill what
+// still runs and wait for it. The processes die with the test process (PR_SET_PDEATHSIG).
 #include <atomic>
 #include <chrono>
 #include <expected>
@@ -85,12 +86,15 @@ class KubeletStandin {
   std::expected<PodResult, std::string> run_job(const Json& job);
 
   int jobs_started() const { return jobs_started_; }
+  // Processes running now.
+  int processes_running() const;
   // Problems met by the watch threads (API errors), for failure messages.
   std::vector<std::string> problems() const;
 
  private:
   void watch_loop();
   void launch(const Json& job);
+  void forget(const Json& job);
   PodResult execute(const Json& job, const std::filesystem::path& pod_dir,
                     const std::map<std::string, std::string>& environment);
   void note(const std::string& problem);
@@ -102,7 +106,8 @@ class KubeletStandin {
   mutable std::mutex mutex_;
   std::set<std::string> seen_uids_;
   std::vector<std::thread> job_threads_;
-  std::set<pid_t> running_;
+  std::map<pid_t, std::string> running_;  // pid → the Job's uid
+  std::set<std::string> deleted_uids_;    // Jobs deleted while their process ran
   std::unique_ptr<ods::kube::WatchStream> watch_;
   std::thread watcher_;
   std::vector<std::string> problems_;

@@ -176,5 +176,23 @@ TEST_F(KubeletStandinTest, WatchingRunsEachNewJobOnce) {
   EXPECT_EQ(client_.objects(res::kPods, "ns").size(), 2u);
 }
 
+TEST_F(KubeletStandinTest, DeletingAJobKillsItsProcess) {
+  ASSERT_TRUE(client_.create(res::kSecrets, "ns", {{"metadata", {{"name", "tok"}}}, {"stringData", {{"token", "t"}}}}));
+  KubeletStandin standin(client_, {.namespace_name = "ns", .root = root_, .executables = {}});
+  standin.start();
+  ASSERT_TRUE(client_.create(res::kJobs, "ns", tiny_job("long", "sleep 600")));
+  for (int i = 0; i < 3000 && standin.processes_running() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(standin.processes_running(), 1);
+  ASSERT_TRUE(client_.remove(res::kJobs, {"ns", "long"}));
+  for (int i = 0; i < 3000 && standin.processes_running() == 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(standin.processes_running(), 0);  // killed well before its 600 s
+  standin.stop();
+  EXPECT_TRUE(standin.problems().empty()) << standin.problems().front();
+}
+
 }  // namespace
 }  // namespace ods::testing

@@ -80,13 +80,18 @@ std::optional<ApiError> FakeClient::count_and_maybe_fail(const std::string& verb
   return failure;
 }
 
+bool FakeClient::wants(const Watcher& watcher, const std::string& resource_path, const Json& object) {
+  if (watcher.resource_path != resource_path) return false;
+  if (!watcher.namespace_name.empty() && object["metadata"].value("namespace", "") != watcher.namespace_name) {
+    return false;
+  }
+  return labels_match(object, watcher.label_selector);
+}
+
 void FakeClient::notify_locked(const Resource& resource, kube::WatchEvent::Type type, const Json& object) {
+  history_.push_back({version_, path_of(resource), {type, object}});
   for (const auto& watcher : watchers_) {
-    if (watcher->resource_path != path_of(resource)) continue;
-    if (!watcher->namespace_name.empty() && object["metadata"].value("namespace", "") != watcher->namespace_name) {
-      continue;
-    }
-    if (!labels_match(object, watcher->label_selector)) continue;
+    if (!wants(*watcher, path_of(resource), object)) continue;
     std::lock_guard lock(watcher->mutex);
     watcher->events.push_back({type, object});
     watcher->ready.notify_all();
@@ -239,8 +244,9 @@ ApiResult<bool> FakeClient::remove(const Resource& resource, const ObjectKey& ke
   auto& objects = store_[path_of(resource)];
   const auto found = objects.find(key.str());
   if (found == objects.end()) return false;
-  const Json object = found->second;
+  Json object = found->second;
   objects.erase(found);
+  object["metadata"]["resourceVersion"] = std::to_string(++version_);
   notify_locked(resource, kube::WatchEvent::Type::deleted, object);
   return true;
 }
@@ -253,6 +259,14 @@ ApiResult<std::unique_ptr<kube::WatchStream>> FakeClient::watch(const Resource& 
   watcher->resource_path = path_of(resource);
   watcher->namespace_name = namespace_name;
   watcher->label_selector = options.label_selector;
+  if (!options.resource_version.empty()) {
+    const long long from = std::stoll(options.resource_version);
+    for (const Recorded& recorded : history_) {
+      if (recorded.version > from && wants(*watcher, recorded.resource_path, recorded.event.object)) {
+        watcher->events.push_back(recorded.event);
+      }
+    }
+  }
   watchers_.push_back(watcher);
   return std::unique_ptr<kube::WatchStream>(new FakeWatchStream(watcher));
 }

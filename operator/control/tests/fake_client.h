@@ -3,7 +3,8 @@
 // the API server where the operator relies on it — resourceVersion compare-and-swap on replace
 // (409 Conflict), generateName, AlreadyExists, JSON merge patch, the status subresource (writes to
 // the main resource leave status alone and vice versa; metadata.generation counts spec changes),
-// label selectors "k=v,k2=v2", and watches that see every later write. No garbage collection.
+// label selectors "k=v,k2=v2", and watches that see every later write (from a resourceVersion:
+// the writes after it, as the API server replays them). No garbage collection.
 // Tests can make the next call of a verb fail (fail_next) and count calls (calls). Thread-safe.
 #include <condition_variable>
 #include <deque>
@@ -55,12 +56,19 @@ class FakeClient final : public kube::Client {
                                bool check_version);
   std::optional<ApiError> count_and_maybe_fail(const std::string& verb, const Resource& resource);
   void notify_locked(const Resource& resource, kube::WatchEvent::Type type, const Json& object);
+  static bool wants(const Watcher& watcher, const std::string& resource_path, const Json& object);
 
   mutable std::mutex mutex_;
   std::map<std::string, std::map<std::string, Json>> store_;  // resource path → "ns/name" → object
   std::map<std::string, ApiError> failures_;
   std::map<std::string, int> calls_;
   std::vector<std::shared_ptr<Watcher>> watchers_;
+  struct Recorded {
+    long long version;
+    std::string resource_path;
+    kube::WatchEvent event;
+  };
+  std::vector<Recorded> history_;
   long long version_ = 100;
   int uid_ = 0;
 };
