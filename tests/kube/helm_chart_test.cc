@@ -84,9 +84,10 @@ class HelmChartTest : public ::testing::Test {
   static ProcessResult helm(std::vector<std::string> args) {
     args.insert(args.begin(), helm_.string());
     const fs::path home = plane_ ? plane_->dir() / "helm-home" : fs::temp_directory_path() / "ods-helm-home";
-    return run_process(args, source_dir(),
-                       {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
-                        "HELM_DATA_HOME=" + (home / "data").string()});
+    return run_process(
+        args, source_dir(),
+        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
+         "HELM_DATA_HOME=" + (home / "data").string()});
   }
 
   static inline std::unique_ptr<KubeControlPlane> plane_;
@@ -153,8 +154,7 @@ TEST_F(HelmChartTest, TheDeploymentProbesRunsAsNonRootAndReadsItsSecretsByRefere
   std::map<std::string, json> env;
   for (const json& entry : container["env"]) env[entry["name"]] = entry;
   EXPECT_EQ(env["ODS_STATE_DSN"]["valueFrom"]["secretKeyRef"], (json{{"name", "ods-state"}, {"key", "dsn"}}));
-  EXPECT_EQ(env["ODS_CALLBACK_KEY"]["valueFrom"]["secretKeyRef"],
-            (json{{"name", "ods-callback-key"}, {"key", "key"}}));
+  EXPECT_EQ(env["ODS_CALLBACK_KEY"]["valueFrom"]["secretKeyRef"], (json{{"name", "ods-callback-key"}, {"key", "key"}}));
   for (const auto& [name, entry] : env) EXPECT_FALSE(entry.contains("value") && name.find("DSN") != std::string::npos);
   const std::string args = container["args"].dump();
   EXPECT_NE(args.find("--leader-elect"), std::string::npos) << args;
@@ -171,13 +171,14 @@ TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndRefuseUnsafeValues) {
   EXPECT_EQ(plain.output.find("kind: ServiceMonitor"), std::string::npos) << "ServiceMonitor is off by default";
   EXPECT_EQ(plain.output.find("kind: ConfigMap"), std::string::npos) << "the dashboard is off by default";
 
-  ProcessResult monitored = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
-                                  "--show-only", "templates/servicemonitor.yaml", "--set", "serviceMonitor.enabled=true"});
+  ProcessResult monitored = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                                  "templates/servicemonitor.yaml", "--set", "serviceMonitor.enabled=true"});
   ASSERT_EQ(monitored.exit_code, 0) << describe(monitored);
   EXPECT_NE(monitored.output.find("kind: ServiceMonitor"), std::string::npos) << monitored.output;
   EXPECT_NE(monitored.output.find("- port: metrics\n      path: /metrics"), std::string::npos) << monitored.output;
 
-  ProcessResult two_leaders = helm({"template", kRelease, chart_dir().string(), "--set", "leaderElection.enabled=false"});
+  ProcessResult two_leaders =
+      helm({"template", kRelease, chart_dir().string(), "--set", "leaderElection.enabled=false"});
   EXPECT_NE(two_leaders.exit_code, 0);
   EXPECT_NE(two_leaders.errors.find("replicaCount > 1 needs leaderElection.enabled"), std::string::npos)
       << two_leaders.errors;

@@ -20,10 +20,9 @@ const Histogram::BucketBoundaries kProbeBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0
 // One run: dbt start-up alone costs seconds; large projects take hours.
 const Histogram::BucketBoundaries kRunBuckets{1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400};
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
-const Histogram::BucketBoundaries kReconcileBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35,
-                                                    0.4,   0.45, 0.5,   0.6,  0.7, 0.8,  0.9, 1.0,  1.25, 1.5,
-                                                    1.75,  2.0,  2.5,   3.0,  3.5, 4.0,  4.5, 5,    6,    7,
-                                                    8,     9,    10,    15,   20,  25,   30,  40,   50,   60};
+const Histogram::BucketBoundaries kReconcileBuckets{
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
+    1.75,  2.0,  2.5,   3.0,  3.5, 4.0,  4.5, 5,    6,   7,    8,   9,    10,  15,  20,  25,  30,  40,  50,   60};
 
 std::string str(std::string_view s) { return std::string(s); }
 
@@ -101,7 +100,9 @@ OperatorMetrics::OperatorMetrics()
 
 OperatorMetrics::~OperatorMetrics() = default;
 
-std::string OperatorMetrics::scrape_text() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+std::string OperatorMetrics::scrape_text() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
 
 void OperatorMetrics::observe_probe(std::string_view project, std::string_view source, double seconds) {
   families_->probe_latency.Add({{"project", str(project)}, {"source", str(source)}}, kProbeBuckets).Observe(seconds);

@@ -79,8 +79,7 @@ TEST_F(EndpointServerTest, MetricsServesTheFamiliesWithTheValuesFed) {
   EXPECT_EQ(sample(r.body, R"(ods_nodes_total{action="build",project="shop",reason="new_node"})"), 12.0) << r.body;
   EXPECT_EQ(sample(r.body, R"(ods_nodes_total{action="reuse",project="shop",reason="unchanged"})"), 0.0);
   EXPECT_EQ(sample(r.body, R"(ods_reuse_ratio{project="shop"})"), 0.0);
-  EXPECT_EQ(sample(r.body, R"(ods_probe_latency_seconds_count{project="shop",source="source.shop.raw.orders"})"),
-            1.0);
+  EXPECT_EQ(sample(r.body, R"(ods_probe_latency_seconds_count{project="shop",source="source.shop.raw.orders"})"), 1.0);
   EXPECT_EQ(sample(r.body, R"(ods_runs_total{outcome="succeeded",project="shop"})"), 1.0);
   EXPECT_EQ(sample(r.body, "ods_leader"), 1.0);
 

@@ -43,15 +43,19 @@ struct LogTest : ::testing::Test {
 };
 
 TEST_F(LogTest, ALineIsOneJsonObjectWithTheStandardKeysAndTheFields) {
-  root.child("controller").child("dbtrun").info(
-      "run succeeded", {{"namespace", "analytics"}, {"run", std::string("shop-7")}, {"built", 3}, {"reused", 9U},
-                        {"seconds", 41.5}, {"first", false}});
+  root.child("controller")
+      .child("dbtrun")
+      .info("run succeeded", {{"namespace", "analytics"},
+                              {"run", std::string("shop-7")},
+                              {"built", 3},
+                              {"reused", 9U},
+                              {"seconds", 41.5},
+                              {"first", false}});
   const auto lines = out->lines();
   ASSERT_EQ(lines.size(), 1U);
-  EXPECT_EQ(lines[0],
-            R"({"ts":"2026-11-30T02:25:18.123Z","level":"info","logger":"ods-operator.controller.dbtrun",)"
-            R"("msg":"run succeeded","namespace":"analytics","run":"shop-7","built":3,"reused":9,)"
-            R"("seconds":41.5,"first":false})");
+  EXPECT_EQ(lines[0], R"({"ts":"2026-11-30T02:25:18.123Z","level":"info","logger":"ods-operator.controller.dbtrun",)"
+                      R"("msg":"run succeeded","namespace":"analytics","run":"shop-7","built":3,"reused":9,)"
+                      R"("seconds":41.5,"first":false})");
   const json parsed = json::parse(lines[0]);
   EXPECT_EQ(parsed["built"], 3);
   EXPECT_EQ(parsed["seconds"], 41.5);
@@ -61,8 +65,8 @@ TEST_F(LogTest, TheTimestampIsRfc3339UtcWithMilliseconds) {
   Logger live("live", LogLevel::info, out);
   live.warn("now");
   const json parsed = json::parse(out->lines().at(0));
-  EXPECT_TRUE(std::regex_match(parsed["ts"].get<std::string>(),
-                               std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)")))
+  EXPECT_TRUE(
+      std::regex_match(parsed["ts"].get<std::string>(), std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)")))
       << parsed["ts"];
   EXPECT_EQ(parsed["level"], "warn");
 }

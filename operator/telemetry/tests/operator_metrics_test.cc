@@ -75,8 +75,7 @@ TEST(OperatorMetricsTest, ProbeLatencyIsAHistogramPerProjectAndSource) {
   EXPECT_EQ(sample(text, "ods_probe_latency_seconds_bucket{" + orders + R"(,le="0.025"})"), 1.0);
   EXPECT_EQ(sample(text, "ods_probe_latency_seconds_bucket{" + orders + R"(,le="5"})"), 2.0);
   EXPECT_EQ(sample(text, "ods_probe_latency_seconds_bucket{" + orders + R"(,le="+Inf"})"), 2.0);
-  EXPECT_EQ(
-      sample(text, R"(ods_probe_latency_seconds_count{project="shop",source="source.shop.raw.customers"})"), 1.0);
+  EXPECT_EQ(sample(text, R"(ods_probe_latency_seconds_count{project="shop",source="source.shop.raw.customers"})"), 1.0);
 }
 
 TEST(OperatorMetricsTest, RunsCountAndTimePerOutcome) {
@@ -108,8 +107,7 @@ TEST(OperatorMetricsTest, ControllerRuntimeNamesCountReconcilesErrorsAndTheQueue
   const std::string text = metrics.scrape_text();
   EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_total{controller="dbtrun",result="success"})"), 1.0);
   EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_total{controller="dbtrun",result="error"})"), 2.0);
-  EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_total{controller="dbtproject",result="requeue_after"})"),
-            1.0);
+  EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_total{controller="dbtproject",result="requeue_after"})"), 1.0);
   EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_errors_total{controller="dbtrun"})"), 2.0);
   EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_errors_total{controller="dbtproject"})"), std::nullopt);
   EXPECT_EQ(sample(text, R"(controller_runtime_reconcile_time_seconds_count{controller="dbtrun"})"), 3.0);

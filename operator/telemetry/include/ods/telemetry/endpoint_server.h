@@ -6,11 +6,11 @@
 //   GET /readyz   200 "ok" while the readiness check passes (e.g. informers synced, store
 //                 reachable), else 503 "not ready: <reason>"
 // Any other path answers 404; another method on these paths 405.
+#include <prometheus/registry.h>
+
 #include <functional>
 #include <memory>
 #include <string>
-
-#include <prometheus/registry.h>
 
 #include "ods/planner/result.h"
 

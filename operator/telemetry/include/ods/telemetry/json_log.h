@@ -52,16 +52,15 @@ struct LogField {
   LogField(std::string k, const std::string& v) : key(std::move(k)), value(v) {}
   LogField(std::string k, bool v) : key(std::move(k)), value(v) {}
   template <typename T>
-    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-  LogField(std::string k, T v) : key(std::move(k)) {
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) LogField(std::string k, T v) : key(std::move(k)) {
     if constexpr (std::is_signed_v<T>)
       value = static_cast<std::int64_t>(v);
     else
       value = static_cast<std::uint64_t>(v);
   }
   template <typename T>
-    requires std::is_floating_point_v<T>
-  LogField(std::string k, T v) : key(std::move(k)), value(static_cast<double>(v)) {}
+  requires std::is_floating_point_v<T> LogField(std::string k, T v)
+      : key(std::move(k)), value(static_cast<double>(v)) {}
 
   std::string key;
   Value value;

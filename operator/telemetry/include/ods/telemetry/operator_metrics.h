@@ -17,12 +17,12 @@
 //
 // Thread safety: every member may be called from several threads at once (prometheus-cpp's
 // families and metrics are thread-safe). Label values are free text (escaped when serialised).
+#include <prometheus/registry.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include <prometheus/registry.h>
 
 namespace ods::telemetry {
 
