@@ -105,6 +105,7 @@ Result<std::unique_ptr<EndpointServer>> EndpointServer::start(EndpointOptions op
   if (!registry) return fail("invalid_argument", "EndpointServer::start needs a metrics registry");
   if (options.port <= 0 || options.port > 65535)
     return fail("listen_failed", "the endpoints' port must be 1-65535, not " + std::to_string(options.port));
+  if (options.host.empty()) options.host = "0.0.0.0";
   std::string url = "http://" + options.host + ":" + std::to_string(options.port);
   std::unique_ptr<CppRestEndpointServer> server;
   try {

@@ -39,9 +39,10 @@ Response get(int port, const std::string& path) {
 
 class EndpointServerTest : public ::testing::Test {
  protected:
-  // Starts the server on a free loopback port (another port if one was taken meanwhile).
+  // Starts the server on a free loopback port (another port if one was taken meanwhile), on
+  // 127.0.0.1 unless `options` names another host.
   void start(EndpointOptions options) {
-    options.host = "127.0.0.1";
+    if (options.host == EndpointOptions{}.host) options.host = "127.0.0.1";
     for (int attempt = 0; attempt < 5 && !server_; ++attempt) {
       auto port = free_loopback_port();
       ASSERT_TRUE(port) << port.error();
@@ -131,6 +132,14 @@ TEST_F(EndpointServerTest, HealthzIsOkWhileTheProcessWorksAndFollowsALivenessChe
   r = get(port_, "/healthz");
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.body, "unhealthy: the work loop is stuck\n");
+}
+
+TEST_F(EndpointServerTest, AnEmptyHostListensOnEveryInterfaceAsTheChartsBindAddressAsks) {
+  EndpointOptions options;
+  options.host = "";
+  start(options);
+  EXPECT_EQ(server_->url(), "http://0.0.0.0:" + std::to_string(port_));
+  EXPECT_EQ(get(port_, "/healthz").status, 200) << "reachable on the loopback too";
 }
 
 TEST_F(EndpointServerTest, AnyOtherPathIsNotFound) {

@@ -28,7 +28,7 @@ struct CheckStatus {
 using HealthCheck = std::function<CheckStatus()>;
 
 struct EndpointOptions {
-  std::string host = "0.0.0.0";  // "127.0.0.1" in tests
+  std::string host = "0.0.0.0";  // every interface ("" too, as in --metrics-bind-address=:8080)
   int port = 8080;
   HealthCheck liveness;   // empty: healthy while the process answers
   HealthCheck readiness;  // empty: ready while the process answers
