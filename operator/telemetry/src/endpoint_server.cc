@@ -3,6 +3,7 @@
 #include <cpprest/http_listener.h>
 #include <prometheus/text_serializer.h>
 
+#include <charconv>
 #include <exception>
 #include <utility>
 
@@ -99,6 +100,19 @@ class CppRestEndpointServer final : public EndpointServer {
 };
 
 }  // namespace
+
+Result<void> parse_bind_address(std::string_view address, EndpointOptions& options) {
+  const auto colon = address.rfind(':');
+  const std::string_view port_text = colon == std::string_view::npos ? "" : address.substr(colon + 1);
+  int port = 0;
+  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535)
+    return fail("invalid_argument", "bind address \"" + std::string(address) +
+                                        "\" must be [host]:port with a port 1-65535, like :8080 or 127.0.0.1:8080");
+  options.host = std::string(address.substr(0, colon));
+  options.port = port;
+  return {};
+}
 
 Result<std::unique_ptr<EndpointServer>> EndpointServer::start(EndpointOptions options,
                                                               std::shared_ptr<prometheus::Registry> registry) {

@@ -166,5 +166,22 @@ TEST_F(EndpointServerTest, StopClosesThePortAndATakenPortIsAClearError) {
   server_->stop();  // idempotent
 }
 
+TEST(BindAddressTest, HostAndPortAsControllerRuntimeFlagsSpellThem) {
+  EndpointOptions options;
+  ASSERT_TRUE(parse_bind_address(":8080", options));
+  EXPECT_EQ(options.host, "");
+  EXPECT_EQ(options.port, 8080);
+  ASSERT_TRUE(parse_bind_address("127.0.0.1:9090", options));
+  EXPECT_EQ(options.host, "127.0.0.1");
+  EXPECT_EQ(options.port, 9090);
+  for (const std::string bad : {"8080", "", ":", ":0", ":65536", "host:80x", "127.0.0.1:-1"}) {
+    auto r = parse_bind_address(bad, options);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, "invalid_argument");
+    EXPECT_NE(r.error().message.find("\"" + bad + "\""), std::string::npos) << r.error().message;
+  }
+  EXPECT_EQ(options.port, 9090) << "a bad address changes nothing";
+}
+
 }  // namespace
 }  // namespace ods::telemetry

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ods/planner/result.h"
 
@@ -33,6 +34,11 @@ struct EndpointOptions {
   HealthCheck liveness;   // empty: healthy while the process answers
   HealthCheck readiness;  // empty: ready while the process answers
 };
+
+// Reads a bind address as controller-runtime's flags spell it into options.host and .port:
+// ":8080" (every interface), "0.0.0.0:8080", "127.0.0.1:9090", "localhost:8080".
+// Errors: "invalid_argument" naming the address (no port, a port outside 1-65535, text after it).
+[[nodiscard]] Result<void> parse_bind_address(std::string_view address, EndpointOptions& options);
 
 class EndpointServer {
  public:
