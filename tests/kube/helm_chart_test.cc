@@ -165,7 +165,7 @@ TEST_F(HelmChartTest, TheDeploymentProbesRunsAsNonRootAndReadsItsSecretsByRefere
   EXPECT_EQ(service.output, "metrics callback");
 }
 
-TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndRefuseUnsafeValues) {
+TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndUnsafeValuesAreRefused) {
   ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
   EXPECT_EQ(plain.output.find("kind: ServiceMonitor"), std::string::npos) << "ServiceMonitor is off by default";
@@ -182,9 +182,19 @@ TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndRefuseUnsafeValues) {
   EXPECT_NE(two_leaders.exit_code, 0);
   EXPECT_NE(two_leaders.errors.find("replicaCount > 1 needs leaderElection.enabled"), std::string::npos)
       << two_leaders.errors;
-  ProcessResult no_state = helm({"template", kRelease, chart_dir().string(), "--set", "state.secretName="});
-  EXPECT_NE(no_state.exit_code, 0);
-  EXPECT_NE(no_state.errors.find("state.secretName must name the Secret"), std::string::npos) << no_state.errors;
+  // values.schema.json: the state store is a Secret reference, never a DSN or a password.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"state.secretName=", "/state/secretName"},
+      {"state.password=hunter2", "additional properties 'password' not allowed"},
+      {"state.dsn=postgresql://ods:pw@db/ods", "additional properties 'dsn' not allowed"},
+      {"logLevel=verbose", "/logLevel"},
+      {"metrics.port=http", "/metrics/port"},
+  };
+  for (const auto& [value, message] : refused) {
+    ProcessResult r = helm({"template", kRelease, chart_dir().string(), "--set", value});
+    EXPECT_NE(r.exit_code, 0) << value << " was accepted";
+    EXPECT_NE(r.errors.find(message), std::string::npos) << value << ":\n" << r.errors;
+  }
 }
 
 struct Access {
