@@ -1,6 +1,8 @@
 #include "http_transport.h"
 
+#include <algorithm>
 #include <boost/asio/ssl.hpp>
+#include <thread>
 
 namespace ods::kube::detail {
 
@@ -27,6 +29,22 @@ void configure_tls(const ClusterConfig& config, boost::asio::ssl::context& conte
 }
 
 std::string method_name(const web::http::method& method) { return method; }
+
+// A 429 (the server is busy or its storage is initializing) is retried this often, after the
+// Retry-After it asks for (1 s when it names none, at most 10 s).
+constexpr int kBusyRetries = 5;
+
+std::chrono::seconds retry_after(const http_response& response) {
+  std::chrono::seconds wait(1);
+  const auto& headers = response.headers();
+  if (auto it = headers.find("Retry-After"); it != headers.end()) {
+    try {
+      wait = std::chrono::seconds(std::stoi(it->second));
+    } catch (const std::exception&) {
+    }
+  }
+  return std::clamp(wait, std::chrono::seconds(1), std::chrono::seconds(10));
+}
 
 ApiError unreachable(const std::string& verb, const std::string& path, const std::string& what) {
   return ApiError{0, "Unreachable", verb + " " + path + ": " + what};
@@ -97,19 +115,29 @@ bool HttpTransport::refresh_token_after(int status) {
 ApiResult<Reply> HttpTransport::send(const web::http::method& method, const std::string& path_and_query,
                                      const std::string& body, const std::string& content_type) {
   const std::string verb = method_name(method);
-  for (int attempt = 0;; ++attempt) {
+  bool token_refreshed = false;
+  for (int busy = 0;;) {
     Reply reply;
+    std::chrono::seconds wait(0);
     try {
       http_request request = make_request(method, path_and_query);
       if (!body.empty()) request.set_body(body, content_type);
       http_response response = client_->request(request).get();
       reply.status = response.status_code();
       reply.body = response.extract_utf8string(true).get();
+      if (reply.status == 429) wait = retry_after(response);
     } catch (const std::exception& e) {
       return std::unexpected(unreachable(verb, path_and_query, e.what()));
     }
     if (reply.status >= 200 && reply.status < 300) return reply;
-    if (attempt == 0 && refresh_token_after(reply.status)) continue;
+    if (!token_refreshed && refresh_token_after(reply.status)) {
+      token_refreshed = true;
+      continue;
+    }
+    if (reply.status == 429 && busy++ < kBusyRetries) {
+      std::this_thread::sleep_for(wait);
+      continue;
+    }
     return std::unexpected(error_from_reply(verb, path_and_query, reply));
   }
 }
@@ -117,7 +145,8 @@ ApiResult<Reply> HttpTransport::send(const web::http::method& method, const std:
 ApiResult<http_response> HttpTransport::open_stream(const std::string& path_and_query, std::chrono::seconds timeout,
                                                     const pplx::cancellation_token& token,
                                                     std::unique_ptr<http_client>& client) {
-  for (int attempt = 0;; ++attempt) {
+  bool token_refreshed = false;
+  for (int busy = 0;;) {
     http_response response;
     try {
       client = std::make_unique<http_client>(web::uri(config_.server), client_config(timeout));
@@ -132,7 +161,14 @@ ApiResult<http_response> HttpTransport::open_stream(const std::string& path_and_
       reply.body = response.extract_utf8string(true).get();
     } catch (const std::exception&) {
     }
-    if (attempt == 0 && refresh_token_after(status)) continue;
+    if (!token_refreshed && refresh_token_after(status)) {
+      token_refreshed = true;
+      continue;
+    }
+    if (status == 429 && busy++ < kBusyRetries) {
+      std::this_thread::sleep_for(retry_after(response));
+      continue;
+    }
     return std::unexpected(error_from_reply("GET", path_and_query, reply));
   }
 }

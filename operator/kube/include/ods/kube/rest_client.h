@@ -3,7 +3,9 @@
 // certificates and/or a bearer token from a ClusterConfig (ods/kube/config.h).
 //
 // - Every call is one HTTP request, synchronous, with ClientOptions::request_timeout; on a 401
-//   with a token read from a file, the token is re-read and the request sent once more.
+//   with a token read from a file, the token is re-read and the request sent once more; a 429
+//   (busy, or "storage is (re)initializing") is sent again after its Retry-After (1..10 s), up to
+//   5 times.
 // - An answer that is not 2xx becomes an ApiError: the HTTP status, the Status object's reason,
 //   and a message "<VERB> <path>: <status> <reason>: <server message>". A transport failure
 //   (refused, TLS, timeout) is status 0, reason "Unreachable".
