@@ -103,7 +103,8 @@ void LeaderElector::lead() {
       break;
     }
     if (now() >= deadline) break;  // no renewal succeeded for renew_deadline
-    try_acquire_or_renew();
+    if (!try_acquire_or_renew() && observed_holder() != options_.identity && !observed_holder().empty())
+      break;  // someone else holds the Lease now (it was taken over or edited): stop at once
     if (now() >= deadline) {
       std::lock_guard lock(mutex_);
       if (renewed_at_ + options_.renew_deadline <= now()) break;

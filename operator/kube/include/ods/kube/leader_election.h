@@ -6,8 +6,8 @@
 //   leaseDurationSeconds as this replica observed it (its own clock, so clock skew between
 //   replicas does not matter);
 // - the leader renews every retry_period by PUT with the Lease's resourceVersion (a concurrent
-//   writer gets 409 and loses); when no renewal succeeded for renew_deadline it stops leading
-//   (on_stopped_leading), then competes again as a candidate;
+//   writer gets 409 and loses); when no renewal succeeded for renew_deadline, or the Lease names
+//   another holder, it stops leading (on_stopped_leading), then competes again as a candidate;
 // - stop() stops leading first (on_stopped_leading), then, with release_on_stop, releases the
 //   Lease (holderIdentity empty, leaseDurationSeconds 1) so another replica takes over at once.
 // Safety: renew_deadline < lease_duration; a replica stops leading (renew_deadline after its
