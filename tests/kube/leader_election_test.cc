@@ -49,9 +49,9 @@ class KubeLeaderElectionTest : public KubeClientTest {
     LeaderElectionOptions o;
     o.lease = {ns, "ods-operator"};
     o.identity = identity;
-    o.lease_duration = std::chrono::seconds(2);
-    o.renew_deadline = std::chrono::milliseconds(1500);
-    o.retry_period = std::chrono::milliseconds(200);
+    o.lease_duration = std::chrono::seconds(3);
+    o.renew_deadline = std::chrono::seconds(2);
+    o.retry_period = std::chrono::milliseconds(250);
     o.release_on_stop = release_on_stop;
     return o;
   }
@@ -72,19 +72,19 @@ TEST_F(KubeLeaderElectionTest, OneLeaderAndAKilledLeaderHandsOverAfterTheLease) 
   ASSERT_TRUE(eventually([&] { return leadership.leader() == "replica-a"; })) << a->last_error();
   b.start();
   // b competes for several lease durations while a renews: a stays the only leader.
-  std::this_thread::sleep_for(std::chrono::seconds(5));
+  std::this_thread::sleep_for(std::chrono::seconds(6));
   EXPECT_EQ(leadership.leader(), "replica-a");
   EXPECT_TRUE(a->is_leader());
   EXPECT_FALSE(b.is_leader());
   EXPECT_EQ(b.observed_holder(), "replica-a");
   EXPECT_EQ(lease_spec(ns)["holderIdentity"], "replica-a");
-  EXPECT_EQ(lease_spec(ns)["leaseDurationSeconds"], 2);
+  EXPECT_EQ(lease_spec(ns)["leaseDurationSeconds"], 3);
 
   // a dies: it stops renewing and does not release. b takes over once the lease expired.
   const auto killed_at = std::chrono::steady_clock::now();
   a->stop();
   ASSERT_TRUE(eventually([&] { return leadership.leader() == "replica-b"; })) << b.last_error();
-  EXPECT_GE(std::chrono::steady_clock::now() - killed_at, std::chrono::seconds(1))
+  EXPECT_GE(std::chrono::steady_clock::now() - killed_at, std::chrono::seconds(2))
       << "b took a lease that had not expired";
   EXPECT_TRUE(b.is_leader());
   const Json spec = lease_spec(ns);
@@ -111,7 +111,7 @@ TEST_F(KubeLeaderElectionTest, ACleanStopReleasesTheLeaseAndTheOtherTakesOverAtO
   b.start();
   ASSERT_TRUE(eventually([&] { return b.observed_holder() == "replica-a"; })) << b.last_error();
   a->stop();
-  EXPECT_EQ(lease_spec(ns)["holderIdentity"], "") << "a released the Lease";
+  EXPECT_NE(lease_spec(ns)["holderIdentity"], "replica-a") << "a released the Lease (b may hold it already)";
   ASSERT_TRUE(eventually([&] { return leadership.leader() == "replica-b"; }, std::chrono::seconds(10)))
       << "b did not take the released Lease (lease duration 30 s): " << b.last_error();
   EXPECT_EQ(leadership.violations, 0);

@@ -159,13 +159,16 @@ bool LeaderElector::try_acquire_or_renew() {
   const Json old_spec = lease.value("spec", Json::object());
   const std::string holder = old_spec.value("holderIdentity", "");
   {
+    // Observed when the answer came (not when it was asked for): a renewal written while the
+    // request was on its way must not look older than it is.
+    const auto answered = now();
     std::lock_guard lock(mutex_);
     if (old_spec != observed_spec_) {
       observed_spec_ = old_spec;
-      observed_at_ = attempt_began;
+      observed_at_ = answered;
     }
     const auto lease_seconds = std::chrono::seconds(old_spec.value("leaseDurationSeconds", 0));
-    if (!holder.empty() && holder != options_.identity && observed_at_ + lease_seconds > attempt_began) return false;
+    if (!holder.empty() && holder != options_.identity && observed_at_ + lease_seconds > answered) return false;
   }
   lease["spec"] = record(old_spec);
   auto replaced = client_.replace(resources::kLeases, options_.lease, lease);
