@@ -152,8 +152,8 @@ bool Informer::relist() {
     }
     cache_ = std::move(fresh);
     resource_version_ = (*listed)["metadata"].value("resourceVersion", "");
+    synced_ = true;  // under the lock: wait_for_sync() cannot miss the notification
   }
-  synced_ = true;
   changed_.notify_all();
   for (const auto& [type, object] : changes) handler_(type, object);
   return true;
