@@ -3,6 +3,7 @@
 # Go module proxy and caches them; prints the directory holding them as the last line of stdout.
 #
 #   scripts/kube-binaries.sh          build what is missing (quick when cached), print the dir
+#   scripts/kube-binaries.sh helm     the same for helm alone (the chart's tests), in its own dir
 #
 # Neither binary is in Debian in a usable version, and `go install <module>@<version>` is refused
 # for both (their go.mod files replace modules with relative paths). So each is built through a
@@ -10,9 +11,12 @@
 # (k8s.io/kubernetes v1.34.x with a `replace` to the published v0.34.x tag for every staging
 # module; go.etcd.io/etcd/server/v3 v3.6.x) and has a go.sum, so the build is reproducible.
 # kubectl comes from the same Kubernetes module: Debian's (1.20) lacks what the tests use.
+# helm (not in Debian) is built the same way from tests/kube/gomod/helm (helm.sh/helm/v3 v3.x),
+# stamped with its version and the Kubernetes version of its client-go as its Makefile does.
 #
 # Cache: $ODS_KUBE_BIN_DIR when set (used as is; the binaries are built into it when missing),
-# else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube/<kubernetes version>-etcd-<etcd version>/.
+# else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube/<kubernetes version>-etcd-<etcd version>/;
+# helm: $ODS_HELM_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/helm/<helm version>/.
 # It lives in $HOME, not in the checkout, so fresh clones (CI's included) reuse it; the key
 # changes with the versions in the wrapper modules. Go's own module and build caches make a
 # rebuild after a version change fast for everything that did not change.
@@ -43,16 +47,24 @@ required_version() {
   awk -v m="$2" '$1 == m && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$gomod/$1/go.mod"
 }
 
-kube_version=$(required_version kubernetes k8s.io/kubernetes)
-etcd_version=$(required_version etcd go.etcd.io/etcd/server/v3)
-[ -n "$kube_version" ] && [ -n "$etcd_version" ] ||
-  die "cannot read the versions from $gomod/{kubernetes,etcd}/go.mod"
-
-if [ -n "${ODS_KUBE_BIN_DIR:-}" ]; then
-  bin_dir=$ODS_KUBE_BIN_DIR
-else
-  bin_dir="${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube/kubernetes-$kube_version-etcd-$etcd_version"
-fi
+what=${1:-control-plane}
+case "$what" in
+  control-plane)
+    kube_version=$(required_version kubernetes k8s.io/kubernetes)
+    etcd_version=$(required_version etcd go.etcd.io/etcd/server/v3)
+    [ -n "$kube_version" ] && [ -n "$etcd_version" ] ||
+      die "cannot read the versions from $gomod/{kubernetes,etcd}/go.mod"
+    bin_dir=${ODS_KUBE_BIN_DIR:-"${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube/kubernetes-$kube_version-etcd-$etcd_version"}
+    ;;
+  helm)
+    helm_version=$(required_version helm helm.sh/helm/v3)
+    client_go_version=$(required_version helm k8s.io/client-go)
+    [ -n "$helm_version" ] && [ -n "$client_go_version" ] ||
+      die "cannot read the helm and client-go versions from $gomod/helm/go.mod"
+    bin_dir=${ODS_HELM_BIN_DIR:-"${XDG_CACHE_HOME:-$HOME/.cache}/ods/helm/$helm_version"}
+    ;;
+  *) die "unknown argument '$what' (expected nothing or helm)" ;;
+esac
 mkdir -p "$bin_dir" || die "cannot create the cache directory $bin_dir"
 
 # One build at a time per cache directory (several checkouts or test runs may ask at once).
@@ -85,6 +97,19 @@ $gomod/$module/go.mod or point ODS_GO at it"
   mv -f "$bin_dir/.$binary.partial" "$bin_dir/$binary"
   say "built $binary in $((SECONDS - started)) s"
 }
+
+if [ "$what" = helm ]; then
+  # client-go v0.X.Y is Kubernetes 1.X: the version `helm lint` and `helm template` assume.
+  kube_minor=$(echo "$client_go_version" | cut -d. -f2)
+  stamp="-X helm.sh/helm/v3/internal/version.version=$helm_version -X helm.sh/helm/v3/internal/version.metadata="
+  stamp+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+  for package in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    stamp+=" -X $package.k8sVersionMajor=1 -X $package.k8sVersionMinor=$kube_minor"
+  done
+  build helm helm helm.sh/helm/v3/cmd/helm "$helm_version" -ldflags="$stamp"
+  echo "$bin_dir"
+  exit 0
+fi
 
 build etcd etcd go.etcd.io/etcd/server/v3 "$etcd_version"
 # What Kubernetes' own build stamps in (hack/lib/version.sh); without it both say v0.0.0-master.

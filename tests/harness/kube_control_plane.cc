@@ -135,18 +135,25 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver() {
     auto port = free_loopback_port();
     if (!port) return std::unexpected(port.error());
     apiserver_port_ = *port;
-    auto started = apiserver_.start(
-        {(bin_dir_ / "kube-apiserver").string(), "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
-         "--secure-port=" + std::to_string(apiserver_port_), "--bind-address=127.0.0.1",
-         "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
-         "--cert-dir=" + (dir_ / "apiserver-certs").string(), "--tls-cert-file=" + pki.serving_cert().string(),
-         "--tls-private-key-file=" + pki.serving_key().string(), "--client-ca-file=" + pki.ca_cert().string(),
-         "--authorization-mode=RBAC", "--service-account-issuer=" + server_url() + "/",
-         "--service-account-key-file=" + pki.service_account_public_key().string(),
-         "--service-account-signing-key-file=" + pki.service_account_key().string(),
-         "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
-         "--disable-admission-plugins=ServiceAccount"},
-        dir_, dir_ / "kube-apiserver.log");
+    std::vector<std::string> argv = {(bin_dir_ / "kube-apiserver").string(),
+                                     "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
+                                     "--secure-port=" + std::to_string(apiserver_port_),
+                                     "--bind-address=127.0.0.1",
+                                     "--advertise-address=127.0.0.1",
+                                     "--endpoint-reconciler-type=none",
+                                     "--cert-dir=" + (dir_ / "apiserver-certs").string(),
+                                     "--tls-cert-file=" + pki.serving_cert().string(),
+                                     "--tls-private-key-file=" + pki.serving_key().string(),
+                                     "--client-ca-file=" + pki.ca_cert().string(),
+                                     "--authorization-mode=RBAC",
+                                     "--service-account-issuer=" + server_url() + "/",
+                                     "--service-account-key-file=" + pki.service_account_public_key().string(),
+                                     "--service-account-signing-key-file=" + pki.service_account_key().string(),
+                                     "--service-cluster-ip-range=10.0.0.0/24",
+                                     "--allow-privileged=true",
+                                     "--disable-admission-plugins=ServiceAccount"};
+    argv.insert(argv.end(), options_.extra_apiserver_flags.begin(), options_.extra_apiserver_flags.end());
+    auto started = apiserver_.start(argv, dir_, dir_ / "kube-apiserver.log");
     if (!started) return std::unexpected(started.error());
     kubeconfig_ = write_kubeconfig("admin.kubeconfig", "    client-certificate: " + pki.admin_cert().string() +
                                                            "\n    client-key: " + pki.admin_key().string() + "\n");
@@ -164,6 +171,8 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver() {
   return std::unexpected("no free port for kube-apiserver after " + std::to_string(kPortAttempts) +
                          " attempts: " + error);
 }
+
+std::string KubeControlPlane::etcd_url() const { return "http://127.0.0.1:" + std::to_string(etcd_port_); }
 
 std::string KubeControlPlane::server_url() const { return "https://127.0.0.1:" + std::to_string(apiserver_port_); }
 

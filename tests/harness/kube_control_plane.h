@@ -36,6 +36,9 @@ class KubeControlPlane {
  public:
   struct Options {
     std::chrono::seconds ready_timeout{90};
+    // Appended to kube-apiserver's command line, e.g. "--watch-cache=false" so that a watch from
+    // a compacted resourceVersion really gets 410 Gone.
+    std::vector<std::string> extra_apiserver_flags;
   };
 
   // On failure returns a message naming the failed step with the server's log tail; everything
@@ -54,6 +57,8 @@ class KubeControlPlane {
   const std::filesystem::path& kubeconfig() const { return kubeconfig_; }
   const KubeCertificates& certificates() const { return certificates_; }
   const std::filesystem::path& dir() const { return dir_; }
+  // http://127.0.0.1:<port> of etcd (its v3 HTTP gateway: POST /v3/kv/compaction and so on).
+  std::string etcd_url() const;
 
   // `kubectl --kubeconfig <kubeconfig()> <args...>` with the kubectl built beside the servers
   // (same version), or $ODS_KUBECTL.

@@ -1,0 +1,97 @@
+#include "operator_options.h"
+
+#include <gtest/gtest.h>
+
+namespace ods::operator_app {
+namespace {
+
+std::vector<std::string> required(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"--state-secret", "ods/state", "--callback-key-secret", "ods/callback:signing",
+                                "--callback-url", "http://127.0.0.1:9443"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(OperatorOptions, DefaultsAndRequiredFlags) {
+  auto o = parse_operator_options(required());
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->state_secret.namespace_name, "ods");
+  EXPECT_EQ(o->state_secret.name, "state");
+  EXPECT_EQ(o->state_secret.key, "dsn");
+  EXPECT_EQ(o->callback_key.key, "signing");
+  EXPECT_EQ(o->callback_listen.port, 9443);
+  EXPECT_EQ(o->metrics_listen.port, 8080);
+  EXPECT_TRUE(o->leader_elect);
+  EXPECT_EQ(o->lease_namespace, "ods");
+  EXPECT_EQ(o->lease_name, "ods-operator");
+  EXPECT_FALSE(o->identity.empty());
+  EXPECT_EQ(o->lease_duration, std::chrono::seconds(15));
+}
+
+TEST(OperatorOptions, ParsesEveryFlag) {
+  auto o = parse_operator_options(required({"--kubeconfig=/k", "--namespace", "team", "--metrics-listen",
+                                            "127.0.0.1:0", "--callback-listen", ":9000", "--no-leader-elect",
+                                            "--lease", "sys/lock", "--identity", "a", "--lease-duration", "4s",
+                                            "--renew-deadline", "3s", "--retry-period", "500ms", "--workers", "3",
+                                            "--log-level", "debug"}));
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->kubeconfig, "/k");
+  EXPECT_EQ(o->watch_namespace, "team");
+  EXPECT_EQ(o->metrics_listen.host, "127.0.0.1");
+  EXPECT_EQ(o->metrics_listen.port, 0);
+  EXPECT_EQ(o->callback_listen.host, "0.0.0.0");
+  EXPECT_EQ(o->callback_listen.port, 9000);
+  EXPECT_FALSE(o->leader_elect);
+  EXPECT_EQ(o->lease_namespace, "sys");
+  EXPECT_EQ(o->lease_name, "lock");
+  EXPECT_EQ(o->retry_period, std::chrono::milliseconds(500));
+  EXPECT_EQ(o->workers, 3);
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string message_part;
+};
+
+TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
+  const std::vector<BadCase> cases{
+      {{"--callback-key-secret", "ods/k", "--callback-url", "http://x"}, "--state-secret is required"},
+      {required({"--bogus"}), "unknown flag '--bogus'"},
+      {required({"--workers"}), "--workers needs a value"},
+      {required({"--workers", "0"}), "--workers must be a whole number"},
+      {required({"--metrics-listen", "8080"}), "--metrics-listen must be HOST:PORT"},
+      {required({"--metrics-listen", "h:99999"}), "--metrics-listen must be HOST:PORT"},
+      {required({"--lease-duration", "15"}), "--lease-duration: '15' is not a duration"},
+      {required({"--renew-deadline", "20s"}), "--renew-deadline must be shorter than --lease-duration"},
+      {required({"--log-level", "loud"}), "--log-level must be"},
+      {required({"--lease", "x"}), "--lease must be NAMESPACE/NAME"},
+      {{"--state-secret", "state", "--callback-key-secret", "ods/k", "--callback-url", "http://x"},
+       "--state-secret must be NAMESPACE/NAME"},
+      {{"--state-secret", "a/b", "--callback-key-secret", "ods/k", "--callback-url", "ftp://x"},
+       "--callback-url must start with http://"},
+  };
+  for (const auto& c : cases) {
+    auto o = parse_operator_options(c.args);
+    ASSERT_FALSE(o) << c.message_part;
+    EXPECT_EQ(o.error().code, "usage");
+    EXPECT_NE(o.error().message.find(c.message_part), std::string::npos) << o.error().message;
+  }
+}
+
+TEST(OperatorOptions, Durations) {
+  EXPECT_EQ(*parse_duration("1h30m"), std::chrono::minutes(90));
+  EXPECT_EQ(*parse_duration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_FALSE(parse_duration(""));
+  EXPECT_FALSE(parse_duration("1x"));
+  EXPECT_FALSE(parse_duration("m"));
+}
+
+TEST(OperatorOptions, HelpStopsParsing) {
+  auto o = parse_operator_options({"--help"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->help);
+  EXPECT_NE(operator_usage().find("--state-secret"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ods::operator_app

@@ -1,0 +1,108 @@
+#pragma once
+// An informer: a local copy of one resource's objects (in one namespace or all), kept current by
+// list-then-watch, as client-go's reflector does it:
+//   1. list; the cache becomes the list (the handler hears of what was added, changed — another
+//      resourceVersion — or disappeared since the last list); has_synced() turns true;
+//   2. watch from the list's resourceVersion with bookmarks; every event updates the cache, then
+//      calls the handler; bookmarks only move the resourceVersion on;
+//   3. when the stream ends (the server's timeoutSeconds), watch again from the last
+//      resourceVersion seen (a reconnect);
+//   4. on 410 Gone (from watch() or as an ERROR event) or any other ERROR event: relist (1);
+//   5. on transport errors: wait (exponential backoff with jitter, min_backoff..max_backoff)
+//      and retry the step that failed.
+// The handler runs on the informer's thread, one call at a time, after the cache holds the
+// change; it must not call stop().
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ods/kube/client.h"
+
+namespace ods::kube {
+
+struct InformerOptions {
+  Resource resource;
+  std::string namespace_name;  // "" : all namespaces
+  std::string label_selector;
+  // Each watch asks the server to end it after a random time in [watch_timeout, 2*watch_timeout).
+  std::chrono::seconds watch_timeout{300};
+  std::chrono::milliseconds min_backoff{200};
+  std::chrono::milliseconds max_backoff{std::chrono::seconds(30)};
+};
+
+class Informer {
+ public:
+  // added / modified / deleted (never bookmark or error) and the object (for deleted: its last state).
+  using Handler = std::function<void(WatchEvent::Type, const Json& object)>;
+
+  // `client` must outlive the informer.
+  Informer(Client& client, InformerOptions options, Handler handler);
+  ~Informer();  // stop()
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Starts the informer's thread (once).
+  void start();
+  // Ends the open watch and joins the thread; the cache keeps its content. Idempotent.
+  void stop();
+
+  // True once the first list has filled the cache.
+  bool has_synced() const { return synced_; }
+  // Waits until has_synced() or the timeout; returns has_synced().
+  bool wait_for_sync(std::chrono::milliseconds timeout) const;
+
+  // The cached object, by namespace/name.
+  std::optional<Json> get(const ObjectKey& key) const;
+  // Every cached object, ordered by namespace/name.
+  std::vector<Json> list() const;
+  // The last resourceVersion seen (list, event or bookmark).
+  std::string resource_version() const;
+
+  // Lists after the first (each one a 410 or ERROR event); watches opened again after the first.
+  std::uint64_t relists() const { return relists_; }
+  std::uint64_t reconnects() const { return reconnects_; }
+  std::uint64_t bookmarks() const { return bookmarks_; }
+  // The last error met (empty when none), for logs and tests.
+  std::string last_error() const;
+
+ private:
+  void run();
+  [[nodiscard]] bool relist();  // false: failed (last_error set)
+  enum class WatchEnd { ended, ended_empty, relist, failed, stopped };
+  WatchEnd watch_once();
+  void apply_event(const WatchEvent& event);
+  void backoff(int failures);
+  void record_error(const std::string& message);
+
+  Client& client_;
+  InformerOptions options_;
+  Handler handler_;
+
+  mutable std::mutex mutex_;  // cache_, resource_version_, last_error_, stream_, stopping_
+  mutable std::condition_variable changed_;
+  std::map<std::string, Json> cache_;  // key: namespace/name
+  std::string resource_version_;
+  std::string last_error_;
+  WatchStream* stream_ = nullptr;  // the open watch, for stop()
+  bool stopping_ = false;
+
+  std::atomic<bool> synced_{false};
+  std::atomic<std::uint64_t> relists_{0};
+  std::atomic<std::uint64_t> reconnects_{0};
+  std::atomic<std::uint64_t> bookmarks_{0};
+  std::thread thread_;
+};
+
+// namespace/name of an object from its metadata.
+ObjectKey key_of(const Json& object);
+
+}  // namespace ods::kube

@@ -1,0 +1,228 @@
+#include "ods/kube/informer.h"
+
+#include <random>
+
+namespace ods::kube {
+
+ObjectKey key_of(const Json& object) {
+  const Json& metadata = object.contains("metadata") ? object["metadata"] : Json::object();
+  return ObjectKey{metadata.value("namespace", ""), metadata.value("name", "")};
+}
+
+namespace {
+
+std::string resource_version_of(const Json& object) {
+  if (!object.contains("metadata")) return "";
+  return object["metadata"].value("resourceVersion", "");
+}
+
+std::chrono::milliseconds random_between(std::chrono::milliseconds low, std::chrono::milliseconds high) {
+  thread_local std::mt19937 random(std::random_device{}());
+  if (high <= low) return low;
+  return std::chrono::milliseconds(std::uniform_int_distribution<long>(low.count(), high.count())(random));
+}
+
+}  // namespace
+
+Informer::Informer(Client& client, InformerOptions options, Handler handler)
+    : client_(client), options_(std::move(options)), handler_(std::move(handler)) {}
+
+Informer::~Informer() { stop(); }
+
+void Informer::start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable() || stopping_) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Informer::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (stream_) stream_->cancel();
+  }
+  changed_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+bool Informer::wait_for_sync(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [this] { return synced_.load(); });
+  return synced_;
+}
+
+std::optional<Json> Informer::get(const ObjectKey& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = cache_.find(key.str());
+  if (it == cache_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<Json> Informer::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Json> objects;
+  objects.reserve(cache_.size());
+  for (const auto& [key, object] : cache_) objects.push_back(object);
+  return objects;
+}
+
+std::string Informer::resource_version() const {
+  std::lock_guard lock(mutex_);
+  return resource_version_;
+}
+
+std::string Informer::last_error() const {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
+void Informer::record_error(const std::string& message) {
+  std::lock_guard lock(mutex_);
+  last_error_ = message;
+}
+
+void Informer::backoff(int failures) {
+  auto delay = options_.min_backoff * (1L << std::min(failures, 16));
+  if (delay > options_.max_backoff) delay = options_.max_backoff;
+  delay = random_between(delay / 2, delay);
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, delay, [this] { return stopping_; });
+}
+
+void Informer::run() {
+  bool need_list = true;
+  bool first_list = true;
+  bool first_watch = true;
+  int failures = 0;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    if (need_list) {
+      if (!first_list) ++relists_;
+      first_list = false;
+      if (!relist()) {
+        backoff(++failures);
+        continue;
+      }
+      need_list = false;
+      failures = 0;
+    }
+    if (!first_watch) ++reconnects_;
+    first_watch = false;
+    switch (watch_once()) {
+      case WatchEnd::ended:
+        failures = 0;
+        break;
+      case WatchEnd::ended_empty:  // a stream that ends without a word: do not hammer the server
+        backoff(0);
+        break;
+      case WatchEnd::relist:
+        need_list = true;
+        break;
+      case WatchEnd::failed:
+        backoff(++failures);
+        break;
+      case WatchEnd::stopped:
+        return;
+    }
+  }
+}
+
+bool Informer::relist() {
+  auto listed = client_.list(options_.resource, options_.namespace_name, ListOptions{options_.label_selector, ""});
+  if (!listed) {
+    record_error("list: " + listed.error().message);
+    return false;
+  }
+  std::map<std::string, Json> fresh;
+  for (const Json& item : listed->value("items", Json::array())) fresh[key_of(item).str()] = item;
+  std::vector<std::pair<WatchEvent::Type, Json>> changes;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [key, object] : cache_)
+      if (!fresh.contains(key)) changes.emplace_back(WatchEvent::Type::deleted, object);
+    for (const auto& [key, object] : fresh) {
+      auto old = cache_.find(key);
+      if (old == cache_.end())
+        changes.emplace_back(WatchEvent::Type::added, object);
+      else if (resource_version_of(old->second) != resource_version_of(object))
+        changes.emplace_back(WatchEvent::Type::modified, object);
+    }
+    cache_ = std::move(fresh);
+    resource_version_ = (*listed)["metadata"].value("resourceVersion", "");
+    synced_ = true;  // under the lock: wait_for_sync() cannot miss the notification
+  }
+  changed_.notify_all();
+  for (const auto& [type, object] : changes) handler_(type, object);
+  return true;
+}
+
+Informer::WatchEnd Informer::watch_once() {
+  WatchOptions watch_options;
+  watch_options.resource_version = resource_version();
+  watch_options.label_selector = options_.label_selector;
+  watch_options.allow_bookmarks = true;
+  watch_options.timeout = std::chrono::duration_cast<std::chrono::seconds>(
+      random_between(options_.watch_timeout, 2 * options_.watch_timeout - std::chrono::seconds(1)));
+  auto opened = client_.watch(options_.resource, options_.namespace_name, watch_options);
+  if (!opened) {
+    record_error("watch: " + opened.error().message);
+    return opened.error().gone() ? WatchEnd::relist : WatchEnd::failed;
+  }
+  std::unique_ptr<WatchStream> stream = std::move(*opened);
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return WatchEnd::stopped;
+    stream_ = stream.get();
+  }
+  WatchEnd end = WatchEnd::ended_empty;
+  for (;;) {
+    auto next = stream->next();
+    if (!next) {
+      record_error("watch: " + next.error().message);
+      end = WatchEnd::failed;
+      break;
+    }
+    if (!next->has_value()) break;
+    const WatchEvent& event = **next;
+    if (event.type == WatchEvent::Type::error) {
+      record_error("watch: ERROR event: " + event.object.dump());
+      end = WatchEnd::relist;
+      break;
+    }
+    apply_event(event);
+    end = WatchEnd::ended;
+  }
+  std::lock_guard lock(mutex_);
+  stream_ = nullptr;
+  return stopping_ ? WatchEnd::stopped : end;
+}
+
+void Informer::apply_event(const WatchEvent& event) {
+  const std::string version = resource_version_of(event.object);
+  {
+    std::lock_guard lock(mutex_);
+    if (!version.empty()) resource_version_ = version;
+    const std::string key = key_of(event.object).str();
+    switch (event.type) {
+      case WatchEvent::Type::added:
+      case WatchEvent::Type::modified:
+        cache_[key] = event.object;
+        break;
+      case WatchEvent::Type::deleted:
+        cache_.erase(key);
+        break;
+      default:
+        break;
+    }
+  }
+  if (event.type == WatchEvent::Type::bookmark) {
+    ++bookmarks_;
+    return;
+  }
+  handler_(event.type, event.object);
+}
+
+}  // namespace ods::kube

@@ -1,0 +1,82 @@
+#pragma once
+// The operator's Prometheus metrics: one registry holding every family the operator exports, and
+// a typed API to feed them, so no caller spells a metric or label name. docs/metrics.md documents
+// each family (name, type, labels, meaning, an example query).
+//
+//   ods_probe_latency_seconds{project,source}          histogram  one probe of a source
+//   ods_nodes_total{project,action,reason}             counter    nodes planned BUILD / REUSE
+//   ods_reuse_ratio{project}                           gauge      reused / all nodes, last run
+//   ods_run_duration_seconds{project,outcome}          histogram  a run, start to end
+//   ods_runs_total{project,outcome}                    counter    runs that ended
+//   ods_unknown_data_versions_total{project}           counter    sources with no data version
+//   ods_leader                                         gauge      1 while this replica leads
+//   controller_runtime_reconcile_total{controller,result}
+//   controller_runtime_reconcile_errors_total{controller}
+//   controller_runtime_reconcile_time_seconds{controller}
+//   workqueue_depth{name}, workqueue_adds_total{name}, workqueue_retries_total{name}
+//
+// Thread safety: every member may be called from several threads at once (prometheus-cpp's
+// families and metrics are thread-safe). Label values are free text (escaped when serialised).
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace ods::telemetry {
+
+// What the planner decided for a node (the `action` label).
+enum class NodeAction { build, reuse };
+
+// How a reconcile ended (the `result` label, as controller-runtime names them).
+enum class ReconcileResult { success, error, requeue, requeue_after };
+
+class OperatorMetrics {
+ public:
+  OperatorMetrics();
+  ~OperatorMetrics();
+  OperatorMetrics(const OperatorMetrics&) = delete;
+  OperatorMetrics& operator=(const OperatorMetrics&) = delete;
+
+  // The registry holding every family (to serve or to collect from). Lives as long as this.
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+  // Every family in the Prometheus text exposition format (version 0.0.4).
+  std::string scrape_text() const;
+
+  // One probe of `source` (a dbt source's unique id or relation) took `seconds`.
+  void observe_probe(std::string_view project, std::string_view source, double seconds);
+  // `count` nodes of `project` were planned `action` for `reason` (a reason code, docs/reason-codes.md).
+  void count_nodes(std::string_view project, NodeAction action, std::string_view reason, std::uint64_t count = 1);
+  // The last run of `project` reused `reused` of `total` nodes (ratio 0 when total is 0).
+  void set_reuse_ratio(std::string_view project, std::uint64_t reused, std::uint64_t total);
+  // A run of `project` ended with `outcome` ("succeeded", "failed", …) after `seconds`:
+  // ods_runs_total and ods_run_duration_seconds.
+  void record_run(std::string_view project, std::string_view outcome, double seconds);
+  // `count` sources of `project` had no data version in a run (they are built, never reused).
+  void count_unknown_data_versions(std::string_view project, std::uint64_t count);
+
+  // A reconcile of `controller` ("dbtproject", "dbtrun") ended with `result` after `seconds`;
+  // an error also counts in controller_runtime_reconcile_errors_total.
+  void record_reconcile(std::string_view controller, ReconcileResult result, double seconds);
+  // The work queue `name` holds `depth` items now.
+  void set_queue_depth(std::string_view name, std::int64_t depth);
+  // An item was added to the work queue `name` (first time or again).
+  void count_queue_add(std::string_view name);
+  // An item of the work queue `name` was re-added after a failure (with backoff).
+  void count_queue_retry(std::string_view name);
+
+  // Whether this replica holds the leader Lease now.
+  void set_leader(bool leader);
+
+  struct Families;  // the prometheus families, defined in the .cc
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<Families> families_;
+};
+
+std::string_view to_string(NodeAction action);
+std::string_view to_string(ReconcileResult result);
+
+}  // namespace ods::telemetry

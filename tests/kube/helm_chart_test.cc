@@ -1,0 +1,319 @@
+// The Helm chart (helm/ods) on a real kube-apiserver: `helm lint --strict` passes, its CRDs are
+// crds/ byte for byte, what `helm template` renders applies to the API server, the Deployment
+// has the probes, non-root security context and Secret references the design asks for, and the
+// operator's ServiceAccount may do exactly what the operator needs: each need is allowed, and
+// what it does not need is refused (checked with the account's own token).
+// helm is built from the Go module proxy like kubectl (scripts/kube-binaries.sh helm).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "harness/kube_control_plane.h"
+
+namespace ods::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kNamespace = "ods-system";
+const std::string kRelease = "ods";  // objects are named "ods" (the release name has the chart's)
+const std::string kAccount = "ods";
+const std::string kTeam = "team-a";  // a namespace where users keep DbtProjects
+
+std::string describe(const ProcessResult& r) {
+  return "exit code " + std::to_string(r.exit_code) + "\nstdout:\n" + r.output + "\nstderr:\n" + r.errors;
+}
+
+fs::path chart_dir() { return source_dir() / "helm" / "ods"; }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class HelmChartTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ProcessResult built = run_process({(source_dir() / "scripts" / "kube-binaries.sh").string(), "helm"}, source_dir());
+    if (built.exit_code != 0) {
+      start_error_ = "scripts/kube-binaries.sh helm: " + describe(built);
+      return;
+    }
+    std::string dir = built.output;
+    while (!dir.empty() && dir.back() == '\n') dir.pop_back();
+    helm_ = fs::path(dir.substr(dir.rfind('\n') == std::string::npos ? 0 : dir.rfind('\n') + 1)) / "helm";
+
+    auto started = KubeControlPlane::start();
+    if (!started) {
+      start_error_ = started.error();
+      return;
+    }
+    plane_ = std::move(*started);
+    for (const std::string& ns : {kNamespace, kTeam}) {
+      ProcessResult created = kubectl({"create", "namespace", ns});
+      if (created.exit_code != 0) {
+        start_error_ = "kubectl create namespace " + ns + ": " + describe(created);
+        return;
+      }
+    }
+    ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
+                                   "--include-crds", "--set", "grafanaDashboard.enabled=true"});
+    if (rendered.exit_code != 0) {
+      start_error_ = "helm template: " + describe(rendered);
+      return;
+    }
+    rendered_ = rendered.output;
+    const fs::path manifests = plane_->dir() / "chart.yaml";
+    std::ofstream(manifests) << rendered_;
+    applied_ = kubectl({"apply", "--server-side", "-f", manifests.string()});
+  }
+  static void TearDownTestSuite() { plane_.reset(); }
+
+  void SetUp() override { ASSERT_TRUE(plane_ && start_error_.empty()) << start_error_; }
+
+  static ProcessResult kubectl(const std::vector<std::string>& args) { return plane_->kubectl(args); }
+
+  // helm with its own cache and config under the test's directory (nothing in $HOME).
+  static ProcessResult helm(std::vector<std::string> args) {
+    args.insert(args.begin(), helm_.string());
+    const fs::path home = plane_ ? plane_->dir() / "helm-home" : fs::temp_directory_path() / "ods-helm-home";
+    return run_process(
+        args, source_dir(),
+        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
+         "HELM_DATA_HOME=" + (home / "data").string()});
+  }
+
+  static inline std::unique_ptr<KubeControlPlane> plane_;
+  static inline std::string start_error_;
+  static inline fs::path helm_;
+  static inline std::string rendered_;
+  static inline ProcessResult applied_;
+};
+
+TEST_F(HelmChartTest, LintPassesStrict) {
+  ProcessResult linted = helm({"lint", chart_dir().string(), "--strict"});
+  EXPECT_EQ(linted.exit_code, 0) << describe(linted);
+  EXPECT_NE(linted.output.find("1 chart(s) linted, 0 chart(s) failed"), std::string::npos) << linted.output;
+}
+
+TEST_F(HelmChartTest, TheChartsCrdsAreTheCrdsFolderByteForByte) {
+  std::vector<std::string> in_chart;
+  for (const auto& entry : fs::directory_iterator(chart_dir() / "crds")) in_chart.push_back(entry.path().filename());
+  std::vector<std::string> in_crds;
+  for (const auto& entry : fs::directory_iterator(source_dir() / "crds"))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") in_crds.push_back(entry.path().filename());
+  std::sort(in_chart.begin(), in_chart.end());
+  std::sort(in_crds.begin(), in_crds.end());
+  ASSERT_EQ(in_chart, in_crds) << "copy crds/*.yaml to helm/ods/crds/ (cp crds/*.yaml helm/ods/crds/)";
+  for (const auto& file : in_crds)
+    EXPECT_EQ(read_file(chart_dir() / "crds" / file), read_file(source_dir() / "crds" / file))
+        << "helm/ods/crds/" << file << " differs from crds/" << file << ": cp crds/*.yaml helm/ods/crds/";
+}
+
+TEST_F(HelmChartTest, TheRenderedManifestsApplyToTheApiServer) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  for (const std::string object :
+       {"customresourcedefinition.apiextensions.k8s.io/dbtprojects.ods.dev serverside-applied",
+        "customresourcedefinition.apiextensions.k8s.io/dbtruns.ods.dev serverside-applied",
+        "serviceaccount/ods serverside-applied", "configmap/ods-dashboard serverside-applied",
+        "clusterrole.rbac.authorization.k8s.io/ods serverside-applied",
+        "clusterrolebinding.rbac.authorization.k8s.io/ods serverside-applied",
+        "role.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
+        "rolebinding.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
+        "service/ods serverside-applied", "deployment.apps/ods serverside-applied"})
+    EXPECT_NE(applied_.output.find(object), std::string::npos) << object << " in:\n" << applied_.output;
+
+  ProcessResult dashboard = kubectl({"get", "configmap", "ods-dashboard", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(dashboard.exit_code, 0) << describe(dashboard);
+  const json board = json::parse(json::parse(dashboard.output)["data"]["ods.json"].get<std::string>());
+  EXPECT_EQ(board["panels"].size(), json::parse(read_file(chart_dir() / "dashboards" / "ods.json"))["panels"].size());
+}
+
+TEST_F(HelmChartTest, TheDeploymentProbesRunsAsNonRootAndReadsItsSecretsByReference) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  ProcessResult got = kubectl({"get", "deployment", "ods", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(got.exit_code, 0) << describe(got);
+  const json deployment = json::parse(got.output);
+  EXPECT_EQ(deployment["spec"]["replicas"], 2);
+  const json pod = deployment["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"], kAccount);
+  EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
+  const json container = pod["containers"][0];
+  EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+  EXPECT_EQ(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+  EXPECT_EQ(container["securityContext"]["allowPrivilegeEscalation"], false);
+  EXPECT_EQ(container["securityContext"]["readOnlyRootFilesystem"], true);
+  EXPECT_EQ(container["securityContext"]["capabilities"]["drop"], json::array({"ALL"}));
+  std::map<std::string, json> env;
+  for (const json& entry : container["env"]) env[entry["name"]] = entry;
+  // The Secrets are referenced by name; their values never appear in the pod's spec.
+  for (const auto& [name, entry] : env) EXPECT_FALSE(entry.contains("value")) << name;
+  const std::string args = container["args"].dump();
+  EXPECT_NE(args.find("--leader-elect"), std::string::npos) << args;
+  EXPECT_NE(args.find("--metrics-listen=:8080"), std::string::npos) << args;
+  EXPECT_NE(args.find("--state-secret=$(POD_NAMESPACE)/ods-state:dsn"), std::string::npos) << args;
+  EXPECT_NE(args.find("--callback-key-secret=$(POD_NAMESPACE)/ods-callback-key:key"), std::string::npos) << args;
+
+  ProcessResult service = kubectl({"get", "service", "ods", "-n", kNamespace, "-o", "jsonpath={.spec.ports[*].name}"});
+  ASSERT_EQ(service.exit_code, 0) << describe(service);
+  EXPECT_EQ(service.output, "metrics callback");
+}
+
+TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndUnsafeValuesAreRefused) {
+  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_EQ(plain.output.find("kind: ServiceMonitor"), std::string::npos) << "ServiceMonitor is off by default";
+  EXPECT_EQ(plain.output.find("kind: ConfigMap"), std::string::npos) << "the dashboard is off by default";
+
+  ProcessResult monitored = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                                  "templates/servicemonitor.yaml", "--set", "serviceMonitor.enabled=true"});
+  ASSERT_EQ(monitored.exit_code, 0) << describe(monitored);
+  EXPECT_NE(monitored.output.find("kind: ServiceMonitor"), std::string::npos) << monitored.output;
+  EXPECT_NE(monitored.output.find("- port: metrics\n      path: /metrics"), std::string::npos) << monitored.output;
+
+  ProcessResult two_leaders =
+      helm({"template", kRelease, chart_dir().string(), "--set", "leaderElection.enabled=false"});
+  EXPECT_NE(two_leaders.exit_code, 0);
+  EXPECT_NE(two_leaders.errors.find("replicaCount > 1 needs leaderElection.enabled"), std::string::npos)
+      << two_leaders.errors;
+  // values.schema.json: the state store is a Secret reference, never a DSN or a password.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"state.secretName=", "/state/secretName"},
+      {"state.password=hunter2", "additional properties 'password' not allowed"},
+      {"state.dsn=postgresql://ods:pw@db/ods", "additional properties 'dsn' not allowed"},
+      {"logLevel=verbose", "/logLevel"},
+      {"metrics.port=http", "/metrics/port"},
+  };
+  for (const auto& [value, message] : refused) {
+    ProcessResult r = helm({"template", kRelease, chart_dir().string(), "--set", value});
+    EXPECT_NE(r.exit_code, 0) << value << " was accepted";
+    EXPECT_NE(r.errors.find(message), std::string::npos) << value << ":\n" << r.errors;
+  }
+}
+
+struct Access {
+  std::vector<std::string> can_i;  // the arguments of `kubectl auth can-i`
+  bool allowed;
+};
+
+TEST_F(HelmChartTest, TheOperatorsAccountMayDoWhatItNeedsAndIsRefusedTheRest) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  auto account = plane_->service_account_kubeconfig(kNamespace, kAccount);
+  ASSERT_TRUE(account) << account.error();
+  auto can_i = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> full = {"auth", "can-i"};
+    full.insert(full.end(), args.begin(), args.end());
+    return plane_->kubectl_as(*account, full);
+  };
+  // The authorizer learns of the chart's bindings through a watch: wait for the first one.
+  ProcessResult first;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    first = can_i({"watch", "dbtprojects.ods.dev", "--all-namespaces"});
+    if (first.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(first.exit_code, 0) << describe(first);
+
+  const std::vector<Access> matrix = {
+      // What the operator needs.
+      {{"list", "dbtprojects.ods.dev", "--all-namespaces"}, true},
+      {{"patch", "dbtprojects.ods.dev", "-n", kTeam}, true},
+      {{"update", "dbtprojects.ods.dev", "--subresource=status", "-n", kTeam}, true},
+      {{"watch", "dbtruns.ods.dev", "--all-namespaces"}, true},
+      {{"create", "dbtruns.ods.dev", "-n", kTeam}, true},
+      {{"delete", "dbtruns.ods.dev", "-n", kTeam}, true},
+      {{"patch", "dbtruns.ods.dev", "--subresource=status", "-n", kTeam}, true},
+      {{"create", "jobs.batch", "-n", kTeam}, true},
+      {{"delete", "jobs.batch", "-n", kTeam}, true},
+      {{"watch", "jobs.batch", "--all-namespaces"}, true},
+      {{"list", "pods", "--all-namespaces"}, true},
+      {{"watch", "pods", "-n", kTeam}, true},
+      {{"create", "secrets", "-n", kTeam}, true},
+      {{"get", "secrets", "-n", kTeam}, true},
+      {{"delete", "secrets", "-n", kTeam}, true},
+      {{"create", "events", "-n", kTeam}, true},
+      {{"create", "events.events.k8s.io", "-n", kTeam}, true},
+      {{"get", "leases.coordination.k8s.io", "-n", kNamespace}, true},
+      {{"create", "leases.coordination.k8s.io", "-n", kNamespace}, true},
+      {{"update", "leases.coordination.k8s.io", "-n", kNamespace}, true},
+      // What it does not.
+      {{"list", "secrets", "-n", kTeam}, false},
+      {{"watch", "secrets", "--all-namespaces"}, false},
+      {{"update", "secrets", "-n", kTeam}, false},
+      {{"patch", "secrets", "-n", kNamespace}, false},
+      {{"create", "leases.coordination.k8s.io", "-n", kTeam}, false},
+      {{"delete", "leases.coordination.k8s.io", "-n", kNamespace}, false},
+      {{"delete", "customresourcedefinitions.apiextensions.k8s.io"}, false},
+      {{"create", "customresourcedefinitions.apiextensions.k8s.io"}, false},
+      {{"create", "dbtprojects.ods.dev", "-n", kTeam}, false},
+      {{"delete", "dbtprojects.ods.dev", "-n", kTeam}, false},
+      {{"create", "pods", "-n", kTeam}, false},
+      {{"delete", "pods", "-n", kTeam}, false},
+      {{"create", "pods", "--subresource=exec", "-n", kTeam}, false},
+      {{"update", "jobs.batch", "-n", kTeam}, false},
+      {{"create", "deployments.apps", "-n", kNamespace}, false},
+      {{"get", "configmaps", "-n", kNamespace}, false},
+      {{"create", "clusterrolebindings.rbac.authorization.k8s.io"}, false},
+      {{"create", "serviceaccounts", "--subresource=token", "-n", kTeam}, false},
+  };
+  for (const Access& access : matrix) {
+    ProcessResult r = can_i(access.can_i);
+    std::string what;
+    for (const auto& arg : access.can_i) what += arg + " ";
+    EXPECT_EQ(r.exit_code == 0, access.allowed) << what << (access.allowed ? "is refused" : "is allowed") << "\n"
+                                                << describe(r);
+  }
+}
+
+TEST_F(HelmChartTest, RequestsWithTheOperatorsTokenSucceedOrAreForbiddenAsTheRulesSay) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  auto account = plane_->service_account_kubeconfig(kNamespace, kAccount);
+  ASSERT_TRUE(account) << account.error();
+  auto as_operator = [&](const std::vector<std::string>& args) { return plane_->kubectl_as(*account, args); };
+
+  // A per-run callback Secret: created, read back, deleted.
+  ProcessResult created;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    created = as_operator({"create", "secret", "generic", "shop-7-callback", "-n", kTeam, "--from-literal=token=t"});
+    if (created.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(created.exit_code, 0) << describe(created);
+  ProcessResult read = as_operator({"get", "secret", "shop-7-callback", "-n", kTeam, "-o", "name"});
+  EXPECT_EQ(read.exit_code, 0) << describe(read);
+  ProcessResult listed = as_operator({"get", "secrets", "-n", kTeam});
+  EXPECT_NE(listed.exit_code, 0) << "listing Secrets is not granted";
+  EXPECT_NE(listed.errors.find("forbidden"), std::string::npos) << listed.errors;
+  ProcessResult deleted = as_operator({"delete", "secret", "shop-7-callback", "-n", kTeam});
+  EXPECT_EQ(deleted.exit_code, 0) << describe(deleted);
+
+  // Its leader Lease: in its own namespace only.
+  auto lease_in = [&](const std::string& ns) {
+    const json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                        {"kind", "Lease"},
+                        {"metadata", {{"name", "ods-leader"}, {"namespace", ns}}},
+                        {"spec", {{"holderIdentity", "ods-0"}, {"leaseDurationSeconds", 15}}}};
+    const fs::path file = plane_->dir() / ("lease-" + ns + ".json");
+    std::ofstream(file) << lease.dump();
+    return as_operator({"create", "-f", file.string()});
+  };
+  ProcessResult own = lease_in(kNamespace);
+  EXPECT_EQ(own.exit_code, 0) << describe(own);
+  ProcessResult other = lease_in(kTeam);
+  EXPECT_NE(other.exit_code, 0) << "a Lease outside the operator's namespace was allowed";
+  EXPECT_NE(other.errors.find("forbidden"), std::string::npos) << other.errors;
+
+  ProcessResult crd = as_operator({"delete", "crd", "dbtruns.ods.dev"});
+  EXPECT_NE(crd.exit_code, 0) << "the operator could delete a CRD";
+  EXPECT_NE(crd.errors.find("forbidden"), std::string::npos) << crd.errors;
+}
+
+}  // namespace
+}  // namespace ods::testing

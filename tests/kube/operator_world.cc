@@ -1,0 +1,261 @@
+#include "operator_world.h"
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include "harness/loopback_port.h"
+#include "ods/callback/run_token.h"
+#include "ods/kube/config.h"
+#include "ods/kube/rest_client.h"
+
+namespace ods::testing {
+namespace {
+
+using kube::Json;
+
+std::string describe(const ProcessResult& r) {
+  return "exit code " + std::to_string(r.exit_code) + "\n" + r.output + r.errors;
+}
+
+std::string base64(const std::string& in) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], kAlphabet[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+Json secret(const std::string& ns, const std::string& name, const std::map<std::string, std::string>& data) {
+  Json d = Json::object();
+  for (const auto& [k, v] : data) d[k] = base64(v);
+  return {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"type", "Opaque"}, {"data", d}};
+}
+
+constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
+
+std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_DIR) / "ods-operator"; }
+
+}  // namespace
+
+std::string phase_of(const Json& run) {
+  return run.contains("status") ? run["status"].value("phase", "") : "";
+}
+
+std::expected<std::unique_ptr<OperatorWorld>, std::string> OperatorWorld::start() {
+  std::unique_ptr<OperatorWorld> w(new OperatorWorld());
+  auto plane = KubeControlPlane::start();
+  if (!plane) return std::unexpected("control plane: " + plane.error());
+  w->plane_ = std::move(*plane);
+  ProcessResult crds = w->plane_->kubectl({"apply", "-f", (source_dir() / "crds").string()});
+  ProcessResult established = w->plane_->kubectl(
+      {"wait", "--for=condition=Established", "--timeout=60s", "crd/dbtprojects.ods.dev", "crd/dbtruns.ods.dev"});
+  if (crds.exit_code != 0 || established.exit_code != 0) {
+    return std::unexpected("kubectl apply -f crds/: " + describe(crds) + describe(established));
+  }
+  for (const char* ns : {kAppNamespace, kOperatorNamespace}) {
+    ProcessResult r = w->plane_->kubectl({"create", "namespace", ns});
+    if (r.exit_code != 0) return std::unexpected("kubectl create namespace: " + describe(r));
+  }
+  auto postgres = PostgresServer::start();
+  if (!postgres) return std::unexpected("PostgreSQL: " + postgres.error());
+  w->postgres_ = std::move(*postgres);
+  auto config = kube::load_kubeconfig(w->plane_->kubeconfig());
+  if (!config) return std::unexpected("kubeconfig: " + config.error().message);
+  auto client = kube::make_client(*config);
+  if (!client) return std::unexpected("client: " + client.error().message);
+  w->client_ = std::move(*client);
+
+  w->project_ = std::make_unique<DbtProject>("shop");
+  ProcessResult data = w->project_->generate_data();
+  if (data.exit_code != 0) return std::unexpected("generate_data: " + describe(data));
+  if (auto made = w->make_secrets(); !made) return std::unexpected(made.error());
+
+  auto port = free_loopback_port();
+  if (!port) return std::unexpected(port.error());
+  w->callback_port_ = *port;
+  KubeletStandin::Options standin;
+  standin.namespace_name = kAppNamespace;
+  standin.root = w->plane_->dir() / "pods";
+  standin.executables = {{"ods", ods_binary().string()}};
+  w->standin_ = std::make_unique<KubeletStandin>(*w->client_, standin);
+  w->standin_->start();
+  return w;
+}
+
+std::expected<void, std::string> OperatorWorld::make_secrets() {
+  const std::string profile = "shop:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: \"" +
+                              (project_->dir() / "shop.duckdb").string() + "\"\n      threads: 2\n";
+  const Json secrets[] = {
+      secret(kOperatorNamespace, "ods-state", {{"dsn", postgres_->dsn()}}),
+      secret(kOperatorNamespace, "ods-callback", {{"key", kCallbackKey}}),
+      secret(kAppNamespace, "shop-profile", {{"profiles.yml", profile}}),
+  };
+  for (const auto& s : secrets) {
+    auto created = client_->create(kube::resources::kSecrets, s["metadata"]["namespace"], s);
+    if (!created) return std::unexpected("Secret " + s["metadata"]["name"].get<std::string>() + ": " +
+                                         created.error().message);
+  }
+  return {};
+}
+
+OperatorWorld::~OperatorWorld() {
+  for (auto& [id, replica] : replicas_) replica->process.stop(std::chrono::seconds(5));
+  if (standin_) standin_->stop();
+}
+
+std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
+                                                                          const std::filesystem::path& kubeconfig) {
+  auto metrics_port = free_loopback_port();
+  if (!metrics_port) return std::unexpected(metrics_port.error());
+  auto replica = std::make_unique<OperatorReplica>();
+  replica->identity = identity;
+  replica->metrics_port = *metrics_port;
+  const std::string callback = "127.0.0.1:" + std::to_string(callback_port_);
+  std::vector<std::string> argv{operator_binary().string(),
+                                "--kubeconfig",
+                                (kubeconfig.empty() ? plane_->kubeconfig() : kubeconfig).string(),
+                                "--state-secret",
+                                std::string(kOperatorNamespace) + "/ods-state",
+                                "--callback-key-secret",
+                                std::string(kOperatorNamespace) + "/ods-callback",
+                                "--callback-listen",
+                                callback,
+                                "--callback-url",
+                                "http://" + callback,
+                                "--metrics-listen",
+                                "127.0.0.1:" + std::to_string(*metrics_port),
+                                "--lease",
+                                std::string(kOperatorNamespace) + "/ods-operator",
+                                "--identity",
+                                identity,
+                                "--lease-duration",
+                                "4s",
+                                "--renew-deadline",
+                                "3s",
+                                "--retry-period",
+                                "500ms",
+                                "--log-level",
+                                "debug"};
+  auto started = replica->process.start(argv, plane_->dir(), plane_->dir() / ("operator-" + identity + ".log"));
+  if (!started) return std::unexpected(started.error());
+  auto* raw = replica.get();
+  replicas_[identity] = std::move(replica);
+  return raw;
+}
+
+void OperatorWorld::kill_operator(const std::string& identity) {
+  auto& r = replica(identity);
+  if (r.process.pid() > 0) ::kill(r.process.pid(), SIGKILL);
+  while (!r.process.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+bool OperatorWorld::has_replica(const std::string& identity) {
+  auto it = replicas_.find(identity);
+  return it != replicas_.end() && !it->second->process.exited();
+}
+
+std::string OperatorWorld::run_token(const std::string& name, const std::string& uid) const {
+  auto tokens = callback::RunTokens::from_key(kCallbackKey);
+  return tokens ? tokens->token_for(kAppNamespace, name, uid) : "";
+}
+
+std::pair<int, std::string> OperatorWorld::post_callback(const std::string& path, const std::string& token,
+                                                         const std::string& body) const {
+  const std::string program =
+      "import sys, urllib.request, urllib.error\n"
+      "req = urllib.request.Request(sys.argv[1], data=sys.argv[3].encode(), method='POST',\n"
+      "    headers={'Authorization': 'Bearer ' + sys.argv[2], 'Content-Type': 'application/json'})\n"
+      "try:\n"
+      "    r = urllib.request.urlopen(req, timeout=30); print(r.status); print(r.read().decode())\n"
+      "except urllib.error.HTTPError as e:\n"
+      "    print(e.code); print(e.read().decode())\n";
+  ProcessResult r = run_process({"python3", "-c", program,
+                                 "http://127.0.0.1:" + std::to_string(callback_port_) + path, token, body},
+                                plane_->dir());
+  const auto newline = r.output.find('\n');
+  if (r.exit_code != 0 || newline == std::string::npos) return {-1, r.output + r.errors};
+  return {std::atoi(r.output.substr(0, newline).c_str()), r.output.substr(newline + 1)};
+}
+
+void OperatorWorld::stop_operator(const std::string& identity) { replica(identity).process.stop(); }
+
+Json OperatorWorld::shop_project(const std::string& name, const std::string& schedule) const {
+  return {{"apiVersion", "ods.dev/v1alpha1"},
+          {"kind", "DbtProject"},
+          {"metadata", {{"name", name}, {"namespace", kAppNamespace}}},
+          {"spec",
+           {{"source", {{"image", {{"path", project_->dir().string()}}}}},
+            {"image", "ods-runner:test"},
+            {"profileSecretRef", {{"name", "shop-profile"}}},
+            {"target", "dev"},
+            {"schedule", schedule},
+            {"policies", {{"runTimeout", "10m"}}},
+            {"historyLimit", 10}}}};
+}
+
+ProcessResult OperatorWorld::kubectl_apply(const Json& document) {
+  const auto file = plane_->dir() / "apply.json";
+  std::ofstream(file, std::ios::trunc) << document.dump(2);
+  return plane_->kubectl({"apply", "-f", file.string()});
+}
+
+std::expected<Json, std::string> OperatorWorld::create_run(const std::string& name, const std::string& project) {
+  Json run{{"apiVersion", "ods.dev/v1alpha1"},
+           {"kind", "DbtRun"},
+           {"metadata", {{"name", name}, {"namespace", kAppNamespace}}},
+           {"spec", {{"projectRef", {{"name", project}}}, {"trigger", "Manual"}}}};
+  auto created = client_->create(kube::resources::kDbtRuns, kAppNamespace, run);
+  if (!created) return std::unexpected(created.error().message);
+  return *created;
+}
+
+std::optional<Json> OperatorWorld::wait_for(const kube::Resource& resource, const kube::ObjectKey& key,
+                                            const std::function<bool(const Json&)>& done,
+                                            std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::optional<Json> last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto found = client_->find(resource, key);
+    if (found && *found) {
+      last = **found;
+      if (done(*last)) return last;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return std::nullopt;
+}
+
+std::optional<Json> OperatorWorld::wait_finished(const std::string& run, std::chrono::seconds timeout) {
+  return wait_for(kube::resources::kDbtRuns, {kAppNamespace, run},
+                  [](const Json& r) { return phase_of(r) == "Succeeded" || phase_of(r) == "Failed"; }, timeout);
+}
+
+std::string OperatorWorld::diagnostics() const {
+  std::string out;
+  for (const auto& [id, r] : replicas_) out += "--- operator " + id + " log:\n" + r->process.log_tail(60) + "\n";
+  if (standin_) {
+    for (const auto& p : standin_->problems()) out += "stand-in: " + p + "\n";
+  }
+  std::error_code ignored;
+  for (const auto& pod : std::filesystem::directory_iterator(plane_->dir() / "pods", ignored)) {
+    if (std::filesystem::exists(pod.path() / "log")) {
+      out += "--- pod " + pod.path().filename().string() + ":\n" + file_tail(pod.path() / "log", 40) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ods::testing

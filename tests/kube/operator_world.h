@@ -1,0 +1,94 @@
+#pragma once
+// The end-to-end world of the operator's tests, all real and on the loopback: a kube-apiserver
+// and etcd with the CRDs installed (harness/kube_control_plane.h), a PostgreSQL server holding
+// the state store (harness/postgres_server.h), the Secrets the operator reads (state DSN,
+// callback key) and the dbt profile of a copy of examples/shop on DuckDB, the kubelet stand-in
+// running runner Jobs as local `ods pod` processes (harness/kubelet_standin.h), and any number
+// of `ods-operator` processes (replicas).
+#include <chrono>
+#include <expected>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "harness/background_process.h"
+#include "harness/dbt_project.h"
+#include "harness/kube_control_plane.h"
+#include "harness/kubelet_standin.h"
+#include "harness/postgres_server.h"
+#include "ods/kube/client.h"
+
+namespace ods::testing {
+
+inline constexpr const char* kAppNamespace = "analytics";  // the DbtProject and its runs
+inline constexpr const char* kOperatorNamespace = "ods-system";  // Secrets and the Lease
+
+// One ods-operator process.
+struct OperatorReplica {
+  std::string identity;
+  int metrics_port = 0;
+  BackgroundProcess process;
+};
+
+class OperatorWorld {
+ public:
+  // Starts everything but the operator; a message naming the failed step otherwise.
+  [[nodiscard]] static std::expected<std::unique_ptr<OperatorWorld>, std::string> start();
+  ~OperatorWorld();
+
+  KubeControlPlane& plane() { return *plane_; }
+  kube::Client& client() { return *client_; }
+  DbtProject& project() { return *project_; }
+  PostgresServer& postgres() { return *postgres_; }
+  int callback_port() const { return callback_port_; }
+
+  // Starts a replica (leader election on a short Lease: 4 s, renew 3 s, retry 0.5 s), as
+  // `kubeconfig` (default: the admin's).
+  [[nodiscard]] std::expected<OperatorReplica*, std::string> start_operator(
+      const std::string& identity, const std::filesystem::path& kubeconfig = {});
+  OperatorReplica& replica(const std::string& identity) { return *replicas_.at(identity); }
+  // A replica of that name was started and has not exited.
+  bool has_replica(const std::string& identity);
+  // SIGKILL, as a crash or an evicted pod.
+  void kill_operator(const std::string& identity);
+  void stop_operator(const std::string& identity);
+
+  // The DbtProject `name` for the copy of examples/shop (image source: its directory).
+  kube::Json shop_project(const std::string& name, const std::string& schedule = "0 6 * * *") const;
+  // kubectl apply -f of a document written to a file; the result.
+  ProcessResult kubectl_apply(const kube::Json& document);
+  // Creates a manual DbtRun of `project`.
+  [[nodiscard]] std::expected<kube::Json, std::string> create_run(const std::string& name, const std::string& project);
+  // Polls `get` until `done` holds (every 200 ms) or the timeout; the last object seen.
+  std::optional<kube::Json> wait_for(const kube::Resource& resource, const kube::ObjectKey& key,
+                                     const std::function<bool(const kube::Json&)>& done,
+                                     std::chrono::seconds timeout = std::chrono::seconds(240));
+  // Waits until the run is Succeeded or Failed; the run, or nullopt on timeout.
+  std::optional<kube::Json> wait_finished(const std::string& run, std::chrono::seconds timeout = std::chrono::seconds(300));
+  // The callback token of run `name` (uid `uid`) under the world's callback key.
+  std::string run_token(const std::string& name, const std::string& uid) const;
+  // POSTs `body` to the callback server's `path` with a bearer token: the HTTP status and body.
+  std::pair<int, std::string> post_callback(const std::string& path, const std::string& token,
+                                            const std::string& body) const;
+  // The logs of every replica and the stand-in's problems, for failure messages.
+  std::string diagnostics() const;
+
+ private:
+  OperatorWorld() = default;
+  std::expected<void, std::string> make_secrets();
+
+  std::unique_ptr<KubeControlPlane> plane_;
+  std::unique_ptr<PostgresServer> postgres_;
+  std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<DbtProject> project_;
+  std::unique_ptr<KubeletStandin> standin_;
+  std::map<std::string, std::unique_ptr<OperatorReplica>> replicas_;
+  int callback_port_ = 0;
+};
+
+// status.phase of a DbtRun ("" when none).
+std::string phase_of(const kube::Json& run);
+
+}  // namespace ods::testing
