@@ -35,8 +35,8 @@ TEST(FakeClient, StatusAndSpecAreWrittenThroughTheirOwnEndpoints) {
   ASSERT_TRUE(status);
   EXPECT_EQ((*status)["spec"]["a"], 1);  // the status endpoint ignores spec
   EXPECT_EQ((*status)["metadata"]["generation"], 1);
-  auto spec = client.merge_patch(res::kDbtRuns, key, {{"spec", {{"a", 2}}}, {"status", nullptr}},
-                                 kube::Subresource::none);
+  auto spec =
+      client.merge_patch(res::kDbtRuns, key, {{"spec", {{"a", 2}}}, {"status", nullptr}}, kube::Subresource::none);
   ASSERT_TRUE(spec);
   EXPECT_EQ((*spec)["status"]["phase"], "Pending");  // the main endpoint ignores status
   EXPECT_EQ((*spec)["metadata"]["generation"], 2);
