@@ -49,8 +49,8 @@ class KubeRunJobTest : public KubeClientTest {
                       {"kind", "DbtRun"},
                       {"metadata", {{"name", "shop-run"}}},
                       {"spec", {{"projectRef", {{"name", "shop"}}}}}};
-    for (const auto& [resource, object] : {std::pair{&res::kDbtProjects, project}, std::pair{&res::kSecrets, profile},
-                                           std::pair{&res::kDbtRuns, run}}) {
+    for (const auto& [resource, object] :
+         {std::pair{&res::kDbtProjects, project}, std::pair{&res::kSecrets, profile}, std::pair{&res::kDbtRuns, run}}) {
       auto created = client().create(*resource, namespace_, object);
       ASSERT_TRUE(created) << created.error().message;
     }
@@ -60,11 +60,11 @@ class KubeRunJobTest : public KubeClientTest {
   Json run_to_the_end() {
     control::Clock& clock = control::system_clock();
     control::EventRecorder events(client(), clock);
-    control::DbtRunReconciler reconciler(
-        client(), clock, events, [](const Json&) { return std::string("token-of-the-run"); },
-        {.callback_url = "http://127.0.0.1:1"});
-    KubeletStandin standin(client(),
-                           {.namespace_name = namespace_, .root = dir_ / "pods", .executables = {{"ods", executable_}}});
+    control::DbtRunReconciler reconciler(client(), clock, events,
+                                         [](const Json&) { return std::string("token-of-the-run"); },
+                                         {.callback_url = "http://127.0.0.1:1"});
+    KubeletStandin standin(
+        client(), {.namespace_name = namespace_, .root = dir_ / "pods", .executables = {{"ods", executable_}}});
     standin.start();
     Json run;
     const bool finished = eventually([&] {
