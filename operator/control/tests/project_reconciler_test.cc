@@ -51,8 +51,24 @@ class ProjectReconcilerTest : public ::testing::Test {
   DbtProjectReconciler reconciler_{client_, clock_, events_};
 };
 
-TEST_F(ProjectReconcilerTest, NotDueYetCreatesNoRunAndWakesAtTheNextTick) {
+TEST_F(ProjectReconcilerTest, AProjectThatNeverRanIsBuiltAtOnceThenOnItsSchedule) {
   store(client_, res::kDbtProjects, shop_project());
+  at("2026-03-02T05:00:20Z");
+  auto result = reconcile();
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(runs().size(), 1u);
+  EXPECT_EQ(runs()[0]["metadata"]["name"], "shop-29540460");  // named after this minute
+  EXPECT_EQ(runs()[0]["spec"]["trigger"], "Schedule");
+  EXPECT_EQ(project()["status"]["lastScheduleTime"], "2026-03-02T05:00:20Z");
+  EXPECT_EQ(result->requeue_after, std::chrono::milliseconds(59min + 40s));
+  ASSERT_TRUE(reconcile());  // again: the run exists, no second one
+  EXPECT_EQ(runs().size(), 1u);
+}
+
+TEST_F(ProjectReconcilerTest, NotDueYetCreatesNoRunAndWakesAtTheNextTick) {
+  Json ran_before = shop_project();
+  ran_before["status"] = {{"lastScheduleTime", "2026-03-01T06:00:00Z"}};
+  store(client_, res::kDbtProjects, ran_before);
   at("2026-03-02T05:00:00Z");
   auto result = reconcile();
   ASSERT_TRUE(result) << result.error().message;
