@@ -42,4 +42,9 @@ int cmd_backup(const ParsedArgs&, CommandContext&);
 int cmd_reset(const ParsedArgs&, CommandContext&);
 int cmd_copy(const ParsedArgs&, CommandContext&);
 
+// `ods pod` (runner-pod mode, cmd_pod.cc): its own flags (no state store flag: the
+// controller keeps the state).
+std::vector<FlagSpec> pod_flags();
+int cmd_pod(const ParsedArgs&, CommandContext&);
+
 }  // namespace ods::cli

@@ -1,34 +1,13 @@
 #pragma once
-// Committing a run's outcome when other writers share the scope: a lost compare-and-swap
-// ("conflict") re-reads the head and re-applies this run's outcome on top of it with
-// planner::record, so what the other writer recorded is kept and this run's successful
-// builds are added; then commits again.
-#include <optional>
-#include <ostream>
-#include <string>
-
-#include "context.h"
-#include "ods/contracts/state_store.h"
-#include "ods/planner/planner.h"
+// Committing a run's outcome when other writers share the scope: ods::state::commit_outcome
+// (providers/state, shared with the operator's callback server) under the CLI's names.
+#include "ods/state/state_commit.h"
 #include "state_access.h"
 
 namespace ods::cli {
 
-// How many commits one run tries before giving up with "conflict".
-inline constexpr int kCommitAttempts = 5;
-
-struct Committed {
-  contracts::StoredSnapshot stored;  // without its document
-  planner::StateSnapshot snapshot;   // what was committed
-};
-
-// Records `outcome` on top of `head` (the state the run planned against) and commits it.
-// Each retry after a conflict is told on `err` ("ods: … retrying (2 of 5)").
-// Errors: "conflict" when every attempt lost the race; "stale_run" when another writer
-// meanwhile recorded a run that started after this one (recording would go back in time);
-// the store's and planner::record's others.
-[[nodiscard]] Result<Committed> commit_outcome(contracts::StateStore& store, const std::string& scope,
-                                               const planner::ProjectInputs& inputs, std::optional<Head> head,
-                                               const planner::RunOutcome& outcome, std::ostream& err);
+using state::commit_outcome;
+using state::Committed;
+using state::kCommitAttempts;
 
 }  // namespace ods::cli

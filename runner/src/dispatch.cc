@@ -11,20 +11,48 @@ constexpr const char* kVersion = "0.1.0";
 
 void print_usage(std::ostream& out) {
   out << "ods " << kVersion << " — decides which dbt nodes to reuse and which to build, and says why.\n\n"
-      << "usage: ods state <command> [options]\n\ncommands:\n";
+      << "usage: ods state <command> [options]\n       ods pod [options]   (runner-pod mode, Kubernetes)\n\n"
+      << "commands:\n";
   for (const auto& c : state_commands())
     out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
   out << "\nRun `ods state <command> --help` for its options.\n";
+}
+
+void print_flags(std::ostream& out, const std::vector<FlagSpec>& flags) {
+  for (const auto& f : flags) {
+    std::string left = f.name + (f.takes_value ? " VALUE" : "");
+    out << "  " << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << f.help << "\n";
+  }
 }
 
 void print_command_help(std::ostream& out, const Command& c) {
   out << "usage: ods state " << c.name << " [options]\n\n" << c.summary << "\n\noptions:\n";
   auto flags = common_flags();
   flags.insert(flags.end(), c.extra_flags.begin(), c.extra_flags.end());
-  for (const auto& f : flags) {
-    std::string left = f.name + (f.takes_value ? " VALUE" : "");
-    out << "  " << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << f.help << "\n";
+  print_flags(out, flags);
+}
+
+// `ods pod [options]`.
+int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std::ostream& err, Environment env) {
+  for (const auto& a : rest) {
+    if (a == "--help" || a == "-h") {
+      out << "usage: ods pod [options]\n\nrunner-pod mode: compile and probe, send the project inputs to the "
+             "controller, build what its plan selects, send the run results\n\noptions:\n";
+      print_flags(out, pod_flags());
+      return kExitOk;
+    }
   }
+  auto parsed = parse_args(rest, pod_flags());
+  if (!parsed) {
+    err << "ods pod: " << parsed.error().message << "\n";
+    return kExitUsage;
+  }
+  auto ctx = make_context(*parsed, out, err, std::move(env));
+  if (!ctx) {
+    err << "ods pod: " << ctx.error().message << "\n";
+    return kExitUsage;
+  }
+  return cmd_pod(*parsed, *ctx);
 }
 
 }  // namespace
@@ -88,6 +116,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << "ods " << kVersion << "\n";
     return kExitOk;
   }
+  if (args[0] == "pod") return run_pod_command({args.begin() + 1, args.end()}, out, err, std::move(env));
   if (args[0] != "state") {
     err << "ods: unknown command '" << args[0] << "'; try `ods state plan` (ods --help lists the commands)\n";
     return kExitUsage;

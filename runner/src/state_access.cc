@@ -3,7 +3,6 @@
 #include <fstream>
 #include <regex>
 
-#include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 
 namespace ods::cli {
@@ -25,21 +24,6 @@ Result<std::string> scope_for(const CommandContext& ctx) {
   auto name = project_name(ctx);
   if (!name) return std::unexpected(name.error());
   return planner::scope_of(*name, ctx.target);
-}
-
-Result<std::optional<Head>> read_head(contracts::StateStore& store, const std::string& scope) {
-  auto latest = store.latest(scope);
-  if (!latest) return std::unexpected(latest.error());
-  if (!*latest) return std::optional<Head>{};
-  auto snapshot = planner::snapshot_from_json((*latest)->document);
-  if (!snapshot) {
-    Error e = snapshot.error();
-    e.message = "snapshot " + (*latest)->id + " of " + scope + ": " + e.message;
-    return std::unexpected(e);
-  }
-  // The document is parsed: drop its text (tens of MB on large projects) before planning.
-  std::string().swap((*latest)->document);
-  return std::optional<Head>{Head{std::move(**latest), std::move(*snapshot)}};
 }
 
 }  // namespace ods::cli

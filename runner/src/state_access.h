@@ -6,6 +6,7 @@
 #include "context.h"
 #include "ods/contracts/state_store.h"
 #include "ods/planner/snapshot.h"
+#include "ods/state/state_commit.h"
 
 namespace ods::cli {
 
@@ -16,13 +17,8 @@ namespace ods::cli {
 // "<project>/<target or default>" for this project.
 [[nodiscard]] Result<std::string> scope_for(const CommandContext& ctx);
 
-struct Head {
-  contracts::StoredSnapshot stored;  // without its document text (parsed into `snapshot`)
-  planner::StateSnapshot snapshot;
-};
-
-// The head of `scope`, parsed; nullopt when nothing is recorded.
-// Errors: the store's, and "corrupt"/"newer_schema" from the snapshot document.
-[[nodiscard]] Result<std::optional<Head>> read_head(contracts::StateStore& store, const std::string& scope);
+// The head of a scope and reading it: shared with the operator (ods/state/state_commit.h).
+using state::Head;
+using state::read_head;
 
 }  // namespace ods::cli

@@ -1,8 +1,23 @@
-#include "commit_retry.h"
+#include "ods/state/state_commit.h"
 
 #include "ods/planner/json_io.h"
 
-namespace ods::cli {
+namespace ods::state {
+
+Result<std::optional<Head>> read_head(contracts::StateStore& store, const std::string& scope) {
+  auto latest = store.latest(scope);
+  if (!latest) return std::unexpected(latest.error());
+  if (!*latest) return std::optional<Head>{};
+  auto snapshot = planner::snapshot_from_json((*latest)->document);
+  if (!snapshot) {
+    Error e = snapshot.error();
+    e.message = "snapshot " + (*latest)->id + " of " + scope + ": " + e.message;
+    return std::unexpected(e);
+  }
+  // The document is parsed: drop its text (tens of MB on large projects) before planning.
+  std::string().swap((*latest)->document);
+  return std::optional<Head>{Head{std::move(**latest), std::move(*snapshot)}};
+}
 
 Result<Committed> commit_outcome(contracts::StateStore& store, const std::string& scope,
                                  const planner::ProjectInputs& inputs, std::optional<Head> head,
@@ -31,4 +46,4 @@ Result<Committed> commit_outcome(contracts::StateStore& store, const std::string
   }
 }
 
-}  // namespace ods::cli
+}  // namespace ods::state

@@ -1,0 +1,105 @@
+#pragma once
+// The runner pod ↔ controller protocol (docs/kubernetes.md, "Runner pod ↔ controller"):
+// the JSON bodies both sides exchange, with readers that validate every field and name the
+// offending one. Shared by the callback server and `ods pod`; no HTTP here.
+//
+//   POST /v1/runs/<namespace>/<name>/inputs   InputsRequest  -> PlanAnswer
+//   POST /v1/runs/<namespace>/<name>/results  ResultsRequest -> RecordedAnswer
+//   Authorization: Bearer <run token>  (ods/callback/run_token.h)
+//   errors: {"error": {"code": "...", "field": "...", "message": "..."}}
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ods/planner/inputs.h"
+#include "ods/planner/planner.h"
+
+namespace ods::callback {
+
+inline constexpr int kProtocolVersion = 1;
+
+// A refused body: the field (a JSON path such as "build.results.node_status") and why.
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+template <class T>
+using Parsed = std::expected<T, FieldError>;
+
+struct ProbeReport {
+  std::string strategy;  // the ChangeProvider's origin ("" when none applies)
+  double call_seconds = 0;
+  std::map<std::string, double> source_seconds;  // source id -> statement latency
+  std::vector<std::string> warnings;
+};
+
+// What the pod compiled and probed: everything the controller needs to plan.
+struct InputsRequest {
+  planner::ProjectInputs inputs;  // the manifest's planner inputs, each source's version chosen
+  std::optional<std::map<std::string, bool>> relations_exist;  // node id -> relation exists
+  std::optional<std::vector<std::string>> selected;            // node ids (the pod's --select)
+  std::optional<std::vector<std::string>> check_selected;      // node and source ids whose checks it selects
+  ProbeReport probe;
+  double compile_seconds = 0, probe_seconds = 0;
+};
+
+// The controller's plan for the run.
+struct PlanAnswer {
+  std::string run_id;  // the run uid: the run id in the ledger and snapshots
+  std::string scope;
+  std::string plan_json;            // the ExecutionPlan document (`ods state plan --format json`)
+  std::vector<std::string> select;  // `dbt build --select` arguments; empty: build nothing
+  int build = 0, reuse = 0;
+};
+
+// What dbt's run_results.json said, read against the pod's manifest.
+struct BuildResults {
+  std::string invocation_id;  // dbt's
+  std::string started_at, finished_at;
+  std::map<std::string, std::string> node_status;  // node id -> dbt status
+  std::map<std::string, bool> node_tests_passed, source_tests_passed;
+  std::map<std::string, double> node_seconds;
+  std::string summary;  // "12 success, 1 error"
+};
+
+struct BuildReport {
+  int exit_code = 0;                    // dbt build's
+  std::optional<BuildResults> results;  // nullopt: dbt ran no node (no readable run_results.json)
+  std::string error_text;               // dbt's error text, shortened
+  double seconds = 0;
+};
+
+struct ResultsRequest {
+  planner::ProjectInputs inputs;     // the same inputs the plan was made from (digest-checked)
+  std::optional<BuildReport> build;  // nullopt: dbt build was not started (nothing to build)
+  double total_seconds = 0;          // the pod's whole run
+};
+
+struct RecordedAnswer {
+  std::string run_id;
+  std::string outcome;  // "success" | "partial" | "failed" | "reused"
+  std::optional<std::string> snapshot_id;
+  int built = 0, reused = 0, failed = 0, skipped = 0;
+  std::string summary;
+  bool already_recorded = false;  // the results had been recorded before (this answer is the first one's)
+};
+
+std::string to_json(const InputsRequest& request);
+std::string to_json(const PlanAnswer& answer);
+std::string to_json(const ResultsRequest& request);
+std::string to_json(const RecordedAnswer& answer);
+std::string error_json(const std::string& code, const std::string& field, const std::string& message);
+
+// Readers: each refuses a body that is not JSON, lacks a required field, has a field of the
+// wrong type, or declares another protocol version, naming the field.
+[[nodiscard]] Parsed<InputsRequest> parse_inputs_request(std::string_view body);
+[[nodiscard]] Parsed<PlanAnswer> parse_plan_answer(std::string_view body);
+[[nodiscard]] Parsed<ResultsRequest> parse_results_request(std::string_view body);
+[[nodiscard]] Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body);
+
+// The digest the controller keeps of a run's inputs (SHA-256 of their canonical JSON).
+std::string inputs_digest(const planner::ProjectInputs& inputs);
+
+}  // namespace ods::callback

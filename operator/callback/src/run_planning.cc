@@ -1,0 +1,124 @@
+// Planning a run from the inputs its pod sent (the controller's half of `ods state run`
+// before the build).
+#include <nlohmann/json.hpp>
+
+#include "ods/planner/checks.h"
+#include "ods/planner/json_io.h"
+#include "ods/planner/planner.h"
+#include "ods/state/state_commit.h"
+#include "run_ledger.h"
+#include "run_steps.h"
+
+namespace ods::callback::detail {
+
+using nlohmann::json;
+
+namespace {
+
+// `source:<name>` for each source whose checks the build runs too (as `ods state run`).
+std::vector<std::string> source_checks(const InputsRequest& request, const planner::StateSnapshot* previous) {
+  planner::CheckOptions options;
+  options.selected = request.check_selected;
+  std::vector<std::string> out;
+  for (const auto& e : planner::plan_checks(request.inputs, previous, options).entries)
+    if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
+  return out;
+}
+
+void add_plan_to(RunSummary& s, const planner::ExecutionPlan& plan, const InputsRequest& request) {
+  for (const auto& e : plan.entries) {
+    const std::string reason = e.reasons.empty() ? "unspecified" : e.reasons.front().code;
+    if (e.action == planner::Action::build) {
+      ++s.planned_build;
+      ++s.build_reasons[reason];
+    } else {
+      ++s.planned_reuse;
+      ++s.reuse_reasons[reason];
+    }
+  }
+  s.probe_seconds = request.probe.source_seconds;
+  for (const auto& source : request.inputs.sources)
+    if (!source.version) ++s.unknown_data_versions;
+}
+
+// Refuses inputs of another project or target than the run's.
+Answer<void> check_identity(const RunCall& call, const planner::ProjectInputs& inputs) {
+  if (inputs.project != call.run.project)
+    return refuse_with(400, "wrong_project", "inputs.project",
+                       "is '" + inputs.project + "' but run " + call.ns + "/" + call.name + " builds project '" +
+                           call.run.project + "'");
+  if (inputs.target != call.run.target)
+    return refuse_with(
+        400, "wrong_target", "inputs.target",
+        "is '" + inputs.target + "' but run " + call.ns + "/" + call.name + " builds target '" + call.run.target + "'");
+  return {};
+}
+
+PlanAnswer answer_from_planned(const RunCall& call, const contracts::RunRecord& planned) {
+  const json details = details_of(planned);
+  const RunSummary s = summary_from_json(details.value("summary", json::object()));
+  return PlanAnswer{call.run.uid, call.run.scope, planned.plan, s.selection, s.planned_build, s.planned_reuse};
+}
+
+}  // namespace
+
+Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps) {
+  const std::string& scope = call.run.scope;
+  if (auto ok = check_identity(call, request.inputs); !ok) return std::unexpected(ok.error());
+  const std::string digest = inputs_digest(request.inputs);
+  auto recorded = deps.store.has_run(scope, call.run.uid);
+  if (!recorded) return store_refusal(recorded.error(), "reading the run ledger of " + scope);
+  if (*recorded)
+    return refuse_with(409, "already_recorded", "", "run " + call.ns + "/" + call.name + " is already recorded");
+  auto planned = find_entry(deps.store, scope, planned_entry_id(call.run.uid));
+  if (!planned) return store_refusal(planned.error(), "reading the run ledger of " + scope);
+  if (*planned) {
+    if ((*planned)->inputs_digest != digest)
+      return refuse_with(409, "inputs_differ", "inputs",
+                         "differ from the inputs run " + call.ns + "/" + call.name + " was planned with");
+    return answer_from_planned(call, **planned);  // the pod asks again (e.g. the answer was lost)
+  }
+
+  RunSummary summary;
+  summary.ns = call.ns;
+  summary.name = call.name;
+  summary.run_uid = call.run.uid;
+  summary.scope = scope;
+  deps.listener.on_phase(RunPhase::planning, summary);
+  auto head = state::read_head(deps.store, scope);
+  if (!head) return store_refusal(head.error(), "reading the head of " + scope);
+  const planner::StateSnapshot* previous = *head ? &(*head)->snapshot : nullptr;
+  planner::PlanOptions options;
+  options.now = deps.now();
+  options.selected = request.selected;
+  options.relations_exist = request.relations_exist;
+  auto plan = planner::plan(request.inputs, previous, options);
+  if (!plan) return refuse_with(400, plan.error().code, "inputs", plan.error().message);
+  plan->warnings.insert(plan->warnings.end(), request.probe.warnings.begin(), request.probe.warnings.end());
+
+  add_plan_to(summary, *plan, request);
+  for (const auto& e : plan->entries)
+    if (e.action == planner::Action::build) summary.selection.push_back(e.name);
+  if (summary.planned_build > 0) {
+    auto checks = source_checks(request, previous);
+    summary.selection.insert(summary.selection.end(), checks.begin(), checks.end());
+  }
+  const std::string now = deps.now();
+  json details{{"recorded_by", "ods-operator"},
+               {"head", *head ? json((*head)->stored.id) : json(nullptr)},
+               {"summary", summary_to_json(summary)},
+               {"probe",
+                {{"strategy", request.probe.strategy},
+                 {"call_seconds", request.probe.call_seconds},
+                 {"source_seconds", request.probe.source_seconds},
+                 {"warnings", request.probe.warnings}}},
+               {"timings", {{"compile", request.compile_seconds}, {"probe", request.probe_seconds}}}};
+  contracts::RunRecord entry{planned_entry_id(call.run.uid), scope,          now,         now, "planned", digest,
+                             planner::to_json(*plan, false), details.dump(), std::nullopt};
+  if (auto appended = deps.store.append_run(entry); !appended)
+    return store_refusal(appended.error(), "keeping the plan of run " + call.ns + "/" + call.name);
+  deps.listener.on_phase(RunPhase::building, summary);
+  return PlanAnswer{call.run.uid, scope, entry.plan, summary.selection, summary.planned_build, summary.planned_reuse};
+}
+
+}  // namespace ods::callback::detail

@@ -1,0 +1,20 @@
+#pragma once
+// The two steps of a run on the controller: planning the pod's inputs and recording its
+// results. Each validates everything before it writes, so a refused request changes nothing.
+#include "ods/callback/callback_service.h"
+#include "ods/callback/protocol.h"
+#include "refusal.h"
+
+namespace ods::callback::detail {
+
+// Plans `request` against the scope's head, persists the plan as the run's planned ledger
+// entry and answers it. The same inputs posted again get the same answer (nothing written);
+// other inputs for a planned run, or inputs for a recorded run, are refused (409).
+[[nodiscard]] Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps);
+
+// Records `request` (the run's snapshot, then its ledger entry) and answers the outcome.
+// Results for a run already recorded get the first recorded answer (already_recorded).
+// Refused: results before the inputs, or results of other inputs than planned (409).
+[[nodiscard]] Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& request, CallbackDeps& deps);
+
+}  // namespace ods::callback::detail

@@ -1,0 +1,218 @@
+// `ods pod`: the runner-pod mode (Kubernetes). Compiles and probes like `ods state run`, sends
+// the project inputs to the controller's callback server, builds what the controller's plan
+// selects, and sends the run results; the controller plans and records (the pod has no
+// state store). Protocol: operator/callback (docs/kubernetes.md, "Runner pod ↔ controller").
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "callback_client.h"
+#include "commands.h"
+#include "dbt_steps.h"
+#include "ods/callback/protocol.h"
+#include "project_loader.h"
+#include "selector.h"
+
+namespace ods::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The flag, else the environment variable.
+std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std::string& flag,
+                    const std::string& env) {
+  return args.has(flag) ? args.get(flag) : ctx.env.getenv(env);
+}
+
+Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContext& ctx) {
+  CallbackEndpoint e;
+  e.base_url = setting(args, ctx, "--callback", "ODS_CALLBACK_URL");
+  e.run = setting(args, ctx, "--run", "ODS_RUN");
+  const std::string token_file = setting(args, ctx, "--token-file", "ODS_RUN_TOKEN_FILE");
+  if (e.base_url.empty()) return fail("usage", "--callback (or $ODS_CALLBACK_URL) is required: the controller's URL");
+  const auto slash = e.run.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == e.run.size() ||
+      e.run.find('/', slash + 1) != std::string::npos)
+    return fail("usage", "--run (or $ODS_RUN) must be NAMESPACE/NAME, not '" + e.run + "'");
+  if (token_file.empty()) return fail("usage", "--token-file (or $ODS_RUN_TOKEN_FILE) is required");
+  std::ifstream in(token_file);
+  if (!in) return fail("usage", token_file + ": cannot read the run token");
+  std::getline(in, e.token);
+  while (!e.token.empty() && (e.token.back() == '\r' || e.token.back() == ' ')) e.token.pop_back();
+  if (e.token.empty()) return fail("usage", token_file + ": the run token is empty");
+  const std::string retry = setting(args, ctx, "--retry-for", "ODS_CALLBACK_RETRY_SECONDS");
+  if (!retry.empty()) {
+    long seconds = 0;
+    auto [end, ec] = std::from_chars(retry.data(), retry.data() + retry.size(), seconds);
+    if (ec != std::errc() || end != retry.data() + retry.size() || seconds < 0)
+      return fail("usage", "--retry-for must be a number of seconds, not '" + retry + "'");
+    e.retry_for = std::chrono::seconds(seconds);
+  }
+  return e;
+}
+
+// POSTs and returns the 200 answer's body; anything else is an error saying why.
+Result<std::string> exchange(const CallbackEndpoint& endpoint, const std::string& step, const std::string& body,
+                             const CommandContext& ctx) {
+  auto answer = post_to_controller(endpoint, step, body, *ctx.err);
+  if (!answer) return std::unexpected(answer.error());
+  if (answer->status != 200)
+    return fail("refused", "the controller refused the " + step + " (" + std::to_string(answer->status) +
+                               "): " + callback_error_text(*answer));
+  return answer->body;
+}
+
+void print_plan(const CommandContext& ctx, const callback::PlanAnswer& plan) {
+  auto doc = nlohmann::json::parse(plan.plan_json, nullptr, false);
+  if (ctx.format == "json" || !doc.is_object()) return;
+  for (const char* action : {"build", "reuse"}) {
+    for (const auto& e : doc.value("entries", nlohmann::json::array())) {
+      if (e.value("action", "") != action) continue;
+      std::string reason;
+      if (e.contains("reasons") && !e["reasons"].empty())
+        reason = e["reasons"][0].value("code", "") + ": " + e["reasons"][0].value("message", "");
+      *ctx.out << "  " << (std::string(action) == "build" ? "BUILD " : "REUSE ") << e.value("name", "") << "  "
+               << reason << "\n";
+    }
+  }
+  *ctx.out << "ods: plan of run " << plan.run_id << ": build " << plan.build << ", reuse " << plan.reuse << "\n";
+}
+
+// dbt build of the selection, read back into a BuildReport.
+Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
+                                              const std::vector<std::string>& select,
+                                              const std::vector<std::string>& target_path) {
+  std::vector<std::string> args{"build", "--select"};
+  args.insert(args.end(), select.begin(), select.end());
+  args.insert(args.end(), target_path.begin(), target_path.end());
+  const auto t = Clock::now();
+  auto built = dbt.run_with_progress(args, "dbt build");
+  if (!built) return std::unexpected(built.error());
+  if (built->interrupted) return fail("interrupted", "interrupted: dbt stopped; the run is not reported");
+  callback::BuildReport report;
+  report.exit_code = built->exit_code;
+  report.error_text = built->error_text.substr(0, 4000);
+  report.seconds = seconds_since(t);
+  auto project = load_project(ctx);
+  auto run = project ? load_run(ctx, *project) : Result<LoadedRun>(std::unexpected(project.error()));
+  if (!run) {
+    if (built->exit_code == 0) return std::unexpected(run.error());
+    return report;  // dbt failed before running any node: results stay empty
+  }
+  report.results = callback::BuildResults{run->outcome.run_id,
+                                          run->outcome.started_at,
+                                          run->finished_at,
+                                          run->outcome.node_status,
+                                          run->outcome.node_tests_passed,
+                                          run->outcome.source_tests_passed,
+                                          run->node_seconds,
+                                          run->summary};
+  return report;
+}
+
+int run_pod(const ParsedArgs& args, CommandContext& ctx) {
+  const auto started = Clock::now();
+  auto endpoint = endpoint_of(args, ctx);
+  if (!endpoint) return report(ctx, endpoint.error());
+  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
+  const std::vector<std::string> target_path = target_path_flags(args, ctx);
+
+  callback::InputsRequest inputs;
+  auto t = Clock::now();
+  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
+  inputs.compile_seconds = seconds_since(t);
+  auto project = load_project(ctx);
+  if (!project) return report(ctx, project.error());
+  if (args.has("--select")) {
+    auto selected = resolve_selection(project->inputs, args.get("--select"));
+    if (!selected) return report(ctx, selected.error());
+    auto checks = resolve_check_selection(project->inputs, args.get("--select"));
+    if (!checks) return report(ctx, checks.error());
+    inputs.selected = std::move(*selected);
+    inputs.check_selected = std::move(*checks);
+  }
+  t = Clock::now();
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());
+  inputs.probe_seconds = seconds_since(t);
+  inputs.inputs = std::move(project->inputs);
+  inputs.relations_exist = evidence.relations_exist;
+  inputs.probe = {evidence.strategy, evidence.call_seconds, evidence.probe_seconds, evidence.warnings};
+
+  step(ctx, "sending the project inputs to the controller (run " + endpoint->run + ")");
+  auto plan_body = exchange(*endpoint, "inputs", callback::to_json(inputs), ctx);
+  if (!plan_body) return report(ctx, plan_body.error());
+  auto plan = callback::parse_plan_answer(*plan_body);
+  if (!plan)
+    return report(ctx, {"protocol", "the controller's plan: " + plan.error().field + ": " + plan.error().message});
+  print_plan(ctx, *plan);
+
+  callback::ResultsRequest results;
+  results.inputs = std::move(inputs.inputs);
+  if (plan->select.empty()) {
+    step(ctx, "all " + std::to_string(plan->reuse) + " nodes reused; dbt build not started");
+  } else {
+    step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
+                  " nodes, reusing " + std::to_string(plan->reuse));
+    auto built = build_selection(ctx, *session, plan->select, target_path);
+    if (!built) {
+      const int code = report(ctx, built.error());
+      return built.error().code == "interrupted" ? 130 : code;
+    }
+    results.build = std::move(*built);
+  }
+  results.total_seconds = seconds_since(started);
+  step(ctx, "sending the run results to the controller");
+  auto recorded_body = exchange(*endpoint, "results", callback::to_json(results), ctx);
+  if (!recorded_body) return report(ctx, recorded_body.error());
+  auto recorded = callback::parse_recorded_answer(*recorded_body);
+  if (!recorded)
+    return report(ctx,
+                  {"protocol", "the controller's answer: " + recorded.error().field + ": " + recorded.error().message});
+  if (ctx.format == "json") *ctx.out << *recorded_body << "\n";
+  step(ctx, recorded->outcome + ": built " + std::to_string(recorded->built) + ", reused " +
+                std::to_string(recorded->reused) + ", failed " + std::to_string(recorded->failed) + ", skipped " +
+                std::to_string(recorded->skipped) + (recorded->already_recorded ? " (recorded before)" : ""));
+  if (results.build && results.build->exit_code != 0) {
+    if (!results.build->error_text.empty()) *ctx.err << "ods: dbt reported:\n" << results.build->error_text << "\n";
+    *ctx.err << "ods: dbt build failed; the nodes that failed or were skipped keep their last state\n";
+    return kExitFailed;
+  }
+  return recorded->outcome == "success" || recorded->outcome == "reused" ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+std::vector<FlagSpec> pod_flags() {
+  return {
+      {"--callback", true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
+      {"--run", true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
+      {"--token-file", true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
+      {"--retry-for", true,
+       "seconds to keep retrying an unreachable controller (default: "
+       "$ODS_CALLBACK_RETRY_SECONDS, else 300)"},
+      {"--project-dir", true, "the dbt project (default: .)"},
+      {"--target-path", true, "where dbt writes its artifacts (default: <project-dir>/target)"},
+      {"--target", true, "the dbt target"},
+      {"--select", true, "dbt-style selection (see ods state plan)"},
+      {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+      {"--profiles-dir", true, "passed to dbt"},
+      {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},
+  };
+}
+
+int cmd_pod(const ParsedArgs& args, CommandContext& ctx) {
+  try {
+    return run_pod(args, ctx);
+  } catch (const std::exception& e) {
+    *ctx.err << "ods: internal error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+}  // namespace ods::cli

@@ -1,0 +1,207 @@
+// `ods pod` against the callback server: real dbt on a copy of examples/shop (DuckDB), the
+// state in a real PostgreSQL, the server in this process, the pod a child process.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "callback_fixture.h"
+#include "harness/background_process.h"
+#include "ods/callback/protocol.h"
+#include "ods/planner/json_io.h"
+#include "ods/state/stores.h"
+
+namespace ods::testing {
+namespace {
+
+using nlohmann::json;
+
+class PodCallback : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string dsn = fresh_state_database();
+    ASSERT_FALSE(dsn.empty());
+    auto opened = state::open_postgres_store(dsn);
+    ASSERT_TRUE(opened) << opened.error().message;
+    store = std::move(*opened);
+    server = start_test_server(runs, log, *store);
+    ASSERT_NE(server, nullptr);
+  }
+
+  // The phase names told for run uid `uid`, in order.
+  std::vector<std::string> phases_of(const std::string& uid) {
+    std::vector<std::string> out;
+    for (const auto& [phase, summary] : log.phases())
+      if (summary.run_uid == uid) out.push_back(phase);
+    return out;
+  }
+  callback::RunSummary last_summary_of(const std::string& uid) {
+    callback::RunSummary last;
+    for (const auto& [phase, summary] : log.phases())
+      if (summary.run_uid == uid) last = summary;
+    return last;
+  }
+  // The head snapshot's record of node `id`.
+  planner::NodeState head_node(const std::string& id) {
+    auto latest = store->latest("shop/default");
+    EXPECT_TRUE(latest && *latest);
+    auto snapshot = planner::snapshot_from_json((*latest)->document);
+    EXPECT_TRUE(snapshot);
+    return snapshot->nodes.at(id);
+  }
+
+  TestRuns runs;
+  PhaseLog log;
+  std::unique_ptr<contracts::StateStore> store;
+  std::unique_ptr<callback::CallbackServer> server;
+};
+
+TEST_F(PodCallback, BuildsEverythingThenReusesEverythingThenBuildsTheReadersOfChangedData) {
+  auto p = shop_project();
+  runs.add("team", "run-1", "uid-1");
+  ProcessResult first = run_pod(*p, *server, "team", "run-1", "uid-1");
+  ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
+  auto recorded = recorded_runs(*store);
+  ASSERT_TRUE(recorded.contains("uid-1"));
+  EXPECT_EQ(recorded["uid-1"].outcome, "success");
+  const auto s1 = last_summary_of("uid-1");
+  EXPECT_EQ(s1.planned_reuse, 0);
+  EXPECT_EQ(s1.build_reasons.at("never_built"), s1.planned_build);
+  EXPECT_EQ(s1.built, s1.planned_build);
+  EXPECT_FALSE(s1.probe_seconds.empty());  // latency per source, for the metrics
+  EXPECT_EQ(phases_of("uid-1"), (std::vector<std::string>{"Planning", "Building", "Recording", "Succeeded"}));
+
+  // The incremental model's compiled SQL changes after its first build (docs/cli.md, known
+  // limits): the second run builds it once more, and only it.
+  runs.add("team", "run-2", "uid-2");
+  ProcessResult second = run_pod(*p, *server, "team", "run-2", "uid-2");
+  ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
+  EXPECT_EQ(last_summary_of("uid-2").selection, std::vector<std::string>{"orders_daily"});
+
+  runs.add("team", "run-3", "uid-3");
+  ProcessResult third = run_pod(*p, *server, "team", "run-3", "uid-3");
+  ASSERT_EQ(third.exit_code, 0) << third.output << third.errors;
+  EXPECT_NE(third.output.find("dbt build not started"), std::string::npos) << third.output;
+  EXPECT_EQ(third.output.find("ods: building"), std::string::npos) << third.output;
+  EXPECT_EQ(recorded_runs(*store)["uid-3"].outcome, "reused");
+  EXPECT_EQ(last_summary_of("uid-3").planned_reuse, s1.planned_build);
+  EXPECT_EQ(last_summary_of("uid-3").reuse_reasons.at("unchanged"), s1.planned_build);
+  EXPECT_EQ(store->history("shop/default", 0)->size(), 2u);  // nothing new to record
+
+  ProcessResult appended = p->generate_data({"--append-orders", "5"});
+  ASSERT_EQ(appended.exit_code, 0) << appended.errors;
+  runs.add("team", "run-4", "uid-4");
+  ProcessResult fourth = run_pod(*p, *server, "team", "run-4", "uid-4");
+  ASSERT_EQ(fourth.exit_code, 0) << fourth.output << fourth.errors;
+  const auto s4 = last_summary_of("uid-4");
+  std::set<std::string> built(s4.selection.begin(), s4.selection.end());
+  // raw.orders and raw.payments got rows: their readers build, nothing else does.
+  for (const char* reader : {"stg_orders", "stg_payments", "orders_daily", "fct_orders"})
+    EXPECT_TRUE(built.contains(reader)) << reader << " not in the selection of run 4";
+  for (const char* other : {"stg_customers", "customers_snapshot", "country_codes"})
+    EXPECT_FALSE(built.contains(other)) << other << " built though its data did not change";
+  EXPECT_EQ(s4.build_reasons.count("never_built"), 0u);
+  EXPECT_EQ(s4.built, s4.planned_build);
+  EXPECT_EQ(head_node("model.shop.stg_orders").run_id, "uid-4");
+  EXPECT_EQ(head_node("model.shop.stg_customers").run_id, "uid-1");
+}
+
+TEST_F(PodCallback, AModelFailingInDbtFailsThePodAndKeepsItsLastState) {
+  auto p = shop_project();
+  runs.add("team", "good", "uid-good");
+  ProcessResult good = run_pod(*p, *server, "team", "good", "uid-good");
+  ASSERT_EQ(good.exit_code, 0) << good.output << good.errors;
+
+  p->write("models/staging/stg_payments.sql", "select * from {{ source('raw', 'payments') }} where no_such_column\n");
+  runs.add("team", "bad", "uid-bad");
+  ProcessResult bad = run_pod(*p, *server, "team", "bad", "uid-bad");
+  EXPECT_NE(bad.exit_code, 0) << bad.output << bad.errors;
+  auto recorded = recorded_runs(*store);
+  ASSERT_TRUE(recorded.contains("uid-bad"));
+  EXPECT_NE(recorded["uid-bad"].outcome, "success");
+  EXPECT_EQ(phases_of("uid-bad").back(), "Failed");
+  EXPECT_EQ(head_node("model.shop.stg_payments").run_id, "uid-good");  // the failing node kept its state
+}
+
+TEST_F(PodCallback, AControllerRestartedBetweenInputsAndResultsRecordsTheRunOnce) {
+  auto p = shop_project();
+  runs.add("team", "restart", "uid-restart");
+  const int port = port_of(*server);
+  BackgroundProcess pod;
+  auto args = pod_args(*p, *server, "team", "restart", "uid-restart");
+  args.insert(args.begin(), ods_binary().string());
+  args.insert(args.end(), {"--project-dir", p->dir().string()});
+  // The pod starts while no controller listens (it retries), so it doesn't inherit the
+  // listening socket of a server in this process (which would keep the port after a restart).
+  server.reset();
+  ASSERT_TRUE(pod.start(args, p->dir(), p->dir() / "pod.log"));
+  server = start_test_server(runs, log, *store, port);
+  ASSERT_NE(server, nullptr);
+  // Wait until the pod has its plan, then the controller goes away with everything in memory.
+  for (int i = 0; i < 1200; ++i) {
+    std::ifstream in(p->dir() / "pod.log");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (text.find("plan of run uid-restart") != std::string::npos || pod.exited()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  ASSERT_FALSE(pod.exited()) << pod.log_tail();
+  server.reset();
+  PhaseLog new_log;
+  server = start_test_server(runs, new_log, *store, port);
+  ASSERT_NE(server, nullptr);
+  while (!pod.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_EQ(pod.exit_description(), "exited with code 0") << pod.log_tail(60);
+  auto recorded = recorded_runs(*store);
+  ASSERT_TRUE(recorded.contains("uid-restart"));
+  EXPECT_EQ(recorded["uid-restart"].outcome, "success");
+  EXPECT_EQ(commits_of(*store, "uid-restart"), 1u);
+  // The first controller planned the run, the restarted one recorded it.
+  EXPECT_EQ(phases_of("uid-restart"), (std::vector<std::string>{"Planning", "Building"}));
+  std::vector<std::string> after_restart;
+  for (const auto& [phase, summary] : new_log.phases()) after_restart.push_back(phase);
+  EXPECT_EQ(after_restart, (std::vector<std::string>{"Recording", "Succeeded"}));
+}
+
+TEST_F(PodCallback, RefusedRequestsChangeNothing) {
+  runs.add("team", "mine", "uid-mine");
+  runs.add("team", "theirs", "uid-theirs");
+  auto tokens = callback::RunTokens::from_key(kControllerKey);
+  callback::InputsRequest inputs;
+  inputs.inputs.project = "shop";
+  const std::string body = callback::to_json(inputs);
+
+  auto [stolen, stolen_body] =
+      post(*server, "team/mine", "inputs", tokens->token_for("team", "theirs", "uid-theirs"), body);
+  EXPECT_EQ(stolen, 401) << stolen_body;
+  auto [unknown, unknown_body] = post(*server, "team/nobody", "inputs", "x", body);
+  EXPECT_EQ(unknown, 404) << unknown_body;
+  json malformed = json::parse(body);
+  malformed["timings"].erase("probe");
+  auto [bad, bad_body] =
+      post(*server, "team/mine", "inputs", tokens->token_for("team", "mine", "uid-mine"), malformed.dump());
+  EXPECT_EQ(bad, 400);
+  EXPECT_EQ(json::parse(bad_body)["error"]["field"], "timings.probe") << bad_body;
+  callback::ResultsRequest results;
+  results.inputs = inputs.inputs;
+  auto [early, early_body] =
+      post(*server, "team/mine", "results", tokens->token_for("team", "mine", "uid-mine"), callback::to_json(results));
+  EXPECT_EQ(early, 409) << early_body;
+
+  server.reset();
+  server = start_test_server(runs, log, *store, 0, 1 << 20);
+  ASSERT_NE(server, nullptr);
+  std::string oversized = body;
+  oversized.insert(oversized.size() - 1, ",\"padding\":\"" + std::string(2 << 20, 'x') + "\"");
+  auto [large, large_body] =
+      post(*server, "team/mine", "inputs", tokens->token_for("team", "mine", "uid-mine"), oversized);
+  EXPECT_EQ(large, 413) << large_body;
+
+  EXPECT_TRUE(store->runs("shop/default", 0)->empty());
+  EXPECT_TRUE(log.phases().empty());
+}
+
+}  // namespace
+}  // namespace ods::testing
