@@ -196,12 +196,12 @@ std::vector<FlagSpec> pod_flags() {
       {"--retry-for", true,
        "seconds to keep retrying an unreachable controller (default: "
        "$ODS_CALLBACK_RETRY_SECONDS, else 300)"},
-      {"--project-dir", true, "the dbt project (default: .)"},
-      {"--target-path", true, "where dbt writes its artifacts (default: <project-dir>/target)"},
-      {"--target", true, "the dbt target"},
-      {"--select", true, "dbt-style selection (see ods state plan)"},
+      {"--project-dir", true, "the dbt project (default: $ODS_PROJECT_DIR, else .)"},
+      {"--target-path", true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
+      {"--target", true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
+      {"--select", true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
       {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-      {"--profiles-dir", true, "passed to dbt"},
+      {"--profiles-dir", true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
       {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},
   };
 }

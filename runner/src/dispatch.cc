@@ -32,6 +32,16 @@ void print_command_help(std::ostream& out, const Command& c) {
   print_flags(out, flags);
 }
 
+// The flags of `ods pod` that default to an environment variable the runner Job sets.
+const std::vector<std::pair<std::string, std::string>>& pod_flag_environment() {
+  static const std::vector<std::pair<std::string, std::string>> kDefaults{{"--project-dir", "ODS_PROJECT_DIR"},
+                                                                          {"--target", "ODS_TARGET"},
+                                                                          {"--select", "ODS_SELECT"},
+                                                                          {"--target-path", "DBT_TARGET_PATH"},
+                                                                          {"--profiles-dir", "DBT_PROFILES_DIR"}};
+  return kDefaults;
+}
+
 // `ods pod [options]`.
 int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std::ostream& err, Environment env) {
   for (const auto& a : rest) {
@@ -46,6 +56,12 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
   if (!parsed) {
     err << "ods pod: " << parsed.error().message << "\n";
     return kExitUsage;
+  }
+  // In a runner pod the operator sets these (docs/kubernetes.md, "The Job a run gets"); a flag wins.
+  for (const auto& [flag, variable] : pod_flag_environment()) {
+    if (const std::string value = env.getenv(variable); !parsed->has(flag) && !value.empty()) {
+      parsed->flags[flag] = value;
+    }
   }
   auto ctx = make_context(*parsed, out, err, std::move(env));
   if (!ctx) {

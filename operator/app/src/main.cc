@@ -8,13 +8,13 @@
 #include <mutex>
 
 #include "cluster_secrets.h"
-#include "operator_options.h"
-#include "operator_runtime.h"
 #include "ods/kube/config.h"
 #include "ods/kube/leader_election.h"
 #include "ods/kube/rest_client.h"
 #include "ods/state/stores.h"
 #include "ods/telemetry/endpoint_server.h"
+#include "operator_options.h"
+#include "operator_runtime.h"
 
 namespace {
 
@@ -104,13 +104,14 @@ int run(const OperatorOptions& o) {
   endpoint.port = o.metrics_listen.port;
   endpoint.readiness = [&leadership]() {
     // Only the leader serves callbacks: the Service sends runner pods to the ready replica.
-    return leadership.leading() ? telemetry::CheckStatus::passing()
-                                : telemetry::CheckStatus::failing("not the leader");
+    return leadership.leading() ? telemetry::CheckStatus::passing() : telemetry::CheckStatus::failing("not the leader");
   };
   auto endpoints = telemetry::EndpointServer::start(endpoint, metrics.registry());
   if (!endpoints) return fail_start("cannot serve /metrics", endpoints.error());
-  log.info("ods-operator started", {{"identity", o.identity}, {"metrics", (*endpoints)->url()},
-                                    {"cluster", config->origin}, {"leader_elect", o.leader_elect}});
+  log.info("ods-operator started", {{"identity", o.identity},
+                                    {"metrics", (*endpoints)->url()},
+                                    {"cluster", config->origin},
+                                    {"leader_elect", o.leader_elect}});
 
   std::unique_ptr<kube::LeaderElector> elector;
   std::atomic<bool> shutting_down{false};
@@ -123,8 +124,7 @@ int run(const OperatorOptions& o) {
     election.retry_period = o.retry_period;
     elector = std::make_unique<kube::LeaderElector>(
         **client, election,
-        kube::LeaderCallbacks{[&] { leadership.start_leading(); },
-                              [&] { leadership.stop_leading(shutting_down); }});
+        kube::LeaderCallbacks{[&] { leadership.start_leading(); }, [&] { leadership.stop_leading(shutting_down); }});
     elector->start();
   } else {
     leadership.start_leading();

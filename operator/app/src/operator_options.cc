@@ -1,10 +1,11 @@
 #include "operator_options.h"
 
+#include <unistd.h>
+
 #include <cctype>
 #include <charconv>
 #include <functional>
 #include <map>
-#include <unistd.h>
 
 namespace ods::operator_app {
 namespace {
@@ -21,8 +22,8 @@ Result<SecretKeyRef> parse_secret_ref(const std::string& flag, const std::string
   auto slash = ref.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == ref.size() || key.empty() ||
       ref.find('/', slash + 1) != std::string::npos) {
-    return fail("usage", flag + " must be NAMESPACE/NAME or NAMESPACE/NAME:KEY (a Secret and its key), got '" +
-                             value + "'");
+    return fail("usage",
+                flag + " must be NAMESPACE/NAME or NAMESPACE/NAME:KEY (a Secret and its key), got '" + value + "'");
   }
   return SecretKeyRef{ref.substr(0, slash), ref.substr(slash + 1), key};
 }
@@ -93,8 +94,16 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
     });
   };
   std::map<std::string, Setter> valued{
-      {"--kubeconfig", [&](const std::string& v) -> Result<void> { o.kubeconfig = v; return {}; }},
-      {"--namespace", [&](const std::string& v) -> Result<void> { o.watch_namespace = v; return {}; }},
+      {"--kubeconfig",
+       [&](const std::string& v) -> Result<void> {
+         o.kubeconfig = v;
+         return {};
+       }},
+      {"--namespace",
+       [&](const std::string& v) -> Result<void> {
+         o.watch_namespace = v;
+         return {};
+       }},
       {"--state-secret",
        [&](const std::string& v) -> Result<void> {
          auto r = parse_secret_ref("--state-secret", v, "dsn");
@@ -118,7 +127,11 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
          o.callback_listen = *r;
          return {};
        }},
-      {"--callback-url", [&](const std::string& v) -> Result<void> { o.callback_url = v; return {}; }},
+      {"--callback-url",
+       [&](const std::string& v) -> Result<void> {
+         o.callback_url = v;
+         return {};
+       }},
       {"--metrics-listen",
        [&](const std::string& v) -> Result<void> {
          auto r = parse_listen("--metrics-listen", v);
@@ -136,7 +149,11 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
          o.lease_name = v.substr(slash + 1);
          return {};
        }},
-      {"--identity", [&](const std::string& v) -> Result<void> { o.identity = v; return {}; }},
+      {"--identity",
+       [&](const std::string& v) -> Result<void> {
+         o.identity = v;
+         return {};
+       }},
       {"--lease-duration", duration_into(o.lease_duration, "--lease-duration")},
       {"--renew-deadline", duration_into(o.renew_deadline, "--renew-deadline")},
       {"--retry-period", duration_into(o.retry_period, "--retry-period")},
@@ -180,9 +197,11 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
     }
     if (auto r = setter->second(*value); !r) return std::unexpected(r.error());
   }
-  if (!have_state) return fail("usage", "--state-secret is required: the Secret holding the state store's PostgreSQL DSN");
+  if (!have_state)
+    return fail("usage", "--state-secret is required: the Secret holding the state store's PostgreSQL DSN");
   if (!have_key) return fail("usage", "--callback-key-secret is required: the Secret holding the callback signing key");
-  if (o.callback_url.empty()) return fail("usage", "--callback-url is required: the URL runner pods reach the operator at");
+  if (o.callback_url.empty())
+    return fail("usage", "--callback-url is required: the URL runner pods reach the operator at");
   if (!o.callback_url.starts_with("http://") && !o.callback_url.starts_with("https://")) {
     return fail("usage", "--callback-url must start with http:// or https://, got '" + o.callback_url + "'");
   }

@@ -23,17 +23,17 @@ struct ListenAddress {
 };
 
 struct OperatorOptions {
-  std::string kubeconfig;        // empty: $KUBECONFIG, else the in-cluster service account
-  std::string watch_namespace;   // empty: all namespaces
-  SecretKeyRef state_secret;     // the PostgreSQL DSN of the state store (required)
-  SecretKeyRef callback_key;     // the key that signs per-run callback tokens (required)
+  std::string kubeconfig;       // empty: $KUBECONFIG, else the in-cluster service account
+  std::string watch_namespace;  // empty: all namespaces
+  SecretKeyRef state_secret;    // the PostgreSQL DSN of the state store (required)
+  SecretKeyRef callback_key;    // the key that signs per-run callback tokens (required)
   ListenAddress callback_listen{"0.0.0.0", 9443};
-  std::string callback_url;      // how runner pods reach the callback server (required)
+  std::string callback_url;  // how runner pods reach the callback server (required)
   ListenAddress metrics_listen{"0.0.0.0", 8080};
   bool leader_elect = true;
-  std::string lease_namespace;   // default: the namespace of --state-secret
+  std::string lease_namespace;  // default: the namespace of --state-secret
   std::string lease_name = "ods-operator";
-  std::string identity;          // default: the host name and process id
+  std::string identity;  // default: the host name and process id
   std::chrono::milliseconds lease_duration{15000};
   std::chrono::milliseconds renew_deadline{10000};
   std::chrono::milliseconds retry_period{2000};

@@ -155,13 +155,12 @@ struct OperatorRuntime::Parts {
 };
 
 Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps,
-                                                                 std::chrono::milliseconds sync_timeout) {
+                                                                std::chrono::milliseconds sync_timeout) {
   auto parts = std::make_unique<Parts>(std::move(deps));
   Parts& p = *parts;
   for (kube::Informer* informer : {&p.projects, &p.runs, &p.jobs}) informer->start();
-  for (const auto& [name, informer] : {std::pair<const char*, kube::Informer*>{"dbtprojects", &p.projects},
-                                       {"dbtruns", &p.runs},
-                                       {"jobs", &p.jobs}}) {
+  for (const auto& [name, informer] :
+       {std::pair<const char*, kube::Informer*>{"dbtprojects", &p.projects}, {"dbtruns", &p.runs}, {"jobs", &p.jobs}}) {
     if (!informer->wait_for_sync(sync_timeout)) {
       return fail("unavailable", std::string("the ") + name + " informer did not sync: " + informer->last_error());
     }
@@ -182,10 +181,10 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
   p.pump = std::make_unique<QueueMetricsPump>(
       p.deps.metrics, std::vector<std::pair<std::string, control::WorkQueue*>>{{"dbtproject", &p.project_queue},
                                                                                {"dbtrun", &p.run_queue}});
-  p.deps.log.info("controllers started", {{"callback", p.callback_server->url()},
-                                          {"namespace", p.deps.options.watch_namespace.empty()
-                                                            ? std::string("(all)")
-                                                            : p.deps.options.watch_namespace}});
+  p.deps.log.info(
+      "controllers started",
+      {{"callback", p.callback_server->url()},
+       {"namespace", p.deps.options.watch_namespace.empty() ? std::string("(all)") : p.deps.options.watch_namespace}});
   return std::unique_ptr<OperatorRuntime>(new OperatorRuntime(std::move(parts)));
 }
 

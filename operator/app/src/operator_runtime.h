@@ -9,13 +9,13 @@
 #include <memory>
 #include <thread>
 
-#include "operator_options.h"
 #include "ods/callback/callback_server.h"
 #include "ods/callback/run_token.h"
 #include "ods/contracts/state_store.h"
 #include "ods/kube/client.h"
 #include "ods/telemetry/json_log.h"
 #include "ods/telemetry/operator_metrics.h"
+#include "operator_options.h"
 
 namespace ods::operator_app {
 
@@ -34,7 +34,7 @@ class OperatorRuntime {
   // callback server and the controllers. Errors: "unavailable" (an informer did not sync: the
   // API server's last answer), or the callback server's (the port is taken).
   [[nodiscard]] static Result<std::unique_ptr<OperatorRuntime>> start(RuntimeDeps deps,
-                                                                       std::chrono::milliseconds sync_timeout);
+                                                                      std::chrono::milliseconds sync_timeout);
   // Stops the controllers (waiting for reconciles in flight), the callback server, the informers.
   ~OperatorRuntime();
   OperatorRuntime(const OperatorRuntime&) = delete;

@@ -11,7 +11,8 @@ Json status_summary(callback::RunPhase phase, const callback::RunSummary& s) {
     const int built = s.built;
     out["plan"] = {{"total", built + s.reused + s.failed + s.skipped}, {"built", built}, {"reused", s.reused}};
   } else if (phase != callback::RunPhase::planning) {
-    out["plan"] = {{"total", s.planned_build + s.planned_reuse}, {"built", s.planned_build}, {"reused", s.planned_reuse}};
+    out["plan"] = {
+        {"total", s.planned_build + s.planned_reuse}, {"built", s.planned_build}, {"reused", s.planned_reuse}};
   }
   if (!s.probe_seconds.empty() || s.unknown_data_versions > 0) {
     double total = 0;

@@ -22,7 +22,7 @@ class RunPhaseWriter final : public callback::RunListener {
   // The metrics' `project` label of a run: "<namespace>/<DbtProject name>".
   using ProjectOf = std::function<std::string(const kube::ObjectKey& run)>;
   // status and metrics must outlive this object.
-  RunPhaseWriter(control::RunStatus& status, telemetry::OperatorMetrics& metrics, const telemetry::Logger& log,
+  RunPhaseWriter(control::RunStatusWriter& status, telemetry::OperatorMetrics& metrics, const telemetry::Logger& log,
                  ProjectOf project_of)
       : status_(status), metrics_(metrics), log_(log), project_of_(std::move(project_of)) {}
   void on_phase(callback::RunPhase phase, const callback::RunSummary& summary) override;
@@ -32,7 +32,7 @@ class RunPhaseWriter final : public callback::RunListener {
   bool first_time(const callback::RunSummary& summary, callback::RunPhase phase);
   void count_plan(const std::string& project, const callback::RunSummary& summary);
 
-  control::RunStatus& status_;
+  control::RunStatusWriter& status_;
   telemetry::OperatorMetrics& metrics_;
   telemetry::Logger log_;
   ProjectOf project_of_;

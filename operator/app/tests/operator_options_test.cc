@@ -6,8 +6,8 @@ namespace ods::operator_app {
 namespace {
 
 std::vector<std::string> required(std::vector<std::string> extra = {}) {
-  std::vector<std::string> args{"--state-secret", "ods/state", "--callback-key-secret", "ods/callback:signing",
-                                "--callback-url", "http://127.0.0.1:9443"};
+  std::vector<std::string> args{"--state-secret",       "ods/state",      "--callback-key-secret",
+                                "ods/callback:signing", "--callback-url", "http://127.0.0.1:9443"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -29,11 +29,28 @@ TEST(OperatorOptions, DefaultsAndRequiredFlags) {
 }
 
 TEST(OperatorOptions, ParsesEveryFlag) {
-  auto o = parse_operator_options(required({"--kubeconfig=/k", "--namespace", "team", "--metrics-listen",
-                                            "127.0.0.1:0", "--callback-listen", ":9000", "--no-leader-elect",
-                                            "--lease", "sys/lock", "--identity", "a", "--lease-duration", "4s",
-                                            "--renew-deadline", "3s", "--retry-period", "500ms", "--workers", "3",
-                                            "--log-level", "debug"}));
+  auto o = parse_operator_options(required({"--kubeconfig=/k",
+                                            "--namespace",
+                                            "team",
+                                            "--metrics-listen",
+                                            "127.0.0.1:0",
+                                            "--callback-listen",
+                                            ":9000",
+                                            "--no-leader-elect",
+                                            "--lease",
+                                            "sys/lock",
+                                            "--identity",
+                                            "a",
+                                            "--lease-duration",
+                                            "4s",
+                                            "--renew-deadline",
+                                            "3s",
+                                            "--retry-period",
+                                            "500ms",
+                                            "--workers",
+                                            "3",
+                                            "--log-level",
+                                            "debug"}));
   ASSERT_TRUE(o) << o.error().message;
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->watch_namespace, "team");

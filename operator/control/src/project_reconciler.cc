@@ -100,8 +100,8 @@ class ProjectPass {
     const auto reference = time_at(project_, "/status/lastScheduleTime")
                                .value_or(time_at(project_, "/metadata/creationTimestamp").value_or(now_));
     const auto due = cron->next_after(reference);
-    const bool never_run = !time_at(project_, "/status/lastScheduleTime") && runs_.active.empty() &&
-                           runs_.finished.empty();
+    const bool never_run =
+        !time_at(project_, "/status/lastScheduleTime") && runs_.active.empty() && runs_.finished.empty();
     if (never_run) {
       // A project that has never run is built at once (it is not "kept built" until then), then
       // on its schedule. Named after this minute, so a restarted operator cannot start it twice.

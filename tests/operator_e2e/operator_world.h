@@ -22,7 +22,7 @@
 
 namespace ods::testing {
 
-inline constexpr const char* kAppNamespace = "analytics";  // the DbtProject and its runs
+inline constexpr const char* kAppNamespace = "analytics";        // the DbtProject and its runs
 inline constexpr const char* kOperatorNamespace = "ods-system";  // Secrets and the Lease
 
 // One ods-operator process.
@@ -44,11 +44,17 @@ class OperatorWorld {
   PostgresServer& postgres() { return *postgres_; }
   int callback_port() const { return callback_port_; }
 
+  // The operator's own identity as the Helm chart installs it: renders the chart's ServiceAccount
+  // and RBAC (helm template), applies them, and returns a kubeconfig with a token of that
+  // ServiceAccount (ods-system/ods), so a replica runs with exactly the chart's permissions.
+  [[nodiscard]] std::expected<std::filesystem::path, std::string> chart_service_account_kubeconfig();
   // Starts a replica (leader election on a short Lease: 4 s, renew 3 s, retry 0.5 s), as
   // `kubeconfig` (default: the admin's).
   [[nodiscard]] std::expected<OperatorReplica*, std::string> start_operator(
       const std::string& identity, const std::filesystem::path& kubeconfig = {});
   OperatorReplica& replica(const std::string& identity) { return *replicas_.at(identity); }
+  // Waits until the replica's /readyz answers 200 (it leads and its controllers run).
+  bool wait_ready(const std::string& identity, std::chrono::seconds timeout = std::chrono::seconds(30));
   // A replica of that name was started and has not exited.
   bool has_replica(const std::string& identity);
   // SIGKILL, as a crash or an evicted pod.
@@ -66,7 +72,8 @@ class OperatorWorld {
                                      const std::function<bool(const kube::Json&)>& done,
                                      std::chrono::seconds timeout = std::chrono::seconds(240));
   // Waits until the run is Succeeded or Failed; the run, or nullopt on timeout.
-  std::optional<kube::Json> wait_finished(const std::string& run, std::chrono::seconds timeout = std::chrono::seconds(300));
+  std::optional<kube::Json> wait_finished(const std::string& run,
+                                          std::chrono::seconds timeout = std::chrono::seconds(300));
   // The callback token of run `name` (uid `uid`) under the world's callback key.
   std::string run_token(const std::string& name, const std::string& uid) const;
   // POSTs `body` to the callback server's `path` with a bearer token: the HTTP status and body.

@@ -1,6 +1,7 @@
 #include "operator_world.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -40,8 +41,11 @@ std::string base64(const std::string& in) {
 Json secret(const std::string& ns, const std::string& name, const std::map<std::string, std::string>& data) {
   Json d = Json::object();
   for (const auto& [k, v] : data) d[k] = base64(v);
-  return {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"type", "Opaque"}, {"data", d}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"type", "Opaque"},
+          {"data", d}};
 }
 
 constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
@@ -50,11 +54,12 @@ std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_D
 
 }  // namespace
 
-std::string phase_of(const Json& run) {
-  return run.contains("status") ? run["status"].value("phase", "") : "";
-}
+std::string phase_of(const Json& run) { return run.contains("status") ? run["status"].value("phase", "") : ""; }
 
 std::expected<std::unique_ptr<OperatorWorld>, std::string> OperatorWorld::start() {
+  // The runner pod's /tmp is an emptyDir, which the stand-in maps to a folder of the pod; the
+  // project (the image's path) and everything else of the test live outside it.
+  ::setenv("TMPDIR", "/var/tmp", 1);
   std::unique_ptr<OperatorWorld> w(new OperatorWorld());
   auto plane = KubeControlPlane::start();
   if (!plane) return std::unexpected("control plane: " + plane.error());
@@ -86,6 +91,9 @@ std::expected<std::unique_ptr<OperatorWorld>, std::string> OperatorWorld::start(
   auto port = free_loopback_port();
   if (!port) return std::unexpected(port.error());
   w->callback_port_ = *port;
+  // Runner pods find dbt on PATH, as in the runner image (the stand-in passes this PATH on).
+  const char* path = std::getenv("PATH");
+  ::setenv("PATH", (venv_bin().string() + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
   KubeletStandin::Options standin;
   standin.namespace_name = kAppNamespace;
   standin.root = w->plane_->dir() / "pods";
@@ -105,8 +113,8 @@ std::expected<void, std::string> OperatorWorld::make_secrets() {
   };
   for (const auto& s : secrets) {
     auto created = client_->create(kube::resources::kSecrets, s["metadata"]["namespace"], s);
-    if (!created) return std::unexpected("Secret " + s["metadata"]["name"].get<std::string>() + ": " +
-                                         created.error().message);
+    if (!created)
+      return std::unexpected("Secret " + s["metadata"]["name"].get<std::string>() + ": " + created.error().message);
   }
   return {};
 }
@@ -117,7 +125,7 @@ OperatorWorld::~OperatorWorld() {
 }
 
 std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
-                                                                          const std::filesystem::path& kubeconfig) {
+                                                                           const std::filesystem::path& kubeconfig) {
   auto metrics_port = free_loopback_port();
   if (!metrics_port) return std::unexpected(metrics_port.error());
   auto replica = std::make_unique<OperatorReplica>();
@@ -162,6 +170,38 @@ void OperatorWorld::kill_operator(const std::string& identity) {
   while (!r.process.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
 
+std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_account_kubeconfig() {
+  ProcessResult built = run_process({(source_dir() / "scripts" / "kube-binaries.sh").string(), "helm"}, source_dir());
+  if (built.exit_code != 0) return std::unexpected("scripts/kube-binaries.sh helm: " + describe(built));
+  std::string dir = built.output;
+  while (!dir.empty() && dir.back() == '\n') dir.pop_back();
+  const auto helm =
+      std::filesystem::path(dir.substr(dir.rfind('\n') == std::string::npos ? 0 : dir.rfind('\n') + 1)) / "helm";
+  const auto home = plane_->dir() / "helm-home";
+  ProcessResult rendered = run_process(
+      {helm.string(), "template", "ods", (source_dir() / "helm" / "ods").string(), "--namespace", kOperatorNamespace,
+       "--show-only", "templates/serviceaccount.yaml", "--show-only", "templates/rbac.yaml"},
+      source_dir(),
+      {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
+       "HELM_DATA_HOME=" + (home / "data").string()});
+  if (rendered.exit_code != 0) return std::unexpected("helm template: " + describe(rendered));
+  const auto manifests = plane_->dir() / "chart-rbac.yaml";
+  std::ofstream(manifests, std::ios::trunc) << rendered.output;
+  ProcessResult applied = plane_->kubectl({"apply", "-f", manifests.string()});
+  if (applied.exit_code != 0) return std::unexpected("kubectl apply of the chart's RBAC: " + describe(applied));
+  return plane_->service_account_kubeconfig(kOperatorNamespace, "ods");
+}
+
+bool OperatorWorld::wait_ready(const std::string& identity, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto answer = loopback_http_get(replica(identity).metrics_port, "/readyz");
+    if (answer && answer->find(" 200 ") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
 bool OperatorWorld::has_replica(const std::string& identity) {
   auto it = replicas_.find(identity);
   return it != replicas_.end() && !it->second->process.exited();
@@ -182,9 +222,9 @@ std::pair<int, std::string> OperatorWorld::post_callback(const std::string& path
       "    r = urllib.request.urlopen(req, timeout=30); print(r.status); print(r.read().decode())\n"
       "except urllib.error.HTTPError as e:\n"
       "    print(e.code); print(e.read().decode())\n";
-  ProcessResult r = run_process({"python3", "-c", program,
-                                 "http://127.0.0.1:" + std::to_string(callback_port_) + path, token, body},
-                                plane_->dir());
+  ProcessResult r =
+      run_process({"python3", "-c", program, "http://127.0.0.1:" + std::to_string(callback_port_) + path, token, body},
+                  plane_->dir());
   const auto newline = r.output.find('\n');
   if (r.exit_code != 0 || newline == std::string::npos) return {-1, r.output + r.errors};
   return {std::atoi(r.output.substr(0, newline).c_str()), r.output.substr(newline + 1)};
@@ -239,8 +279,9 @@ std::optional<Json> OperatorWorld::wait_for(const kube::Resource& resource, cons
 }
 
 std::optional<Json> OperatorWorld::wait_finished(const std::string& run, std::chrono::seconds timeout) {
-  return wait_for(kube::resources::kDbtRuns, {kAppNamespace, run},
-                  [](const Json& r) { return phase_of(r) == "Succeeded" || phase_of(r) == "Failed"; }, timeout);
+  return wait_for(
+      kube::resources::kDbtRuns, {kAppNamespace, run},
+      [](const Json& r) { return phase_of(r) == "Succeeded" || phase_of(r) == "Failed"; }, timeout);
 }
 
 std::string OperatorWorld::diagnostics() const {

@@ -1,0 +1,230 @@
+// ods-operator end to end (docs/kubernetes.md): a real kube-apiserver and etcd, a real
+// PostgreSQL state store, real dbt on a copy of examples/shop (DuckDB), runner Jobs run by the
+// kubelet stand-in as local `ods pod` processes, the operator as separate processes. One world
+// per process; the tests run in order and each leaves it usable for the next.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <regex>
+#include <thread>
+
+#include "harness/loopback_port.h"
+#include "operator_world.h"
+
+namespace ods::testing {
+namespace {
+
+using kube::Json;
+using namespace std::chrono_literals;
+
+class OperatorE2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto started = OperatorWorld::start();
+    if (!started) {
+      start_error_ = started.error();
+      return;
+    }
+    world_ = std::move(*started);
+  }
+  static void TearDownTestSuite() { world_.reset(); }
+  void SetUp() override { ASSERT_TRUE(world_) << start_error_; }
+  void TearDown() override {
+    if (HasFailure() && world_) std::cerr << world_->diagnostics();
+  }
+
+  static OperatorWorld& w() { return *world_; }
+
+  // Creates a manual run and waits for its end; fails the test unless it Succeeded.
+  static Json run_to_success(const std::string& name, const std::string& project = "shop") {
+    auto created = w().create_run(name, project);
+    EXPECT_TRUE(created) << created.error();
+    auto finished = w().wait_finished(name);
+    EXPECT_TRUE(finished) << "run " << name << " did not finish";
+    if (!finished) return Json::object();
+    EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
+    return *finished;
+  }
+  static void ensure_replica(const std::string& identity) {
+    if (w().has_replica(identity)) return;
+    auto started = w().start_operator(identity);
+    ASSERT_TRUE(started) << started.error();
+  }
+  static int plan_count(const Json& run, const char* what) { return run["status"]["plan"].value(what, -1); }
+
+  // Rows in the state store's ledger and snapshots recorded as the run `uid`.
+  static std::pair<int, int> recorded(const std::string& uid) {
+    auto runs = w().postgres().psql("select count(*) from runs where run_id = '" + uid + "'");
+    auto snaps = w().postgres().psql("select count(*) from snapshots where run_id = '" + uid + "'");
+    return {std::atoi(runs.output.c_str()), std::atoi(snaps.output.c_str())};
+  }
+
+  static std::string scrape(const OperatorReplica& replica) {
+    auto got = loopback_http_get(replica.metrics_port, "/metrics");
+    return got ? *got : "";
+  }
+
+  static inline std::unique_ptr<OperatorWorld> world_;
+  static inline std::string start_error_;
+};
+
+// The value of one sample line of the Prometheus text ("name{labels} value"), -1 when absent.
+double sample(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
+  auto a = w().start_operator("replica-a");
+  ASSERT_TRUE(a) << a.error();
+  ProcessResult applied = w().kubectl_apply(w().shop_project("shop"));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output << applied.errors;
+
+  // Applying the project starts its first run at once.
+  std::string first_run;
+  for (int i = 0; i < 300 && first_run.empty(); ++i) {
+    auto runs = w().client().list(kube::resources::kDbtRuns, kAppNamespace, {"ods.dev/project=shop", ""});
+    if (runs && !(*runs)["items"].empty()) first_run = (*runs)["items"][0]["metadata"]["name"];
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_FALSE(first_run.empty()) << "no DbtRun was created for the applied project";
+  auto first = w().wait_finished(first_run);
+  ASSERT_TRUE(first) << "the first run did not finish";
+  ASSERT_EQ(phase_of(*first), "Succeeded") << first->dump(2);
+  const int total = plan_count(*first, "total");
+  EXPECT_EQ(total, 9);  // the models, seed and snapshot of examples/shop
+  EXPECT_EQ(plan_count(*first, "built"), total);
+  EXPECT_EQ(plan_count(*first, "reused"), 0);
+  EXPECT_EQ(recorded((*first)["metadata"]["uid"]), std::make_pair(1, 1));
+
+  // The incremental model's steady state comes with the second run; the third reuses all but
+  // the node that reads the run's context (dim_customers, as `ods state run` does).
+  Json second = run_to_success("shop-2");
+  Json third = run_to_success("shop-3");
+  EXPECT_EQ(plan_count(third, "built"), 1) << third.dump(2);
+  EXPECT_EQ(plan_count(third, "reused"), total - 1);
+
+  // New orders: their readers build, the rest is reused.
+  ProcessResult appended = w().project().generate_data({"--append-orders", "5"});
+  ASSERT_EQ(appended.exit_code, 0) << appended.output << appended.errors;
+  Json fourth = run_to_success("shop-4");
+  const int rebuilt = plan_count(fourth, "built");
+  EXPECT_GT(rebuilt, 1);
+  EXPECT_LT(rebuilt, total);
+  EXPECT_EQ(plan_count(fourth, "reused"), total - rebuilt);
+
+  // The project's printer columns show the last run.
+  auto project = w().wait_for(kube::resources::kDbtProjects, {kAppNamespace, "shop"}, [&](const Json& p) {
+    return p.contains("status") && p["status"].contains("lastRun") && p["status"]["lastRun"].value("built", -1) == rebuilt;
+  });
+  ASSERT_TRUE(project) << "the project's status did not show the last run";
+  ProcessResult table = w().plane().kubectl({"get", "dbtprojects", "-n", kAppNamespace});
+  ASSERT_EQ(table.exit_code, 0) << table.errors;
+  const int percent = (total - rebuilt) * 100 / total;
+  EXPECT_TRUE(std::regex_search(table.output, std::regex("shop +True +\\S+ +" + std::to_string(rebuilt) + " +" +
+                                                         std::to_string(total - rebuilt) + " +" +
+                                                         std::to_string(percent) + " ")))
+      << table.output;
+
+  // /metrics: one probe latency observation per source and run, the nodes built and reused.
+  const std::string metrics = scrape(**a);
+  EXPECT_EQ(sample(metrics, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"),
+            4)
+      << metrics;
+  EXPECT_EQ(sample(metrics, "ods_runs_total{outcome=\"succeeded\",project=\"analytics/shop\"}"), 4) << metrics;
+  EXPECT_EQ(sample(metrics, "ods_nodes_total{action=\"build\",project=\"analytics/shop\",reason=\"never_built\"}"),
+            total)
+      << metrics;
+  EXPECT_EQ(sample(metrics, "ods_nodes_total{action=\"reuse\",project=\"analytics/shop\",reason=\"unchanged\"}"),
+            plan_count(second, "reused") + plan_count(third, "reused") + plan_count(fourth, "reused"))
+      << metrics;
+}
+
+TEST_F(OperatorE2E, ARunnerPodThatFailsFailsItsRunAndTheStateStaysAsItWas) {
+  ensure_replica("replica-a");
+  Json broken = w().shop_project("shop-broken");
+  broken["spec"]["target"] = "no_such_target";  // dbt compile fails in the pod
+  ProcessResult applied = w().kubectl_apply(broken);
+  ASSERT_EQ(applied.exit_code, 0) << applied.errors;
+  auto snapshots_before = w().postgres().psql("select count(*) from snapshots");
+  ASSERT_TRUE(w().create_run("broken-1", "shop-broken"));
+  auto finished = w().wait_finished("broken-1");
+  ASSERT_TRUE(finished) << "the run did not finish";
+  EXPECT_EQ(phase_of(*finished), "Failed");
+  EXPECT_EQ((*finished)["status"].value("reason", ""), "BackoffLimitExceeded") << finished->dump(2);
+  EXPECT_EQ(w().postgres().psql("select count(*) from snapshots").output, snapshots_before.output);
+}
+
+TEST_F(OperatorE2E, AControllerKilledInTheMiddleOfARunIsReplacedAndTheRunIsRecordedOnce) {
+  ensure_replica("replica-a");
+  ASSERT_TRUE(w().create_run("shop-killed", "shop"));
+  // Killed once the pod has its plan and builds.
+  auto building = w().wait_for(kube::resources::kDbtRuns, {kAppNamespace, "shop-killed"},
+                               [](const Json& r) { return phase_of(r) == "Building" || phase_of(r) == "Succeeded"; });
+  ASSERT_TRUE(building);
+  w().kill_operator("replica-a");
+  auto b = w().start_operator("replica-b");
+  ASSERT_TRUE(b) << b.error();
+  auto finished = w().wait_finished("shop-killed");
+  ASSERT_TRUE(finished) << "the run did not finish after the restart";
+  EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
+  EXPECT_EQ(recorded((*finished)["metadata"]["uid"]), std::make_pair(1, 1));
+  w().stop_operator("replica-b");
+}
+
+TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
+  auto c = w().start_operator("replica-c");
+  ASSERT_TRUE(c) << c.error();
+  auto d = w().start_operator("replica-d");
+  ASSERT_TRUE(d) << d.error();
+  auto holder_of = [](const Json& lease) { return lease["spec"].value("holderIdentity", ""); };
+  auto lease = w().wait_for(kube::resources::kLeases, {kOperatorNamespace, "ods-operator"}, [&](const Json& l) {
+    return holder_of(l) == "replica-c" || holder_of(l) == "replica-d";
+  });
+  ASSERT_TRUE(lease);
+  const std::string leader = holder_of(*lease);
+  const std::string follower = leader == "replica-c" ? "replica-d" : "replica-c";
+  run_to_success("shop-leader-1");
+  EXPECT_EQ(sample(scrape(w().replica(leader)), "ods_leader"), 1);
+  EXPECT_EQ(sample(scrape(w().replica(follower)), "ods_leader"), 0);
+  EXPECT_EQ(w().replica(follower).process.log_tail(400).find("controllers started"), std::string::npos)
+      << "the follower started its controllers";
+  EXPECT_LE(sample(scrape(w().replica(follower)), "controller_runtime_reconcile_total{controller=\"dbtrun\",result=\"success\"}"),
+            0);
+
+  w().kill_operator(leader);
+  auto taken = w().wait_for(
+      kube::resources::kLeases, {kOperatorNamespace, "ods-operator"},
+      [&](const Json& l) { return holder_of(l) == follower; }, std::chrono::seconds(20));
+  ASSERT_TRUE(taken) << "the follower did not take the Lease over";
+  run_to_success("shop-leader-2");
+  w().stop_operator(follower);
+}
+
+// This replica runs as the chart's ServiceAccount, with exactly the chart's RBAC.
+TEST_F(OperatorE2E, WithTheChartsRbacACallbackWithAnotherRunsTokenIsRefused) {
+  auto account = w().chart_service_account_kubeconfig();
+  ASSERT_TRUE(account) << account.error();
+  auto e = w().start_operator("replica-e", *account);
+  ASSERT_TRUE(e) << e.error();
+  ASSERT_TRUE(w().wait_ready("replica-e")) << "replica-e did not become ready (leader)";
+  ASSERT_TRUE(w().wait_ready("replica-e")) << "replica-e did not become ready (leader)";
+  ASSERT_EQ(w().kubectl_apply(w().shop_project("shop")).exit_code, 0);
+  // A whole run under the chart's RBAC.
+  Json mine = run_to_success("token-a");
+  ASSERT_FALSE(HasFailure());
+  auto created = w().create_run("token-b", "shop");
+  ASSERT_TRUE(created) << created.error();
+  // token-a's token presented for token-b: refused, and token-b is not disturbed.
+  const std::string token = w().run_token("token-a", mine["metadata"]["uid"]);
+  auto answer = w().post_callback("/v1/runs/analytics/token-b/results", token, "{}");
+  EXPECT_EQ(answer.first, 401) << answer.second;
+  auto finished = w().wait_finished("token-b");
+  ASSERT_TRUE(finished);
+  EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
+  EXPECT_EQ(recorded((*finished)["metadata"]["uid"]), std::make_pair(1, 1));
+}
+
+}  // namespace
+}  // namespace ods::testing
