@@ -128,13 +128,22 @@ std::expected<void, std::string> KubeControlPlane::start_etcd() {
   return std::unexpected("no free ports for etcd after " + std::to_string(kPortAttempts) + " attempts: " + error);
 }
 
-std::expected<void, std::string> KubeControlPlane::start_apiserver() {
+std::expected<void, std::string> KubeControlPlane::restart_apiserver() {
+  apiserver_.stop();
+  return start_apiserver(apiserver_port_);
+}
+
+std::expected<void, std::string> KubeControlPlane::start_apiserver(int fixed_port) {
   const KubeCertificates& pki = certificates_;
   std::string error;
   for (int attempt = 0; attempt < kPortAttempts; ++attempt) {
-    auto port = free_loopback_port();
-    if (!port) return std::unexpected(port.error());
-    apiserver_port_ = *port;
+    if (fixed_port > 0) {
+      apiserver_port_ = fixed_port;
+    } else {
+      auto port = free_loopback_port();
+      if (!port) return std::unexpected(port.error());
+      apiserver_port_ = *port;
+    }
     std::vector<std::string> argv = {(bin_dir_ / "kube-apiserver").string(),
                                      "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
                                      "--secure-port=" + std::to_string(apiserver_port_),
@@ -165,7 +174,7 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver() {
     });
     if (ready) return {};
     error = ready.error();
-    if (!lost_port_race(apiserver_)) return std::unexpected(error);
+    if (fixed_port > 0 || !lost_port_race(apiserver_)) return std::unexpected(error);
     apiserver_.stop();
   }
   return std::unexpected("no free port for kube-apiserver after " + std::to_string(kPortAttempts) +

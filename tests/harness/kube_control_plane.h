@@ -72,13 +72,19 @@ class KubeControlPlane {
   [[nodiscard]] std::expected<std::filesystem::path, std::string> service_account_kubeconfig(
       const std::string& namespace_name, const std::string& account);
 
+  // Stops kube-apiserver and starts it again on the same port with the same etcd: every open
+  // watch breaks, and the new server's watch cache starts at etcd's current revision, so a
+  // client that resumes from an older resourceVersion gets 410 Gone and must relist.
+  [[nodiscard]] std::expected<void, std::string> restart_apiserver();
+
   // Stops kube-apiserver then etcd. No-op when stopped.
   void stop();
 
  private:
   KubeControlPlane(Options options, std::filesystem::path dir);
   [[nodiscard]] std::expected<void, std::string> start_etcd();
-  [[nodiscard]] std::expected<void, std::string> start_apiserver();
+  // On a free port, or on `fixed_port` (a restart keeps the URL every client has).
+  [[nodiscard]] std::expected<void, std::string> start_apiserver(int fixed_port = 0);
   // Writes a kubeconfig for this server with the given `user:` entry (YAML lines, indented by 4).
   std::filesystem::path write_kubeconfig(const std::string& file, const std::string& user_lines) const;
 

@@ -29,8 +29,11 @@ class OperatorE2E : public ::testing::Test {
   }
   static void TearDownTestSuite() { world_.reset(); }
   void SetUp() override { ASSERT_TRUE(world_) << start_error_; }
+  // Each test starts the replicas it needs: none is left leading into the next test.
   void TearDown() override {
-    if (HasFailure() && world_) std::cerr << world_->diagnostics();
+    if (!world_) return;
+    if (HasFailure()) std::cerr << world_->diagnostics();
+    world_->stop_all_operators();
   }
 
   static OperatorWorld& w() { return *world_; }
@@ -116,21 +119,23 @@ TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
 
   // The project's printer columns show the last run.
   auto project = w().wait_for(kube::resources::kDbtProjects, {kAppNamespace, "shop"}, [&](const Json& p) {
-    return p.contains("status") && p["status"].contains("lastRun") && p["status"]["lastRun"].value("built", -1) == rebuilt;
+    return p.contains("status") && p["status"].contains("lastRun") &&
+           p["status"]["lastRun"].value("built", -1) == rebuilt;
   });
   ASSERT_TRUE(project) << "the project's status did not show the last run";
   ProcessResult table = w().plane().kubectl({"get", "dbtprojects", "-n", kAppNamespace});
   ASSERT_EQ(table.exit_code, 0) << table.errors;
   const int percent = (total - rebuilt) * 100 / total;
-  EXPECT_TRUE(std::regex_search(table.output, std::regex("shop +True +\\S+ +" + std::to_string(rebuilt) + " +" +
-                                                         std::to_string(total - rebuilt) + " +" +
-                                                         std::to_string(percent) + " ")))
+  EXPECT_TRUE(std::regex_search(
+      table.output, std::regex("shop +True +\\S+ +" + std::to_string(rebuilt) + " +" + std::to_string(total - rebuilt) +
+                               " +" + std::to_string(percent) + " ")))
       << table.output;
 
   // /metrics: one probe latency observation per source and run, the nodes built and reused.
   const std::string metrics = scrape(**a);
-  EXPECT_EQ(sample(metrics, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"),
-            4)
+  EXPECT_EQ(
+      sample(metrics, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"),
+      4)
       << metrics;
   EXPECT_EQ(sample(metrics, "ods_runs_total{outcome=\"succeeded\",project=\"analytics/shop\"}"), 4) << metrics;
   EXPECT_EQ(sample(metrics, "ods_nodes_total{action=\"build\",project=\"analytics/shop\",reason=\"never_built\"}"),
@@ -179,9 +184,8 @@ TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies
   auto d = w().start_operator("replica-d");
   ASSERT_TRUE(d) << d.error();
   auto holder_of = [](const Json& lease) { return lease["spec"].value("holderIdentity", ""); };
-  auto lease = w().wait_for(kube::resources::kLeases, {kOperatorNamespace, "ods-operator"}, [&](const Json& l) {
-    return holder_of(l) == "replica-c" || holder_of(l) == "replica-d";
-  });
+  auto lease = w().wait_for(kube::resources::kLeases, {kOperatorNamespace, "ods-operator"},
+                            [&](const Json& l) { return holder_of(l) == "replica-c" || holder_of(l) == "replica-d"; });
   ASSERT_TRUE(lease);
   const std::string leader = holder_of(*lease);
   const std::string follower = leader == "replica-c" ? "replica-d" : "replica-c";
@@ -190,7 +194,8 @@ TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies
   EXPECT_EQ(sample(scrape(w().replica(follower)), "ods_leader"), 0);
   EXPECT_EQ(w().replica(follower).process.log_tail(400).find("controllers started"), std::string::npos)
       << "the follower started its controllers";
-  EXPECT_LE(sample(scrape(w().replica(follower)), "controller_runtime_reconcile_total{controller=\"dbtrun\",result=\"success\"}"),
+  EXPECT_LE(sample(scrape(w().replica(follower)),
+                   "controller_runtime_reconcile_total{controller=\"dbtrun\",result=\"success\"}"),
             0);
 
   w().kill_operator(leader);
@@ -224,6 +229,36 @@ TEST_F(OperatorE2E, WithTheChartsRbacACallbackWithAnotherRunsTokenIsRefused) {
   ASSERT_TRUE(finished);
   EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
   EXPECT_EQ(recorded((*finished)["metadata"]["uid"]), std::make_pair(1, 1));
+}
+
+// The API server restarts: every watch breaks, and the new server's watch cache starts at etcd's
+// current revision, so the informers resume from a resourceVersion that is gone (410) and list
+// again. A run created while the operator could not see it is still found and run once.
+TEST_F(OperatorE2E, AWatchBrokenWith410RelistsAndMissesNothing) {
+  // A Lease longer than the restart, so this replica keeps leading through it.
+  auto f = w().start_operator("replica-f", {}, LeaseTimings{"60s", "45s", "2s"});
+  ASSERT_TRUE(f) << f.error();
+  ASSERT_TRUE(w().wait_ready("replica-f")) << "replica-f did not become ready (leader)";
+  ASSERT_EQ(w().kubectl_apply(w().shop_project("shop")).exit_code, 0);
+  // The operator is frozen while the run is created and the server restarts: it resumes its
+  // watches from before the run, on a server whose watch cache starts after it.
+  ::kill(w().replica("replica-f").process.pid(), SIGSTOP);
+  auto created = w().create_run("relist-1", "shop");
+  auto restarted = w().plane().restart_apiserver();
+  ::kill(w().replica("replica-f").process.pid(), SIGCONT);
+  ASSERT_TRUE(created) << created.error();
+  ASSERT_TRUE(restarted) << restarted.error();
+  auto finished = w().wait_finished("relist-1");
+  ASSERT_TRUE(finished) << "the run created around the restart did not finish";
+  EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
+  EXPECT_EQ(recorded((*finished)["metadata"]["uid"]), std::make_pair(1, 1));
+  double relists = -1;
+  for (int i = 0; i < 50 && relists < 1; ++i) {
+    relists = sample(scrape(w().replica("replica-f")), "ods_informer_relists_total{resource=\"dbtruns\"}");
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_GE(relists, 1) << scrape(w().replica("replica-f"));
+  w().stop_operator("replica-f");
 }
 
 }  // namespace

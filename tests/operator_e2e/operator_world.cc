@@ -125,7 +125,8 @@ OperatorWorld::~OperatorWorld() {
 }
 
 std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
-                                                                           const std::filesystem::path& kubeconfig) {
+                                                                           const std::filesystem::path& kubeconfig,
+                                                                           const LeaseTimings& lease) {
   auto metrics_port = free_loopback_port();
   if (!metrics_port) return std::unexpected(metrics_port.error());
   auto replica = std::make_unique<OperatorReplica>();
@@ -150,11 +151,11 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                 "--identity",
                                 identity,
                                 "--lease-duration",
-                                "4s",
+                                lease.duration,
                                 "--renew-deadline",
-                                "3s",
+                                lease.renew_deadline,
                                 "--retry-period",
-                                "500ms",
+                                lease.retry_period,
                                 "--log-level",
                                 "debug"};
   auto started = replica->process.start(argv, plane_->dir(), plane_->dir() / ("operator-" + identity + ".log"));
@@ -190,6 +191,10 @@ std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_a
   ProcessResult applied = plane_->kubectl({"apply", "-f", manifests.string()});
   if (applied.exit_code != 0) return std::unexpected("kubectl apply of the chart's RBAC: " + describe(applied));
   return plane_->service_account_kubeconfig(kOperatorNamespace, "ods");
+}
+
+void OperatorWorld::stop_all_operators() {
+  for (auto& [id, replica] : replicas_) replica->process.stop();
 }
 
 bool OperatorWorld::wait_ready(const std::string& identity, std::chrono::seconds timeout) {

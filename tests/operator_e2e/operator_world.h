@@ -25,6 +25,11 @@ namespace ods::testing {
 inline constexpr const char* kAppNamespace = "analytics";        // the DbtProject and its runs
 inline constexpr const char* kOperatorNamespace = "ods-system";  // Secrets and the Lease
 
+// The Lease settings of a replica (flags --lease-duration, --renew-deadline, --retry-period).
+struct LeaseTimings {
+  std::string duration = "4s", renew_deadline = "3s", retry_period = "500ms";
+};
+
 // One ods-operator process.
 struct OperatorReplica {
   std::string identity;
@@ -48,10 +53,10 @@ class OperatorWorld {
   // and RBAC (helm template), applies them, and returns a kubeconfig with a token of that
   // ServiceAccount (ods-system/ods), so a replica runs with exactly the chart's permissions.
   [[nodiscard]] std::expected<std::filesystem::path, std::string> chart_service_account_kubeconfig();
-  // Starts a replica (leader election on a short Lease: 4 s, renew 3 s, retry 0.5 s), as
-  // `kubeconfig` (default: the admin's).
+  // Starts a replica (leader election, by default on a short Lease: 4 s, renew 3 s, retry
+  // 0.5 s), as `kubeconfig` (default: the admin's).
   [[nodiscard]] std::expected<OperatorReplica*, std::string> start_operator(
-      const std::string& identity, const std::filesystem::path& kubeconfig = {});
+      const std::string& identity, const std::filesystem::path& kubeconfig = {}, const LeaseTimings& lease = {});
   OperatorReplica& replica(const std::string& identity) { return *replicas_.at(identity); }
   // Waits until the replica's /readyz answers 200 (it leads and its controllers run).
   bool wait_ready(const std::string& identity, std::chrono::seconds timeout = std::chrono::seconds(30));
@@ -60,6 +65,8 @@ class OperatorWorld {
   // SIGKILL, as a crash or an evicted pod.
   void kill_operator(const std::string& identity);
   void stop_operator(const std::string& identity);
+  // Stops every replica still running (each releases the Lease as it goes).
+  void stop_all_operators();
 
   // The DbtProject `name` for the copy of examples/shop (image source: its directory).
   kube::Json shop_project(const std::string& name, const std::string& schedule = "0 6 * * *") const;

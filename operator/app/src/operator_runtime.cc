@@ -35,11 +35,16 @@ class ReconcileToMetrics final : public control::ReconcileMetrics {
   telemetry::OperatorMetrics& metrics_;
 };
 
-// Copies the queues' depth and counters into the metrics once a second.
+// Copies the queues' depth and counters and the informers' relists into the metrics once a second.
 class QueueMetricsPump {
  public:
-  QueueMetricsPump(telemetry::OperatorMetrics& metrics, std::vector<std::pair<std::string, control::WorkQueue*>> queues)
-      : metrics_(metrics), queues_(std::move(queues)), seen_(queues_.size()) {
+  QueueMetricsPump(telemetry::OperatorMetrics& metrics, std::vector<std::pair<std::string, control::WorkQueue*>> queues,
+                   std::vector<std::pair<std::string, const kube::Informer*>> informers)
+      : metrics_(metrics),
+        queues_(std::move(queues)),
+        seen_(queues_.size()),
+        informers_(std::move(informers)),
+        relists_seen_(informers_.size(), 0) {
     thread_ = std::thread([this] { run(); });
   }
   ~QueueMetricsPump() {
@@ -63,12 +68,20 @@ class QueueMetricsPump {
           metrics_.count_queue_retry(name);
         }
       }
+      for (size_t i = 0; i < informers_.size(); ++i) {
+        const auto relists = informers_[i].second->relists();
+        if (relists > relists_seen_[i])
+          metrics_.count_informer_relists(informers_[i].first, relists - relists_seen_[i]);
+        relists_seen_[i] = relists;
+      }
       wake_.wait_for(lock, std::chrono::seconds(1));
     }
   }
   telemetry::OperatorMetrics& metrics_;
   std::vector<std::pair<std::string, control::WorkQueue*>> queues_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> seen_;
+  std::vector<std::pair<std::string, const kube::Informer*>> informers_;
+  std::vector<std::uint64_t> relists_seen_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
@@ -178,9 +191,12 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
                                                            p.run_reconciler, &p.reconcile_metrics);
   p.project_controller->start();
   p.run_controller->start();
-  p.pump = std::make_unique<QueueMetricsPump>(
-      p.deps.metrics, std::vector<std::pair<std::string, control::WorkQueue*>>{{"dbtproject", &p.project_queue},
-                                                                               {"dbtrun", &p.run_queue}});
+  p.pump =
+      std::make_unique<QueueMetricsPump>(p.deps.metrics,
+                                         std::vector<std::pair<std::string, control::WorkQueue*>>{
+                                             {"dbtproject", &p.project_queue}, {"dbtrun", &p.run_queue}},
+                                         std::vector<std::pair<std::string, const kube::Informer*>>{
+                                             {"dbtprojects", &p.projects}, {"dbtruns", &p.runs}, {"jobs", &p.jobs}});
   p.deps.log.info(
       "controllers started",
       {{"callback", p.callback_server->url()},

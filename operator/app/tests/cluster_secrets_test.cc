@@ -14,11 +14,14 @@ class OneSecretClient final : public kube::Client {
  public:
   explicit OneSecretClient(std::optional<Json> secret) : secret_(std::move(secret)) {}
   ApiResult<Json> get(const kube::Resource&, const kube::ObjectKey& key) override {
-    if (!secret_ || key.name != "state") return std::unexpected(ApiError{404, "NotFound", "secrets \"" + key.name + "\" not found"});
+    if (!secret_ || key.name != "state")
+      return std::unexpected(ApiError{404, "NotFound", "secrets \"" + key.name + "\" not found"});
     return *secret_;
   }
   ApiResult<std::optional<Json>> find(const kube::Resource&, const kube::ObjectKey&) override { return refused(); }
-  ApiResult<Json> list(const kube::Resource&, const std::string&, const kube::ListOptions&) override { return refused(); }
+  ApiResult<Json> list(const kube::Resource&, const std::string&, const kube::ListOptions&) override {
+    return refused();
+  }
   ApiResult<Json> create(const kube::Resource&, const std::string&, const Json&) override { return refused(); }
   ApiResult<Json> replace(const kube::Resource&, const kube::ObjectKey&, const Json&, kube::Subresource) override {
     return refused();
@@ -46,7 +49,8 @@ Json secret_with(Json data) { return {{"metadata", {{"name", "state"}, {"namespa
 const SecretKeyRef kRef{"ods", "state", "dsn"};
 
 TEST(ClusterSecrets, DecodesTheValueAndDropsATrailingNewline) {
-  OneSecretClient client(secret_with({{"dsn", "aG9zdD0xMjcuMC4wLjEgZGJuYW1lPW9kcwo="}}));  // "host=127.0.0.1 dbname=ods\n"
+  OneSecretClient client(
+      secret_with({{"dsn", "aG9zdD0xMjcuMC4wLjEgZGJuYW1lPW9kcwo="}}));  // "host=127.0.0.1 dbname=ods\n"
   auto value = read_secret_value(client, kRef);
   ASSERT_TRUE(value) << value.error().message;
   EXPECT_EQ(*value, "host=127.0.0.1 dbname=ods");

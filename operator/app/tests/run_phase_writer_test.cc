@@ -54,7 +54,8 @@ class RunPhaseWriterTest : public ::testing::Test {
   telemetry::OperatorMetrics metrics_;
   std::shared_ptr<CollectedLines> lines_ = std::make_shared<CollectedLines>();
   telemetry::Logger log_{"test", telemetry::LogLevel::info, lines_};
-  RunPhaseWriter writer_{status_, metrics_, log_, [](const kube::ObjectKey& run) { return run.namespace_name + "/shop"; }};
+  RunPhaseWriter writer_{status_, metrics_, log_,
+                         [](const kube::ObjectKey& run) { return run.namespace_name + "/shop"; }};
 };
 
 TEST_F(RunPhaseWriterTest, BuildingWritesThePlanAndCountsItOnce) {
@@ -67,10 +68,11 @@ TEST_F(RunPhaseWriterTest, BuildingWritesThePlanAndCountsItOnce) {
   EXPECT_EQ(status_.written[0].summary["probe"]["sources"], 2);
   EXPECT_EQ(status_.written[0].summary["probe"]["unknown"], 1);
   const std::string text = metrics_.scrape_text();
-  EXPECT_EQ(sample(text, "ods_nodes_total{action=\"build\",project=\"analytics/shop\",reason=\"new_upstream_data\"}"), 2);
+  EXPECT_EQ(sample(text, "ods_nodes_total{action=\"build\",project=\"analytics/shop\",reason=\"new_upstream_data\"}"),
+            2);
   EXPECT_EQ(sample(text, "ods_nodes_total{action=\"reuse\",project=\"analytics/shop\",reason=\"unchanged\"}"), 9);
-  EXPECT_EQ(sample(text, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"),
-            1);
+  EXPECT_EQ(
+      sample(text, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"), 1);
   EXPECT_EQ(sample(text, "ods_unknown_data_versions_total{project=\"analytics/shop\"}"), 1);
   EXPECT_EQ(sample(text, "ods_reuse_ratio{project=\"analytics/shop\"}"), 0.75);
   EXPECT_EQ(lines_->lines.size(), 2u);

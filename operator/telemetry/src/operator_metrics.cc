@@ -76,7 +76,11 @@ struct OperatorMetrics::Families {
         queue_retries(prometheus::BuildCounter()
                           .Name("workqueue_retries_total")
                           .Help("Total number of retries handled by workqueue.")
-                          .Register(r)) {}
+                          .Register(r)),
+        informer_relists(prometheus::BuildCounter()
+                             .Name("ods_informer_relists_total")
+                             .Help("Lists after the first per watched resource (410 Gone or an ERROR event).")
+                             .Register(r)) {}
 
   prometheus::Family<Histogram>& probe_latency;
   prometheus::Family<Counter>& nodes;
@@ -91,6 +95,7 @@ struct OperatorMetrics::Families {
   prometheus::Family<Gauge>& queue_depth;
   prometheus::Family<Counter>& queue_adds;
   prometheus::Family<Counter>& queue_retries;
+  prometheus::Family<Counter>& informer_relists;
 };
 
 OperatorMetrics::OperatorMetrics()
@@ -141,6 +146,10 @@ void OperatorMetrics::set_queue_depth(std::string_view name, std::int64_t depth)
 
 void OperatorMetrics::count_queue_add(std::string_view name) {
   families_->queue_adds.Add({{"name", str(name)}}).Increment();
+}
+
+void OperatorMetrics::count_informer_relists(std::string_view resource, std::uint64_t count) {
+  families_->informer_relists.Add({{"resource", str(resource)}}).Increment(static_cast<double>(count));
 }
 
 void OperatorMetrics::count_queue_retry(std::string_view name) {

@@ -14,6 +14,7 @@
 //   controller_runtime_reconcile_errors_total{controller}
 //   controller_runtime_reconcile_time_seconds{controller}
 //   workqueue_depth{name}, workqueue_adds_total{name}, workqueue_retries_total{name}
+//   ods_informer_relists_total{resource}               counter    lists after the first (410 Gone)
 //
 // Thread safety: every member may be called from several threads at once (prometheus-cpp's
 // families and metrics are thread-safe). Label values are free text (escaped when serialised).
@@ -65,6 +66,9 @@ class OperatorMetrics {
   void count_queue_add(std::string_view name);
   // An item of the work queue `name` was re-added after a failure (with backoff).
   void count_queue_retry(std::string_view name);
+  // The informer of `resource` ("dbtruns") listed again `count` more times (its watch got 410
+  // Gone or an ERROR event).
+  void count_informer_relists(std::string_view resource, std::uint64_t count);
 
   // Whether this replica holds the leader Lease now.
   void set_leader(bool leader);
