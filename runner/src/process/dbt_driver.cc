@@ -28,7 +28,7 @@ struct Line {
 struct DriverOutput {
   std::mutex mu;
   std::condition_variable changed;
-  std::deque<Line> lines;                  // guarded by mu
+  std::deque<Line> lines;                   // guarded by mu
   std::optional<Result<ExitStatus>> ended;  // guarded by mu; how the driver exited
   bool command_running = false;             // guarded by mu
   bool interrupted = false;                 // guarded by mu; a command was: run no more
@@ -146,8 +146,9 @@ class DriverLauncher final : public ProcessLauncher {
     {
       std::lock_guard lock(output_.mu);
       if (output_.ended || output_.interrupted)
-        return fail("spawn_failed", "the ods dbt driver has ended (after an interruption or a failure); "
-                                    "it runs no further dbt command.");
+        return fail("spawn_failed",
+                    "the ods dbt driver has ended (after an interruption or a failure); "
+                    "it runs no further dbt command.");
       if (output_.command_running)
         return fail("spawn_failed", "the ods dbt driver is still running another dbt command.");
       output_.command_running = true;

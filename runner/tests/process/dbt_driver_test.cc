@@ -50,8 +50,9 @@ TEST(DbtDriver, RunsEveryCommandInOneDriverProcess) {
   }
   EXPECT_EQ(dir.read("starts"), "started\nbye\n");  // one driver, told to exit at the end
   const std::string requests = dir.read("requests");
-  EXPECT_NE(requests.find(R"({"args":["--log-format","json","compile","--select","x y"],"cwd":")" + dir.path().string()),
-            std::string::npos)
+  EXPECT_NE(
+      requests.find(R"({"args":["--log-format","json","compile","--select","x y"],"cwd":")" + dir.path().string()),
+      std::string::npos)
       << requests;
   EXPECT_NE(requests.find(R"("env":{"PYTHONUNBUFFERED":"1"})"), std::string::npos) << requests;
   EXPECT_NE(requests.find(R"("build","--select")"), std::string::npos) << requests;
