@@ -87,10 +87,11 @@ def main():
             state["manifest"], state["key"] = None, key
         if state["manifest"] is not None:
             forget_compilation(state["manifest"])
-        ctx = cli.make_context(cli.name, list(args))
-        ctx.obj = {"manifest": state["manifest"], "callbacks": [own_invocation], "dbt_runner_command_args": list(args)}
+        ctx = None
         interrupted = False
         try:
+            ctx = cli.make_context(cli.name, list(args))
+            ctx.obj = {"manifest": state["manifest"], "callbacks": [own_invocation], "dbt_runner_command_args": list(args)}
             _, success = cli.invoke(ctx)
             code = 0 if success else 1
         except requires.ResultExit:
@@ -105,7 +106,7 @@ def main():
             code = e.exit_code
         except KeyboardInterrupt:
             code, interrupted = 2, True
-        if ctx.obj.get("manifest") is not None:
+        if ctx is not None and ctx.obj and ctx.obj.get("manifest") is not None:
             state["manifest"] = ctx.obj["manifest"]
         return code, interrupted
 
@@ -138,6 +139,14 @@ if __name__ == "__main__":
         code = 130
     # Every command has cleaned up after itself (dbt closes its connections at the end of an
     # invocation); skip the interpreter's teardown of dbt's modules, which ods would wait for.
+    # multiprocessing's exit hook still runs: it unlinks the named semaphores dbt created
+    # (/dev/shm/sem.mp-*), which would otherwise be left behind.
+    try:
+        from multiprocessing import util
+
+        util._exit_function()
+    except Exception:
+        pass
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
