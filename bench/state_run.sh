@@ -7,6 +7,8 @@
 #   $BENCH_SHOP_SCALE (DuckDB). Times, each $BENCH_REPS times (medians):
 #     full:       dbt build (every node, as without ODS; after one first build)
 #     no change:  ods state run, nothing changed since its last run
+#     no change, one dbt process per command: the same with ODS_DBT_DRIVER=off (the
+#                 persistent ods dbt driver off; docs/cli.md), for comparison
 #     one source: ods state run after --update-customers 1 (only raw.customers changes)
 #   and prints the seconds, the ratios to the full build, and which nodes each ods run
 #   built next to the descendants of raw.customers (dbt ls --select source:raw.customers+).
@@ -82,10 +84,12 @@ bench_shop() {
   # ODS state from two runs (an incremental model's SQL differs on its very first build).
   ods_run "$p" "$tmp/r.json" >/dev/null
   ods_run "$p" "$tmp/r.json" >/dev/null
-  local none=() one=()
+  local none=() none_off=() one=()
   for ((r = 1; r <= reps; r++)); do
     none+=("$(ods_run "$p" "$tmp/none.json")")
     log "shop: ods state run, nothing changed $r/$reps: ${none[-1]} s, built: $(field "$tmp/none.json" "$built_names")"
+    none_off+=("$(ODS_DBT_DRIVER=off ods_run "$p" "$tmp/none_off.json")")
+    log "shop: ods state run, nothing changed, ODS_DBT_DRIVER=off $r/$reps: ${none_off[-1]} s"
   done
   for ((r = 1; r <= reps; r++)); do
     run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --update-customers 1
@@ -95,16 +99,18 @@ bench_shop() {
   local descendants
   descendants=$(cd "$p" && "$ODS_DBT" --quiet ls --select source:raw.customers+ --resource-type model snapshot seed \
     --output name --project-dir "$p" --profiles-dir "$p" | sort | tr '\n' ' ')
-  local f n o
-  f=$(median "${full[@]}") n=$(median "${none[@]}") o=$(median "${one[@]}")
+  local f n n_off o
+  f=$(median "${full[@]}") n=$(median "${none[@]}") n_off=$(median "${none_off[@]}") o=$(median "${one[@]}")
   {
     echo "examples/shop at --scale $scale on DuckDB; medians of $reps runs (wall s); load average at the end: $(load)"
     printf '%-38s %8s %8s\n' run seconds ratio
     printf '%-38s %8.2f %8s\n' "dbt build (full)" "$f" "1.00"
     awk -v t="$n" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, nothing changed", t, t / f}'
+    awk -v t="$n_off" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "  the same, ODS_DBT_DRIVER=off", t, t / f}'
     awk -v t="$o" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, raw.customers changed", t, t / f}'
     echo "nothing changed, built:          $(field "$tmp/none.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/none.json" 'd["run"]["timings"]'))"
+    echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"
     echo "raw.customers changed, built:    $(field "$tmp/one.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/one.json" 'd["run"]["timings"]'))"
     echo "descendants of raw.customers:    $descendants"

@@ -9,6 +9,7 @@
 #include "process/child_process.h"
 #include "process/dbt_binary.h"
 #include "process/dbt_command_adapter.h"
+#include "process/dbt_driver.h"
 
 namespace ods::cli {
 
@@ -39,18 +40,19 @@ class ProcessDbtSession final : public DbtSession {
   ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
     auto binary = process::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
+    process::ProcessLauncher& launcher = launcher_for(*binary);
     process::DbtCommandOptions options;
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
     if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
     std::vector<std::string> full_args = args;
     for (const auto& f : shared_flags()) full_args.push_back(f);
-    if (what.empty()) return process::run_dbt_command(*launcher_, options, full_args);
+    if (what.empty()) return process::run_dbt_command(launcher, options, full_args);
 
     const auto started = std::chrono::steady_clock::now();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int last_finished = -1;
-    auto result = process::run_dbt_command(*launcher_, options, full_args, [&](const process::DbtProgress& p) {
+    auto result = process::run_dbt_command(launcher, options, full_args, [&](const process::DbtProgress& p) {
       if (p.finished() == last_finished) return;
       last_finished = p.finished();
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -67,9 +69,25 @@ class ProcessDbtSession final : public DbtSession {
     return result;
   }
 
+  // The persistent ods dbt driver when dbt is a Python console script and $ODS_DBT_DRIVER is
+  // not "off"; else a dbt process per command. Decided on the first command.
+  process::ProcessLauncher& launcher_for(const std::filesystem::path& binary) {
+    if (!chosen_) {
+      chosen_ = true;
+      const std::string mode = ctx_.env.getenv("ODS_DBT_DRIVER");
+      if (mode != "off" && mode != "0") {
+        if (auto python = process::console_script_python(binary))
+          driver_ = process::make_dbt_driver_launcher(*launcher_, *python);
+      }
+    }
+    return driver_ ? *driver_ : *launcher_;
+  }
+
   const CommandContext& ctx_;
   DbtSettings settings_;
   std::unique_ptr<process::ProcessLauncher> launcher_;
+  bool chosen_ = false;
+  std::unique_ptr<process::ProcessLauncher> driver_;  // declared after launcher_: destroyed first
 };
 
 }  // namespace

@@ -242,20 +242,19 @@ TEST_P(ShopRun, AFailingModelKeepsItsStateAndIsRebuiltNextRun) {
   EXPECT_EQ(decision(entry(again.at("plan"), "stg_orders")), "reuse:unchanged");
 }
 
-TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {
-  // A dbt whose build waits, so the interruption lands while dbt build runs.
-  std::string dbt = write_dbt_wrapper(*project_, "slow-dbt.sh", "build", "echo building >&2; sleep 60");
-  project_->replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
-  const auto before = snapshots(*project_, *warehouse_);
-  fs::path log = project_->dir() / "ods.log";
-  const std::string dir = project_->dir().string();
-  std::vector<std::string> argv{
-      ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir, "--dbt", dbt};
-  for (const auto& a : warehouse_->target_args()) argv.push_back(a);
+// Starts `ods state run <extra>` on `p`, sends it SIGINT once it printed that dbt build starts,
+// and returns its exit code (-1 when it did not exit normally); fails the test when ods
+// never reached the build.
+int interrupt_ods_while_building(const DbtProject& p, const Warehouse& w, const std::vector<std::string>& extra) {
+  fs::path log = p.dir() / "ods.log";
+  const std::string dir = p.dir().string();
+  std::vector<std::string> argv{ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir};
+  for (const auto& a : extra) argv.push_back(a);
+  for (const auto& a : w.target_args()) argv.push_back(a);
   pid_t pid = ::fork();
   if (pid == 0) {
     if (!std::freopen(log.c_str(), "w", stdout) || ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) _exit(126);
-    for (const auto& kv : project_->env()) ::putenv(const_cast<char*>(kv.c_str()));
+    for (const auto& kv : p.env()) ::putenv(const_cast<char*>(kv.c_str()));
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -263,19 +262,46 @@ TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {
     _exit(127);
   }
   bool building = false;
+  std::string text;
   for (int i = 0; i < 600 && !building; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     std::ifstream in(log);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     building = text.find("ods: building") != std::string::npos;
   }
-  ASSERT_TRUE(building) << "ods never reached dbt build";
+  EXPECT_TRUE(building) << "ods never reached dbt build:\n" << text;
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {
+  // A dbt whose build waits, so the interruption lands while dbt build runs. (A wrapper
+  // script: dbt runs as one process per command.)
+  std::string dbt = write_dbt_wrapper(*project_, "slow-dbt.sh", "build", "echo building >&2; sleep 60");
+  project_->replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
+  const auto before = snapshots(*project_, *warehouse_);
+  EXPECT_EQ(interrupt_ods_while_building(*project_, *warehouse_, {"--dbt", dbt}), 130);
   EXPECT_EQ(snapshots(*project_, *warehouse_), before) << "an interrupted run records nothing";
+}
+
+TEST_P(ShopRun, SigintDuringTheBuildInTheDbtDriverRecordsNothing) {
+  // The real dbt, so all commands run in the ods dbt driver; a new model whose query runs
+  // for minutes keeps dbt build busy when the interruption lands.
+  project_->write("models/marts/slow_model.sql",
+                  "{% if target.type == 'duckdb' %}select count(*) as n from range(1000000000000)\n"
+                  "{% else %}select pg_sleep(600) is null as n\n{% endif %}");
+  const auto before = snapshots(*project_, *warehouse_);
+  const std::string dbt = (venv_bin() / "dbt").string();
+  EXPECT_EQ(interrupt_ods_while_building(*project_, *warehouse_, {"--dbt", dbt}), 130);
+  EXPECT_EQ(snapshots(*project_, *warehouse_), before) << "an interrupted run records nothing";
+  // The next run finds the state as it was: the new model was never built.
+  project_->write("models/marts/slow_model.sql", "select 1 as n\n");
+  auto [code, doc] = run_ods();
+  ASSERT_EQ(code, 0) << doc.at("run").dump(2);
+  EXPECT_EQ(decision(entry(doc.at("plan"), "stg_orders")), "reuse:unchanged");
+  EXPECT_EQ(decision(entry(doc.at("plan"), "slow_model")), "build:never_built");
 }
 
 INSTANTIATE_TEST_SUITE_P(Warehouses, ShopRun,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,12 +74,13 @@ struct OutputPipe {
 
 class PosixProcess final : public RunningProcess {
  public:
-  PosixProcess(pid_t pid, ProcessSpec spec, Fd out, Fd err, Fd pidfd)
+  PosixProcess(pid_t pid, ProcessSpec spec, Fd out, Fd err, Fd pidfd, Fd input)
       : pid_(pid),
         spec_(std::move(spec)),
         pipes_{OutputPipe{std::move(out), Stream::kStdout, LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))},
                OutputPipe{std::move(err), Stream::kStderr, LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))}},
-        pidfd_(std::move(pidfd)) {}
+        pidfd_(std::move(pidfd)),
+        input_(std::move(input)) {}
 
   ~PosixProcess() override { kill_and_reap(); }
 
@@ -122,6 +124,25 @@ class PosixProcess final : public RunningProcess {
     if (reaped_) return;
     interrupted_ = true;
     send_next_signal_locked(Clock::now());
+  }
+
+  Result<void> write_input(std::string_view text) override {
+    std::lock_guard lock(input_mu_);
+    if (!input_.open()) return fail("unsupported", "process " + std::to_string(pid_) + " has no input pipe.");
+    while (!text.empty()) {
+      const ssize_t n = ::send(input_.get(), text.data(), text.size(), MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail("io_error", "writing to process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
+      }
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return {};
+  }
+
+  void close_input() override {
+    std::lock_guard lock(input_mu_);
+    input_.reset();
   }
 
  private:
@@ -246,6 +267,8 @@ class PosixProcess final : public RunningProcess {
   std::array<OutputPipe, 2> pipes_;
   Fd pidfd_;
   std::array<char, kReadChunk> buffer_{};
+  std::mutex input_mu_;
+  Fd input_;  // guarded by input_mu_; our end of the child's stdin, when ProcessSpec::input_pipe
 
   std::mutex mu_;
   bool reaped_ = false;                  // guarded by mu_
@@ -347,7 +370,19 @@ class PosixLauncher final : public ProcessLauncher {
     ::sigemptyset(&none);
     ::posix_spawnattr_setsigmask(&setup.attr, &none);
 
-    ::posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    Fd input_ours;
+    Fd input_theirs;
+    if (spec.input_pipe) {
+      std::array<int, 2> ends{};
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends.data()) != 0)
+        return fail("spawn_failed", "cannot create a socket pair: " + errno_text(errno) + ".");
+      input_ours = Fd(ends[0]);
+      input_theirs = Fd(ends[1]);
+      ::shutdown(input_ours.get(), SHUT_RD);
+      ::posix_spawn_file_actions_adddup2(&setup.actions, input_theirs.get(), STDIN_FILENO);
+    } else {
+      ::posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    }
     ::posix_spawn_file_actions_adddup2(&setup.actions, out_write.get(), STDOUT_FILENO);
     ::posix_spawn_file_actions_adddup2(&setup.actions, err_write.get(), STDERR_FILENO);
     if (!spec.cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&setup.actions, spec.cwd.c_str());
@@ -365,11 +400,12 @@ class PosixLauncher final : public ProcessLauncher {
 
     out_write.reset();
     err_write.reset();
+    input_theirs.reset();
     ::fcntl(out_read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
     Fd pidfd = open_pidfd(pid);
     return std::make_unique<PosixProcess>(pid, std::move(spec), std::move(out_read), std::move(err_read),
-                                          std::move(pidfd));
+                                          std::move(pidfd), std::move(input_ours));
   }
 };
 

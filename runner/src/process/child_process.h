@@ -40,6 +40,10 @@ struct ProcessSpec {
   // After the child itself exited, how long to keep reading output still held open by a
   // descendant that left its process group (which therefore could not be killed).
   std::chrono::milliseconds drain_timeout{2'000};
+  // Give the child a stdin ods can write to (RunningProcess::write_input) instead of
+  // /dev/null. It is one end of a Unix socket pair, so a write to a child that has gone
+  // fails with an error instead of raising SIGPIPE in ods.
+  bool input_pipe = false;
 };
 
 // How the child ended.
@@ -51,7 +55,8 @@ struct ExitStatus {
 };
 
 // A started child. The child runs in its own process group (so a terminal's Ctrl-C reaches
-// only ods, which decides what to forward), with stdin on /dev/null and every signal
+// only ods, which decides what to forward), with stdin on /dev/null (unless
+// ProcessSpec::input_pipe) and every signal
 // disposition reset to the default. Destroying it before wait() returned kills the whole
 // group (SIGKILL) and reaps the child: no zombies, nothing left running.
 class RunningProcess {
@@ -73,6 +78,17 @@ class RunningProcess {
   // escalates to the next signal at once (a second Ctrl-C). No effect once the child has
   // been reaped. Thread-safe: may be called from any thread while wait() runs.
   virtual void interrupt() = 0;
+
+  // With ProcessSpec::input_pipe: writes all of `text` to the child's stdin (blocking while
+  // the child does not read). Errors: "io_error" when the child closed its stdin or exited;
+  // "unsupported" without an input pipe. Thread-safe against wait() and interrupt(); one
+  // writer at a time.
+  [[nodiscard]] virtual Result<void> write_input(std::string_view text) {
+    (void)text;
+    return fail("unsupported", "this process has no input pipe.");
+  }
+  // Closes the child's stdin (it reads end of file). No effect without an input pipe.
+  virtual void close_input() {}
 };
 
 class ProcessLauncher {

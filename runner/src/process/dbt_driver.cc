@@ -1,0 +1,231 @@
+#include "process/dbt_driver.h"
+
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "process/dbt_driver_source.h"
+
+namespace ods::process {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How long a driver that was asked to exit (stdin closed) may take before it is killed.
+constexpr auto kExitGrace = 10s;
+constexpr std::string_view kEndMarker = R"({"ods_driver":)";
+
+struct Line {
+  Stream stream;
+  std::string text;
+};
+
+// What the thread waiting for the driver hands to the command running on it.
+struct DriverOutput {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<Line> lines;                   // guarded by mu
+  std::optional<Result<ExitStatus>> ended;  // guarded by mu; how the driver exited
+  bool command_running = false;             // guarded by mu
+  bool interrupted = false;                 // guarded by mu; a command was: run no more
+};
+
+// {"ods_driver": {"exit_code": N}} -> N; nullopt for any other line.
+std::optional<int> end_of_command(std::string_view line) {
+  if (!line.starts_with(kEndMarker)) return std::nullopt;
+  auto doc = nlohmann::json::parse(line, nullptr, false);
+  if (doc.is_discarded() || !doc["ods_driver"].is_object() || !doc["ods_driver"]["exit_code"].is_number_integer())
+    return std::nullopt;
+  return doc["ods_driver"]["exit_code"].get<int>();
+}
+
+class DriverCommand final : public RunningProcess {
+ public:
+  DriverCommand(DriverOutput& output, RunningProcess& driver, std::function<void(Stream, std::string_view)> on_line)
+      : output_(output), driver_(driver), on_line_(std::move(on_line)) {}
+
+  // Left before its end (a callback threw): the driver is still in the command; kill it.
+  ~DriverCommand() override {
+    if (done_) return;
+    for (int i = 0; i < 3; ++i) driver_.interrupt();
+    finish();
+  }
+
+  pid_t pid() const override { return driver_.pid(); }
+
+  Result<ExitStatus> wait() override {
+    for (;;) {
+      std::unique_lock lock(output_.mu);
+      output_.changed.wait(lock, [&] { return !output_.lines.empty() || output_.ended; });
+      if (!output_.lines.empty()) {
+        Line line = std::move(output_.lines.front());
+        output_.lines.pop_front();
+        lock.unlock();
+        if (line.stream == Stream::kStdout) {
+          if (auto code = end_of_command(line.text)) {
+            finish();
+            ExitStatus status;
+            status.exit_code = *code;
+            status.interrupted = interrupted();
+            status.last_signal_sent = status.interrupted ? SIGINT : 0;
+            return status;
+          }
+        }
+        if (on_line_) on_line_(line.stream, line.text);
+        continue;
+      }
+      Result<ExitStatus> ended = *output_.ended;
+      lock.unlock();
+      finish();
+      if (ended && interrupted()) ended->interrupted = true;
+      return ended;
+    }
+  }
+
+  void interrupt() override {
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;
+      interrupted_ = true;
+    }
+    driver_.interrupt();
+  }
+
+ private:
+  bool interrupted() {
+    std::lock_guard lock(mu_);
+    return interrupted_;
+  }
+  void finish() {
+    bool interrupted = false;
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+      interrupted = interrupted_;
+    }
+    std::lock_guard lock(output_.mu);
+    output_.command_running = false;
+    output_.interrupted |= interrupted;
+  }
+
+  DriverOutput& output_;
+  RunningProcess& driver_;
+  std::function<void(Stream, std::string_view)> on_line_;
+  std::mutex mu_;
+  bool done_ = false;         // guarded by mu_
+  bool interrupted_ = false;  // guarded by mu_
+};
+
+class DriverLauncher final : public ProcessLauncher {
+ public:
+  DriverLauncher(ProcessLauncher& real, std::filesystem::path python) : real_(real), python_(std::move(python)) {}
+
+  ~DriverLauncher() override {
+    if (!driver_) return;
+    driver_->close_input();
+    std::unique_lock lock(output_.mu);
+    if (!output_.changed.wait_for(lock, kExitGrace, [&] { return output_.ended.has_value(); })) {
+      lock.unlock();
+      for (int i = 0; i < 3; ++i) driver_->interrupt();  // SIGINT, SIGTERM, SIGKILL
+    } else {
+      lock.unlock();
+    }
+    waiter_.join();
+  }
+
+  Result<std::unique_ptr<RunningProcess>> start(ProcessSpec spec) override {
+    if (spec.argv.empty()) return fail("invalid_argument", "no dbt command to run: the argument list is empty.");
+    std::lock_guard start_lock(start_mu_);
+    if (!driver_) {
+      if (auto started = start_driver(spec); !started) return std::unexpected(started.error());
+    }
+    {
+      std::lock_guard lock(output_.mu);
+      if (output_.ended || output_.interrupted)
+        return fail("spawn_failed",
+                    "the ods dbt driver has ended (after an interruption or a failure); "
+                    "it runs no further dbt command.");
+      if (output_.command_running)
+        return fail("spawn_failed", "the ods dbt driver is still running another dbt command.");
+      output_.command_running = true;
+    }
+    nlohmann::json request{{"args", std::vector<std::string>(spec.argv.begin() + 1, spec.argv.end())},
+                           {"cwd", spec.cwd.string()},
+                           {"env", nlohmann::json::object()}};
+    for (const auto& [name, value] : spec.env) request["env"][name] = value;
+    if (auto written = driver_->write_input(request.dump() + "\n"); !written) {
+      std::lock_guard lock(output_.mu);
+      output_.command_running = false;
+      return fail("spawn_failed", "cannot send the dbt command to the ods dbt driver: " + written.error().message);
+    }
+    return std::make_unique<DriverCommand>(output_, *driver_, std::move(spec.on_line));
+  }
+
+ private:
+  Result<void> start_driver(const ProcessSpec& command) {
+    ProcessSpec spec;
+    spec.argv = {python_.string(), "-c", std::string(dbt_driver_source())};
+    spec.cwd = command.cwd;
+    spec.env = command.env;
+    spec.interrupt_grace = command.interrupt_grace;
+    spec.terminate_grace = command.terminate_grace;
+    spec.drain_timeout = command.drain_timeout;
+    spec.max_line_bytes = command.max_line_bytes;
+    spec.input_pipe = true;
+    spec.on_line = [this](Stream stream, std::string_view line) {
+      std::lock_guard lock(output_.mu);
+      output_.lines.push_back(Line{stream, std::string(line)});
+      output_.changed.notify_all();
+    };
+    auto started = real_.start(std::move(spec));
+    if (!started) return std::unexpected(started.error());
+    driver_ = std::move(*started);
+    waiter_ = std::thread([this] {
+      Result<ExitStatus> ended = driver_->wait();
+      std::lock_guard lock(output_.mu);
+      output_.ended = std::move(ended);
+      output_.changed.notify_all();
+    });
+    return {};
+  }
+
+  ProcessLauncher& real_;
+  const std::filesystem::path python_;
+  std::mutex start_mu_;
+  DriverOutput output_;
+  std::unique_ptr<RunningProcess> driver_;
+  std::thread waiter_;
+};
+
+}  // namespace
+
+std::optional<std::filesystem::path> console_script_python(const std::filesystem::path& dbt) {
+  std::ifstream in(dbt, std::ios::binary);
+  std::string first;
+  if (!in || !std::getline(in, first) || !first.starts_with("#!/")) return std::nullopt;
+  first.erase(0, 2);
+  while (!first.empty() && (first.back() == '\r' || first.back() == ' ')) first.pop_back();
+  if (first.find(' ') != std::string::npos) return std::nullopt;  // `#!/usr/bin/env python3` and the like
+  const std::filesystem::path python(first);
+  if (!python.filename().string().starts_with("python")) return std::nullopt;
+  // pip's script for dbt-core; anything else (a wrapper that sets up more) runs as it is.
+  std::string rest(4096, '\0');
+  in.read(rest.data(), static_cast<std::streamsize>(rest.size()));
+  rest.resize(static_cast<std::size_t>(in.gcount()));
+  if (rest.find("from dbt.cli.main import cli") == std::string::npos) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(python, ec)) return std::nullopt;
+  return python;
+}
+
+std::string_view dbt_driver_source() { return kDbtDriverSource; }
+
+std::unique_ptr<ProcessLauncher> make_dbt_driver_launcher(ProcessLauncher& real, std::filesystem::path python) {
+  return std::make_unique<DriverLauncher>(real, std::move(python));
+}
+
+}  // namespace ods::process
