@@ -184,6 +184,8 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
       {"target with a space", project, [](json& r) { r["spec"]["target"] = "prod eu"; },
        "spec.target must be one dbt target name"},
       {"empty target", project, [](json& r) { r["spec"]["target"] = ""; }, "spec.target must be one dbt target name"},
+      {"dbt project name with a dash", project, [](json& r) { r["spec"]["dbtProjectName"] = "jaffle-shop"; },
+       "spec.dbtProjectName must be a dbt project name"},
       {"selectors in one item", project, [](json& r) { r["spec"]["selection"]["select"] = {"tag:daily orders+"}; },
        "spec.selection.select must list one dbt selector per item"},
       {"empty exclude item", project, [](json& r) { r["spec"]["selection"]["exclude"] = {""}; },
