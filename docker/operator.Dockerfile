@@ -25,7 +25,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates libc6 libgcc-s1 libstdc++6 libssl3 libsqlite3-0 libpq5 \
-      libcpprest2.10 libprometheus-cpp-core1.0 \
+      libcpprest2.10 libprometheus-cpp-core1.0 libyaml-cpp0.7 \
  && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 65532 ods \
  && useradd --system --uid 65532 --gid ods --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin ods

@@ -1,7 +1,9 @@
 // `ods` command dispatch and help.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
+#include "git_checkout.h"
 
 namespace ods::cli {
 
@@ -61,6 +63,15 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
   for (const auto& [flag, variable] : pod_flag_environment()) {
     if (const std::string value = env.getenv(variable); !parsed->has(flag) && !value.empty()) {
       parsed->flags[flag] = value;
+    }
+  }
+  if (const std::string url = env.getenv("ODS_GIT_URL");
+      !url.empty() && parsed->has("--project-dir") && !std::filesystem::exists(parsed->get("--project-dir"))) {
+    const GitSource source{url, env.getenv("ODS_GIT_REVISION").empty() ? "main" : env.getenv("ODS_GIT_REVISION"),
+                           checkout_of(parsed->get("--project-dir"), env.getenv("ODS_GIT_PATH"))};
+    if (auto checked_out = checkout_git_source(source, out); !checked_out) {
+      err << "ods pod: " << checked_out.error().message << "\n";
+      return kExitFailed;
     }
   }
   auto ctx = make_context(*parsed, out, err, std::move(env));

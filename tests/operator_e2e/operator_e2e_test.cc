@@ -116,6 +116,13 @@ TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
   EXPECT_GT(rebuilt, 1);
   EXPECT_LT(rebuilt, total);
   EXPECT_EQ(plan_count(fourth, "reused"), total - rebuilt);
+  const std::string plan = w().pod_log("shop-4");  // the plan table the pod printed
+  for (const char* reader : {"stg_orders", "stg_payments", "orders_daily", "fct_orders"}) {
+    EXPECT_NE(plan.find(std::string("BUILD ") + reader + "  new_upstream_data"), std::string::npos) << reader << plan;
+  }
+  for (const char* other : {"stg_customers", "country_codes", "customers_snapshot"}) {
+    EXPECT_NE(plan.find(std::string("REUSE ") + other + "  unchanged"), std::string::npos) << other << plan;
+  }
 
   // The project's printer columns show the last run.
   auto project = w().wait_for(kube::resources::kDbtProjects, {kAppNamespace, "shop"}, [&](const Json& p) {

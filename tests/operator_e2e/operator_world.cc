@@ -7,6 +7,7 @@
 
 #include "harness/loopback_port.h"
 #include "ods/callback/run_token.h"
+#include "ods/control/run_job.h"
 #include "ods/kube/config.h"
 #include "ods/kube/rest_client.h"
 
@@ -287,6 +288,11 @@ std::optional<Json> OperatorWorld::wait_finished(const std::string& run, std::ch
   return wait_for(
       kube::resources::kDbtRuns, {kAppNamespace, run},
       [](const Json& r) { return phase_of(r) == "Succeeded" || phase_of(r) == "Failed"; }, timeout);
+}
+
+std::string OperatorWorld::pod_log(const std::string& run) const {
+  std::ifstream in(plane_->dir() / "pods" / (control::runner_job_name(run) + "-standin") / "log");
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 std::string OperatorWorld::diagnostics() const {

@@ -86,6 +86,8 @@ class OperatorWorld {
   // POSTs `body` to the callback server's `path` with a bearer token: the HTTP status and body.
   std::pair<int, std::string> post_callback(const std::string& path, const std::string& token,
                                             const std::string& body) const;
+  // What the runner pod of run `run` printed (the stand-in's log of the run's Job).
+  std::string pod_log(const std::string& run) const;
   // The logs of every replica and the stand-in's problems, for failure messages.
   std::string diagnostics() const;
 

@@ -1,0 +1,27 @@
+#pragma once
+// The git source of a runner pod (DbtProject spec.source.git): the Job sets ODS_GIT_URL,
+// ODS_GIT_REVISION, ODS_GIT_PATH and ODS_PROJECT_DIR (<checkout>/<path>); `ods pod` checks the
+// revision out before compiling. A shallow fetch of exactly that revision (a branch, a tag or a
+// commit), with the `git` on PATH; credentials are git's own (e.g. a mounted .git-credentials).
+#include <filesystem>
+#include <string>
+
+#include "ods/planner/result.h"
+
+namespace ods::cli {
+
+struct GitSource {
+  std::string url;
+  std::string revision;  // branch, tag or commit
+  std::filesystem::path checkout;  // where the working tree goes (must not exist or be empty)
+};
+
+// Checks `source.revision` of `source.url` out into `source.checkout`, printing git's progress to
+// `log`. Errors ("git_failed"): git missing, the repository or revision not reachable, the
+// folder not empty; the message names the URL and revision and quotes git's error.
+[[nodiscard]] Result<void> checkout_git_source(const GitSource& source, std::ostream& log);
+
+// The checkout folder for ODS_PROJECT_DIR = <checkout>/<ODS_GIT_PATH>.
+std::filesystem::path checkout_of(const std::filesystem::path& project_dir, const std::string& git_path);
+
+}  // namespace ods::cli
