@@ -9,6 +9,7 @@
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "project_loader.h"
+#include "recording_steps.h"
 
 namespace ods::cli {
 
@@ -46,14 +47,18 @@ double time_saved(const RunContext& run) {
   return saved;
 }
 
+// Seconds per step and in all, so far.
+json timings_of(const RunContext& run) {
+  return {{"compile", run.timings.compile},
+          {"probe", run.timings.probe},
+          {"build", run.timings.build},
+          {"total", seconds_since(run.started)}};
+}
+
 json details_of(const RunContext& run, const json& counts, const json& node_seconds, double saved) {
   return {{"summary", counts.value("summary", "")},
           {"counts", counts},
-          {"timings",
-           {{"compile", run.timings.compile},
-            {"probe", run.timings.probe},
-            {"build", run.timings.build},
-            {"total", seconds_since(run.started)}}},
+          {"timings", timings_of(run)},
           {"probe",
            {{"strategy", run.evidence.strategy},
             {"call_seconds", run.evidence.call_seconds},
@@ -73,11 +78,7 @@ void print_summary(const CommandContext& ctx, const RunContext& run, const json&
               {{"run_id", run_id},
                {"outcome", outcome},
                {"counts", counts},
-               {"timings",
-                {{"compile", run.timings.compile},
-                 {"probe", run.timings.probe},
-                 {"build", run.timings.build},
-                 {"total", seconds_since(run.started)}}},
+               {"timings", timings_of(run)},
                {"probe_seconds", run.evidence.probe_seconds},
                {"time_saved_seconds", saved}}}};
     *ctx.out << doc.dump(2) << "\n";
@@ -113,8 +114,7 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                               planner::to_json(run.plan, false),
                               details_of(run, counts, json::object(), time_saved(run)).dump(),
                               std::nullopt};
-  if (auto appended = run.store.append_run(ledger); !appended)
-    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  append_ledger_entry(ctx, run.store, ledger);
   print_summary(ctx, run, counts, run_id, "reused");
   return kExitOk;
 }
@@ -123,15 +123,7 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   auto loaded = load_run(ctx, *project);
-  if (!loaded) {
-    if (build.exit_code != 0) {
-      *ctx.err << "ods: dbt build failed before running any node (exit code " << build.exit_code << ")";
-      if (!build.error_text.empty()) *ctx.err << ":\n" << build.error_text;
-      *ctx.err << "\nods: nothing recorded; the state is as it was\n";
-      return kExitFailed;
-    }
-    return report(ctx, loaded.error());
-  }
+  if (!loaded) return report_nothing_recorded(ctx, build, "dbt build failed before running any node", loaded.error());
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before the build started
   auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
@@ -164,16 +156,10 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
                               planner::to_json(run.plan, false),
                               details_of(run, counts, node_seconds, time_saved(run)).dump(),
                               committed->stored.id};
-  if (auto appended = run.store.append_run(ledger); !appended)
-    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  append_ledger_entry(ctx, run.store, ledger);
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
-  if (build.exit_code != 0) {
-    if (!build.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << build.error_text << "\n";
-    *ctx.err
-        << "ods: dbt build failed; the nodes that failed or were skipped keep their last state and build next time\n";
-    return kExitFailed;
-  }
-  return kExitOk;
+  return finish_after_dbt(
+      ctx, build, "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");
 }
 
 }  // namespace ods::cli

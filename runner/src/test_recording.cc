@@ -8,6 +8,7 @@
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "project_loader.h"
+#include "recording_steps.h"
 
 namespace ods::cli {
 
@@ -72,15 +73,8 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   auto loaded = load_run(ctx, *project, RunKind::checks_only);
-  if (!loaded) {
-    if (dbt_test.exit_code != 0) {
-      *ctx.err << "ods: dbt test failed before running any check (exit code " << dbt_test.exit_code << ")";
-      if (!dbt_test.error_text.empty()) *ctx.err << ":\n" << dbt_test.error_text;
-      *ctx.err << "\nods: nothing recorded; the state is as it was\n";
-      return kExitFailed;
-    }
-    return report(ctx, loaded.error());
-  }
+  if (!loaded)
+    return report_nothing_recorded(ctx, dbt_test, "dbt test failed before running any check", loaded.error());
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before dbt test started
   auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
@@ -102,16 +96,11 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               planner::to_json(run.checks, false),
                               details.dump(),
                               committed->stored.id};
-  if (auto appended = run.store.append_run(ledger); !appended)
-    *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
+  append_ledger_entry(ctx, run.store, ledger);
   print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
-  if (dbt_test.exit_code != 0) {
-    if (!dbt_test.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << dbt_test.error_text << "\n";
-    *ctx.err << "ods: dbt test failed; the nodes and sources whose checks failed are untested and are tested again "
-                "next time\n";
-    return kExitFailed;
-  }
-  return kExitOk;
+  return finish_after_dbt(ctx, dbt_test,
+                          "dbt test failed; the nodes and sources whose checks failed are untested and are tested "
+                          "again next time");
 }
 
 }  // namespace ods::cli

@@ -7,9 +7,10 @@
 #include <array>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <thread>
+
+#include "harness/temp_dir.h"
 
 namespace ods::testing {
 
@@ -26,16 +27,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-fs::path fresh_temp_dir() {
-  std::random_device rd;
-  fs::path base = fs::temp_directory_path() / "ods-tests";
-  fs::create_directories(base);
-  for (;;) {
-    fs::path p = base / ("p" + std::to_string(rd()));
-    if (fs::create_directory(p)) return p;
-  }
 }
 
 bool skipped_when_copying_example(const fs::path& rel) {
@@ -78,7 +69,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
   return r;
 }
 
-DbtProject::DbtProject(const std::string& example) : dir_(fresh_temp_dir() / example) {
+DbtProject::DbtProject(const std::string& example) : dir_(ods::testing::fresh_test_dir("p") / example) {
   fs::path from = source_dir() / "examples" / example;
   fs::create_directories(dir_);
   for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
@@ -97,7 +88,7 @@ DbtProject::DbtProject(const std::string& example) : dir_(fresh_temp_dir() / exa
 
 DbtProject DbtProject::copy_of(const DbtProject& other) {
   DbtProject p;
-  p.dir_ = fresh_temp_dir() / other.dir_.filename();
+  p.dir_ = ods::testing::fresh_test_dir("p") / other.dir_.filename();
   fs::copy(other.dir_, p.dir_, fs::copy_options::recursive);
   p.env_ = other.env_;
   return p;

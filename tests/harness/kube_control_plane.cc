@@ -2,11 +2,11 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <thread>
 
 #include "harness/loopback_port.h"
+#include "harness/temp_dir.h"
 
 namespace ods::testing {
 
@@ -15,16 +15,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kPortAttempts = 5;
-
-fs::path fresh_dir() {
-  fs::path base = fs::temp_directory_path() / "ods-tests";
-  fs::create_directories(base);
-  std::random_device rd;
-  for (;;) {
-    fs::path p = base / ("kube" + std::to_string(rd()));
-    if (fs::create_directory(p)) return p;
-  }
-}
 
 std::string last_line(const std::string& text) {
   std::istringstream in(text);
@@ -75,7 +65,7 @@ KubeControlPlane::KubeControlPlane(Options options, fs::path dir) : options_(opt
 std::expected<std::unique_ptr<KubeControlPlane>, std::string> KubeControlPlane::start(Options options) {
   auto bin_dir = kube_binaries_dir();
   if (!bin_dir) return std::unexpected("KubeControlPlane: " + bin_dir.error());
-  std::unique_ptr<KubeControlPlane> plane(new KubeControlPlane(options, fresh_dir()));
+  std::unique_ptr<KubeControlPlane> plane(new KubeControlPlane(options, ods::testing::fresh_test_dir("kube")));
   plane->bin_dir_ = *bin_dir;
   fs::create_directories(plane->dir_ / "pki");
   auto certificates = make_kube_certificates(plane->dir_ / "pki");

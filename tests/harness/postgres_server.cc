@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
 #include "harness/background_process.h"  // file_tail
 #include "harness/loopback_port.h"
+#include "harness/temp_dir.h"
 
 namespace ods::testing {
 
@@ -44,15 +44,10 @@ std::string describe(const ProcessResult& r) {
 
 // A new, empty directory under $TMPDIR/ods-tests, traversable by the server's OS user.
 fs::path fresh_server_dir() {
-  fs::path base = fs::temp_directory_path() / "ods-tests";
-  fs::create_directories(base);
+  fs::path dir = ods::testing::fresh_test_dir("pg");
   std::error_code ec;
-  fs::permissions(base, fs::perms::others_exec | fs::perms::group_exec, fs::perm_options::add, ec);
-  std::random_device rd;
-  for (;;) {
-    fs::path p = base / ("pg" + std::to_string(rd()));
-    if (fs::create_directory(p)) return p;
-  }
+  fs::permissions(dir.parent_path(), fs::perms::others_exec | fs::perms::group_exec, fs::perm_options::add, ec);
+  return dir;
 }
 
 std::string quoted_identifier(const std::string& name) {

@@ -3,8 +3,8 @@
 
 #include <fstream>
 #include <map>
-#include <random>
 
+#include "harness/temp_dir.h"
 #include "ods/kube/config.h"
 
 namespace ods::kube {
@@ -15,14 +15,12 @@ namespace fs = std::filesystem;
 class InClusterConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("ods-in-cluster-" + std::to_string(std::random_device()()));
     account_ = root_ / "var/run/secrets/kubernetes.io/serviceaccount";
     fs::create_directories(account_);
     write("ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
     write("token", "token-1\n");
     write("namespace", "ods-system");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   void write(const std::string& name, const std::string& text) {
     std::ofstream(account_ / name, std::ios::trunc) << text;
@@ -40,7 +38,8 @@ class InClusterConfigTest : public ::testing::Test {
     return o;
   }
 
-  fs::path root_;
+  ods::testing::TempDir temp_{"in-cluster"};
+  const fs::path root_ = temp_.path();
   fs::path account_;
   std::map<std::string, std::string> env_ = {{"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
                                              {"KUBERNETES_SERVICE_PORT", "443"}};

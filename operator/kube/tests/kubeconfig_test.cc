@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <random>
 
+#include "harness/temp_dir.h"
 #include "ods/kube/config.h"
 #include "ods/kube/rest_client.h"
 
@@ -15,13 +15,10 @@ namespace fs = std::filesystem;
 class KubeconfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ods-kubeconfig-" + std::to_string(std::random_device()()));
-    fs::create_directories(dir_);
     write("ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
     write("admin.crt", "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n");
     write("admin.key", "-----BEGIN PRIVATE KEY-----\nMIID\n-----END PRIVATE KEY-----\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   fs::path write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::trunc) << text;
@@ -67,7 +64,8 @@ class KubeconfigTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  ods::testing::TempDir temp_{"kubeconfig"};
+  const fs::path dir_ = temp_.path();
 };
 
 TEST_F(KubeconfigTest, TheCurrentContextWithClientCertificateFilesRelativeToTheKubeconfig) {

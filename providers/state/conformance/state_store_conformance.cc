@@ -90,6 +90,22 @@ void race_committers(StateStore& reader, const std::function<StateStore&(int)>& 
   EXPECT_EQ((*latest)->id, history->front().id);
 }
 
+// The scope has no head, no history, no ledger entries and no run "run-1".
+void expect_scope_empty(StateStore& store, const std::string& scope) {
+  auto latest = store.latest(scope);
+  ASSERT_TRUE(latest.has_value()) << latest.error().message;
+  EXPECT_FALSE(latest->has_value());
+  auto history = store.history(scope, 0);
+  ASSERT_TRUE(history.has_value());
+  EXPECT_TRUE(history->empty());
+  auto runs = store.runs(scope, 0);
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_TRUE(runs->empty());
+  auto has = store.has_run(scope, "run-1");
+  ASSERT_TRUE(has.has_value());
+  EXPECT_FALSE(*has);
+}
+
 }  // namespace
 
 void StateStoreConformance::SetUp() {
@@ -97,20 +113,7 @@ void StateStoreConformance::SetUp() {
   ASSERT_NE(harness_, nullptr);
 }
 
-TEST_P(StateStoreConformance, EmptyStoreHasNothing) {
-  auto latest = store().latest(kScope);
-  ASSERT_TRUE(latest.has_value()) << latest.error().message;
-  EXPECT_FALSE(latest->has_value());
-  auto history = store().history(kScope, 0);
-  ASSERT_TRUE(history.has_value());
-  EXPECT_TRUE(history->empty());
-  auto runs = store().runs(kScope, 0);
-  ASSERT_TRUE(runs.has_value());
-  EXPECT_TRUE(runs->empty());
-  auto has = store().has_run(kScope, "run-1");
-  ASSERT_TRUE(has.has_value());
-  EXPECT_FALSE(*has);
-}
+TEST_P(StateStoreConformance, EmptyStoreHasNothing) { expect_scope_empty(store(), kScope); }
 
 TEST_P(StateStoreConformance, FirstCommitHasNoParentAndBecomesLatest) {
   const std::string doc = "{\n  \"schema_version\": \"1.2\",\n  \"name\": \"caf\xc3\xa9\"\n}";
@@ -359,18 +362,7 @@ TEST_P(StateStoreConformance, ResetRemovesOnlyThatScope) {
   auto removed = store().reset(kScope);
   ASSERT_TRUE(removed.has_value()) << removed.error().message;
   EXPECT_EQ(*removed, 3u);
-  auto latest = store().latest(kScope);
-  ASSERT_TRUE(latest.has_value());
-  EXPECT_FALSE(latest->has_value());
-  auto history = store().history(kScope, 0);
-  ASSERT_TRUE(history.has_value());
-  EXPECT_TRUE(history->empty());
-  auto runs = store().runs(kScope, 0);
-  ASSERT_TRUE(runs.has_value());
-  EXPECT_TRUE(runs->empty());
-  auto has = store().has_run(kScope, "run-1");
-  ASSERT_TRUE(has.has_value());
-  EXPECT_FALSE(*has);
+  expect_scope_empty(store(), kScope);
 
   auto dev_history = store().history(kOtherScope, 0);
   ASSERT_TRUE(dev_history.has_value());

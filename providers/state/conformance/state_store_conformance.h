@@ -13,7 +13,9 @@
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ods/contracts/state_store.h"
 
@@ -31,6 +33,28 @@ class StoreHarness {
   // Another handle (connection) onto the same stored data, for cross-connection tests;
   // nullptr when the implementation has only one handle (the in-memory store).
   virtual std::unique_ptr<ods::contracts::StateStore> open_another() = 0;
+};
+
+// The harness of a store kept somewhere it can be opened again (a file, a database): `open`
+// returns a new handle onto the same data each time it is called. A failure to open throws
+// std::runtime_error with the store's message. Whatever `open` captures (a temp directory)
+// outlives every handle the harness holds.
+class ReopeningHarness final : public StoreHarness {
+ public:
+  using Opener = std::function<ods::Result<std::unique_ptr<ods::contracts::StateStore>>()>;
+  explicit ReopeningHarness(Opener open) : open_(std::move(open)), store_(open_store()) {}
+  ods::contracts::StateStore& store() override { return *store_; }
+  std::unique_ptr<ods::contracts::StateStore> open_another() override { return open_store(); }
+
+ private:
+  std::unique_ptr<ods::contracts::StateStore> open_store() {
+    auto opened = open_();
+    if (!opened) throw std::runtime_error(opened.error().message);
+    return std::move(*opened);
+  }
+
+  Opener open_;
+  std::unique_ptr<ods::contracts::StateStore> store_;  // destroyed before open_
 };
 
 struct ConformanceTarget {

@@ -123,18 +123,16 @@ ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Mi
       " applied_at text NOT NULL)",
       kWhat);
   if (!created) return std::unexpected(created.error());
-  for (const Migration& migration : migrations) {
-    if (migration.version <= *current) continue;
-    auto done = connection.exec(migration.sql, "applying migration " + std::to_string(migration.version));
-    if (!done) {
-      return ods::fail("migration_failed", "Migration " + std::to_string(migration.version) + " '" + migration.name +
-                                               "' of PostgreSQL state database " + connection.server() +
-                                               " failed, so none was applied: " + done.error().message);
-    }
-    auto recorded = connection.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-                                    Params{std::to_string(migration.version), migration.name, clock()}, kWhat);
-    if (!recorded) return std::unexpected(recorded.error());
-  }
+  auto applied_all = apply_migrations_after(
+      *current, migrations, "PostgreSQL state database " + connection.server(),
+      [&](const Migration& migration) {
+        return connection.exec(migration.sql, "applying migration " + std::to_string(migration.version));
+      },
+      [&](const Migration& migration) {
+        return connection.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                               Params{std::to_string(migration.version), migration.name, clock()}, kWhat);
+      });
+  if (!applied_all) return std::unexpected(applied_all.error());
   if (auto committed = transaction->commit(kWhat); !committed) return std::unexpected(committed.error());
   return target;
 }

@@ -30,4 +30,25 @@ struct AppliedMigration {
                                                        const std::vector<Migration>& migrations,
                                                        const std::string& database, const std::string& untouched);
 
+// Applies, in order, each of `migrations` newer than version `current`, inside the caller's
+// transaction: `run(migration)` runs its SQL, then `record(migration)` adds its
+// schema_migrations row. A migration that fails is "migration_failed" ("Migration N 'name' of
+// <database> failed, so none was applied: …"); a record that fails is returned as it is.
+template <class Run, class Record>
+[[nodiscard]] ods::Result<void> apply_migrations_after(int current, const std::vector<Migration>& migrations,
+                                                       const std::string& database, Run run, Record record) {
+  for (const Migration& migration : migrations) {
+    if (migration.version <= current) continue;
+    auto applied = run(migration);
+    if (!applied) {
+      return ods::fail("migration_failed", "Migration " + std::to_string(migration.version) + " '" + migration.name +
+                                               "' of " + database +
+                                               " failed, so none was applied: " + applied.error().message);
+    }
+    auto recorded = record(migration);
+    if (!recorded) return std::unexpected(recorded.error());
+  }
+  return {};
+}
+
 }  // namespace ods::state::internal

@@ -141,23 +141,21 @@ ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<
       " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
       "recording migrations");
   if (!created) return std::unexpected(created.error());
-  for (const Migration& migration : migrations) {
-    if (migration.version <= *current) continue;
-    auto applied = connection.exec(migration.sql, "applying migration " + std::to_string(migration.version));
-    if (!applied) {
-      return ods::fail("migration_failed", "Migration " + std::to_string(migration.version) + " '" + migration.name +
-                                               "' of state database " + connection.path() +
-                                               " failed, so none was applied: " + applied.error().message);
-    }
-    auto record = connection.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
-                                     "recording migrations");
-    if (!record) return std::unexpected(record.error());
-    auto recorded = record->bind(1, std::int64_t{migration.version})
-                        .bind(2, migration.name)
-                        .bind(3, clock())
-                        .run("recording migrations");
-    if (!recorded) return std::unexpected(recorded.error());
-  }
+  auto applied_all = apply_migrations_after(
+      *current, migrations, "state database " + connection.path(),
+      [&](const Migration& migration) {
+        return connection.exec(migration.sql, "applying migration " + std::to_string(migration.version));
+      },
+      [&](const Migration& migration) -> ods::Result<void> {
+        auto record = connection.prepare(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)", "recording migrations");
+        if (!record) return std::unexpected(record.error());
+        return record->bind(1, std::int64_t{migration.version})
+            .bind(2, migration.name)
+            .bind(3, clock())
+            .run("recording migrations");
+      });
+  if (!applied_all) return std::unexpected(applied_all.error());
   auto committed = transaction->commit("migrating");
   if (!committed) return std::unexpected(committed.error());
   outcome.from_version = *current;

@@ -1,5 +1,5 @@
 // The StateStore conformance suite against the in-memory and SQLite stores.
-#include <string>
+#include <memory>
 
 #include "ods/state/stores.h"
 #include "state_store_conformance.h"
@@ -10,6 +10,7 @@ namespace {
 
 using conformance::ConformanceTarget;
 using conformance::ConformanceTargetName;
+using conformance::ReopeningHarness;
 using conformance::StateStoreConformance;
 using conformance::StoreHarness;
 using conformance::TestClock;
@@ -24,33 +25,20 @@ class MemoryHarness final : public StoreHarness {
   std::unique_ptr<ods::contracts::StateStore> store_;
 };
 
-class SqliteHarness final : public StoreHarness {
- public:
-  explicit SqliteHarness(TestClock clock) : clock_(std::move(clock)), path_(dir_.file(".ods/state.db")) {
-    store_ = open();
-  }
-  ods::contracts::StateStore& store() override { return *store_; }
-  std::unique_ptr<ods::contracts::StateStore> open_another() override { return open(); }
+// The database file lives in a temp directory the opener owns, so it outlives every handle.
+std::unique_ptr<StoreHarness> make_sqlite_harness(TestClock clock) {
+  auto dir = std::make_shared<testing::TempDir>();
+  return std::make_unique<ReopeningHarness>(
+      [dir, path = dir->file(".ods/state.db"), clock] { return open_sqlite_store(path, clock); });
+}
 
- private:
-  std::unique_ptr<ods::contracts::StateStore> open() {
-    auto opened = open_sqlite_store(path_, clock_);
-    if (!opened) throw std::runtime_error(opened.error().message);
-    return std::move(*opened);
-  }
-
-  testing::TempDir dir_;
-  TestClock clock_;
-  std::string path_;
-  std::unique_ptr<ods::contracts::StateStore> store_;  // destroyed before dir_
-};
-
-INSTANTIATE_TEST_SUITE_P(
-    Stores, StateStoreConformance,
-    ::testing::Values(
-        ConformanceTarget{"memory", [](TestClock clock) { return std::make_unique<MemoryHarness>(std::move(clock)); }},
-        ConformanceTarget{"sqlite", [](TestClock clock) { return std::make_unique<SqliteHarness>(std::move(clock)); }}),
-    ConformanceTargetName());
+INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,
+                         ::testing::Values(ConformanceTarget{"memory",
+                                                             [](TestClock clock) {
+                                                               return std::make_unique<MemoryHarness>(std::move(clock));
+                                                             }},
+                                           ConformanceTarget{"sqlite", make_sqlite_harness}),
+                         ConformanceTargetName());
 
 }  // namespace
 }  // namespace ods::state

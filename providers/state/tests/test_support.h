@@ -1,27 +1,17 @@
 #pragma once
-// Helpers for the state store tests: a temp directory removed afterwards, raw file and
+// Helpers for the state store tests: a temp directory removed afterwards (tests/harness), raw file and
 // SQL access for simulating damage.
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "harness/temp_dir.h"
 #include "ods/state/clock.h"
 
 namespace ods::state::testing {
 
 // A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ods::testing::TempDir;
 
 // The whole content of `path`.
 std::string read_bytes(const std::string& path);

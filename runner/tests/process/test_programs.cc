@@ -13,23 +13,8 @@ namespace ods::process::testing {
 
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  std::random_device random;
-  fs::path base = fs::temp_directory_path() / "ods-process-tests";
-  fs::create_directories(base);
-  for (;;) {
-    path_ = base / ("t" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    if (fs::create_directory(path_)) break;
-  }
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 fs::path TempDir::write(const std::string& name, const std::string& content) const {
-  fs::path file = path_ / name;
+  fs::path file = path() / name;
   fs::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
   return file;
@@ -42,13 +27,13 @@ fs::path TempDir::script(const std::string& name, const std::string& body) const
 }
 
 std::string TempDir::read(const std::string& name) const {
-  std::ifstream in(path_ / name, std::ios::binary);
+  std::ifstream in(path() / name, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-bool TempDir::exists(const std::string& name) const { return fs::exists(path_ / name); }
+bool TempDir::exists(const std::string& name) const { return fs::exists(path() / name); }
 
 bool process_gone(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno == ESRCH) return true;

@@ -8,25 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "harness/temp_dir.h"
+
 namespace ods::process::testing {
 
-class TempDir {
+// A fresh directory (tests/harness/temp_dir.h) with the files a test program needs.
+class TempDir : public ods::testing::TempDir {
  public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  TempDir() : ods::testing::TempDir("process") {}
 
-  const std::filesystem::path& path() const { return path_; }
   // Writes an executable `#!/bin/sh` script with `body`; returns its absolute path.
   std::filesystem::path script(const std::string& name, const std::string& body) const;
   std::filesystem::path write(const std::string& name, const std::string& content) const;
   // The file's content; "" when it does not exist.
   std::string read(const std::string& name) const;
   bool exists(const std::string& name) const;
-
- private:
-  std::filesystem::path path_;
 };
 
 // No such process any more, or only its zombie (reparented to an init that may not reap).
