@@ -59,7 +59,8 @@ Result<void> checkout_git_source(const GitSource& source, std::ostream& log) {
   std::filesystem::create_directories(source.checkout, ec);
   if (ec) return fail("git_failed", "cannot create " + source.checkout.string() + " for " + what + ": " + ec.message());
   if (!std::filesystem::is_empty(source.checkout, ec)) {
-    return fail("git_failed", source.checkout.string() + " is not empty; the checkout of " + what + " needs an empty folder");
+    return fail("git_failed",
+                source.checkout.string() + " is not empty; the checkout of " + what + " needs an empty folder");
   }
   log << "ods: checking out " << what << " (git)\n";
   const std::vector<std::vector<std::string>> steps{{"init", "--quiet"},

@@ -12,7 +12,7 @@ namespace ods::cli {
 
 struct GitSource {
   std::string url;
-  std::string revision;  // branch, tag or commit
+  std::string revision;            // branch, tag or commit
   std::filesystem::path checkout;  // where the working tree goes (must not exist or be empty)
 };
 

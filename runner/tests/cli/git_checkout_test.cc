@@ -57,7 +57,8 @@ TEST_F(GitCheckoutTest, AMissingRevisionOrANonEmptyFolderIsAClearError) {
 }
 
 TEST(GitCheckoutPath, TheCheckoutHoldsTheProjectPath) {
-  EXPECT_EQ(checkout_of("/var/run/ods/work/source/examples/shop", "examples/shop"), fs::path("/var/run/ods/work/source"));
+  EXPECT_EQ(checkout_of("/var/run/ods/work/source/examples/shop", "examples/shop"),
+            fs::path("/var/run/ods/work/source"));
   EXPECT_EQ(checkout_of("/var/run/ods/work/source", ""), fs::path("/var/run/ods/work/source"));
 }
 
