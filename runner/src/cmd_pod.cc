@@ -2,11 +2,13 @@
 // the project inputs to the controller's callback server, builds what the controller's plan
 // selects, and sends the run results; the controller plans and records (the pod has no
 // state store). Protocol: operator/callback (docs/kubernetes.md, "Runner pod ↔ controller").
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "callback_client.h"
@@ -19,6 +21,37 @@
 namespace ods::cli {
 
 namespace {
+
+// The nodes (and the nodes and sources whose checks) a pod's --select and --exclude leave: the
+// selection (everything when empty) minus what the exclusion names, as dbt reads the two.
+Result<std::pair<std::vector<std::string>, std::vector<std::string>>> pod_selection(
+    const planner::ProjectInputs& project, const std::string& select, const std::string& exclude) {
+  std::vector<std::string> nodes, checks;
+  if (!select.empty()) {
+    auto selected = resolve_selection(project, select);
+    if (!selected) return std::unexpected(selected.error());
+    auto checked = resolve_check_selection(project, select);
+    if (!checked) return std::unexpected(checked.error());
+    nodes = std::move(*selected);
+    checks = std::move(*checked);
+  } else {
+    for (const auto& node : project.nodes) nodes.push_back(node.id);
+    checks = nodes;
+    for (const auto& source : project.sources) checks.push_back(source.id);
+    std::sort(checks.begin(), checks.end());
+  }
+  if (!exclude.empty()) {
+    auto excluded = resolve_selection(project, exclude);
+    if (!excluded) return std::unexpected(excluded.error());
+    auto excluded_checks = resolve_check_selection(project, exclude);
+    if (!excluded_checks) return std::unexpected(excluded_checks.error());
+    const std::set<std::string> drop(excluded->begin(), excluded->end());
+    const std::set<std::string> drop_checks(excluded_checks->begin(), excluded_checks->end());
+    std::erase_if(nodes, [&](const std::string& id) { return drop.contains(id); });
+    std::erase_if(checks, [&](const std::string& id) { return drop_checks.contains(id); });
+  }
+  return std::pair{std::move(nodes), std::move(checks)};
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -129,13 +162,11 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   inputs.compile_seconds = seconds_since(t);
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
-  if (args.has("--select")) {
-    auto selected = resolve_selection(project->inputs, args.get("--select"));
-    if (!selected) return report(ctx, selected.error());
-    auto checks = resolve_check_selection(project->inputs, args.get("--select"));
-    if (!checks) return report(ctx, checks.error());
-    inputs.selected = std::move(*selected);
-    inputs.check_selected = std::move(*checks);
+  if (args.has("--select") || args.has("--exclude")) {
+    auto selection = pod_selection(project->inputs, args.get("--select"), args.get("--exclude"));
+    if (!selection) return report(ctx, selection.error());
+    inputs.selected = std::move(selection->first);
+    inputs.check_selected = std::move(selection->second);
   }
   t = Clock::now();
   GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());
@@ -200,6 +231,7 @@ std::vector<FlagSpec> pod_flags() {
       {"--target-path", true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
       {"--target", true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
       {"--select", true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
+      {"--exclude", true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
       {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
       {"--profiles-dir", true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
       {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},

@@ -36,11 +36,10 @@ void print_command_help(std::ostream& out, const Command& c) {
 
 // The flags of `ods pod` that default to an environment variable the runner Job sets.
 const std::vector<std::pair<std::string, std::string>>& pod_flag_environment() {
-  static const std::vector<std::pair<std::string, std::string>> kDefaults{{"--project-dir", "ODS_PROJECT_DIR"},
-                                                                          {"--target", "ODS_TARGET"},
-                                                                          {"--select", "ODS_SELECT"},
-                                                                          {"--target-path", "DBT_TARGET_PATH"},
-                                                                          {"--profiles-dir", "DBT_PROFILES_DIR"}};
+  static const std::vector<std::pair<std::string, std::string>> kDefaults{
+      {"--project-dir", "ODS_PROJECT_DIR"}, {"--target", "ODS_TARGET"},
+      {"--select", "ODS_SELECT"},           {"--exclude", "ODS_EXCLUDE"},
+      {"--target-path", "DBT_TARGET_PATH"}, {"--profiles-dir", "DBT_PROFILES_DIR"}};
   return kDefaults;
 }
 

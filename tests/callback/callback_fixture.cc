@@ -125,8 +125,10 @@ std::vector<std::string> pod_args(const DbtProject& p, const callback::CallbackS
 }
 
 ProcessResult run_pod(const DbtProject& p, const callback::CallbackServer& server, const std::string& ns,
-                      const std::string& name, const std::string& uid) {
-  return p.ods(pod_args(p, server, ns, name, uid));
+                      const std::string& name, const std::string& uid, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = pod_args(p, server, ns, name, uid);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return p.ods(args);
 }
 
 std::pair<int, std::string> post(const callback::CallbackServer& server, const std::string& run,

@@ -64,7 +64,7 @@ std::vector<std::string> pod_args(const DbtProject& p, const callback::CallbackS
 
 // `ods pod` for run `ns/name` against `server`, waited for.
 ProcessResult run_pod(const DbtProject& p, const callback::CallbackServer& server, const std::string& ns,
-                      const std::string& name, const std::string& uid);
+                      const std::string& name, const std::string& uid, const std::vector<std::string>& extra = {});
 
 // POST `body` with `token` to <server>/v1/runs/<run>/<step>: {status, body}.
 std::pair<int, std::string> post(const callback::CallbackServer& server, const std::string& run,

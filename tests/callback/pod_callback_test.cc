@@ -109,6 +109,26 @@ TEST_F(PodCallback, BuildsEverythingThenReusesEverythingThenBuildsTheReadersOfCh
   EXPECT_EQ(head_node("model.shop.stg_customers").run_id, "uid-1");
 }
 
+TEST_F(PodCallback, ExcludedNodesAreLeftOutOfTheSelection) {
+  auto p = shop_project();
+  runs.add("team", "run-x1", "uid-x1");
+  ProcessResult first = run_pod(*p, *server, "team", "run-x1", "uid-x1");
+  ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
+  ProcessResult appended = p->generate_data({"--append-orders", "5"});
+  ASSERT_EQ(appended.exit_code, 0) << appended.errors;
+  // New orders and payments; the orders side is excluded, as a DbtProject's selection.exclude
+  // reaches the pod ($ODS_EXCLUDE).
+  runs.add("team", "run-x2", "uid-x2");
+  ProcessResult r = run_pod(*p, *server, "team", "run-x2", "uid-x2", {"--exclude", "stg_orders+"});
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  const auto s = last_summary_of("uid-x2");
+  const std::set<std::string> built(s.selection.begin(), s.selection.end());
+  for (const char* left_out : {"stg_orders", "orders_daily", "fct_orders"})
+    EXPECT_FALSE(built.contains(left_out)) << left_out << " built though excluded";
+  EXPECT_TRUE(built.contains("stg_payments")) << "stg_payments (new payments, not excluded) was not built";
+  EXPECT_EQ(head_node("model.shop.stg_orders").run_id, "uid-x1");
+}
+
 TEST_F(PodCallback, AModelFailingInDbtFailsThePodAndKeepsItsLastState) {
   auto p = shop_project();
   runs.add("team", "good", "uid-good");
