@@ -27,7 +27,10 @@ std::string sha256_hex(std::string_view data) {
 }
 
 std::string Fingerprint::digest() const {
+  std::size_t size = 0;
+  for (const auto& [name, value] : components) size += name.size() + value.size() + 2;
   std::string text;
+  text.reserve(size);
   for (const auto& [name, value] : components) {  // std::map: sorted by name
     text += name;
     text += '\0';

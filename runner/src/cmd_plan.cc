@@ -1,4 +1,6 @@
 // `ods state plan` and `ods state explain`: plan against the recorded state; change nothing.
+#include <functional>
+#include <future>
 #include <iostream>
 
 #include "commands.h"
@@ -12,9 +14,32 @@ namespace ods::cli {
 
 namespace {
 
+// The recorded head of `scope` in ctx's state store; nullopt when there is no store yet or
+// nothing is recorded.
+Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const std::string& scope) {
+  auto store = open_store(ctx, false);
+  if (!store) {
+    if (store.error().code == "not_found") return std::optional<Head>();
+    return std::unexpected(store.error());
+  }
+  return read_head(**store, scope);
+}
+
 // Plans the project in ctx against its recorded state. Reads only.
+// Without --select, the recorded state is read on a second thread while the project is
+// assembled: the store is opened only once the artifacts are read and accepted, as before.
+// With --select it is read after the selection is resolved, so a bad selection leaves the
+// store unopened.
 Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args) {
-  auto project = load_project(ctx, ProjectUse::plan_only);
+  std::future<Result<std::optional<Head>>> head_read;
+  std::function<void(const std::string&)> before_assembly;
+  if (!args.has("--select")) {
+    before_assembly = [&](const std::string& project_name) {
+      head_read = std::async(std::launch::async, read_recorded_head, std::cref(ctx),
+                             planner::scope_of(project_name, ctx.target));
+    };
+  }
+  auto project = load_project(ctx, ProjectUse::plan_only, std::move(before_assembly));
   if (!project) return std::unexpected(project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
@@ -23,15 +48,11 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }
-  std::optional<Head> head;
-  auto store = open_store(ctx, false);
-  if (store) {
-    auto h = read_head(**store, planner::scope_of(project->inputs.project, project->inputs.target));
-    if (!h) return std::unexpected(h.error());
-    head = std::move(*h);
-  } else if (store.error().code != "not_found") {
-    return std::unexpected(store.error());
-  }
+  auto read = head_read.valid()
+                  ? head_read.get()
+                  : read_recorded_head(ctx, planner::scope_of(project->inputs.project, project->inputs.target));
+  if (!read) return std::unexpected(read.error());
+  std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
   release_at_exit(ctx, std::move(*project));
   if (head) release_at_exit(ctx, std::move(*head));

@@ -34,13 +34,14 @@ std::string summarise(const std::map<std::string, int>& counts) {
 
 }  // namespace
 
-Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use) {
+Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
+                                   std::function<void(const std::string& project_name)> before_assembly) {
   dbt::ArtifactPaths paths = artifact_paths(ctx);
   if (!fs::exists(paths.manifest)) {
     return fail("missing_artifact",
                 paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");
   }
-  auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target});
+  auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target, std::move(before_assembly)});
   if (!project) return std::unexpected(project.error());
   LoadedProject loaded;
   loaded.adapter_type = project->meta.adapter_type;

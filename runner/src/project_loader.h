@@ -1,6 +1,7 @@
 #pragma once
 // The CLI's composition root for dbt: reads the project's artifacts through the dbt
 // provider into the planner's inputs, and a finished run into a RunOutcome.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,8 +25,11 @@ enum class ProjectUse { plan_only, plan_and_record };
 
 // Reads <target-dir>/manifest.json and, when present, sources.json. The target given with
 // --target names the scope's environment. Errors name the file and field.
-[[nodiscard]] Result<LoadedProject> load_project(const CommandContext& ctx,
-                                                 ProjectUse use = ProjectUse::plan_and_record);
+// `before_assembly`: see dbt::ReadOptions (called with the project name once the artifacts
+// are read and accepted, before the inputs are assembled).
+[[nodiscard]] Result<LoadedProject> load_project(
+    const CommandContext& ctx, ProjectUse use = ProjectUse::plan_and_record,
+    std::function<void(const std::string& project_name)> before_assembly = {});
 
 struct LoadedRun {
   planner::RunOutcome outcome;

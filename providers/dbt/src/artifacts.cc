@@ -1,7 +1,10 @@
 // read_dbt_project: streams manifest.json into records, reads sources.json, assembles.
 #include "ods/dbt/artifacts.h"
 
+#include <algorithm>
+#include <any>
 #include <array>
+#include <iterator>
 #include <optional>
 
 #include "json_access.h"
@@ -35,7 +38,7 @@ bool one_of(std::string_view key, std::initializer_list<std::string_view> keys) 
 
 // Builds ManifestRecords from the stream. Conversion errors found before the metadata
 // are held back: a manifest of another schema version is refused as such, not as malformed.
-class ManifestSink final : public internal::StreamSink {
+class ManifestSink final : public internal::PreparingSink {
  public:
   explicit ManifestSink(std::string file) : file_(std::move(file)) {}
 
@@ -85,6 +88,30 @@ class ManifestSink final : public internal::StreamSink {
     return true;
   }
 
+  // A node's conversion (the costly part: canonical JSON, hashing, SQL normalisation) into
+  // records of its own, appended in stream order by on_prepared.
+  struct PreparedNode {
+    internal::ManifestRecords records;
+    Result<void> added;
+  };
+
+  std::any prepare(std::size_t section, const std::string& id, const Json& /*entry*/,
+                   const internal::RawMembers& raw) const override {
+    if (section != kNodes) return {};
+    PreparedNode node;
+    node.added = internal::add_node_entry(raw, id, file_, node.records);
+    return node;
+  }
+
+  bool on_prepared(std::size_t section, std::string&& id, Json&& entry, const internal::RawMembers& raw,
+                   std::any&& prepared) override {
+    if (section != kNodes) return on_entry(section, std::move(id), std::move(entry), raw);
+    if (deferred_) return true;
+    auto& node = std::any_cast<PreparedNode&>(prepared);
+    if (node.added) append(std::move(node.records));
+    return added_or_stop(std::move(node.added));
+  }
+
   bool on_entry(std::size_t section, std::string&& id, Json&& entry, const internal::RawMembers& raw) override {
     if (deferred_) return true;
     Result<void> added;
@@ -104,11 +131,7 @@ class ManifestSink final : public internal::StreamSink {
       default:
         break;
     }
-    if (!added) {
-      if (metadata_ok_) return stop(std::move(added.error()));
-      deferred_ = std::move(added.error());
-    }
-    return true;
+    return added_or_stop(std::move(added));
   }
 
   Result<internal::ManifestRecords> finish(Result<std::vector<bool>>&& streamed) {
@@ -130,6 +153,21 @@ class ManifestSink final : public internal::StreamSink {
   }
 
  private:
+  bool added_or_stop(Result<void>&& added) {
+    if (!added) {
+      if (metadata_ok_) return stop(std::move(added.error()));
+      deferred_ = std::move(added.error());
+    }
+    return true;
+  }
+
+  // Appends a node's records (nodes, checks, warnings: what add_node_entry writes).
+  void append(internal::ManifestRecords&& part) {
+    std::ranges::move(part.nodes, std::back_inserter(records_.nodes));
+    std::ranges::move(part.checks, std::back_inserter(records_.checks));
+    std::ranges::move(part.warnings, std::back_inserter(records_.warnings));
+  }
+
   bool stop(Error e) {
     error_ = std::move(e);
     return false;
@@ -146,8 +184,8 @@ Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& pat
   ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   ManifestSink sink(name);
-  // Converting entries (canonical JSON, hashing, SQL normalisation) runs on a second
-  // thread while this one reads on.
+  // Converting entries (canonical JSON, hashing, SQL normalisation) runs on two worker
+  // threads while this one reads on.
   internal::ThreadedSink threaded(sink);
   auto streamed = internal::stream_sections(file.text(), name, kSections, threaded);
   threaded.finish();
@@ -172,6 +210,7 @@ Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOption
   if (paths.sources) {
     ODS_DBT_TRY(sources, internal::read_sources_json(*paths.sources));
   }
+  if (options.before_assembly) options.before_assembly(records.meta.project_name);
   return internal::assemble_project(std::move(records), options, sources ? &*sources : nullptr);
 }
 

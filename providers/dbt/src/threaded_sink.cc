@@ -4,9 +4,11 @@
 
 namespace ods::dbt::internal {
 
-ThreadedSink::ThreadedSink(StreamSink& consumer) : consumer_(consumer) {
+ThreadedSink::ThreadedSink(PreparingSink& consumer, unsigned workers) : consumer_(consumer) {
   batch_.reserve(kBatchSize);
-  worker_ = std::thread([this] { run(); });
+  for (unsigned i = 0; i < (workers == 0 ? 1 : workers); ++i) {
+    workers_.emplace_back([this] { run(); });
+  }
 }
 
 ThreadedSink::~ThreadedSink() {
@@ -49,50 +51,84 @@ void ThreadedSink::flush_batch() {
   if (batch_.empty()) return;
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return queue_.size() < kMaxQueuedBatches || stopped_.load(); });
-  queue_.push_back(std::move(batch_));
+  queue_.push_back(Batch{next_batch_++, std::move(batch_)});
   batch_ = {};
   batch_.reserve(kBatchSize);
   changed_.notify_all();
 }
 
 void ThreadedSink::finish() {
-  if (!worker_.joinable()) return;
+  if (workers_.empty()) return;
   flush_batch();
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
   }
   changed_.notify_all();
-  worker_.join();
+  for (auto& worker : workers_) worker.join();
+  workers_.clear();
   if (failure_) std::rethrow_exception(failure_);
 }
 
+void ThreadedSink::fail(std::exception_ptr e) {
+  stopped_.store(true);
+  {
+    std::lock_guard lock(mutex_);
+    if (!failure_) failure_ = std::move(e);
+  }
+  changed_.notify_all();
+}
+
+// Every batch taken from the queue is delivered (or, once stopped, passed over) in its turn,
+// so no worker waits for a batch that never comes.
 void ThreadedSink::run() {
+  for (;;) {
+    Batch batch;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return !queue_.empty() || closed_; });
+      if (queue_.empty()) return;  // closed and drained
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    changed_.notify_all();
+    prepare(batch);
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return delivered_ == batch.number; });
+    }
+    deliver(batch);
+    {
+      std::lock_guard lock(mutex_);
+      ++delivered_;
+    }
+    changed_.notify_all();
+  }
+}
+
+void ThreadedSink::prepare(Batch& batch) {
   try {
-    for (;;) {
-      std::vector<Item> batch;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [this] { return !queue_.empty() || closed_; });
-        if (queue_.empty()) return;  // closed and drained
-        batch = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      changed_.notify_all();
-      for (auto& item : batch) {
-        if (stopped_.load(std::memory_order_relaxed)) break;  // drain without converting
-        const bool go_on = item.whole_value
-                               ? consumer_.on_value(item.section, std::move(item.value))
-                               : consumer_.on_entry(item.section, std::move(item.key), std::move(item.value), item.raw);
-        if (!go_on) stopped_.store(true);
-      }
+    for (auto& item : batch.items) {
+      if (stopped_.load(std::memory_order_relaxed)) return;
+      if (!item.whole_value) item.prepared = consumer_.prepare(item.section, item.key, item.value, item.raw);
     }
   } catch (...) {
-    failure_ = std::current_exception();
-    stopped_.store(true);
-    std::lock_guard lock(mutex_);
-    queue_.clear();
-    changed_.notify_all();
+    fail(std::current_exception());
+  }
+}
+
+void ThreadedSink::deliver(Batch& batch) {
+  try {
+    for (auto& item : batch.items) {
+      if (stopped_.load(std::memory_order_relaxed)) return;  // drain without converting
+      const bool go_on = item.whole_value
+                             ? consumer_.on_value(item.section, std::move(item.value))
+                             : consumer_.on_prepared(item.section, std::move(item.key), std::move(item.value), item.raw,
+                                                     std::move(item.prepared));
+      if (!go_on) stopped_.store(true);
+    }
+  } catch (...) {
+    fail(std::current_exception());
   }
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // Overlaps reading an artifact with converting its entries: a StreamSink that hands the
-// entries, in order, to another sink running on a worker thread. The reading thread
-// (stream_sections) then only tokenizes and builds the entries' small DOMs.
+// entries to worker threads. Each entry is first prepared (the costly, pure half of its
+// conversion) on any worker, out of stream order, then delivered to the consumer in stream
+// order. The reading thread (stream_sections) then only tokenizes and builds the entries'
+// small DOMs.
+#include <any>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -14,12 +18,26 @@
 
 namespace ods::dbt::internal {
 
+// A StreamSink whose entries are converted in two halves.
+class PreparingSink : public StreamSink {
+ public:
+  // The first half of an entry's conversion. Called on any worker, several at once and out of
+  // stream order: it may only read its arguments and must not touch the sink's state.
+  // An empty std::any when there is nothing to prepare.
+  [[nodiscard]] virtual std::any prepare(std::size_t section, const std::string& key, const Json& entry,
+                                         const RawMembers& raw) const = 0;
+  // The second half, in stream order, one call at a time, with what prepare() returned.
+  // Return false to stop the stream.
+  virtual bool on_prepared(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw,
+                           std::any&& prepared) = 0;
+};
+
 class ThreadedSink final : public StreamSink {
  public:
-  // `consumer` receives on_value/on_entry on the worker thread, in stream order; its
-  // keep_key is called on the reading thread and must not read state on_* writes.
-  // `consumer` must outlive *this.
-  explicit ThreadedSink(StreamSink& consumer);
+  // `consumer` receives prepare on `workers` worker threads and on_value/on_prepared in
+  // stream order; its keep_key is called on the reading thread and must not read state
+  // on_* writes. `consumer` must outlive *this.
+  explicit ThreadedSink(PreparingSink& consumer, unsigned workers = 2);
   ~ThreadedSink() override;  // finish()es if still running
   ThreadedSink(const ThreadedSink&) = delete;
   ThreadedSink& operator=(const ThreadedSink&) = delete;
@@ -29,8 +47,8 @@ class ThreadedSink final : public StreamSink {
   bool on_value(std::size_t section, Json&& value) override;
   bool on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) override;
 
-  // Waits until the consumer has received everything handed over, then joins the worker.
-  // Rethrows an exception the consumer threw (e.g. std::bad_alloc). Idempotent.
+  // Waits until the consumer has received everything handed over, then joins the workers.
+  // Rethrows the first exception the consumer threw (e.g. std::bad_alloc). Idempotent.
   void finish();
 
  private:
@@ -40,6 +58,11 @@ class ThreadedSink final : public StreamSink {
     std::string key;
     Json value;
     RawMembers raw;  // views into the artifact's text, which outlives the stream
+    std::any prepared;
+  };
+  struct Batch {
+    std::uint64_t number = 0;  // stream order
+    std::vector<Item> items;
   };
   static constexpr std::size_t kBatchSize = 64;
   static constexpr std::size_t kMaxQueuedBatches = 16;  // bounds memory: ~1000 entries in flight
@@ -47,16 +70,21 @@ class ThreadedSink final : public StreamSink {
   bool push(Item&& item);
   void flush_batch();
   void run();
+  void prepare(Batch& batch);
+  void deliver(Batch& batch);
+  void fail(std::exception_ptr e);
 
-  StreamSink& consumer_;
-  std::vector<Item> batch_;  // reading thread only
+  PreparingSink& consumer_;
+  std::vector<Item> batch_;       // reading thread only
+  std::uint64_t next_batch_ = 0;  // reading thread only
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<Item>> queue_;  // guarded by mutex_
-  bool closed_ = false;                  // guarded by mutex_
-  std::atomic<bool> stopped_{false};     // the consumer returned false (or threw)
-  std::exception_ptr failure_;           // written by the worker before it exits
-  std::thread worker_;
+  std::deque<Batch> queue_;           // guarded by mutex_
+  std::uint64_t delivered_ = 0;       // batches delivered in order; guarded by mutex_
+  bool closed_ = false;               // guarded by mutex_
+  std::atomic<bool> stopped_{false};  // the consumer returned false (or threw)
+  std::exception_ptr failure_;        // the first exception; guarded by mutex_
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace ods::dbt::internal

@@ -212,7 +212,9 @@ TEST_F(ShopManifest, ReadFromProjectDirectoryUsesTarget) {
   std::filesystem::copy_file(fixture_path("build_manifest.json"), dir / "target" / "manifest.json");
   const auto paths = ArtifactPaths::in_project(dir);
   EXPECT_FALSE(paths.sources.has_value());
-  auto inputs = read_project_inputs(dir, ReadOptions{"prod"});
+  ReadOptions options;
+  options.target = "prod";
+  auto inputs = read_project_inputs(dir, options);
   ASSERT_TRUE(inputs.has_value()) << inputs.error().message;
   EXPECT_EQ(inputs->target, "prod");
   EXPECT_EQ(inputs->nodes.size(), 8u);

@@ -6,6 +6,7 @@
 // a 50k-node manifest parses in a fraction of its size in memory. Optionally reads
 // `sources.json` (v3) for the sources' data versions.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,11 @@ struct ArtifactPaths {
 
 struct ReadOptions {
   std::string target;  // the dbt target name the caller used ("" when not given)
+  // Called on the reading thread with metadata.project_name once manifest.json and
+  // sources.json have been read and accepted, just before the project is assembled (which
+  // cannot fail): lets the caller start work that needs the project's name, e.g. reading the
+  // recorded state while the project is assembled. Not called when reading fails.
+  std::function<void(const std::string& project_name)> before_assembly;
 };
 
 // The manifest's `metadata`, as far as ODS uses it.
