@@ -99,7 +99,7 @@ class ManifestSink final : public internal::PreparingSink {
                    const internal::RawMembers& raw) const override {
     if (section != kNodes) return {};
     PreparedNode node;
-    node.added = internal::add_node_entry(raw, id, file_, node.records);
+    node.added = internal::add_node_entry(raw, id, file_, node.records, &config_memo_);
     return node;
   }
 
@@ -117,7 +117,7 @@ class ManifestSink final : public internal::PreparingSink {
     Result<void> added;
     switch (section) {
       case kNodes:
-        added = internal::add_node_entry(raw, id, file_, records_);
+        added = internal::add_node_entry(raw, id, file_, records_, &config_memo_);
         break;
       case kSources:
         added = internal::add_source_entry(entry, id, file_, records_);
@@ -174,6 +174,7 @@ class ManifestSink final : public internal::PreparingSink {
   }
 
   std::string file_;
+  mutable internal::ConfigMemo config_memo_;  // prepare() is const and runs on several workers
   internal::ManifestRecords records_;
   bool metadata_ok_ = false;
   std::optional<Error> error_;

@@ -129,29 +129,17 @@ Result<Dependencies> read_depends_on(const RawEntry& entry) {
   return out;
 }
 
-// An entry's config, kept as raw text by the stream: the canonical text of the `config`
-// component (without the members that don't change what gets built) and a DOM of the few
-// members read here.
-struct Config {
-  bool present = false;
-  std::string canonical;
-  Json dom;
-};
-
 constexpr std::string_view kConfigMembersRead[] = {"materialized",    "schema",   "database",  "target_schema",
                                                    "target_database", "pre-hook", "post-hook", "meta",
                                                    "contract"};
 
-Result<Config> read_config(const RawEntry& entry, bool with_dom) {
+Result<Config> convert_config(const RawEntry& entry, std::string_view text, bool with_dom) {
   Config config;
-  const auto text = entry.text("config");
-  if (!text) return config;
   const std::string path = entry.path() + ".config";
-  if (text->front() != '{') return std::unexpected(entry.error("config", "expected an object"));
   config.present = true;
   RawMembers members;
   ODS_DBT_TRY(config.canonical,
-              canonical_json_text(*text, entry.file(), path, kConfigExclusions, with_dom ? &members : nullptr));
+              canonical_json_text(text, entry.file(), path, kConfigExclusions, with_dom ? &members : nullptr));
   if (!with_dom) return config;
   // The few members read here, from their text (no second pass over the whole config).
   config.dom = Json::object();
@@ -166,18 +154,35 @@ Result<Config> read_config(const RawEntry& entry, bool with_dom) {
   return config;
 }
 
+// The entry's config; from `memo` when an equal text was converted before (then with its
+// DOM even if `with_dom` is false).
+Result<std::shared_ptr<const Config>> read_config(const RawEntry& entry, bool with_dom, ConfigMemo* memo) {
+  const auto text = entry.text("config");
+  if (!text) return std::make_shared<const Config>();
+  if (text->front() != '{') return std::unexpected(entry.error("config", "expected an object"));
+  if (memo == nullptr) {
+    ODS_DBT_TRY(Config config, convert_config(entry, *text, with_dom));
+    return std::make_shared<const Config>(std::move(config));
+  }
+  if (auto known = memo->find(*text)) return known;
+  ODS_DBT_TRY(Config config, convert_config(entry, *text, /*with_dom=*/true));
+  auto shared = std::make_shared<const Config>(std::move(config));
+  memo->remember(*text, shared);
+  return shared;
+}
+
 // A data test's definition: its SQL or generic test call and arguments, and its config.
 // The canonical JSON of {config, kind, language, raw_code, test_metadata}, written
 // directly (members in sorted order); config is the canonical config text as a string.
-Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecords& out) {
+Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecords& out, ConfigMemo* memo) {
   CheckRecord check;
   check.id = id;
   ODS_DBT_TRY(Dependencies deps, read_depends_on(test));
   check.reads = std::move(deps.nodes);
   check.macros = std::move(deps.macros);
-  ODS_DBT_TRY(const Config config, read_config(test, /*with_dom=*/false));
+  ODS_DBT_TRY(const std::shared_ptr<const Config> config, read_config(test, /*with_dom=*/false, memo));
   std::string definition = "{\"config\":";
-  append_json_string(config.canonical, definition);
+  append_json_string(config->canonical, definition);
   definition += ",\"kind\":\"data_test\"";
   for (const char* key : {"language", "raw_code", "test_metadata"}) {
     ODS_DBT_TRY(const std::string value, test.canonical(key));
@@ -211,11 +216,23 @@ Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view f
   return out;
 }
 
-Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file, ManifestRecords& out) {
+std::shared_ptr<const Config> ConfigMemo::find(std::string_view raw) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = configs_.find(raw);
+  return it == configs_.end() ? nullptr : it->second;
+}
+
+void ConfigMemo::remember(std::string_view raw, std::shared_ptr<const Config> config) {
+  const std::lock_guard lock(mutex_);
+  if (configs_.size() < kMaxEntries) configs_.try_emplace(std::string(raw), std::move(config));
+}
+
+Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file, ManifestRecords& out,
+                            ConfigMemo* memo) {
   const RawEntry node(raw, file, "nodes." + id);
   ODS_DBT_TRY(const std::optional<std::string> resource_type, node.string("resource_type"));
   if (!resource_type) return std::unexpected(node.error("resource_type", "expected a string"));
-  if (*resource_type == "test") return add_test(node, id, out);
+  if (*resource_type == "test") return add_test(node, id, out, memo);
   if (*resource_type != "model" && *resource_type != "seed" && *resource_type != "snapshot") return {};
 
   NodeRecord record;
@@ -229,7 +246,8 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
     ODS_DBT_TRY(std::optional<std::string> value, node.string(key));
     if (value) *target = std::move(*value);
   }
-  ODS_DBT_TRY(const Config config_text, read_config(node, /*with_dom=*/true));
+  ODS_DBT_TRY(const std::shared_ptr<const Config> config_read, read_config(node, /*with_dom=*/true, memo));
+  const Config& config_text = *config_read;
   const Field config(config_text.present ? &config_text.dom : nullptr, file, node.path() + ".config");
   ODS_DBT_TRY(const Field materialized_field, config.member("materialized"));
   ODS_DBT_TRY(const std::optional<std::string> materialized, materialized_field.string());

@@ -5,6 +5,8 @@
 // macros, sources and tests a node refers to may come after it in the file.
 #include <array>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -81,13 +83,44 @@ struct ManifestRecords {
 inline constexpr std::array<std::string_view, 7> kConfigExclusions = {"tags",  "meta",   "docs", "freshness",
                                                                       "group", "access", "state"};
 
+// An entry's config, kept as raw text by the stream: the canonical text of the `config`
+// component (without the members that don't change what gets built) and a DOM of the few
+// members the conversion reads.
+struct Config {
+  bool present = false;
+  std::string canonical;
+  Json dom;
+};
+
+// The configs already converted while one artifact is read, by their raw text: dbt writes
+// equal configs as equal text, and most nodes of a project share a few configs (a project's
+// defaults per folder), so each distinct config is canonicalised once. The conversion is a
+// pure function of the text, so a remembered one is the one that would be computed.
+// Thread-safe; holds at most kMaxEntries configs (later ones are converted each time).
+class ConfigMemo {
+ public:
+  static constexpr std::size_t kMaxEntries = 4096;
+  // The config converted from exactly `raw`, or nullptr.
+  [[nodiscard]] std::shared_ptr<const Config> find(std::string_view raw) const;
+  void remember(std::string_view raw, std::shared_ptr<const Config> config);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Config>, Hash, std::equal_to<>> configs_;
+};
+
 // Entry conversions. `file` names the artifact in errors; `id` is the entry's key.
 // Errors: "invalid_artifact" naming the field. Pure apart from the output record.
 [[nodiscard]] Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file);
 // Appends a NodeRecord (model, seed, snapshot) or a CheckRecord (test); ignores other types.
-// `raw` holds the entry's members as raw text (nodes are read without a DOM).
+// `raw` holds the entry's members as raw text (nodes are read without a DOM). `memo`
+// (optional) shares converted configs between the entries of one artifact.
 [[nodiscard]] Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file,
-                                          ManifestRecords& out);
+                                          ManifestRecords& out, ConfigMemo* memo = nullptr);
 [[nodiscard]] Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::string_view file,
                                                ManifestRecords& out);
 [[nodiscard]] Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file,
