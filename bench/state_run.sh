@@ -10,6 +10,8 @@
 #     no change, one dbt process per command: the same with ODS_DBT_DRIVER=off (the
 #                 persistent ods dbt driver off; docs/cli.md), for comparison
 #     one source: ods state run after --update-customers 1 (only raw.customers changes)
+#     floor:      what any run that starts dbt pays before its work: Python importing dbt-core
+#                 and dbt-duckdb, and `dbt parse` with partial parsing warm
 #   and prints the seconds, the ratios to the full build, and which nodes each ods run
 #   built next to the descendants of raw.customers (dbt ls --select source:raw.customers+).
 # probe: for N in $BENCH_PROBE_SOURCES, a generated project with N source tables
@@ -96,11 +98,23 @@ bench_shop() {
     one+=("$(ods_run "$p" "$tmp/one.json")")
     log "shop: ods state run, raw.customers changed $r/$reps: ${one[-1]} s, built: $(field "$tmp/one.json" "$built_names")"
   done
+  # The floor of any run that starts dbt: Python importing dbt-core and the adapter, and
+  # `dbt parse` with partial parsing warm (what every dbt command does before its work).
+  local start=() parse=()
+  for ((r = 1; r <= reps; r++)); do
+    t0=$(now)
+    "$py" -c 'import dbt.cli.main, dbt.adapters.duckdb' >/dev/null
+    start+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}')")
+    t0=$(now)
+    (cd "$p" && run_logged "$tmp/parse.log" "$ODS_DBT" parse --project-dir "$p" --profiles-dir "$p")
+    parse+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}')")
+  done
   local descendants
   descendants=$(cd "$p" && "$ODS_DBT" --quiet ls --select source:raw.customers+ --resource-type model snapshot seed \
     --output name --project-dir "$p" --profiles-dir "$p" | sort | tr '\n' ' ')
-  local f n n_off o
+  local f n n_off o s0 p0
   f=$(median "${full[@]}") n=$(median "${none[@]}") n_off=$(median "${none_off[@]}") o=$(median "${one[@]}")
+  s0=$(median "${start[@]}") p0=$(median "${parse[@]}")
   {
     echo "examples/shop at --scale $scale on DuckDB; medians of $reps runs (wall s); load average at the end: $(load)"
     printf '%-38s %8s %8s\n' run seconds ratio
@@ -108,6 +122,8 @@ bench_shop() {
     awk -v t="$n" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, nothing changed", t, t / f}'
     awk -v t="$n_off" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "  the same, ODS_DBT_DRIVER=off", t, t / f}'
     awk -v t="$o" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "ods state run, raw.customers changed", t, t / f}'
+    awk -v t="$s0" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "floor: import dbt-core + dbt-duckdb", t, t / f}'
+    awk -v t="$p0" -v f="$f" 'BEGIN {printf "%-38s %8.2f %8.2f\n", "floor: dbt parse (partial parse warm)", t, t / f}'
     echo "nothing changed, built:          $(field "$tmp/none.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/none.json" 'd["run"]["timings"]'))"
     echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"

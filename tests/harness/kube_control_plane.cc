@@ -60,6 +60,18 @@ std::expected<fs::path, std::string> kube_binaries_dir() {
   return dir;
 }
 
+std::expected<fs::path, std::string> helm_binary() {
+  const fs::path script = source_dir() / "scripts" / "kube-binaries.sh";
+  ProcessResult r = run_process({script.string(), "helm"}, source_dir());
+  if (r.exit_code != 0)
+    return std::unexpected(script.string() + " helm failed (exit code " + std::to_string(r.exit_code) + "):\n" +
+                           r.errors);
+  const fs::path helm = fs::path(last_line(r.output)) / "helm";
+  std::error_code ec;
+  if (!fs::exists(helm, ec)) return std::unexpected(script.string() + " helm printed a directory without helm");
+  return helm;
+}
+
 KubeControlPlane::KubeControlPlane(Options options, fs::path dir) : options_(options), dir_(std::move(dir)) {}
 
 std::expected<std::unique_ptr<KubeControlPlane>, std::string> KubeControlPlane::start(Options options) {

@@ -103,4 +103,8 @@ class KubeControlPlane {
 // output (which builds them when missing), or its error.
 [[nodiscard]] std::expected<std::filesystem::path, std::string> kube_binaries_dir();
 
+// The helm binary built by `scripts/kube-binaries.sh helm` (cached like the servers); or why
+// it could not be built.
+[[nodiscard]] std::expected<std::filesystem::path, std::string> helm_binary();
+
 }  // namespace ods::testing

@@ -41,14 +41,12 @@ std::string read_file(const fs::path& path) {
 class HelmChartTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ProcessResult built = run_process({(source_dir() / "scripts" / "kube-binaries.sh").string(), "helm"}, source_dir());
-    if (built.exit_code != 0) {
-      start_error_ = "scripts/kube-binaries.sh helm: " + describe(built);
+    auto found = helm_binary();
+    if (!found) {
+      start_error_ = found.error();
       return;
     }
-    std::string dir = built.output;
-    while (!dir.empty() && dir.back() == '\n') dir.pop_back();
-    helm_ = fs::path(dir.substr(dir.rfind('\n') == std::string::npos ? 0 : dir.rfind('\n') + 1)) / "helm";
+    helm_ = *found;
 
     auto started = KubeControlPlane::start();
     if (!started) {

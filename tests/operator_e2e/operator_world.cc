@@ -173,12 +173,9 @@ void OperatorWorld::kill_operator(const std::string& identity) {
 }
 
 std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_account_kubeconfig() {
-  ProcessResult built = run_process({(source_dir() / "scripts" / "kube-binaries.sh").string(), "helm"}, source_dir());
-  if (built.exit_code != 0) return std::unexpected("scripts/kube-binaries.sh helm: " + describe(built));
-  std::string dir = built.output;
-  while (!dir.empty() && dir.back() == '\n') dir.pop_back();
-  const auto helm =
-      std::filesystem::path(dir.substr(dir.rfind('\n') == std::string::npos ? 0 : dir.rfind('\n') + 1)) / "helm";
+  auto helm_found = helm_binary();
+  if (!helm_found) return std::unexpected(helm_found.error());
+  const std::filesystem::path helm = *helm_found;
   const auto home = plane_->dir() / "helm-home";
   ProcessResult rendered = run_process(
       {helm.string(), "template", "ods", (source_dir() / "helm" / "ods").string(), "--namespace", kOperatorNamespace,
