@@ -1,5 +1,6 @@
 // The planning rules of ADR-0013, first match wins, in DAG order.
 #include <algorithm>
+#include <future>
 #include <unordered_map>
 
 #include "dag.h"
@@ -45,8 +46,7 @@ class Planner {
       previous_ = nullptr;
     }
     decisions_.assign(inputs_.nodes.size(), Decision{});
-    before_.assign(inputs_.nodes.size(), nullptr);  // each node's recorded state, looked up once
-    for (std::size_t i = 0; i < inputs_.nodes.size(); ++i) before_[i] = previous_state(inputs_.nodes[i].id);
+    prepare_all();
     plan.entries.reserve(inputs_.nodes.size());
     std::optional<std::unordered_map<std::string, bool>> selected;
     if (options_.selected) {
@@ -76,6 +76,33 @@ class Planner {
   }
 
  private:
+  // What each node's decision needs that no other node's decision changes: its recorded
+  // state (looked up once), its fingerprint's digest and the diff against the recorded one.
+  // Large projects split the nodes between this thread and one more; plan() returns only
+  // once both are done, so it stays synchronous for its callers.
+  void prepare_all() {
+    const std::size_t n = inputs_.nodes.size();
+    before_.assign(n, nullptr);
+    digests_.assign(n, std::string());
+    diffs_.assign(n, FingerprintDiff{});
+    auto prepare = [this](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const NodeInput& node = inputs_.nodes[i];
+        before_[i] = previous_state(node.id);
+        digests_[i] = node.fingerprint.digest();
+        if (before_[i] != nullptr) diffs_[i] = diff(before_[i]->fingerprint, node.fingerprint);
+      }
+    };
+    if (n < kNodesForTwoThreads) {
+      prepare(0, n);
+      return;
+    }
+    auto second_half = std::async(std::launch::async, prepare, n / 2, n);
+    prepare(0, n / 2);
+    second_half.get();  // rethrows what the other thread threw
+  }
+  static constexpr std::size_t kNodesForTwoThreads = 4096;
+
   const NodeState* previous_state(const std::string& id) const {
     if (!previous_) return nullptr;
     auto it = previous_->nodes.find(id);
@@ -92,7 +119,7 @@ class Planner {
       e.reasons.push_back({std::move(code), std::move(message)});
       return std::move(e);  // e is the entry being decided: moved, not copied
     };
-    e.evidence.push_back({"fingerprint", node.id, node.fingerprint.digest(), Exactness::exact, "project inputs"});
+    e.evidence.push_back({"fingerprint", node.id, std::move(digests_[index]), Exactness::exact, "project inputs"});
 
     const NodeState* before = before_[index];
     if (!before) return build(BuildKind::code, kNeverBuilt, "never built by ODS in this scope");  // rule 2
@@ -101,7 +128,7 @@ class Planner {
       for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
       return build(BuildKind::code, kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
     }
-    if (FingerprintDiff fd = diff(before->fingerprint, node.fingerprint); !fd.empty()) {  // rule 4
+    if (const FingerprintDiff& fd = diffs_[index]; !fd.empty()) {  // rule 4
       for (const auto& c : fd.changed) {
         e.evidence.push_back({"fingerprint_component", c,
                               before->fingerprint.components.at(c).substr(0, 12) + " -> " +
@@ -290,6 +317,8 @@ class Planner {
   std::unordered_map<std::string, const SourceInput*> sources_;
   std::vector<Decision> decisions_;
   std::vector<const NodeState*> before_;  // by node index; nullptr: not in the recorded state
+  std::vector<std::string> digests_;      // by node index: the fingerprint's digest (moved into the plan)
+  std::vector<FingerprintDiff> diffs_;    // by node index: recorded -> current fingerprint
 };
 
 }  // namespace

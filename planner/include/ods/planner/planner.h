@@ -1,6 +1,8 @@
 #pragma once
 // The planning rules of ADR-0013 (1-14, first match wins, DAG order) and record().
 // Pure and synchronous: no I/O; "now" is an argument. Thread-safe (no shared state).
+// plan() may split per-node work of a large project with one more thread of its own; it
+// returns only once that thread is done.
 #include <map>
 #include <optional>
 #include <string>
