@@ -49,7 +49,7 @@ std::string written(const json& doc, int indent) {
 }
 
 const json& tricky_document() {
-  static const json doc = json::parse(R"({
+  static const json kDoc = json::parse(R"({
     "entries": [
       {"action": "build", "depth": 0, "evidence": [], "id": "model.shop.a", "reasons": [{"code": "never_built",
        "message": "no recorded build"}]},
@@ -65,7 +65,7 @@ const json& tricky_document() {
     "summary": {"build": 30185, "reuse": 14815},
     "warnings": []
   })");
-  return doc;
+  return kDoc;
 }
 
 TEST(JsonWriter, CompactIsNlohmannDump) { EXPECT_EQ(written(tricky_document(), -1), tricky_document().dump()); }

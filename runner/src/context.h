@@ -59,7 +59,7 @@ template <class T>
 void release_at_exit(const CommandContext& ctx, T&& value) {
   if (!ctx.env.exits_after_command) return;            // destroyed with the caller's object as usual
   static auto* kept = new std::vector<const void*>();  // reachable, never destroyed
-  kept->push_back(new std::decay_t<T>(std::move(value)));
+  kept->push_back(new std::decay_t<T>(std::forward<T>(value)));
 }
 
 // A state URL for messages: user info and query removed (passwords never printed).

@@ -84,7 +84,7 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
 }  // namespace
 
 const std::vector<Command>& state_commands() {
-  static const std::vector<Command> commands = {
+  static const std::vector<Command> kCommands = {
       {"plan",
        "say, for every node, whether it can be reused or must be built, and why",
        {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}},
@@ -125,7 +125,7 @@ const std::vector<Command>& state_commands() {
         {"--replace", false, "replace what the target holds for those scopes"}},
        cmd_copy},
   };
-  return commands;
+  return kCommands;
 }
 
 int report(const CommandContext& ctx, const Error& error) {

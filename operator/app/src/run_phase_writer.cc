@@ -48,7 +48,7 @@ void RunPhaseWriter::count_plan(const std::string& project, const callback::RunS
     metrics_.count_unknown_data_versions(project, static_cast<std::uint64_t>(s.unknown_data_versions));
   }
   metrics_.set_reuse_ratio(project, static_cast<std::uint64_t>(s.planned_reuse),
-                           static_cast<std::uint64_t>(s.planned_build + s.planned_reuse));
+                           static_cast<std::uint64_t>(s.planned_build) + static_cast<std::uint64_t>(s.planned_reuse));
 }
 
 void RunPhaseWriter::on_phase(callback::RunPhase phase, const callback::RunSummary& summary) {

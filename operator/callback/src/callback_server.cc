@@ -43,7 +43,7 @@ class Server final : public CallbackServer {
         limit_(options.max_body_bytes),
         service_(std::move(service)),
         listener_(web::uri(url_)) {
-    listener_.support([this](http_request request) { serve(std::move(request)); });
+    listener_.support([this](const http_request& request) { serve(request); });
   }
   ~Server() override {
     try {
@@ -74,7 +74,7 @@ class Server final : public CallbackServer {
       response = {400, error_json("bad_request", "", std::string("the request could not be read: ") + e.what())};
     }
     request.reply(static_cast<web::http::status_code>(response.status), response.body, "application/json")
-        .then([](pplx::task<void> t) {
+        .then([](const pplx::task<void>& t) {
           try {
             t.get();
           } catch (...) {  // the client went away

@@ -44,15 +44,15 @@ class PhaseLog final : public RunListener {
 class CallbackServiceTest : public ::testing::Test {
  protected:
   std::unique_ptr<CallbackService> make_service() {
-    return make_callback_service(CallbackDeps{*RunTokens::from_key(kKey), lookup, listener, *store,
+    return make_callback_service(CallbackDeps{*RunTokens::from_key(kKey), lookup_, listener_, *store_,
                                               [] { return std::string("2026-11-30T02:00:00Z"); }});
   }
   CallbackResponse post(const std::string& run, const std::string& step, const std::string& body,
                         std::optional<std::string> token = std::nullopt) {
     const auto slash = run.find('/');
-    const RunInfo& info = lookup.runs.at(run);
+    const RunInfo& info = lookup_.runs.at(run);
     if (!token) token = RunTokens::from_key(kKey)->token_for(run.substr(0, slash), run.substr(slash + 1), info.uid);
-    return service->handle({"POST", "/v1/runs/" + run + "/" + step, "Bearer " + *token, body});
+    return service_->handle({"POST", "/v1/runs/" + run + "/" + step, "Bearer " + *token, body});
   }
   static std::string inputs_body(const planner::ProjectInputs& inputs = test_inputs()) {
     InputsRequest r;
@@ -70,13 +70,13 @@ class CallbackServiceTest : public ::testing::Test {
     r.build = b;
     return to_json(r);
   }
-  std::size_t ledger_size() { return store->runs("shop/dev", 0)->size(); }
-  std::size_t snapshots() { return store->history("shop/dev", 0)->size(); }
+  std::size_t ledger_size() { return store_->runs("shop/dev", 0)->size(); }
+  std::size_t snapshots() { return store_->history("shop/dev", 0)->size(); }
 
-  MapLookup lookup;
-  PhaseLog listener;
-  std::unique_ptr<contracts::StateStore> store = state::make_memory_store();
-  std::unique_ptr<CallbackService> service = make_service();
+  MapLookup lookup_;
+  PhaseLog listener_;
+  std::unique_ptr<contracts::StateStore> store_ = state::make_memory_store();
+  std::unique_ptr<CallbackService> service_ = make_service();
 };
 
 json body_of(const CallbackResponse& r) { return json::parse(r.body); }
@@ -89,8 +89,8 @@ TEST_F(CallbackServiceTest, PlansThenRecordsARun) {
   EXPECT_EQ(plan->run_id, "uid-1");
   EXPECT_EQ(plan->build, 2);
   EXPECT_EQ(plan->select, (std::vector<std::string>{"stg_orders", "fct_orders"}));
-  EXPECT_EQ(listener.phases, (std::vector<std::string>{"Planning", "Building"}));
-  EXPECT_EQ(listener.last.build_reasons.at("never_built"), 2);
+  EXPECT_EQ(listener_.phases, (std::vector<std::string>{"Planning", "Building"}));
+  EXPECT_EQ(listener_.last.build_reasons.at("never_built"), 2);
   EXPECT_EQ(ledger_size(), 1u);  // the planned entry
   EXPECT_EQ(snapshots(), 0u);
 
@@ -102,8 +102,8 @@ TEST_F(CallbackServiceTest, PlansThenRecordsARun) {
   EXPECT_EQ(answer->built, 2);
   EXPECT_FALSE(answer->already_recorded);
   EXPECT_EQ(snapshots(), 1u);
-  EXPECT_EQ(store->latest("shop/dev")->value().run_id, "uid-1");
-  EXPECT_EQ(listener.phases.back(), "Succeeded");
+  EXPECT_EQ(store_->latest("shop/dev")->value().run_id, "uid-1");
+  EXPECT_EQ(listener_.phases.back(), "Succeeded");
 
   // The next run, with the same data observed since, reuses everything and builds nothing.
   const auto later = test_inputs("v1", "2026-11-30T03:00:00Z");
@@ -124,18 +124,18 @@ TEST_F(CallbackServiceTest, RefusesWithoutTheRunsOwnTokenAndChangesNothing) {
   auto refused = post("team/run-1", "inputs", inputs_body(), other);
   EXPECT_EQ(refused.status, 401);
   EXPECT_EQ(body_of(refused)["error"]["code"], "unauthorized");
-  auto no_header = service->handle({"POST", "/v1/runs/team/run-1/inputs", "", inputs_body()});
+  auto no_header = service_->handle({"POST", "/v1/runs/team/run-1/inputs", "", inputs_body()});
   EXPECT_EQ(no_header.status, 401);
   EXPECT_EQ(ledger_size(), 0u);
-  EXPECT_TRUE(listener.phases.empty());
+  EXPECT_TRUE(listener_.phases.empty());
 }
 
 TEST_F(CallbackServiceTest, UnknownRunsAndPathsAre404) {
-  auto unknown = service->handle({"POST", "/v1/runs/team/nope/inputs", "Bearer x", inputs_body()});
+  auto unknown = service_->handle({"POST", "/v1/runs/team/nope/inputs", "Bearer x", inputs_body()});
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(body_of(unknown)["error"]["code"], "unknown_run");
-  EXPECT_EQ(service->handle({"POST", "/v1/runs/team/run-1/other", "Bearer x", ""}).status, 404);
-  EXPECT_EQ(service->handle({"GET", "/v1/runs/team/run-1/inputs", "Bearer x", ""}).status, 405);
+  EXPECT_EQ(service_->handle({"POST", "/v1/runs/team/run-1/other", "Bearer x", ""}).status, 404);
+  EXPECT_EQ(service_->handle({"GET", "/v1/runs/team/run-1/inputs", "Bearer x", ""}).status, 405);
 }
 
 TEST_F(CallbackServiceTest, MalformedOrForeignInputsAre400NamingTheFieldAndChangeNothing) {
@@ -186,7 +186,7 @@ TEST_F(CallbackServiceTest, ResultsPostedTwiceAreRecordedOnce) {
 
 TEST_F(CallbackServiceTest, ARestartedControllerRecordsTheResultsOfARunPlannedBeforeIt) {
   ASSERT_EQ(post("team/run-1", "inputs", inputs_body()).status, 200);
-  service = make_service();  // the old one is gone with everything it held in memory
+  service_ = make_service();  // the old one is gone with everything it held in memory
   auto recorded = post("team/run-1", "results", results_body({{kStg, "success"}, {kFct, "success"}}));
   ASSERT_EQ(recorded.status, 200) << recorded.body;
   EXPECT_EQ(parse_recorded_answer(recorded.body)->built, 2);
@@ -198,7 +198,7 @@ TEST_F(CallbackServiceTest, AFailedNodeKeepsItsLastStateAndBuildsNextTime) {
   auto partial = post("team/run-1", "results", results_body({{kStg, "success"}, {kFct, "error"}}, 1));
   ASSERT_EQ(partial.status, 200) << partial.body;
   EXPECT_EQ(parse_recorded_answer(partial.body)->outcome, "partial");
-  EXPECT_EQ(listener.phases.back(), "Failed");
+  EXPECT_EQ(listener_.phases.back(), "Failed");
   auto next = post("team/run-2", "inputs", inputs_body(test_inputs("v1", "2026-11-30T03:00:00Z")));
   ASSERT_EQ(next.status, 200);
   EXPECT_EQ(parse_plan_answer(next.body)->select, std::vector<std::string>{"fct_orders"});

@@ -104,7 +104,7 @@ TEST_F(RunReconcilerTest, TheJobRunsOdsPodWithTheRunsEnvironmentMountsAndLimits)
   EXPECT_EQ(env(container, "ODS_TARGET"), "prod");
   EXPECT_EQ(env(container, "ODS_SELECT"), "tag:daily orders+");
   EXPECT_EQ(env(container, "ODS_EXCLUDE"), "tag:slow");
-  const Json security = container["securityContext"];
+  const Json& security = container["securityContext"];
   EXPECT_EQ(security["allowPrivilegeEscalation"], false);
   EXPECT_EQ(security["readOnlyRootFilesystem"], true);
   EXPECT_EQ(security["runAsNonRoot"], true);

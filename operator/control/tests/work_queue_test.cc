@@ -43,6 +43,7 @@ TEST(WorkQueue, RateLimitedAddsBackOffExponentiallyUpToTheCap) {
   FakeClock clock;
   WorkQueue queue(clock);
   std::vector<std::chrono::milliseconds> delays;
+  delays.reserve(20);
   for (int i = 0; i < 20; ++i) delays.push_back(queue.add_rate_limited("ns/a"));
   EXPECT_EQ(delays[0], 5ms);
   EXPECT_EQ(delays[1], 10ms);
@@ -113,6 +114,7 @@ TEST(WorkQueue, ShutdownWakesWaitingWorkersAndIgnoresLaterAdds) {
   WorkQueue queue;
   std::vector<std::optional<std::string>> got(3, std::string("unset"));
   std::vector<std::thread> workers;
+  workers.reserve(3);
   for (int i = 0; i < 3; ++i) workers.emplace_back([&, i] { got[static_cast<std::size_t>(i)] = queue.get(); });
   queue.shutdown();
   for (auto& worker : workers) worker.join();

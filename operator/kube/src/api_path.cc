@@ -7,7 +7,7 @@ namespace ods::kube::detail {
 namespace {
 
 std::string percent_encode(const std::string& value) {
-  static const char* kHex = "0123456789ABCDEF";
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : value) {
     if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {

@@ -12,7 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::optional<std::string> decode_base64(const std::string& text) {
-  static const std::array<int, 256> values = [] {
+  static const std::array<int, 256> kValues = [] {
     std::array<int, 256> table{};
     table.fill(-1);
     const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -24,7 +24,7 @@ std::optional<std::string> decode_base64(const std::string& text) {
   int count = 0;
   for (char c : text) {
     if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    const int value = values[static_cast<unsigned char>(c)];
+    const int value = kValues[static_cast<unsigned char>(c)];
     if (value < 0) return std::nullopt;
     bits = (bits << 6) | unsigned(value);
     count += 6;
@@ -126,7 +126,11 @@ class KubeconfigReader {
     if (entries && entries.IsSequence())
       for (const YAML::Node& entry : entries)
         if (entry.IsMap() && scalar(entry["name"]) == name) {
-          if (!entry[inner] || !entry[inner].IsMap()) return error(list + "[" + name + "]." + inner, "is missing");
+          if (!entry[inner] || !entry[inner].IsMap()) {
+            std::string where = list;
+            where.append("[").append(name).append("].").append(inner);
+            return error(where, "is missing");
+          }
           return entry[inner];
         }
     return error(list, "has no entry named " + name);

@@ -98,7 +98,7 @@ class RestClient final : public Client {
 
 }  // namespace
 
-Result<std::unique_ptr<Client>> make_client(const ClusterConfig& config, ClientOptions options) {
+Result<std::unique_ptr<Client>> make_client(const ClusterConfig& config, const ClientOptions& options) {
   auto transport = detail::HttpTransport::make(config, options);
   if (!transport) return std::unexpected(transport.error());
   return std::unique_ptr<Client>(std::make_unique<RestClient>(std::move(*transport)));

@@ -22,7 +22,7 @@ const char* const kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
 void answer(const http_request& request, web::http::status_code status, const std::string& body,
             const char* content_type = kTextPlain) {
   // reply() fails only when the client went away: nothing to do about it.
-  request.reply(status, body, content_type).then([](pplx::task<void> sent) {
+  request.reply(status, body, content_type).then([](const pplx::task<void>& sent) {
     try {
       sent.get();
     } catch (const std::exception&) {

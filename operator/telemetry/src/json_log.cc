@@ -133,8 +133,8 @@ bool parse_log_level(std::string_view text, LogLevel& level) {
 }
 
 std::shared_ptr<LogOutput> stderr_log_output() {
-  static const std::shared_ptr<LogOutput> output = std::make_shared<StderrOutput>();
-  return output;
+  static const std::shared_ptr<LogOutput> kOutput = std::make_shared<StderrOutput>();
+  return kOutput;
 }
 
 std::string format_log_line(std::chrono::system_clock::time_point ts, LogLevel level, std::string_view logger,

@@ -110,6 +110,7 @@ TEST_F(LogTest, ThreadsLoggingAtOnceKeepEveryLineWhole) {
   constexpr int kThreads = 4;
   constexpr int kLines = 500;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       Logger mine = root.child("worker" + std::to_string(t));

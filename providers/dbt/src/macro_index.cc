@@ -90,6 +90,7 @@ const std::vector<std::string>& MacroIndex::materialization_macros(const std::st
   if (const auto hit = materializations_.find(materialized); hit != materializations_.end()) return hit->second;
   std::vector<std::string> out;
   std::vector<std::string> names;
+  names.reserve(adapter_types_.size() + 1);
   for (const auto& type : adapter_types_) names.push_back("materialization_" + materialized + "_" + type);
   names.push_back("materialization_" + materialized + "_default");
   for (const auto& name : names) {

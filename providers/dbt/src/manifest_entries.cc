@@ -17,13 +17,13 @@ std::string value_or_empty(const std::optional<std::string>& s) { return s ? *s 
 
 // Components every node shares are hashed once per process.
 const std::string& scheme_digest() {
-  static const std::string digest = planner::sha256_hex(planner::kFingerprintScheme);
-  return digest;
+  static const std::string kDigest = planner::sha256_hex(planner::kFingerprintScheme);
+  return kDigest;
 }
 constexpr std::string_view kContractNotEnforced = "not enforced";
 const std::string& contract_not_enforced_digest() {
-  static const std::string digest = planner::sha256_hex(kContractNotEnforced);
-  return digest;
+  static const std::string kDigest = planner::sha256_hex(kContractNotEnforced);
+  return kDigest;
 }
 
 // "<a>.<b>.<c>" from the non-empty parts.
@@ -222,9 +222,9 @@ std::shared_ptr<const Config> ConfigMemo::find(std::string_view raw) const {
   return it == configs_.end() ? nullptr : it->second;
 }
 
-void ConfigMemo::remember(std::string_view raw, std::shared_ptr<const Config> config) {
+void ConfigMemo::remember(std::string_view raw, const std::shared_ptr<const Config>& config) {
   const std::lock_guard lock(mutex_);
-  if (configs_.size() < kMaxEntries) configs_.try_emplace(std::string(raw), std::move(config));
+  if (configs_.size() < kMaxEntries) configs_.try_emplace(std::string(raw), config);
 }
 
 Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file, ManifestRecords& out,

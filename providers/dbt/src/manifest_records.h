@@ -86,7 +86,7 @@ inline constexpr std::array<std::string_view, 7> kConfigExclusions = {"tags",  "
 // An entry's config, kept as raw text by the stream: the canonical text of the `config`
 // component (without the members that don't change what gets built) and a DOM of the few
 // members the conversion reads.
-struct Config {
+struct Config {  // NOLINT(bugprone-exception-escape): clang-tidy 16 blames nlohmann's noexcept moves
   bool present = false;
   std::string canonical;
   Json dom;
@@ -102,7 +102,7 @@ class ConfigMemo {
   static constexpr std::size_t kMaxEntries = 4096;
   // The config converted from exactly `raw`, or nullptr.
   [[nodiscard]] std::shared_ptr<const Config> find(std::string_view raw) const;
-  void remember(std::string_view raw, std::shared_ptr<const Config> config);
+  void remember(std::string_view raw, const std::shared_ptr<const Config>& config);
 
  private:
   struct Hash {

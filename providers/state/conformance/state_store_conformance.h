@@ -63,6 +63,7 @@ struct ConformanceTarget {
 };
 
 // GoogleTest prints a target by its name.
+// NOLINTNEXTLINE(readability-identifier-naming): the name GoogleTest looks for
 inline void PrintTo(const ConformanceTarget& target, std::ostream* out) { *out << target.name; }
 
 // Names instantiated tests after ConformanceTarget::name.

@@ -54,8 +54,8 @@ std::string percent_decoded(const std::string& text) {
 // libpq rejects are covered too).
 std::set<std::string> password_spellings(const std::string& conninfo) {
   std::set<std::string> found;
-  static const std::regex keyword(R"((?:^|[\s?&])password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+))");
-  for (auto it = std::sregex_iterator(conninfo.begin(), conninfo.end(), keyword); it != std::sregex_iterator(); ++it) {
+  static const std::regex kKeyword(R"((?:^|[\s?&])password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+))");
+  for (auto it = std::sregex_iterator(conninfo.begin(), conninfo.end(), kKeyword); it != std::sregex_iterator(); ++it) {
     std::string value = (*it)[1].str();
     found.insert(value);
     if (value.size() >= 2 && value.front() == '\'') found.insert(value.substr(1, value.size() - 2));

@@ -93,10 +93,10 @@ ods::Result<std::vector<AppliedMigration>> read_applied(PgConnection& connection
 }  // namespace
 
 const std::vector<Migration>& builtin_postgres_migrations() {
-  static const std::vector<Migration> migrations{
+  static const std::vector<Migration> kMigrations{
       {1, "initial_schema", kInitialSchema},
   };
-  return migrations;
+  return kMigrations;
 }
 
 ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Migration>& migrations,

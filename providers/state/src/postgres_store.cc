@@ -284,7 +284,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
 }  // namespace
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_with(
-    const std::string& conninfo, Clock clock, OpenOptions options, const std::vector<Migration>& migrations) {
+    const std::string& conninfo, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations) {
   if (!clock) clock = system_clock();
   auto connection = PgConnection::open(conninfo, options.busy_timeout);
   if (!connection) return std::unexpected(connection.error());

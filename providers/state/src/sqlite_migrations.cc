@@ -106,10 +106,10 @@ std::string free_backup_path(const std::string& path, int version) {
 }  // namespace
 
 const std::vector<Migration>& builtin_migrations() {
-  static const std::vector<Migration> migrations{
+  static const std::vector<Migration> kMigrations{
       {1, "initial_schema", kInitialSchema},
   };
-  return migrations;
+  return kMigrations;
 }
 
 ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<Migration>& migrations,

@@ -309,7 +309,7 @@ ods::Result<void> enable_wal(Connection& connection, std::chrono::milliseconds p
 }  // namespace
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
-    const std::string& path, Clock clock, OpenOptions options, const std::vector<Migration>& migrations) {
+    const std::string& path, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations) {
   if (!clock) clock = system_clock();
   auto connection = connect(path, options);
   if (!connection) return std::unexpected(connection.error());

@@ -31,7 +31,7 @@ std::vector<std::string> path_directories(const std::string& path_variable) {
   return dirs;
 }
 
-const char* kHint = " Install dbt, or choose one with --dbt PATH or ODS_DBT.";
+constexpr const char* kHint = " Install dbt, or choose one with --dbt PATH or ODS_DBT.";
 
 }  // namespace
 

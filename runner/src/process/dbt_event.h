@@ -11,7 +11,7 @@
 
 namespace ods::process {
 
-struct DbtEvent {
+struct DbtEvent {  // NOLINT(bugprone-exception-escape): clang-tidy 16 blames nlohmann's noexcept moves
   Stream stream = Stream::kStdout;
   std::string name;           // info.name, e.g. "LogStartLine"; empty for a plain-text line
   std::string level;          // info.level: "debug", "info", "warn" or "error"; empty for plain text

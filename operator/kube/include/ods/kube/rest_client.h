@@ -29,6 +29,7 @@ struct ClientOptions {
 
 // Fails ("invalid_tls") when the CA, client certificate or key cannot be loaded (naming which one
 // and the config's origin). Connects lazily: an unreachable server fails the first call, not this.
-[[nodiscard]] Result<std::unique_ptr<Client>> make_client(const ClusterConfig& config, ClientOptions options = {});
+[[nodiscard]] Result<std::unique_ptr<Client>> make_client(const ClusterConfig& config,
+                                                          const ClientOptions& options = {});
 
 }  // namespace ods::kube
