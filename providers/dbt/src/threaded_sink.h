@@ -52,7 +52,7 @@ class ThreadedSink final : public StreamSink {
   void finish();
 
  private:
-  struct Item {
+  struct Item {  // NOLINT(bugprone-exception-escape): clang-tidy 16 blames nlohmann's noexcept moves
     std::size_t section = 0;
     bool whole_value = false;
     std::string key;

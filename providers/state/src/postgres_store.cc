@@ -296,8 +296,8 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
 }  // namespace internal
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(const std::string& conninfo, Clock clock,
-                                                                             OpenOptions options) {
-  return internal::open_postgres_store_with(conninfo, std::move(clock), std::move(options),
+                                                                             const OpenOptions& options) {
+  return internal::open_postgres_store_with(conninfo, std::move(clock), options,
                                             internal::builtin_postgres_migrations());
 }
 

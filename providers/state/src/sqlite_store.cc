@@ -331,8 +331,8 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
 }  // namespace internal
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(const std::string& path, Clock clock,
-                                                                           OpenOptions options) {
-  return internal::open_sqlite_store_with(path, std::move(clock), std::move(options), internal::builtin_migrations());
+                                                                           const OpenOptions& options) {
+  return internal::open_sqlite_store_with(path, std::move(clock), options, internal::builtin_migrations());
 }
 
 }  // namespace ods::state

@@ -30,10 +30,10 @@ std::string scheme_of(const std::string& url) {
 }  // namespace
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
-                                                                          OpenOptions options) {
+                                                                          const OpenOptions& options) {
   const std::string scheme = scheme_of(url);
   if (scheme.empty() && url.find('=') != std::string::npos) {
-    return open_postgres_store(url, std::move(clock), std::move(options));
+    return open_postgres_store(url, std::move(clock), options);
   }
   if (scheme.empty()) {
     // No scheme means no user information either, so the text is safe to repeat.
@@ -51,10 +51,10 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const 
     if (rest.empty()) {
       return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
     }
-    return open_sqlite_store(rest, std::move(clock), std::move(options));
+    return open_sqlite_store(rest, std::move(clock), options);
   }
   if (scheme == "postgresql" || scheme == "postgres") {
-    return open_postgres_store(url, std::move(clock), std::move(options));
+    return open_postgres_store(url, std::move(clock), options);
   }
   return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected + ".");
 }

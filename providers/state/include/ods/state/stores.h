@@ -54,9 +54,8 @@ struct OpenOptions {
 //                      or a migration history this binary doesn't recognise; names the file;
 //   "migration_failed" a migration could not be applied (nothing of it is kept);
 //   "unavailable" / "io"  the file or its directory can't be read, created or locked.
-[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(const std::string& path,
-                                                                                         Clock clock = system_clock(),
-                                                                                         OpenOptions options = {});
+[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(
+    const std::string& path, Clock clock = system_clock(), const OpenOptions& options = {});
 
 // Opens (creating its tables if the database has none and options.create_if_missing; else
 // "not_found", nothing created) the PostgreSQL state database
@@ -78,9 +77,8 @@ struct OpenOptions {
 //   "newer_schema"     the database was migrated by a newer ODS (left untouched);
 //   "corrupt"          ODS tables without a migration record, or a record this ODS doesn't know;
 //   "migration_failed" a migration could not be applied (nothing of it is kept).
-[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(const std::string& conninfo,
-                                                                                           Clock clock = system_clock(),
-                                                                                           OpenOptions options = {});
+[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(
+    const std::string& conninfo, Clock clock = system_clock(), const OpenOptions& options = {});
 
 // Opens the store a URL names:
 //   "sqlite:PATH", "sqlite://PATH" (so "sqlite:///abs/path" is absolute)  -> open_sqlite_store
@@ -90,9 +88,8 @@ struct OpenOptions {
 // Errors: "invalid_url" for a URL without a scheme, an unknown scheme (named in the
 // message) or an empty path; plus the opened store's. Messages never repeat the URL's
 // user information, query or password.
-[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url,
-                                                                                        Clock clock = system_clock(),
-                                                                                        OpenOptions options = {});
+[[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(
+    const std::string& url, Clock clock = system_clock(), const OpenOptions& options = {});
 
 struct CopyReport {
   std::size_t scopes = 0, snapshots = 0, runs = 0;
