@@ -139,8 +139,10 @@ bool Informer::relist() {
   std::map<std::string, Json> fresh;
   for (const Json& item : listed->value("items", Json::array())) fresh[key_of(item).str()] = item;
   std::vector<std::pair<WatchEvent::Type, Json>> changes;
+  bool first_list = false;
   {
     std::lock_guard lock(mutex_);
+    first_list = !synced_;
     for (const auto& [key, object] : cache_)
       if (!fresh.contains(key)) changes.emplace_back(WatchEvent::Type::deleted, object);
     for (const auto& [key, object] : fresh) {
@@ -152,10 +154,15 @@ bool Informer::relist() {
     }
     cache_ = std::move(fresh);
     resource_version_ = (*listed)["metadata"].value("resourceVersion", "");
-    synced_ = true;  // under the lock: wait_for_sync() cannot miss the notification
+  }
+  for (const auto& [type, object] : changes) handler_(type, object);
+  if (first_list) {
+    // Synced only once the handler has been told of everything listed: a caller that
+    // waited for the sync sees the handler's view complete.
+    std::lock_guard lock(mutex_);  // under the lock: wait_for_sync() cannot miss the notification
+    synced_ = true;
   }
   changed_.notify_all();
-  for (const auto& [type, object] : changes) handler_(type, object);
   return true;
 }
 

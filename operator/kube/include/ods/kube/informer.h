@@ -55,7 +55,8 @@ class Informer {
   // Ends the open watch and joins the thread; the cache keeps its content. Idempotent.
   void stop();
 
-  // True once the first list has filled the cache.
+  // True once the first list has filled the cache and the handler has been called for every
+  // object in it.
   bool has_synced() const { return synced_; }
   // Waits until has_synced() or the timeout; returns has_synced().
   bool wait_for_sync(std::chrono::milliseconds timeout) const;
