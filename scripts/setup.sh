@@ -18,7 +18,7 @@ debian_packages=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
   libcpprest-dev prometheus-cpp-dev
-  postgresql postgresql-client time clang-format clang-tidy-16
+  postgresql postgresql-client time clang-format clang-tidy-16 ccache
 )
 
 missing=()
