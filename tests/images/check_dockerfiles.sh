@@ -14,7 +14,8 @@
 set -euo pipefail
 root=$1
 shift
-test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv"
+# ccache: the compiler cache of local and CI builds; libsimdjson-dev: bench/json_readers only.
+test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv ccache libsimdjson-dev"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
