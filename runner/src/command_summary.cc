@@ -190,7 +190,8 @@ std::string plan_document(const planner::ExecutionPlan& plan, const CommandSumma
     indented += c;
     if (c == '\n') indented += "  ";
   }
-  return doc.substr(0, begin) + "\n  \"summary\": " + indented + doc.substr(end + 4);
+  doc.replace(begin, end + 4 - begin, "\n  \"summary\": " + indented);  // in place: a large plan is copied once
+  return doc;
 }
 
 bool deliver_report(const CommandContext& ctx, const std::function<std::string()>& json_document,
