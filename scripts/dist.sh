@@ -76,12 +76,19 @@ needed_version() {
     sort -V | tail -1
 }
 
-# The Debian package shipping a library (dpkg may know it under /lib or /usr/lib: usrmerge).
-package_of() {
-  local real
-  real=$(readlink -f "$1")
-  { dpkg -S "$real" 2>/dev/null || dpkg -S "*/$(basename "$real")" 2>/dev/null; } | head -1 | cut -d: -f1 || true
-}
+# The Debian package shipping each bundled library, from one dpkg query (dpkg may know a file
+# under /lib or /usr/lib: usrmerge, so both spellings are asked for).
+declare -A package_by_name=()
+queries=()
+for entry in "${bundled[@]}"; do
+  real=$(readlink -f "${entry#* }")
+  queries+=("$real" "/lib/x86_64-linux-gnu/$(basename "$real")" "/usr/lib/x86_64-linux-gnu/$(basename "$real")")
+done
+while IFS= read -r found; do
+  package=${found%%: *} file=${found#*: }
+  package_by_name[$(basename "$file")]=${package%%:*}
+done < <(dpkg -S "${queries[@]}" 2>/dev/null || true)
+package_of() { echo "${package_by_name[$(basename "$(readlink -f "$1")")]:-}"; }
 
 {
   echo "Runtime libraries of bin/ods ($name)"
@@ -92,8 +99,8 @@ package_of() {
     package=$(package_of "$2")
     pkg_version=$([ -n "$package" ] && dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)
     echo "  lib/$1  from $2${package:+ (Debian package $package $pkg_version)}"
-    if [ -n "$package" ] && [ -f "/usr/share/doc/${package%%:*}/copyright" ]; then
-      cp "/usr/share/doc/${package%%:*}/copyright" "$stage/licenses/${package%%:*}.copyright"
+    if [ -n "$package" ] && [ -f "/usr/share/doc/$package/copyright" ]; then
+      cp "/usr/share/doc/$package/copyright" "$stage/licenses/$package.copyright"
     fi
   done
   echo
