@@ -19,6 +19,7 @@ debian_packages=(
   python3-venv
   libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format clang-tidy-16 ccache
+  prometheus  # the e2e suite's real Prometheus and promtool for the chart's alert rules (tests/alerts)
 )
 
 missing=()

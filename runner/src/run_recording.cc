@@ -8,6 +8,7 @@
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "ods/state/build_seconds.h"
 #include "project_loader.h"
 #include "recording_steps.h"
 
@@ -31,20 +32,10 @@ std::string random_run_id() {
 
 // The last known build time of each reused node, from the ledger: what this run saved.
 double time_saved(const RunContext& run) {
-  auto runs = run.store.runs(run.scope, 50);
-  if (!runs) return 0;
-  double saved = 0;
-  for (const auto& e : run.plan.entries) {
-    if (e.action != planner::Action::reuse) continue;
-    for (const auto& r : *runs) {
-      json d = json::parse(r.details.empty() ? "{}" : r.details, nullptr, false);
-      if (d.is_object() && d.contains("node_seconds") && d["node_seconds"].contains(e.id)) {
-        saved += d["node_seconds"][e.id].get<double>();
-        break;
-      }
-    }
-  }
-  return saved;
+  std::vector<std::string> reused;
+  for (const auto& e : run.plan.entries)
+    if (e.action == planner::Action::reuse) reused.push_back(e.id);
+  return state::last_build_seconds(run.store, run.scope, reused);
 }
 
 // Seconds per step and in all, so far.

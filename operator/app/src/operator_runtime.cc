@@ -12,6 +12,7 @@
 #include "ods/control/run_status.h"
 #include "ods/control/work_queue.h"
 #include "ods/kube/informer.h"
+#include "project_metrics.h"
 #include "run_phase_writer.h"
 
 namespace ods::operator_app {
@@ -107,10 +108,15 @@ struct OperatorRuntime::Parts {
         reconcile_metrics(deps.metrics),
         project_reconciler(deps.client, control::system_clock(), events),
         run_reconciler(deps.client, control::system_clock(), events, token_source(), job_options()),
+        project_metrics(deps.metrics, control::system_clock()),
         projects(deps.client, informer_options(kube::resources::kDbtProjects, deps.options.watch_namespace),
-                 [this](kube::WatchEvent::Type, const Json& o) { project_queue.add(control::key_of(o).str()); }),
+                 [this](kube::WatchEvent::Type type, const Json& o) {
+                   project_metrics.project_event(type, o);
+                   project_queue.add(control::key_of(o).str());
+                 }),
         runs(deps.client, informer_options(kube::resources::kDbtRuns, deps.options.watch_namespace),
-             [this](kube::WatchEvent::Type, const Json& o) {
+             [this](kube::WatchEvent::Type type, const Json& o) {
+               project_metrics.run_event(type, o);
                run_queue.add(control::key_of(o).str());
                project_queue.add(control::project_key_of_run(o).str());
              }),
@@ -156,6 +162,7 @@ struct OperatorRuntime::Parts {
   control::WorkQueue run_queue;
   control::DbtProjectReconciler project_reconciler;
   control::DbtRunReconciler run_reconciler;
+  ProjectMetrics project_metrics;
   kube::Informer projects;
   kube::Informer runs;
   kube::Informer jobs;
@@ -171,6 +178,7 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
                                                                 std::chrono::milliseconds sync_timeout) {
   auto parts = std::make_unique<Parts>(std::move(deps));
   Parts& p = *parts;
+  for (const char* controller : {"dbtproject", "dbtrun"}) p.deps.metrics.add_controller(controller);
   for (kube::Informer* informer : {&p.projects, &p.runs, &p.jobs}) informer->start();
   for (const auto& [name, informer] :
        {std::pair<const char*, kube::Informer*>{"dbtprojects", &p.projects}, {"dbtruns", &p.runs}, {"jobs", &p.jobs}}) {
