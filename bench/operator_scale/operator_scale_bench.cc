@@ -22,6 +22,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -35,6 +36,7 @@
 #include "harness/postgres_server.h"
 #include "ods/kube/client.h"
 #include "ods/kube/config.h"
+#include "ods/kube/rest_client.h"
 
 namespace {
 
@@ -190,6 +192,7 @@ double wait_drained(int port, double at_least, std::chrono::seconds timeout) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // forked children must not repeat buffered lines
   const int projects = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int runs_per_project = argc > 2 ? std::atoi(argv[2]) : 3;
   const int quiet = argc > 3 ? std::atoi(argv[3]) : 60;

@@ -180,13 +180,13 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
        [&](const std::string&, const auto& now, const auto&) {
          std::map<std::string, double> counted;  // the operator's counts per reason
          for (const auto& [labels, v] : samples(ops, "ods_nodes_total", "action=\"build\""))
-           if (v > 0) counted[std::regex_replace(labels, std::regex(R"(.*reason="([^"]+)".*)"), "$1")] += v;
+           if (v > 0) counted[std::regex_replace(labels, std::regex(R"re(.*reason="([^"]+)".*)re"), "$1")] += v;
          ASSERT_FALSE(counted.empty());
          EXPECT_EQ(now.size(), counted.size()) << describe(now);
          for (const auto& [reason, n] : counted) {
-          const Series* s = find(now, {{"reason", reason}});
-          ASSERT_TRUE(s) << reason;
-          EXPECT_TRUE(near(s->values.at(0), n)) << reason << ": " << s->values.at(0) << " vs " << n;
+           const Series* s = find(now, {{"reason", reason}});
+           ASSERT_TRUE(s) << reason;
+           EXPECT_TRUE(near(s->values.at(0), n)) << reason << ": " << s->values.at(0) << " vs " << n;
          }
        }},
       {"Probe latency p50 per source", quantiles_within("ods_probe_latency_seconds", "source", sources)},
@@ -198,7 +198,9 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
          ASSERT_TRUE(s);
          double total = 0;
          for (const auto& [l, v] : samples(ops, "ods_unknown_data_versions_total", in_project)) total += v;
-         if (total == 0) EXPECT_EQ(s->values.at(0), 0);
+         if (total == 0) {
+           EXPECT_EQ(s->values.at(0), 0);
+         }
        }},
       {"Reconcile errors",
        [&](const std::string&, const auto& now, const auto&) {
@@ -207,9 +209,10 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
       {"Reconciles by result",
        [&](const std::string&, const auto&, const auto& over) {
          for (const char* c : {"dbtproject", "dbtrun"}) {
-           const Series* s = find(over, {{"controller", c}, {"result", "success"}});
-           ASSERT_TRUE(s) << c;
-           EXPECT_GT(s->max(), 0) << c;
+           double most = 0;  // a scheduled project's reconciles end requeue_after, a run's success
+           for (const auto& s : over)
+             if (s.labels.count("controller") && s.labels.at("controller") == c) most = std::max(most, s.max());
+           EXPECT_GT(most, 0) << c;
          }
        }},
       {"Work queue depth",
@@ -256,7 +259,9 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
     auto now = prometheus.query(q.expr, range.to);
     ASSERT_TRUE(now) << now.error();
     std::vector<Series> instant = series_of(*now), over_time;
-    if (!q.instant && q.panel_type == "timeseries") {
+    // A time series panel is drawn from a range query every $__interval; a step as long as the
+    // range (Time saved per day) draws at most the one bar the instant query gives.
+    if (!q.instant && q.panel_type == "timeseries" && q.interval < q.range) {
       auto drawn = prometheus.query_range(q.expr, range.from, range.to, q.interval);
       ASSERT_TRUE(drawn) << drawn.error();
       over_time = series_of(*drawn);

@@ -17,9 +17,9 @@ struct DashboardExpectations {
 };
 
 // Evaluates every target at range.to (/api/v1/query) and, for time series panels, over the
-// range every $__interval (/api/v1/query_range, what Grafana draws); EXPECTs each answer to
-// hold data matching `expected` (a panel nobody knows how to check fails too). Prints every
-// query and its answer.
+// range every $__interval when it is shorter than the range (/api/v1/query_range, what Grafana draws); EXPECTs each
+// answer to hold data matching `expected` (a panel nobody knows how to check fails too). Prints every query and its
+// answer.
 void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const GrafanaTimeRange& range,
                                      const DashboardExpectations& expected);
 

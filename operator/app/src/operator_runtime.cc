@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "api_run_lookup.h"
+#include "cached_reads.h"
 #include "ods/control/controller.h"
 #include "ods/control/events.h"
 #include "ods/control/objects.h"
@@ -106,7 +107,8 @@ struct OperatorRuntime::Parts {
         events(deps.client, control::system_clock(), deps.options.identity),
         run_status(deps.client, control::system_clock(), events),
         reconcile_metrics(deps.metrics),
-        project_reconciler(deps.client, control::system_clock(), events),
+        cached_reads(deps.client, {{kube::resources::kDbtProjects, &projects}, {kube::resources::kDbtRuns, &runs}}),
+        project_reconciler(cached_reads, control::system_clock(), events),
         run_reconciler(deps.client, control::system_clock(), events, token_source(), job_options()),
         project_metrics(deps.metrics, control::system_clock()),
         projects(deps.client, informer_options(kube::resources::kDbtProjects, deps.options.watch_namespace),
@@ -160,6 +162,7 @@ struct OperatorRuntime::Parts {
   ReconcileToMetrics reconcile_metrics;
   control::WorkQueue project_queue;
   control::WorkQueue run_queue;
+  CachedReads cached_reads;  // the project reconciler's reads: from the informers (constructed below)
   control::DbtProjectReconciler project_reconciler;
   control::DbtRunReconciler run_reconciler;
   ProjectMetrics project_metrics;
