@@ -20,7 +20,7 @@ debian_packages=(
   python3-venv
   libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
-  libsimdjson-dev
+  libsimdjson-dev prometheus
 )
 
 missing=()

@@ -3,10 +3,10 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
-#include <set>
 #include <string_view>
 
 #include "ods/planner/json_io.h"
+#include "ods/state/build_seconds.h"
 #include "plan_markdown.h"
 
 namespace ods::cli {
@@ -124,26 +124,10 @@ std::vector<FlagSpec> summary_flags() {
 }
 
 double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan) {
-  std::set<std::string_view> pending;
+  std::vector<std::string> reused;
   for (const auto& e : plan.entries)
-    if (e.action == planner::Action::reuse) pending.insert(e.id);
-  if (pending.empty()) return 0;
-  auto runs = store.runs(scope, 50);
-  if (!runs) return 0;
-  double saved = 0;
-  for (const auto& r : *runs) {
-    if (r.details.find("\"node_seconds\"") == std::string::npos) continue;
-    const json details = json::parse(r.details, nullptr, false);
-    if (!details.is_object() || !details.contains("node_seconds") || !details["node_seconds"].is_object()) continue;
-    for (const auto& [id, seconds] : details["node_seconds"].items()) {
-      auto it = pending.find(id);
-      if (it == pending.end() || !seconds.is_number()) continue;
-      saved += seconds.get<double>();
-      pending.erase(it);
-    }
-    if (pending.empty()) break;
-  }
-  return saved;
+    if (e.action == planner::Action::reuse) reused.push_back(e.id);
+  return state::last_build_seconds(store, scope, reused);
 }
 
 double time_saved_seconds(const CommandContext& ctx, const planner::ExecutionPlan& plan) {

@@ -8,7 +8,9 @@
 #include <regex>
 #include <thread>
 
+#include "dashboard_check.h"
 #include "harness/loopback_port.h"
+#include "harness/prometheus_server.h"
 #include "operator_world.h"
 
 namespace ods::testing {
@@ -67,6 +69,31 @@ class OperatorE2E : public ::testing::Test {
     return got ? *got : "";
   }
 
+  static std::expected<std::unique_ptr<PrometheusServer>, std::string> start_prometheus(const OperatorReplica& r) {
+    PrometheusServer::Options options;
+    options.target_ports = {r.metrics_port};
+    auto started = PrometheusServer::start(options);
+    if (!started) return started;
+    // Scraping before the project exists: its counters start at 0 in Prometheus.
+    if (!last_scrape(**started, "up", 1)) return std::unexpected("Prometheus never scraped the operator");
+    return started;
+  }
+  // Polls until `expr` is `value` in Prometheus; the time of the last scrape then, Unix seconds.
+  static std::optional<double> last_scrape(const PrometheusServer& prometheus, const std::string& expr, double value) {
+    for (int i = 0; i < 300; ++i) {
+      auto now = prometheus.query(expr, unix_now());
+      if (now && !(*now)["result"].empty() && std::stod((*now)["result"][0]["value"][1].get<std::string>()) == value) {
+        auto at = prometheus.query("timestamp(up)", unix_now());
+        if (at && !(*at)["result"].empty()) return std::stod((*at)["result"][0]["value"][1].get<std::string>());
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+    return std::nullopt;
+  }
+  static double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+
   static inline std::unique_ptr<OperatorWorld> world_;
   static inline std::string start_error_;
 };
@@ -81,6 +108,11 @@ double sample(const std::string& text, const std::string& series) {
 TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
   auto a = w().start_operator("replica-a");
   ASSERT_TRUE(a) << a.error();
+  // A real Prometheus scrapes replica-a every second from before the first run; at the end the
+  // dashboard's queries are checked against these runs (dashboard_check.h).
+  auto prometheus = start_prometheus(**a);
+  ASSERT_TRUE(prometheus) << prometheus.error();
+  const double from = unix_now();
   ProcessResult applied = w().kubectl_apply(w().shop_project("shop"));
   ASSERT_EQ(applied.exit_code, 0) << applied.output << applied.errors;
 
@@ -151,6 +183,22 @@ TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
   EXPECT_EQ(sample(metrics, "ods_nodes_total{action=\"reuse\",project=\"analytics/shop\",reason=\"unchanged\"}"),
             plan_count(second, "reused") + plan_count(third, "reused") + plan_count(fourth, "reused"))
       << metrics;
+
+  // Time saved: the reused nodes' last recorded build times, as the ledger recorded them.
+  const double saved =
+      std::stod(w().postgres()
+                    .psql("select coalesce(sum((details::json->'summary'->>'seconds_saved')::float8), 0) from runs "
+                          "where outcome <> 'planned'")
+                    .output);
+  EXPECT_GT(saved, 0);
+  EXPECT_NEAR(sample(metrics, "ods_build_seconds_saved_total{project=\"analytics/shop\"}"), saved, 1e-6 + saved * 1e-9);
+  EXPECT_GT(sample(metrics, "ods_build_seconds_total{project=\"analytics/shop\"}"), 0) << metrics;
+
+  // The dashboard, as Grafana draws it over this test, shows these runs.
+  auto to = last_scrape(**prometheus, "sum(ods_runs_total{outcome=\"succeeded\"})", 4);
+  ASSERT_TRUE(to) << "Prometheus did not scrape the last run: " << (*prometheus)->log_tail();
+  expect_dashboard_shows_the_runs(**prometheus, GrafanaTimeRange{from, *to, 1},
+                                  {"analytics/shop", static_cast<double>(total - rebuilt) / total, saved, metrics});
 }
 
 TEST_F(OperatorE2E, ARunnerPodThatFailsFailsItsRunAndTheStateStaysAsItWas) {

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "api_run_lookup.h"
+#include "cached_reads.h"
 #include "ods/control/controller.h"
 #include "ods/control/events.h"
 #include "ods/control/objects.h"
@@ -12,6 +13,7 @@
 #include "ods/control/run_status.h"
 #include "ods/control/work_queue.h"
 #include "ods/kube/informer.h"
+#include "project_metrics.h"
 #include "run_phase_writer.h"
 
 namespace ods::operator_app {
@@ -105,12 +107,18 @@ struct OperatorRuntime::Parts {
         events(deps.client, control::system_clock(), deps.options.identity),
         run_status(deps.client, control::system_clock(), events),
         reconcile_metrics(deps.metrics),
-        project_reconciler(deps.client, control::system_clock(), events),
+        cached_reads(deps.client, {{kube::resources::kDbtProjects, &projects}, {kube::resources::kDbtRuns, &runs}}),
+        project_reconciler(cached_reads, control::system_clock(), events),
         run_reconciler(deps.client, control::system_clock(), events, token_source(), job_options()),
+        project_metrics(deps.metrics, control::system_clock()),
         projects(deps.client, informer_options(kube::resources::kDbtProjects, deps.options.watch_namespace),
-                 [this](kube::WatchEvent::Type, const Json& o) { project_queue.add(control::key_of(o).str()); }),
+                 [this](kube::WatchEvent::Type type, const Json& o) {
+                   project_metrics.project_event(type, o);
+                   project_queue.add(control::key_of(o).str());
+                 }),
         runs(deps.client, informer_options(kube::resources::kDbtRuns, deps.options.watch_namespace),
-             [this](kube::WatchEvent::Type, const Json& o) {
+             [this](kube::WatchEvent::Type type, const Json& o) {
+               project_metrics.run_event(type, o);
                run_queue.add(control::key_of(o).str());
                project_queue.add(control::project_key_of_run(o).str());
              }),
@@ -154,8 +162,10 @@ struct OperatorRuntime::Parts {
   ReconcileToMetrics reconcile_metrics;
   control::WorkQueue project_queue;
   control::WorkQueue run_queue;
+  CachedReads cached_reads;  // the project reconciler's reads: from the informers (constructed below)
   control::DbtProjectReconciler project_reconciler;
   control::DbtRunReconciler run_reconciler;
+  ProjectMetrics project_metrics;
   kube::Informer projects;
   kube::Informer runs;
   kube::Informer jobs;
@@ -171,6 +181,7 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
                                                                 std::chrono::milliseconds sync_timeout) {
   auto parts = std::make_unique<Parts>(std::move(deps));
   Parts& p = *parts;
+  for (const char* controller : {"dbtproject", "dbtrun"}) p.deps.metrics.add_controller(controller);
   for (kube::Informer* informer : {&p.projects, &p.runs, &p.jobs}) informer->start();
   for (const auto& [name, informer] :
        {std::pair<const char*, kube::Informer*>{"dbtprojects", &p.projects}, {"dbtruns", &p.runs}, {"jobs", &p.jobs}}) {

@@ -69,6 +69,7 @@ void RunPhaseWriter::on_phase(callback::RunPhase phase, const callback::RunSumma
   if (phase == callback::RunPhase::succeeded || phase == callback::RunPhase::failed) {
     metrics_.record_run(project, phase == callback::RunPhase::succeeded ? "succeeded" : "failed",
                         summary.duration_seconds);
+    metrics_.count_build_seconds(project, summary.build_seconds, summary.seconds_saved);
   }
 }
 

@@ -53,12 +53,14 @@ json summary_to_json(const RunSummary& s) {
           {"selection", s.selection},
           {"probe_seconds", s.probe_seconds},
           {"unknown_data_versions", s.unknown_data_versions},
+          {"seconds_saved", s.seconds_saved},
           {"outcome", s.outcome},
           {"built", s.built},
           {"failed", s.failed},
           {"skipped", s.skipped},
           {"reused", s.reused},
           {"duration_seconds", s.duration_seconds},
+          {"build_seconds", s.build_seconds},
           {"snapshot_id", s.snapshot_id},
           {"message", s.message}};
 }
@@ -77,12 +79,14 @@ RunSummary summary_from_json(const json& d) {
   s.selection = d.value("selection", std::vector<std::string>{});
   s.probe_seconds = d.value("probe_seconds", std::map<std::string, double>{});
   s.unknown_data_versions = d.value("unknown_data_versions", 0);
+  s.seconds_saved = d.value("seconds_saved", 0.0);
   s.outcome = d.value("outcome", "");
   s.built = d.value("built", 0);
   s.failed = d.value("failed", 0);
   s.skipped = d.value("skipped", 0);
   s.reused = d.value("reused", 0);
   s.duration_seconds = d.value("duration_seconds", 0.0);
+  s.build_seconds = d.value("build_seconds", 0.0);
   s.snapshot_id = d.value("snapshot_id", "");
   s.message = d.value("message", "");
   return s;

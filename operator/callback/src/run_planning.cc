@@ -5,6 +5,7 @@
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "ods/state/build_seconds.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
@@ -97,8 +98,14 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
   plan->warnings.insert(plan->warnings.end(), request.probe.warnings.begin(), request.probe.warnings.end());
 
   add_plan_to(summary, *plan, request);
-  for (const auto& e : plan->entries)
-    if (e.action == planner::Action::build) summary.selection.push_back(e.name);
+  std::vector<std::string> reused;
+  for (const auto& e : plan->entries) {
+    if (e.action == planner::Action::build)
+      summary.selection.push_back(e.name);
+    else
+      reused.push_back(e.id);
+  }
+  summary.seconds_saved = state::last_build_seconds(deps.store, scope, reused);
   if (summary.planned_build > 0) {
     auto checks = source_checks(request, previous);
     summary.selection.insert(summary.selection.end(), checks.begin(), checks.end());

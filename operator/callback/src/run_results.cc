@@ -48,6 +48,7 @@ void add_results_to(RunSummary& s, const ResultsRequest& request) {
     s.message = "dbt build failed before running any node (exit code " + std::to_string(b.exit_code) + ")";
     return;
   }
+  for (const auto& [id, seconds] : b.results->node_seconds) s.build_seconds += seconds;
   for (const auto& [id, status] : b.results->node_status) {
     if (status == "success")
       ++s.built;

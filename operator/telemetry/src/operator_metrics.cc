@@ -6,6 +6,10 @@
 #include <prometheus/histogram.h>
 #include <prometheus/text_serializer.h>
 
+#include <type_traits>
+
+#include "ods/planner/reason_catalog.h"
+
 namespace ods::telemetry {
 
 namespace {
@@ -51,6 +55,22 @@ struct OperatorMetrics::Families {
                                   .Name("ods_unknown_data_versions_total")
                                   .Help("Sources probed without a data version (their readers are built).")
                                   .Register(r)),
+        build_seconds(prometheus::BuildCounter()
+                          .Name("ods_build_seconds_total")
+                          .Help("Seconds dbt spent building the nodes of recorded runs (the nodes' own times, summed).")
+                          .Register(r)),
+        build_seconds_saved(prometheus::BuildCounter()
+                                .Name("ods_build_seconds_saved_total")
+                                .Help("Last recorded build seconds of the nodes recorded runs reused.")
+                                .Register(r)),
+        last_success(prometheus::BuildGauge()
+                         .Name("ods_last_successful_run_timestamp_seconds")
+                         .Help("Completion time (Unix seconds) of the last successful run of a project.")
+                         .Register(r)),
+        schedule_period(prometheus::BuildGauge()
+                            .Name("ods_schedule_period_seconds")
+                            .Help("Longest gap between the next ticks of a scheduled project's schedule.")
+                            .Register(r)),
         leader(prometheus::BuildGauge()
                    .Name("ods_leader")
                    .Help("1 while this replica holds the leader Lease, else 0.")
@@ -88,6 +108,10 @@ struct OperatorMetrics::Families {
   prometheus::Family<Histogram>& run_duration;
   prometheus::Family<Counter>& runs;
   prometheus::Family<Counter>& unknown_data_versions;
+  prometheus::Family<Counter>& build_seconds;
+  prometheus::Family<Counter>& build_seconds_saved;
+  prometheus::Family<Gauge>& last_success;
+  prometheus::Family<Gauge>& schedule_period;
   Gauge& leader;
   prometheus::Family<Counter>& reconciles;
   prometheus::Family<Counter>& reconcile_errors;
@@ -132,6 +156,77 @@ void OperatorMetrics::record_run(std::string_view project, std::string_view outc
 
 void OperatorMetrics::count_unknown_data_versions(std::string_view project, std::uint64_t count) {
   families_->unknown_data_versions.Add({{"project", str(project)}}).Increment(static_cast<double>(count));
+}
+
+void OperatorMetrics::count_build_seconds(std::string_view project, double spent, double saved) {
+  families_->build_seconds.Add({{"project", str(project)}}).Increment(spent);
+  families_->build_seconds_saved.Add({{"project", str(project)}}).Increment(saved);
+}
+
+void OperatorMetrics::add_project(std::string_view project) {
+  const std::string p = str(project);
+  for (const char* outcome : {"succeeded", "failed"}) families_->runs.Add({{"project", p}, {"outcome", outcome}});
+  for (auto reason : planner::build_reason_codes())
+    families_->nodes.Add({{"project", p}, {"action", "build"}, {"reason", str(reason)}});
+  for (auto reason : planner::reuse_reason_codes())
+    families_->nodes.Add({{"project", p}, {"action", "reuse"}, {"reason", str(reason)}});
+  families_->unknown_data_versions.Add({{"project", p}});
+  families_->build_seconds.Add({{"project", p}});
+  families_->build_seconds_saved.Add({{"project", p}});
+}
+
+namespace {
+
+// Removes every metric of `family` whose `project` label is `project`.
+template <typename T>
+void remove_labelled(prometheus::Family<T>& family, const std::string& project) {
+  for (const auto& collected : family.Collect()) {
+    for (const auto& metric : collected.metric) {
+      Labels labels;
+      for (const auto& label : metric.label) labels[label.name] = label.value;
+      if (labels["project"] != project) continue;
+      if constexpr (std::is_same_v<T, Histogram>) {
+        family.Remove(&family.Add(labels, Histogram::BucketBoundaries{}));
+      } else {
+        family.Remove(&family.Add(labels));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void OperatorMetrics::remove_project(std::string_view project) {
+  const std::string p = str(project);
+  Families& f = *families_;
+  remove_labelled(f.probe_latency, p);
+  remove_labelled(f.run_duration, p);
+  for (auto* counters : {&f.nodes, &f.runs, &f.unknown_data_versions, &f.build_seconds, &f.build_seconds_saved})
+    remove_labelled(*counters, p);
+  for (auto* gauges : {&f.reuse_ratio, &f.last_success, &f.schedule_period}) remove_labelled(*gauges, p);
+}
+
+void OperatorMetrics::set_last_success(std::string_view project, double unix_seconds) {
+  families_->last_success.Add({{"project", str(project)}}).Set(unix_seconds);
+}
+
+void OperatorMetrics::set_schedule_period(std::string_view project, std::optional<double> seconds) {
+  const Labels labels{{"project", str(project)}};
+  if (seconds) {
+    families_->schedule_period.Add(labels).Set(*seconds);
+  } else if (families_->schedule_period.Has(labels)) {
+    families_->schedule_period.Remove(&families_->schedule_period.Add(labels));
+  }
+}
+
+void OperatorMetrics::add_controller(std::string_view controller) {
+  for (auto result :
+       {ReconcileResult::success, ReconcileResult::error, ReconcileResult::requeue, ReconcileResult::requeue_after}) {
+    families_->reconciles.Add({{"controller", str(controller)}, {"result", str(to_string(result))}});
+  }
+  families_->reconcile_errors.Add({{"controller", str(controller)}});
+  families_->queue_adds.Add({{"name", str(controller)}});
+  families_->queue_retries.Add({{"name", str(controller)}});
 }
 
 void OperatorMetrics::record_reconcile(std::string_view controller, ReconcileResult result, double seconds) {

@@ -25,10 +25,12 @@ struct RunSummary {
   std::vector<std::string> selection;           // what `dbt build --select` gets
   std::map<std::string, double> probe_seconds;  // source id -> probe latency
   int unknown_data_versions = 0;                // sources whose data version the probe couldn't tell
+  double seconds_saved = 0;                     // the reused nodes' last recorded build times (ods state's time saved)
   // From the results (Succeeded / Failed).
   std::string outcome;  // "success" | "partial" | "failed" | "reused"; "" before
   int built = 0, failed = 0, skipped = 0, reused = 0;
   double duration_seconds = 0;  // the pod's whole run: compile, probe, build
+  double build_seconds = 0;     // the seconds dbt reported for the nodes it ran, summed
   std::string snapshot_id;      // the snapshot committed ("" when none)
   std::string message;          // a sentence for the status (why it failed)
 };

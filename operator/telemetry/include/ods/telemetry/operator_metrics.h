@@ -9,6 +9,10 @@
 //   ods_run_duration_seconds{project,outcome}          histogram  a run, start to end
 //   ods_runs_total{project,outcome}                    counter    runs that ended
 //   ods_unknown_data_versions_total{project}           counter    sources with no data version
+//   ods_build_seconds_total{project}                   counter    seconds dbt spent on the nodes it ran
+//   ods_build_seconds_saved_total{project}             counter    reused nodes' last build seconds
+//   ods_last_successful_run_timestamp_seconds{project} gauge      completion of the last success
+//   ods_schedule_period_seconds{project}               gauge      longest gap between schedule ticks
 //   ods_leader                                         gauge      1 while this replica leads
 //   controller_runtime_reconcile_total{controller,result}
 //   controller_runtime_reconcile_errors_total{controller}
@@ -22,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,10 +61,27 @@ class OperatorMetrics {
   void record_run(std::string_view project, std::string_view outcome, double seconds);
   // `count` sources of `project` had no data version in a run (they are built, never reused).
   void count_unknown_data_versions(std::string_view project, std::uint64_t count);
+  // A recorded run of `project`: dbt spent `spent` seconds on the nodes it ran; the nodes it
+  // reused took `saved` seconds when they were last built.
+  void count_build_seconds(std::string_view project, double spent, double saved);
+
+  // `project` exists: its counters appear at 0 (runs of both outcomes, nodes of every reason
+  // code, build seconds), so that increase() counts its first run. Idempotent.
+  void add_project(std::string_view project);
+  // `project` is gone: every series labelled with it is removed.
+  void remove_project(std::string_view project);
+  // The last successful run of `project` completed at `unix_seconds`.
+  void set_last_success(std::string_view project, double unix_seconds);
+  // `project` runs on a schedule whose ticks are at most `seconds` apart; nullopt: no schedule
+  // (unscheduled, suspended or invalid), the series is removed.
+  void set_schedule_period(std::string_view project, std::optional<double> seconds);
 
   // A reconcile of `controller` ("dbtproject", "dbtrun") ended with `result` after `seconds`;
   // an error also counts in controller_runtime_reconcile_errors_total.
   void record_reconcile(std::string_view controller, ReconcileResult result, double seconds);
+  // The controller `controller`'s counters appear at 0 (reconciles of each result, errors, and
+  // the adds and retries of its work queue, named as the controller).
+  void add_controller(std::string_view controller);
   // The work queue `name` holds `depth` items now.
   void set_queue_depth(std::string_view name, std::int64_t depth);
   // An item was added to the work queue `name` (first time or again).
