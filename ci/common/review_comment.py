@@ -151,7 +151,8 @@ def keep_one_comment(flavour, markdown, key):
                   f"{existing['id']}", flush=True)
             return "updated"
         created, _ = api.request("POST", list_url.split("?")[0], {"body": body})
-        print(f"ods: created the comment {(created or {}).get('id', '')}", flush=True)
+        print(f"ods: created the {'pull request comment' if flavour.name == 'github' else 'merge request note'} "
+              f"{(created or {}).get('id', '')}", flush=True)
         return "created"
     except ApiError as e:
         if e.status in (401, 403, 404):

@@ -6,7 +6,8 @@ plain file server for release downloads. For the CI-step tests (tests/ci/).
                  [--seed N] [--files DIR]
 
 Listens on 127.0.0.1, an ephemeral port written to --port-file once it accepts connections.
-Every request is appended to --record as one JSON line {method, path, query, headers, body}.
+Every request is appended to --record as one JSON line {method, path, query, headers (names in
+lower case: HTTP header names are case-insensitive), body}.
 
 GitHub (docs.github.com/rest/issues/comments), under /repos/{owner}/{repo}/:
   GET  issues/{n}/comments?per_page&page  200, a JSON array; per_page 30 by default, at most 100;
@@ -79,7 +80,7 @@ class Handler(BaseHTTPRequestHandler):
     def record(self, body):
         parts = urllib.parse.urlsplit(self.path)
         entry = {"method": self.command, "path": parts.path, "query": dict(urllib.parse.parse_qsl(parts.query)),
-                 "headers": {k: v for k, v in self.headers.items()}, "body": body}
+                 "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
         with LOCK, open(self.server.options.record, "a", encoding="utf-8") as out:
             out.write(json.dumps(entry) + "\n")
 

@@ -152,7 +152,7 @@ TEST_F(GitHubAction, PullRequestPlanKeepsOneCommentAndWritesNothingToTheState) {
   ASSERT_EQ(posts.size(), 1u);
   ASSERT_EQ(patches.size(), 1u);
   EXPECT_EQ(posts[0].at("path"), "/repos/shop-co/analytics/issues/7/comments");
-  EXPECT_EQ(posts[0].at("headers").at("Authorization"), "Bearer good-token");
+  EXPECT_EQ(posts[0].at("headers").at("authorization"), "Bearer good-token");
   const std::string body = posts[0].at("body").at("body");
   EXPECT_EQ(body.rfind("<!-- ods-ci:", 0), 0u) << body;
   EXPECT_NE(body.find("fct_orders"), std::string::npos) << body;

@@ -149,7 +149,7 @@ TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace
   ASSERT_EQ(posts.size(), 1u) << plan1.output;
   ASSERT_EQ(puts.size(), 1u) << plan2.output;
   EXPECT_EQ(posts[0].at("path"), "/api/v4/projects/42/merge_requests/5/notes");
-  EXPECT_EQ(posts[0].at("headers").at("PRIVATE-TOKEN"), "good-token");
+  EXPECT_EQ(posts[0].at("headers").at("private-token"), "good-token");
   const std::string body = posts[0].at("body").at("body");
   EXPECT_EQ(body.rfind("<!-- ods-ci:", 0), 0u) << body;
   EXPECT_NE(body.find("fct_orders"), std::string::npos) << body;
