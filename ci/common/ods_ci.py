@@ -36,6 +36,7 @@ import review_comment  # noqa: E402  (beside this file)
 
 COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"]}
 SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / project checkout
+STEP_SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB
 GITLAB_DOTENV_VALUE_LIMIT = 2000  # GitLab refuses dotenv reports over 5 KB; the selection may be long
 
 
@@ -93,6 +94,10 @@ class Flavour:
         if self.name == "github":
             path = env("GITHUB_STEP_SUMMARY")
             if path:
+                size = len(markdown.encode("utf-8"))
+                if size > STEP_SUMMARY_LIMIT:  # fit() counts characters; scale to the bytes
+                    markdown = review_comment.fit(markdown, len(markdown) * STEP_SUMMARY_LIMIT // size,
+                                                  "\n\n… (cut to fit the 1 MiB step summary; the plan JSON holds all of it)\n")
                 with open(path, "a", encoding="utf-8") as out:
                     out.write(markdown if markdown.endswith("\n") else markdown + "\n")
         else:

@@ -34,11 +34,13 @@ def marker(key):
     return f"<!-- ods-ci:{hashlib.sha256(key.encode()).hexdigest()[:16]} -->"
 
 
-def fit(body, limit):
-    """The body cut at a line boundary below `limit` characters, with a note when cut."""
+COMMENT_CUT = "\n\n… (cut to fit the comment limit; the job summary and the plan JSON hold all of it)\n"
+
+
+def fit(body, limit, note=COMMENT_CUT):
+    """The body cut at a line boundary below `limit` characters, ending with `note` when cut."""
     if len(body) <= limit:
         return body
-    note = "\n\n… (cut to fit the comment limit; the job summary and the plan JSON hold all of it)\n"
     cut = body[: limit - len(note)]
     if "\n" in cut:
         cut = cut[: cut.rfind("\n")]
