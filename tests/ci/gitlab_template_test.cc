@@ -88,7 +88,7 @@ class GitLabTemplate : public ::testing::Test {
                                   "--variable",
                                   "DBT_SEND_ANONYMOUS_USAGE_STATS=false"};
     if (mr_iid > 0) {
-      for (const std::string v : {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid),
+      for (const std::string& v : {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid),
                                   std::string("CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main"),
                                   std::string("CI_PIPELINE_SOURCE=merge_request_event")}) {
         argv.push_back("--variable");
@@ -112,7 +112,7 @@ class GitLabTemplate : public ::testing::Test {
 };
 
 TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace) {
-  ApiStandIn api(ApiStandIn::Options{.seed = 105});
+  ApiStandIn api(ApiStandIn::Options{.seed = 105, .files = {}});
 
   ProcessResult run1 = pipeline(api, 0);
   ASSERT_EQ(run1.exit_code, 0) << run1.output << run1.errors;

@@ -27,7 +27,9 @@ void expect_masked_first(const std::string& log) {
       continue;
     }
     EXPECT_EQ(line.find(kPassword), std::string::npos) << "the password is printed: " << line;
-    if (line.find("127.0.0.1") != std::string::npos) EXPECT_TRUE(masked) << "printed before the mask: " << line;
+    if (line.find("127.0.0.1") != std::string::npos) {
+      EXPECT_TRUE(masked) << "printed before the mask: " << line;
+    }
   }
   EXPECT_TRUE(masked);
 }
