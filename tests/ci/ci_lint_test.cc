@@ -106,6 +106,7 @@ TEST(CiLint, GitLabCiLocalRefusesABrokenTemplate) {
       "include:\n  - local: ci/gitlab/ods.gitlab-ci.yml\np:\n  extends: .ods-plan\n  cache:\n    policy: sometimes\n",
       {"--list"});
   EXPECT_NE(broken.exit_code, 0) << broken.output;
+  EXPECT_NE((broken.output + broken.errors).find("policy"), std::string::npos) << broken.output << broken.errors;
 }
 
 }  // namespace
