@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: setup build lint test test-unit demo bench bench-state clean
+.PHONY: setup build lint test test-unit demo bench bench-state dist clean
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +37,11 @@ bench: build
 # The state stores: PostgreSQL against SQLite on a generated 10k-node project (docs/benchmarks.md).
 bench-state: build
 	@ODS_BUILD_DIR=$(BUILD_DIR) bench/state_store.sh
+
+# The release archive of ods for linux-x86_64 and its SHA-256, in dist/ (scripts/dist.sh).
+dist: setup $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ods
+	@scripts/dist.sh --binary $(BUILD_DIR)/bin/ods --out dist
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything ODS needs to build, demo and test, and is quick when it is all there:
-#   - Debian packages (compiler tool chain, libraries, PostgreSQL server for the tests);
+#   - Debian packages (compiler tool chain, libraries, PostgreSQL server for the tests,
+#     patchelf for `make dist`);
 #   - ./.venv with the pinned dbt-core and adapters (requirements/dbt.txt + constraints.txt).
 # Idempotent. Re-creates .venv when the pins change.
 #
@@ -18,7 +19,7 @@ debian_packages=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
   libcpprest-dev prometheus-cpp-dev
-  postgresql postgresql-client time clang-format clang-tidy-16 ccache
+  postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
   rsync  # gitlab-ci-local copies the tracked files with it (tests/ci)
 )
 

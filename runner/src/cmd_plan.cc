@@ -3,9 +3,11 @@
 #include <future>
 #include <iostream>
 
+#include "command_summary.h"
 #include "commands.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
+#include "plan_markdown.h"
 #include "project_loader.h"
 #include "selector.h"
 #include "state_access.h"
@@ -14,10 +16,17 @@ namespace ods::cli {
 
 namespace {
 
+// --format json|markdown, --summary, --json-file for a plan.
+bool deliver_plan_report(const CommandContext& ctx, const planner::ExecutionPlan& plan) {
+  const CommandSummary summary = planned_summary(ctx, plan, "plan", false, time_saved_seconds(ctx, plan));
+  return deliver_report(
+      ctx, [&] { return plan_document(plan, summary); }, [&] { return markdown_input(plan, summary); });
+}
+
 // The recorded head of `scope` in ctx's state store; nullopt when there is no store yet or
 // nothing is recorded.
 Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const std::string& scope) {
-  auto store = open_store(ctx, false);
+  auto store = open_store(ctx, false, /*read_only=*/true);
   if (!store) {
     if (store.error().code == "not_found") return std::optional<Head>();
     return std::unexpected(store.error());
@@ -64,15 +73,11 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
 int cmd_plan(const ParsedArgs& args, CommandContext& ctx) {
   auto plan = make_plan(ctx, args);
   if (!plan) return report(ctx, plan.error());
-  if (ctx.format == "json") {
-    planner::write_json(*ctx.out, *plan, true);
-    *ctx.out << "\n";
-  } else {
-    print_plan_table(*ctx.out, *plan);
-  }
+  if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
   ctx.out->flush();
+  const bool delivered = !report_wanted(ctx) || deliver_plan_report(ctx, *plan);
   release_at_exit(ctx, std::move(*plan));
-  return kExitOk;
+  return delivered ? kExitOk : kExitFailed;
 }
 
 int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {

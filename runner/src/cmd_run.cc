@@ -66,7 +66,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   options.relations_exist = evidence.relations_exist;
 
   const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
-  auto store = open_store(ctx, !args.has("--dry-run"));
+  auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
   if (!store && !(args.has("--dry-run") && store.error().code == "not_found")) return report(ctx, store.error());
   std::optional<Head> head;
   if (store) {
@@ -80,13 +80,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const int to_build = plan->count(planner::Action::build), to_reuse = plan->count(planner::Action::reuse);
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
-  if (args.has("--dry-run")) {
-    if (ctx.format == "json")
-      *ctx.out
-          << nlohmann::json{{"plan", nlohmann::json::parse(planner::to_json(*plan, false))}, {"run", nullptr}}.dump(2)
-          << "\n";
-    return kExitOk;
-  }
+  if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
   auto source_checks = source_checks_to_run(args, project->inputs, head ? &head->snapshot : nullptr);
   if (!source_checks) return report(ctx, source_checks.error());
   RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};

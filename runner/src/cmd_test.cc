@@ -26,10 +26,7 @@ using planner::CheckAction;
 // each entry's whole set of checks (a test reading two nodes runs when either is tested).
 std::vector<std::string> dbt_test_args(const planner::CheckPlan& checks, const std::vector<std::string>& target_path) {
   std::vector<std::string> args{"test", "--indirect-selection", "eager", "--select"};
-  for (const auto& e : checks.entries) {
-    if (e.action != CheckAction::run) continue;
-    args.push_back(e.resource_type == "source" ? "source:" + e.name : e.name);
-  }
+  for (auto& name : check_selection(checks)) args.push_back(std::move(name));
   args.insert(args.end(), target_path.begin(), target_path.end());
   return args;
 }
@@ -66,7 +63,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const Error nothing_recorded{"nothing_recorded", "nothing is recorded for " + scope +
                                                        " yet, so there is no build to test; run `ods state run` "
                                                        "(or dbt build and `ods state record`) first"};
-  auto store = open_store(ctx, false);
+  auto store = open_store(ctx, false, /*read_only=*/args.has("--dry-run"));
   if (!store) return report(ctx, store.error().code == "not_found" ? nothing_recorded : store.error());
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
@@ -84,15 +81,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (args.has("--dry-run") || to_run == 0) {
     if (!args.has("--dry-run"))
       step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
-    if (ctx.format == "json") {
-      nlohmann::json outcome =
-          args.has("--dry-run") ? nlohmann::json(nullptr) : nlohmann::json{{"outcome", "nothing_to_test"}};
-      *ctx.out << nlohmann::json{{"checks", nlohmann::json::parse(planner::to_json(run.checks, false))},
-                                 {"run", outcome}}
-                      .dump(2)
-               << "\n";
-    }
-    return kExitOk;
+    return finish_without_tests(ctx, run, args.has("--dry-run"));
   }
   step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
                 " nodes and sources with checks (" + plural(count_checks(*project, ids_to_run(run.checks)), "check") +

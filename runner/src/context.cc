@@ -27,7 +27,7 @@ std::vector<FlagSpec> common_flags() {
       {"--target-path", true, "where dbt wrote its artifacts (default: <project-dir>/target)"},
       {"--target", true, "the dbt target; names the state scope's environment"},
       {"--state", true, "state store URL (default: $ODS_STATE or sqlite:<project-dir>/.ods/state.db)"},
-      {"--format", true, "text (default) or json"},
+      {"--format", true, "text (default), json, or markdown (plan, run, test)"},
   };
 }
 
@@ -44,8 +44,16 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
   if (ctx.target_dir.is_relative() && args.has("--target-path")) ctx.target_dir = ctx.project_dir / ctx.target_dir;
   ctx.target = args.get("--target");
   ctx.format = args.get("--format", "text");
-  if (ctx.format != "text" && ctx.format != "json")
-    return fail("usage", "--format must be text or json, not '" + ctx.format + "'");
+  if (ctx.format != "text" && ctx.format != "json" && ctx.format != "markdown")
+    return fail("usage", "--format must be text, json or markdown, not '" + ctx.format + "'");
+  ctx.summary_file = args.get("--summary");
+  ctx.json_file = args.get("--json-file");
+  for (const auto& [flag, file] : {std::pair{"--summary", ctx.summary_file}, std::pair{"--json-file", ctx.json_file}}) {
+    if (file.empty()) continue;
+    const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (fs::is_directory(file, ec) || !fs::is_directory(parent, ec))
+      return fail("usage", std::string(flag) + " " + file.string() + ": not a file in an existing directory");
+  }
   if (args.has("--state")) {
     ctx.state_url = args.get("--state");
   } else if (std::string v = ctx.env.getenv("ODS_STATE"); !v.empty()) {
@@ -72,14 +80,15 @@ Result<std::size_t> retention_setting(const CommandContext& ctx) {
 
 }  // namespace
 
-Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create) {
-  return open_store_at(ctx, ctx.state_url, create);
+Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create, bool read_only) {
+  return open_store_at(ctx, ctx.state_url, create, read_only);
 }
 
 Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContext& ctx, const std::string& url,
-                                                             bool create) {
+                                                             bool create, bool read_only) {
   state::OpenOptions options;
-  options.create_if_missing = create;
+  options.create_if_missing = create && !read_only;
+  options.read_only = read_only;
   if (auto retention = retention_setting(ctx); !retention) {
     return std::unexpected(retention.error());
   } else {

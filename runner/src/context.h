@@ -27,11 +27,13 @@ struct Environment {
 Environment process_environment();
 
 struct CommandContext {
-  std::filesystem::path project_dir;  // --project-dir, default "."
-  std::filesystem::path target_dir;   // --target-path, default <project>/target
-  std::string target;                 // --target ("" when not given)
-  std::string state_url;              // --state, ODS_STATE, or sqlite:<project>/.ods/state.db
-  std::string format = "text";        // --format text|json
+  std::filesystem::path project_dir;   // --project-dir, default "."
+  std::filesystem::path target_dir;    // --target-path, default <project>/target
+  std::string target;                  // --target ("" when not given)
+  std::string state_url;               // --state, ODS_STATE, or sqlite:<project>/.ods/state.db
+  std::string format = "text";         // --format text|json|markdown (markdown: plan, run, test)
+  std::filesystem::path summary_file;  // --summary FILE: the Markdown summary also written there ("" when not)
+  std::filesystem::path json_file;     // --json-file FILE: the --format json document also written there
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
   Environment env;
@@ -45,11 +47,14 @@ std::vector<FlagSpec> common_flags();
                                                   Environment env);
 
 // Opens the store at ctx.state_url. `create` false: a missing SQLite file is "not_found"
-// and nothing is created (commands that only read).
-[[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create);
+// and nothing is created (commands that only read). `read_only`: nothing is written at all,
+// not even a migration (state::OpenOptions::read_only; plans and dry runs).
+[[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create,
+                                                                        bool read_only = false);
 // The same for the store `url` names (ods state copy).
 [[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContext& ctx,
-                                                                           const std::string& url, bool create);
+                                                                           const std::string& url, bool create,
+                                                                           bool read_only = false);
 
 // Disposes of `value`, a large per-command structure the command is done with: destroyed
 // now, or, when ctx.env.exits_after_command, moved to the heap and never destroyed (its

@@ -1,7 +1,9 @@
 // `ods` command dispatch and help.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "command_summary.h"
 #include "commands.h"
 #include "git_checkout.h"
 
@@ -9,7 +11,9 @@ namespace ods::cli {
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+// The CMake project version (runner/CMakeLists.txt passes it in), so `ods --version` and the
+// release archive's name (scripts/dist.sh) agree.
+constexpr const char* kVersion = ODS_VERSION;
 
 void print_usage(std::ostream& out) {
   out << "ods " << kVersion << " — decides which dbt nodes to reuse and which to build, and says why.\n\n"
@@ -58,6 +62,10 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
     err << "ods pod: " << parsed.error().message << "\n";
     return kExitUsage;
   }
+  if (parsed->get("--format") == "markdown") {
+    err << "ods pod: --format markdown is for ods state plan, run and test; use text or json\n";
+    return kExitUsage;
+  }
   // In a runner pod the operator sets these (docs/kubernetes.md, "The Job a run gets"); a flag wins.
   for (const auto& [flag, variable] : pod_flag_environment()) {
     if (const std::string value = env.getenv(variable); !parsed->has(flag) && !value.empty()) {
@@ -81,27 +89,38 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
   return cmd_pod(*parsed, *ctx);
 }
 
+// `flags` and the CI summary flags (--summary, --json-file) of plan, run and test.
+std::vector<FlagSpec> with_summary_flags(std::vector<FlagSpec> flags) {
+  auto extra = summary_flags();
+  flags.insert(flags.end(), extra.begin(), extra.end());
+  return flags;
+}
+
+// --format markdown is for the commands that write a summary (those with --summary).
+bool takes_markdown(const std::vector<FlagSpec>& flags) {
+  return std::ranges::any_of(flags, [](const FlagSpec& f) { return f.name == "--summary"; });
+}
+
 }  // namespace
 
 const std::vector<Command>& state_commands() {
   static const std::vector<Command> kCommands = {
-      {"plan",
-       "say, for every node, whether it can be reused or must be built, and why",
-       {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}},
+      {"plan", "say, for every node, whether it can be reused or must be built, and why",
+       with_summary_flags(
+           {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}}),
        cmd_plan},
-      {"run",
-       "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
-       {{"--select", true, "dbt-style selection (see plan)"},
-        {"--dry-run", false, "plan and print; build and record nothing"},
-        {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-        {"--profiles-dir", true, "passed to dbt"}},
+      {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
+       with_summary_flags({{"--select", true, "dbt-style selection (see plan)"},
+                           {"--dry-run", false, "plan and print; build and record nothing, write no state"},
+                           {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+                           {"--profiles-dir", true, "passed to dbt"}}),
        cmd_run},
-      {"test",
-       "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
-       {{"--select", true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
-        {"--dry-run", false, "decide and print; run and record nothing"},
-        {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-        {"--profiles-dir", true, "passed to dbt"}},
+      {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
+       with_summary_flags(
+           {{"--select", true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
+            {"--dry-run", false, "decide and print; run and record nothing"},
+            {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+            {"--profiles-dir", true, "passed to dbt"}}),
        cmd_test},
       {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
       {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
@@ -170,6 +189,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto parsed = parse_args(rest, flags);
   if (!parsed) {
     err << "ods state " << command->name << ": " << parsed.error().message << "\n";
+    return kExitUsage;
+  }
+  if (parsed->get("--format") == "markdown" && !takes_markdown(command->extra_flags)) {
+    err << "ods state " << command->name << ": --format markdown is for plan, run and test; use text or json\n";
     return kExitUsage;
   }
   auto ctx = make_context(*parsed, out, err, std::move(env));

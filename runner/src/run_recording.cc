@@ -4,10 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "plan_markdown.h"
 #include "project_loader.h"
 #include "recording_steps.h"
 
@@ -27,24 +29,6 @@ std::string random_run_id() {
   char buf[40];
   std::snprintf(buf, sizeof buf, "ods-%016llx", static_cast<unsigned long long>(dist(rd)));
   return buf;
-}
-
-// The last known build time of each reused node, from the ledger: what this run saved.
-double time_saved(const RunContext& run) {
-  auto runs = run.store.runs(run.scope, 50);
-  if (!runs) return 0;
-  double saved = 0;
-  for (const auto& e : run.plan.entries) {
-    if (e.action != planner::Action::reuse) continue;
-    for (const auto& r : *runs) {
-      json d = json::parse(r.details.empty() ? "{}" : r.details, nullptr, false);
-      if (d.is_object() && d.contains("node_seconds") && d["node_seconds"].contains(e.id)) {
-        saved += d["node_seconds"][e.id].get<double>();
-        break;
-      }
-    }
-  }
-  return saved;
 }
 
 // Seconds per step and in all, so far.
@@ -69,10 +53,41 @@ json details_of(const RunContext& run, const json& counts, const json& node_seco
           {"recorded_by", "ods state run"}};
 }
 
-void print_summary(const CommandContext& ctx, const RunContext& run, const json& counts, const std::string& run_id,
-                   const std::string& outcome) {
-  double saved = time_saved(run);
-  if (ctx.format == "json") {
+// The names of the plan's nodes dbt did not build, with dbt's status ("orders (error)").
+std::vector<std::string> failed_nodes(const planner::ExecutionPlan& plan, const planner::RunOutcome& outcome) {
+  std::vector<std::string> out;
+  for (const auto& e : plan.entries) {
+    auto it = outcome.node_status.find(e.id);
+    if (it != outcome.node_status.end() && it->second != "success" && it->second != "skipped")
+      out.push_back(e.name + " (" + it->second + ")");
+  }
+  return out;
+}
+
+// The line in a terminal; the JSON document and the Markdown as the flags ask. False when a
+// --summary or --json-file could not be written.
+bool print_summary(const CommandContext& ctx, const RunContext& run, const json& counts, const std::string& run_id,
+                   const std::string& outcome, double saved, const std::vector<std::string>& failed = {},
+                   const std::string& dbt_errors = "") {
+  if (ctx.format == "text") {
+    char line[256];
+    std::snprintf(line, sizeof line, "ods: %s: built %d, reused %d, failed %d, skipped %d in %.1f s", outcome.c_str(),
+                  counts.value("built", 0), counts.value("reused", 0), counts.value("failed", 0),
+                  counts.value("skipped", 0), seconds_since(run.started));
+    *ctx.out << line;
+    if (saved > 0) {
+      std::snprintf(line, sizeof line, "; about %.1f s of dbt work saved (the reused nodes' last build times)", saved);
+      *ctx.out << line;
+    }
+    *ctx.out << "\n";
+  }
+  if (!report_wanted(ctx)) return true;
+  CommandSummary summary = planned_summary(ctx, run.plan, "run", false, saved);
+  summary.built = counts.value("built", 0);
+  summary.failed = counts.value("failed", 0);
+  summary.skipped = counts.value("skipped", 0);
+  summary.outcome = outcome;
+  auto document = [&] {
     json doc{{"plan", json::parse(planner::to_json(run.plan, false))},
              {"run",
               {{"run_id", run_id},
@@ -80,26 +95,23 @@ void print_summary(const CommandContext& ctx, const RunContext& run, const json&
                {"counts", counts},
                {"timings", timings_of(run)},
                {"probe_seconds", run.evidence.probe_seconds},
-               {"time_saved_seconds", saved}}}};
-    *ctx.out << doc.dump(2) << "\n";
-    return;
-  }
-  char line[256];
-  std::snprintf(line, sizeof line, "ods: %s: built %d, reused %d, failed %d, skipped %d in %.1f s", outcome.c_str(),
-                counts.value("built", 0), counts.value("reused", 0), counts.value("failed", 0),
-                counts.value("skipped", 0), seconds_since(run.started));
-  *ctx.out << line;
-  if (saved > 0) {
-    std::snprintf(line, sizeof line, "; about %.1f s of dbt work saved (the reused nodes' last build times)", saved);
-    *ctx.out << line;
-  }
-  *ctx.out << "\n";
+               {"time_saved_seconds", saved}}},
+             {"summary", to_json(summary)}};
+    return doc.dump(2);
+  };
+  return deliver_report(ctx, document, [&] {
+    MarkdownInput in = markdown_input(run.plan, summary);
+    in.failed_nodes = failed;
+    in.dbt_errors = dbt_errors;
+    return in;
+  });
 }
 
 }  // namespace
 
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
   const std::string run_id = random_run_id();
+  const double saved = time_saved_seconds(run.store, run.scope, run.plan);
   json counts{{"built", 0},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", 0},
@@ -112,11 +124,21 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                               "reused",
                               "",
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, json::object(), time_saved(run)).dump(),
+                              details_of(run, counts, json::object(), saved).dump(),
                               std::nullopt};
   append_ledger_entry(ctx, run.store, ledger);
-  print_summary(ctx, run, counts, run_id, "reused");
-  return kExitOk;
+  return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
+}
+
+int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, contracts::StateStore* store) {
+  if (!report_wanted(ctx)) return kExitOk;
+  const double saved = store == nullptr ? 0 : time_saved_seconds(*store, plan.scope, plan);
+  const CommandSummary summary = planned_summary(ctx, plan, "run", true, saved);
+  auto document = [&] {
+    return json{{"plan", json::parse(planner::to_json(plan, false))}, {"run", nullptr}, {"summary", to_json(summary)}}
+        .dump(2);
+  };
+  return deliver_report(ctx, document, [&] { return markdown_input(plan, summary); }) ? kExitOk : kExitFailed;
 }
 
 int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
@@ -130,6 +152,7 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
+  const double saved = time_saved_seconds(run.store, run.scope, run.plan);
   int built = 0, failed = 0, skipped = 0;
   json node_seconds = json::object();
   for (const auto& [id, status] : loaded->outcome.node_status) {
@@ -154,12 +177,14 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
                               outcome,
                               planner::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, node_seconds, time_saved(run)).dump(),
+                              details_of(run, counts, node_seconds, saved).dump(),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
-  print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
-  return finish_after_dbt(
+  const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, saved,
+                                       failed_nodes(run.plan, loaded->outcome), build.error_text);
+  const int code = finish_after_dbt(
       ctx, build, "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");
+  return delivered ? code : kExitFailed;
 }
 
 }  // namespace ods::cli

@@ -29,6 +29,11 @@ struct RunContext {
   std::map<std::string, planner::DataVersion> source_versions;  // chosen before the build started
 };
 
+// `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
+// the Markdown as the flags ask; `store` (null when there is none yet) gives the time saved.
+// Reads only.
+int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, contracts::StateStore* store);
+
 // Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
 int finish_without_build(const CommandContext& ctx, RunContext& run);
 

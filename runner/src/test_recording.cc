@@ -1,12 +1,15 @@
 #include "test_recording.h"
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "plan_markdown.h"
 #include "project_loader.h"
 #include "recording_steps.h"
 
@@ -48,26 +51,71 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-void print_summary(const CommandContext& ctx, const TestRun& run, const json& counts, const std::string& run_id,
-                   const std::string& outcome) {
-  if (ctx.format == "json") {
-    json doc{{"checks", json::parse(planner::to_json(run.checks, false))},
-             {"run",
-              {{"run_id", run_id}, {"outcome", outcome}, {"counts", counts}, {"seconds", seconds_since(run.started)}}}};
-    *ctx.out << doc.dump(2) << "\n";
-    return;
+CommandSummary test_summary(const CommandContext& ctx, const TestRun& run, bool dry_run) {
+  CommandSummary s;
+  s.command = "test";
+  s.dry_run = dry_run;
+  s.scope = run.scope;
+  s.state = describe_store(ctx.state_url);
+  s.built = dry_run ? run.checks.count(planner::CheckAction::run) : 0;
+  s.reused = run.checks.count(planner::CheckAction::skip);
+  for (const auto& name : check_selection(run.checks)) s.selection += (s.selection.empty() ? "" : " ") + name;
+  return s;
+}
+
+bool deliver(const CommandContext& ctx, const TestRun& run, const CommandSummary& summary, const json& run_doc,
+             const std::string& dbt_errors = "") {
+  auto document = [&] {
+    return json{
+        {"checks", json::parse(planner::to_json(run.checks, false))}, {"run", run_doc}, {"summary", to_json(summary)}}
+        .dump(2);
+  };
+  return deliver_report(ctx, document, [&] {
+    MarkdownInput in = markdown_input(run.checks, summary);
+    in.dbt_errors = dbt_errors;
+    return in;
+  });
+}
+
+bool print_summary(const CommandContext& ctx, const TestRun& run, const json& counts, const std::string& run_id,
+                   const std::string& outcome, const std::string& dbt_errors) {
+  if (ctx.format == "text") {
+    const json& c = counts.at("checks");
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "ods: %s: %d nodes and sources passed their checks, %d failed, %d skipped as already tested "
+                  "(dbt ran %d checks: %d passed, %d failed) in %.1f s\n",
+                  outcome.c_str(), counts.value("passed", 0), counts.value("failed", 0), counts.value("skipped", 0),
+                  c.value("total", 0), c.value("passed", 0), c.value("failed", 0), seconds_since(run.started));
+    *ctx.out << line;
   }
-  const json& c = counts.at("checks");
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "ods: %s: %d nodes and sources passed their checks, %d failed, %d skipped as already tested "
-                "(dbt ran %d checks: %d passed, %d failed) in %.1f s\n",
-                outcome.c_str(), counts.value("passed", 0), counts.value("failed", 0), counts.value("skipped", 0),
-                c.value("total", 0), c.value("passed", 0), c.value("failed", 0), seconds_since(run.started));
-  *ctx.out << line;
+  if (!report_wanted(ctx)) return true;
+  CommandSummary summary = test_summary(ctx, run, false);
+  summary.built = counts.value("passed", 0);
+  summary.failed = counts.value("failed", 0);
+  summary.skipped = std::max(0, run.checks.count(planner::CheckAction::run) - summary.built - summary.failed);
+  summary.outcome = outcome;
+  const json run_doc{
+      {"run_id", run_id}, {"outcome", outcome}, {"counts", counts}, {"seconds", seconds_since(run.started)}};
+  return deliver(ctx, run, summary, run_doc, dbt_errors);
 }
 
 }  // namespace
+
+std::vector<std::string> check_selection(const planner::CheckPlan& checks) {
+  std::vector<std::string> out;
+  for (const auto& e : checks.entries)
+    if (e.action == planner::CheckAction::run) out.push_back(e.resource_type == "source" ? "source:" + e.name : e.name);
+  return out;
+}
+
+int finish_without_tests(const CommandContext& ctx, const TestRun& run, bool dry_run) {
+  if (!report_wanted(ctx)) return kExitOk;
+  CommandSummary summary = test_summary(ctx, run, dry_run);
+  if (!dry_run) summary.outcome = "nothing_to_test";
+  const json run_doc = dry_run ? json(nullptr) : json{{"outcome", "nothing_to_test"}};
+  return deliver(ctx, run, summary, run_doc) ? kExitOk : kExitFailed;
+}
 
 int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtCommandResult& dbt_test) {
   auto project = load_project(ctx);
@@ -97,10 +145,11 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               details.dump(),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
-  print_summary(ctx, run, counts, loaded->outcome.run_id, outcome);
-  return finish_after_dbt(ctx, dbt_test,
-                          "dbt test failed; the nodes and sources whose checks failed are untested and are tested "
-                          "again next time");
+  const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, dbt_test.error_text);
+  const int code = finish_after_dbt(ctx, dbt_test,
+                                    "dbt test failed; the nodes and sources whose checks failed are untested and are "
+                                    "tested again next time");
+  return delivered ? code : kExitFailed;
 }
 
 }  // namespace ods::cli

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "context.h"
 #include "ods/contracts/state_store.h"
@@ -21,6 +22,13 @@ struct TestRun {
   std::map<std::string, planner::DataVersion> source_versions;  // measured before dbt test started
   std::chrono::steady_clock::time_point started;
 };
+
+// What `dbt test --select` gets for the checks to run: node names and source:<source>.<table>.
+std::vector<std::string> check_selection(const planner::CheckPlan& checks);
+
+// No dbt test: a dry run (`dry_run`) or nothing to test. Prints the JSON document
+// ({"checks", "run", "summary"}) and the Markdown as the flags ask; records nothing.
+int finish_without_tests(const CommandContext& ctx, const TestRun& run, bool dry_run);
 
 // dbt test ran (its checks may have failed): record it from its own artifacts, then summarise.
 // Returns kExitOk when every check passed and the state was committed; kExitFailed when a

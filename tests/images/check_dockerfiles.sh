@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$1
 shift
-test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv"
+test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv patchelf"  # patchelf: make dist
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

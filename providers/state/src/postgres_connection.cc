@@ -158,7 +158,16 @@ ods::Result<void> PgConnection::configure() {
   auto set = exec("SELECT set_config('lock_timeout', $1, false), set_config('client_encoding', 'UTF8', false)",
                   Params{std::to_string(lock_timeout_.count()) + "ms"}, "configuring the session");
   if (!set) return std::unexpected(set.error());
+  if (read_only_) {
+    auto read_only = exec("SELECT set_config('default_transaction_read_only', 'on', false)", "configuring the session");
+    if (!read_only) return std::unexpected(read_only.error());
+  }
   return {};
+}
+
+ods::Result<void> PgConnection::make_read_only() {
+  read_only_ = true;
+  return configure();
 }
 
 ods::Result<void> PgConnection::ensure_connected(std::string_view what) {

@@ -68,6 +68,10 @@ class PgConnection {
 
   const std::string& server() const { return *server_; }  // describe_conninfo()
 
+  // From now on, this session and every reconnection refuse writes
+  // (default_transaction_read_only). Errors as exec().
+  [[nodiscard]] ods::Result<void> make_read_only();
+
  private:
   struct Finish {
     void operator()(PGconn* connection) const { PQfinish(connection); }
@@ -75,13 +79,15 @@ class PgConnection {
   PgConnection(PGconn* connection, std::string conninfo, std::string server);
   ods::Error error_of(const PGresult* result, std::string_view what) const;
   [[nodiscard]] ods::Result<void> ensure_connected(std::string_view what);
-  // The session settings every (re)connection gets: lock_timeout, client_encoding UTF8.
+  // The session settings every (re)connection gets: lock_timeout, client_encoding UTF8, and
+  // default_transaction_read_only once make_read_only() was called.
   [[nodiscard]] ods::Result<void> configure();
 
   std::unique_ptr<PGconn, Finish> connection_;
   std::unique_ptr<std::string> conninfo_;  // kept for reconnecting; never printed
   std::unique_ptr<std::string> server_;
   std::chrono::milliseconds lock_timeout_{5000};
+  bool read_only_ = false;
   bool transaction_open_ = false;  // between PgTransaction::begin and its end
   friend class PgTransaction;
 };

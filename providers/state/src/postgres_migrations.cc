@@ -100,7 +100,7 @@ const std::vector<Migration>& builtin_postgres_migrations() {
 }
 
 ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Migration>& migrations,
-                                  const Clock& clock, bool create) {
+                                  const Clock& clock, bool create, bool read_only) {
   constexpr std::string_view kWhat = "migrating the schema";
   auto transaction = PgTransaction::begin(connection, kWhat);
   if (!transaction) return std::unexpected(transaction.error());
@@ -114,8 +114,15 @@ ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Mi
   if (!current) return std::unexpected(current.error());
   const int target = migrations.empty() ? 0 : migrations.back().version;
   if (*current == target) return target;  // the transaction rolls back: nothing was written
-  if (*current == 0 && !create) {
+  if (*current == 0 && (!create || read_only)) {
     return ods::fail("not_found", "PostgreSQL database " + connection.server() + " holds no ODS state yet.");
+  }
+  if (read_only) {
+    return ods::fail("outdated_schema", "PostgreSQL state database " + connection.server() + " has schema version " +
+                                            std::to_string(*current) + ", older than this ODS's " +
+                                            std::to_string(target) +
+                                            "; it is only read here, so it was left as it is (a run that records "
+                                            "migrates it).");
   }
 
   auto created = connection.exec(

@@ -24,7 +24,8 @@ inline constexpr long long kMigrationLockKey = 0x6f64735f6d6967LL;  // "ods_mig"
 // leaving it untouched; applies the missing migrations and their records (PostgreSQL DDL is
 // transactional: "migration_failed" keeps nothing of any). Returns the schema version.
 // With `create` false, a database without ODS tables is "not_found" and gets none.
+// With `read_only`, nothing is written: a database behind `migrations` is "outdated_schema".
 [[nodiscard]] ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Migration>& migrations,
-                                                const Clock& clock, bool create);
+                                                const Clock& clock, bool create, bool read_only = false);
 
 }  // namespace ods::state::internal

@@ -288,8 +288,11 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
   if (!clock) clock = system_clock();
   auto connection = PgConnection::open(conninfo, options.busy_timeout);
   if (!connection) return std::unexpected(connection.error());
-  auto version = migrate_postgres(*connection, migrations, clock, options.create_if_missing);
+  auto version = migrate_postgres(*connection, migrations, clock, options.create_if_missing, options.read_only);
   if (!version) return std::unexpected(version.error());
+  if (options.read_only) {
+    if (auto done = connection->make_read_only(); !done) return std::unexpected(done.error());
+  }
   return std::make_unique<PostgresStateStore>(std::move(*connection), std::move(clock), *version, options.retention);
 }
 

@@ -112,6 +112,21 @@ const std::vector<Migration>& builtin_migrations() {
   return kMigrations;
 }
 
+ods::Result<MigrationOutcome> check_current(Connection& connection, const std::vector<Migration>& migrations) {
+  auto version = recorded_version(connection, migrations);
+  if (!version) return std::unexpected(version.error());
+  const int target = migrations.empty() ? 0 : migrations.back().version;
+  if (*version == 0) return ods::fail("not_found", "State database " + connection.path() + " holds no ODS state yet.");
+  if (*version < target) {
+    return ods::fail("outdated_schema", "State database " + connection.path() + " has schema version " +
+                                            std::to_string(*version) + ", older than this ODS's " +
+                                            std::to_string(target) +
+                                            "; it is only read here, so it was left as it is (a run that records "
+                                            "migrates it, keeping a copy).");
+  }
+  return MigrationOutcome{*version, *version, {}};
+}
+
 ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<Migration>& migrations,
                                       const Clock& clock, const OpenOptions& options) {
   auto before = recorded_version(connection, migrations);

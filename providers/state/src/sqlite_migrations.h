@@ -36,4 +36,9 @@ struct MigrationOutcome {
 [[nodiscard]] ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<Migration>& migrations,
                                                     const Clock& clock, const OpenOptions& options);
 
+// For a read-only open: the same refusals as migrate, never writing; a database without a
+// schema is "not_found" and one behind `migrations` is "outdated_schema" (nothing migrated).
+[[nodiscard]] ods::Result<MigrationOutcome> check_current(Connection& connection,
+                                                          const std::vector<Migration>& migrations);
+
 }  // namespace ods::state::internal

@@ -273,7 +273,7 @@ ods::Result<Connection> connect(const std::string& path, const OpenOptions& opti
   const bool exists = path == ":memory:" || std::filesystem::exists(path, error);
   if (error) return ods::fail("unavailable", "Cannot look for state database " + path + ": " + error.message() + ".");
   if (!exists) {
-    if (!options.create_if_missing) {
+    if (!options.create_if_missing || options.read_only) {
       return ods::fail("not_found", "There is no state database at " + path + ".");
     }
     if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
@@ -314,7 +314,12 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
   auto connection = connect(path, options);
   if (!connection) return std::unexpected(connection.error());
   if (auto done = connection->exec("PRAGMA foreign_keys = ON", "opening"); !done) return std::unexpected(done.error());
-  auto migrated = migrate(*connection, migrations, clock, options);
+  if (options.read_only) {
+    if (auto done = connection->exec("PRAGMA query_only = ON", "opening read-only"); !done)
+      return std::unexpected(done.error());
+  }
+  auto migrated =
+      options.read_only ? check_current(*connection, migrations) : migrate(*connection, migrations, clock, options);
   if (!migrated) return std::unexpected(migrated.error());
   // Prepare every statement once: tables that were dropped or altered show here, not mid-run.
   for (const char* sql : kStatements) {
@@ -324,7 +329,9 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
                                       std::to_string(migrated->to_version) + ": " + statement.error().message);
     }
   }
-  if (auto done = enable_wal(*connection, options.busy_timeout); !done) return std::unexpected(done.error());
+  if (!options.read_only) {
+    if (auto done = enable_wal(*connection, options.busy_timeout); !done) return std::unexpected(done.error());
+  }
   return std::make_unique<SqliteStateStore>(std::move(*connection), std::move(clock), migrated->to_version);
 }
 

@@ -163,5 +163,44 @@ TEST_F(SqliteMigrationTest, ConcurrentOpenersMigrateOnce) {
   EXPECT_TRUE(backups().empty());
 }
 
+// A read-only open (a plan, a dry run) reads and writes nothing: the bytes stay, no -wal or
+// -shm file is left, no migration runs, writes are refused, a missing file stays missing.
+TEST_F(SqliteMigrationTest, ReadOnlyOpenChangesNoByteAndRefusesWrites) {
+  const std::string id = make_v1_with_data();
+  const std::string before = read_bytes(path_);
+  const auto files = list_dir(dir_.path());
+  OpenOptions read_only;
+  read_only.read_only = true;
+  {
+    auto store = open_sqlite_store(path_, fixed_clock(), read_only);
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    auto latest = (*store)->latest("p/prod");
+    ASSERT_TRUE(latest.has_value() && latest->has_value());
+    EXPECT_EQ((*latest)->id, id);
+    EXPECT_TRUE((*store)->runs("p/prod", 50).has_value());
+    EXPECT_FALSE((*store)->commit("p/prod", id, "run-2", R"({"v":2})").has_value());
+    EXPECT_FALSE((*store)
+                     ->append_run({"run-2", "p/prod", kFixedNow, kFixedNow, "success", "", "{}", "{}", std::nullopt})
+                     .has_value());
+  }
+  EXPECT_EQ(read_bytes(path_), before);
+  EXPECT_EQ(list_dir(dir_.path()), files);
+
+  // Behind this ODS's migrations: refused, left as it is, no backup copy.
+  auto behind = open_sqlite_store_with(path_, fixed_clock(), read_only, with_extra(kAddNotes));
+  ASSERT_FALSE(behind.has_value());
+  EXPECT_EQ(behind.error().code, "outdated_schema");
+  EXPECT_EQ(read_bytes(path_), before);
+  EXPECT_TRUE(backups().empty());
+
+  const std::string missing = dir_.file("sub/none.db");
+  OpenOptions create_but_read_only = read_only;
+  create_but_read_only.create_if_missing = true;
+  auto none = open_sqlite_store(missing, fixed_clock(), create_but_read_only);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code, "not_found");
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "sub"));
+}
+
 }  // namespace
 }  // namespace ods::state

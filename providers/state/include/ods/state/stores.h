@@ -21,6 +21,14 @@ struct OpenOptions {
   // false: opening a database file that does not exist (a PostgreSQL database without
   // ODS tables) fails with "not_found" and creates nothing (no file, no directory, no table).
   bool create_if_missing = true;
+  // true: the store is only read (a dry run, a plan). Nothing is created or migrated
+  // (create_if_missing is then ignored: a missing database is "not_found"), SQLite's journal
+  // mode is left as it is, and the connection refuses writes (SQLite: PRAGMA query_only;
+  // PostgreSQL: a read-only session), so every write method fails. A SQLite database file's
+  // bytes are left unchanged and no -wal/-shm file outlives the store. A database whose
+  // schema is older than this ODS's is "outdated_schema" (a read-write open migrates it);
+  // one without ODS tables is "not_found".
+  bool read_only = false;
   // How long a writer waits for another writer (process or connection) before giving up
   // with "unavailable".
   std::chrono::milliseconds busy_timeout{5000};

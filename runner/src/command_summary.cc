@@ -1,0 +1,211 @@
+#include "command_summary.h"
+
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string_view>
+
+#include "ods/planner/json_io.h"
+#include "plan_markdown.h"
+
+namespace ods::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "HOST:PORT/DBNAME" of a postgresql:// URL: user information and query dropped.
+std::string postgres_url_location(std::string_view rest) {
+  if (auto query = rest.find('?'); query != std::string_view::npos) rest = rest.substr(0, query);
+  if (auto fragment = rest.find('#'); fragment != std::string_view::npos) rest = rest.substr(0, fragment);
+  const auto slash = rest.find('/');
+  const auto at = rest.rfind('@', slash);
+  if (at != std::string_view::npos) rest = rest.substr(at + 1);
+  return std::string(rest);
+}
+
+// The settings of a libpq key/value string ("host=db port=5432 password='x y'"); values
+// unquoted. Only host, hostaddr, port and dbname are kept by the caller.
+std::vector<std::pair<std::string, std::string>> conninfo_settings(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t i = 0;
+  auto skip_spaces = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0) ++i;
+  };
+  while (true) {
+    skip_spaces();
+    if (i >= text.size()) break;
+    std::string key;
+    while (i < text.size() && text[i] != '=' && std::isspace(static_cast<unsigned char>(text[i])) == 0)
+      key += text[i++];
+    skip_spaces();
+    if (i >= text.size() || text[i] != '=') break;  // not key/value: keep nothing more
+    ++i;
+    skip_spaces();
+    std::string value;
+    if (i < text.size() && text[i] == '\'') {
+      for (++i; i < text.size() && text[i] != '\''; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        value += text[i];
+      }
+      ++i;
+    } else {
+      for (; i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) == 0; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        value += text[i];
+      }
+    }
+    out.emplace_back(lower(key), value);
+  }
+  return out;
+}
+
+std::string conninfo_location(std::string_view text) {
+  std::string host, port, dbname;
+  for (const auto& [key, value] : conninfo_settings(text)) {
+    if (key == "host" || (key == "hostaddr" && host.empty())) host = value;
+    if (key == "port") port = value;
+    if (key == "dbname") dbname = value;
+  }
+  return host + (port.empty() ? "" : ":" + port) + (dbname.empty() ? "" : "/" + dbname);
+}
+
+bool write_file(const CommandContext& ctx, const std::filesystem::path& path, const std::string& flag,
+                const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (out) return true;
+  *ctx.err << "ods: cannot write " << flag << " " << path.string() << "\n";
+  return false;
+}
+
+}  // namespace
+
+StoreDescription describe_store(const std::string& url) {
+  const auto colon = url.find(':');
+  const std::string scheme = colon == std::string::npos ? "" : lower(url.substr(0, colon));
+  if (scheme == "sqlite") {
+    std::string path = url.substr(colon + 1);
+    if (path.starts_with("//")) path.erase(0, 2);
+    return {"sqlite", path};
+  }
+  if (scheme == "memory") return {"memory", ""};
+  if ((scheme == "postgresql" || scheme == "postgres") && url.compare(colon, 3, "://") == 0)
+    return {"postgresql", postgres_url_location(std::string_view(url).substr(colon + 3))};
+  if (url.find('=') != std::string::npos && url.find("://") == std::string::npos)
+    return {"postgresql", conninfo_location(url)};
+  return {"unknown", ""};
+}
+
+json to_json(const CommandSummary& s) {
+  return {{"command", s.command},
+          {"dry_run", s.dry_run},
+          {"scope", s.scope},
+          {"state", {{"kind", s.state.kind}, {"location", s.state.location}}},
+          {"built", s.built},
+          {"reused", s.reused},
+          {"failed", s.failed},
+          {"skipped", s.skipped},
+          {"time_saved_seconds", s.time_saved_seconds},
+          {"selection", s.selection},
+          {"outcome", s.outcome}};
+}
+
+std::vector<FlagSpec> summary_flags() {
+  return {{"--summary", true, "also write the Markdown summary to FILE (replacing it), e.g. a CI step summary"},
+          {"--json-file", true, "also write the --format json document to FILE (replacing it)"}};
+}
+
+double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan) {
+  std::set<std::string_view> pending;
+  for (const auto& e : plan.entries)
+    if (e.action == planner::Action::reuse) pending.insert(e.id);
+  if (pending.empty()) return 0;
+  auto runs = store.runs(scope, 50);
+  if (!runs) return 0;
+  double saved = 0;
+  for (const auto& r : *runs) {
+    if (r.details.find("\"node_seconds\"") == std::string::npos) continue;
+    const json details = json::parse(r.details, nullptr, false);
+    if (!details.is_object() || !details.contains("node_seconds") || !details["node_seconds"].is_object()) continue;
+    for (const auto& [id, seconds] : details["node_seconds"].items()) {
+      auto it = pending.find(id);
+      if (it == pending.end() || !seconds.is_number()) continue;
+      saved += seconds.get<double>();
+      pending.erase(it);
+    }
+    if (pending.empty()) break;
+  }
+  return saved;
+}
+
+double time_saved_seconds(const CommandContext& ctx, const planner::ExecutionPlan& plan) {
+  if (plan.count(planner::Action::reuse) == 0) return 0;
+  auto store = open_store(ctx, false, /*read_only=*/true);
+  return store ? time_saved_seconds(**store, plan.scope, plan) : 0;
+}
+
+CommandSummary planned_summary(const CommandContext& ctx, const planner::ExecutionPlan& plan, std::string command,
+                               bool dry_run, double time_saved) {
+  CommandSummary s;
+  s.command = std::move(command);
+  s.dry_run = dry_run;
+  s.scope = plan.scope;
+  s.state = describe_store(ctx.state_url);
+  s.built = plan.count(planner::Action::build);
+  s.reused = plan.count(planner::Action::reuse);
+  s.time_saved_seconds = time_saved;
+  s.selection = plan.select;
+  return s;
+}
+
+bool report_wanted(const CommandContext& ctx) {
+  return ctx.format != "text" || !ctx.summary_file.empty() || !ctx.json_file.empty();
+}
+
+std::string plan_document(const planner::ExecutionPlan& plan, const CommandSummary& summary) {
+  std::string doc = planner::to_json(plan, true);
+  // The planner writes its summary as the top-level member `  "summary": {…}` (two spaces:
+  // a string value cannot hold a raw newline, so this is the member, not text in a name).
+  constexpr std::string_view kMember = "\n  \"summary\": {";
+  const auto begin = doc.rfind(kMember);
+  const auto end = begin == std::string::npos ? std::string::npos : doc.find("\n  }", begin + kMember.size());
+  json merged = to_json(summary);
+  if (begin == std::string::npos || end == std::string::npos) {  // not the planner's layout: go through a DOM
+    json dom = json::parse(doc);
+    merged.update(dom["summary"]);
+    dom["summary"] = merged;
+    return dom.dump(2);
+  }
+  merged.update(json::parse(doc.substr(begin + kMember.size() - 1, end + 4 - (begin + kMember.size() - 1))));
+  std::string text = merged.dump(2), indented;
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented += "  ";
+  }
+  doc.replace(begin, end + 4 - begin, "\n  \"summary\": " + indented);  // in place: a large plan is copied once
+  return doc;
+}
+
+bool deliver_report(const CommandContext& ctx, const std::function<std::string()>& json_document,
+                    const std::function<MarkdownInput()>& markdown) {
+  std::string json_text, markdown_text;
+  if (ctx.format == "json" || !ctx.json_file.empty()) json_text = json_document();
+  if (ctx.format == "markdown" || !ctx.summary_file.empty()) markdown_text = render_markdown(markdown());
+  if (ctx.format == "json") *ctx.out << json_text << "\n";
+  if (ctx.format == "markdown") *ctx.out << markdown_text;
+  ctx.out->flush();
+  bool written = true;
+  if (!ctx.json_file.empty()) written = write_file(ctx, ctx.json_file, "--json-file", json_text + "\n") && written;
+  if (!ctx.summary_file.empty()) written = write_file(ctx, ctx.summary_file, "--summary", markdown_text) && written;
+  return written;
+}
+
+}  // namespace ods::cli
