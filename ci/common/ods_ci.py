@@ -242,13 +242,17 @@ def cmd_cache_keys(flavour):
 # ---- run --------------------------------------------------------------------------------------
 
 
-def ods_arguments(command, out_dir):
+def ods_arguments(command, out_dir, workspace):
+    """ods's arguments; the project and profiles folders are made absolute against the workspace
+    (ods runs dbt inside the project, where a relative path would mean something else)."""
     args = list(COMMANDS[command])
     for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
-                       ("--dbt", "ODS_CI_DBT"), ("--profiles-dir", "ODS_CI_PROFILES_DIR")):
+                       ("--dbt", "ODS_CI_DBT")):
         if env(name):
             args += [flag, env(name)]
-    args += ["--project-dir", env("ODS_CI_PROJECT_DIR", ".")]
+    if env("ODS_CI_PROFILES_DIR"):
+        args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
+    args += ["--project-dir", os.path.normpath(os.path.join(workspace, env("ODS_CI_PROJECT_DIR", ".")))]
     args += ["--summary", os.path.join(out_dir, "summary.md"), "--json-file", os.path.join(out_dir, "plan.json")]
     return args
 
@@ -299,7 +303,7 @@ def cmd_run(flavour):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
     for name in [n for n in child_env if n.startswith("ODS_CI_")]:
         del child_env[name]  # the token and the inputs stay with this script
-    args = ods_arguments(command, out_dir)
+    args = ods_arguments(command, out_dir, workspace)
     log("ods: " + redact(" ".join([ods] + args), hidden))
     try:
         code = subprocess.call([ods] + args, env=child_env, cwd=workspace)

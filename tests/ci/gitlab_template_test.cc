@@ -131,12 +131,18 @@ TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace
   ASSERT_EQ(run2.exit_code, 0) << run2.output << run2.errors;
   auto second = dotenv_line(run2.output);
   ASSERT_FALSE(second.is_null()) << run2.output;
-  EXPECT_EQ(second.at("built"), "0") << run2.output;
-  EXPECT_EQ(std::stoi(second.at("reused").get<std::string>()), built);
+  // All but what examples/shop builds every time (dim_customers; orders_daily settles on its 2nd run).
+  const int built2 = std::stoi(second.at("built").get<std::string>());
+  EXPECT_LE(built2, 2) << run2.output;
+  EXPECT_EQ(built2 + std::stoi(second.at("reused").get<std::string>()), built);
   EXPECT_TRUE(api.requests().empty()) << "no note outside a merge request";
 
   const std::string before = file_sha256(cached_state());
-  std::ofstream(repo_ / "shop" / "models" / "marts" / "fct_orders.sql", std::ios::app) << "\n-- an MR's change\n";
+  const fs::path model = repo_ / "shop" / "models" / "marts" / "fct_orders.sql";
+  std::string sql = slurp(model);
+  ASSERT_NE(sql.find("o.amount,\n"), std::string::npos);
+  sql.replace(sql.find("o.amount,\n"), 10, "o.amount,\n    o.amount * 2 as doubled_amount,\n");
+  std::ofstream(model, std::ios::trunc) << sql;
   ASSERT_EQ(git(repo_, {"commit", "-qam", "change"}).exit_code, 0);
   ProcessResult plan1 = pipeline(api, 5);
   ASSERT_EQ(plan1.exit_code, 0) << plan1.output << plan1.errors;

