@@ -91,10 +91,10 @@ nlohmann::json run_action(const nlohmann::json& spec) {
   const fs::path spec_file = dir.path() / "spec.json";
   const fs::path result_file = dir.path() / "result.json";
   std::ofstream(spec_file) << spec.dump();
-  ProcessResult r = run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
-                                 (ci_source_dir() / "github" / "action.yml").string(), spec_file.string(),
-                                 result_file.string()},
-                                dir.path());
+  ProcessResult r =
+      run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
+                   (ci_source_dir() / "github" / "action.yml").string(), spec_file.string(), result_file.string()},
+                  dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   auto result = nlohmann::json::parse(slurp(result_file), nullptr, false);
   EXPECT_FALSE(result.is_discarded()) << r.output << r.errors;

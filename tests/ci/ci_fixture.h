@@ -27,7 +27,7 @@ class ApiStandIn {
   struct Options {
     std::string token = "good-token";
     std::string read_only_token = "fork-token";
-    int seed = 0;               // comments by someone else on every thread (to make pages)
+    int seed = 0;                 // comments by someone else on every thread (to make pages)
     std::filesystem::path files;  // served under /downloads/
   };
   explicit ApiStandIn(const Options& options);

@@ -33,10 +33,10 @@ void make_release(const fs::path& dir) {
   const fs::path root = dir / "staging" / kArchive / "bin";
   fs::create_directories(root);
   fs::copy_file(ods_binary(), root / "ods");
-  ProcessResult tar = run_process(
-      {"tar", "--use-compress-program=gzip -1", "-cf", (dir / (std::string(kArchive) + ".tar.gz")).string(), "-C",
-       (dir / "staging").string(), kArchive},
-      dir);
+  ProcessResult tar =
+      run_process({"tar", "--use-compress-program=gzip -1", "-cf", (dir / (std::string(kArchive) + ".tar.gz")).string(),
+                   "-C", (dir / "staging").string(), kArchive},
+                  dir);
   ASSERT_EQ(tar.exit_code, 0) << tar.errors;
   ProcessResult sum = run_process({"sha256sum", std::string(kArchive) + ".tar.gz"}, dir);
   ASSERT_EQ(sum.exit_code, 0) << sum.errors;
@@ -52,10 +52,13 @@ class GitHubAction : public ::testing::Test {
     project_ = std::make_unique<DbtProject>("shop");
     ProcessResult loaded = project_->generate_data();
     ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-    first_ = run({{"command", "run"}, {"ods-path", ""}, {"ods-version", kVersion},
+    first_ = run({{"command", "run"},
+                  {"ods-path", ""},
+                  {"ods-version", kVersion},
                   {"ods-download-url", api_->url() + "/downloads"}},
                  "main", 0);
-    if (first_.at("outputs").value("plan-json", "") != "") first_doc_ = parse_file(first_.at("outputs").at("plan-json"));
+    if (first_.at("outputs").value("plan-json", "") != "")
+      first_doc_ = parse_file(first_.at("outputs").at("plan-json"));
     second_ = run({{"command", "run"}}, "main", 0);
   }
   static void TearDownTestSuite() {
@@ -208,7 +211,9 @@ TEST_F(GitHubAction, ABadChecksumIsRefusedBeforeAnythingRuns) {
   std::ofstream(bad.path() / (std::string(kArchive) + ".tar.gz.sha256"))
       << std::string(64, '0') << "  " << kArchive << ".tar.gz\n";
   ApiStandIn server(ApiStandIn::Options{.files = bad.path()});
-  auto r = run({{"command", "run"}, {"ods-path", ""}, {"ods-version", kVersion},
+  auto r = run({{"command", "run"},
+                {"ods-path", ""},
+                {"ods-version", kVersion},
                 {"ods-download-url", server.url() + "/downloads"}},
                "main", 0);
   EXPECT_EQ(r.at("conclusion"), "failure");

@@ -88,9 +88,9 @@ class GitLabTemplate : public ::testing::Test {
                                   "--variable",
                                   "DBT_SEND_ANONYMOUS_USAGE_STATS=false"};
     if (mr_iid > 0) {
-      for (const std::string& v : {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid),
-                                  std::string("CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main"),
-                                  std::string("CI_PIPELINE_SOURCE=merge_request_event")}) {
+      for (const std::string& v :
+           {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid), std::string("CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main"),
+            std::string("CI_PIPELINE_SOURCE=merge_request_event")}) {
         argv.push_back("--variable");
         argv.push_back(v);
       }
@@ -98,7 +98,9 @@ class GitLabTemplate : public ::testing::Test {
     return run_process(argv, repo_, {"HOME=" + repo_.parent_path().string()});
   }
 
-  fs::path cached_state() const { return repo_ / ".gitlab-ci-local" / "cache" / "ods-state-main" / ".ods-state" / "state.db"; }
+  fs::path cached_state() const {
+    return repo_ / ".gitlab-ci-local" / "cache" / "ods-state-main" / ".ods-state" / "state.db";
+  }
   nlohmann::json dotenv_line(const std::string& output) const {
     std::smatch m;
     std::regex re("dotenv built=(\\d*) reused=(\\d*) failed=(\\d*)");

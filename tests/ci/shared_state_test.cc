@@ -37,8 +37,8 @@ void expect_masked_first(const std::string& log) {
 TEST(SharedPostgresState, TheSecondCloneReusesWhatTheFirstBuilt) {
   auto server = PostgresServer::start();
   ASSERT_TRUE(server.has_value()) << server.error();
-  const std::string url = "postgresql://" + (*server)->user() + ":" + kPassword + "@127.0.0.1:" +
-                          std::to_string((*server)->port()) + "/" + (*server)->database();
+  const std::string url = "postgresql://" + (*server)->user() + ":" + kPassword +
+                          "@127.0.0.1:" + std::to_string((*server)->port()) + "/" + (*server)->database();
   ApiStandIn api(ApiStandIn::Options{});
 
   DbtProject first("shop");
@@ -67,8 +67,9 @@ TEST(SharedPostgresState, TheSecondCloneReusesWhatTheFirstBuilt) {
     EXPECT_TRUE(job->at("uses").empty()) << "no cache with PostgreSQL state: " << job->at("uses").dump();
   }
   EXPECT_FALSE(fs::exists(second.dir().parent_path() / ".ods-state" / "state.db"));
-  ProcessResult rows = (*server)->psql("select count(*) from information_schema.tables where table_schema not in "
-                                       "('pg_catalog', 'information_schema')");
+  ProcessResult rows = (*server)->psql(
+      "select count(*) from information_schema.tables where table_schema not in "
+      "('pg_catalog', 'information_schema')");
   EXPECT_EQ(rows.exit_code, 0) << rows.errors;
   EXPECT_NE(rows.output.substr(0, 1), "0") << "the state store holds no tables";
 }
