@@ -79,7 +79,12 @@ needed_version() {
     sort -V | tail -1
 }
 
-package_of() { dpkg -S "$(readlink -f "$1")" 2>/dev/null | head -1 | cut -d: -f1 || true; }
+# The Debian package shipping a library (dpkg may know it under /lib or /usr/lib: usrmerge).
+package_of() {
+  local real
+  real=$(readlink -f "$1")
+  { dpkg -S "$real" 2>/dev/null || dpkg -S "*/$(basename "$real")" 2>/dev/null; } | head -1 | cut -d: -f1 || true
+}
 
 {
   echo "Runtime libraries of bin/ods ($name)"
@@ -123,7 +128,7 @@ EOF
 mkdir -p "$out"
 epoch=$(git -C "$root" log -1 --format=%ct 2>/dev/null || echo 0)
 archive=$out/$name.tar.gz
-tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" | gzip -n -9 >"$archive.tmp"
+tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" | gzip -n >"$archive.tmp"
 mv "$archive.tmp" "$archive"
 (cd "$out" && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
 echo "dist: $archive ($(du -h "$archive" | cut -f1); ${#bundled[@]} bundled libraries)"
