@@ -8,6 +8,7 @@
 #       licenses/        the Debian copyright file of each bundled library's package
 #       LIBRARIES.txt    every runtime library, where it resolves from, and the glibc and
 #                        libstdc++ symbol versions the system must provide
+#       share/ods/ci/    the CI steps' helper (ci/common/*.py), which the GitLab template runs
 #       README.txt       what this is, how to run it, where the source and licenses are
 #   <out>/ods-<version>-linux-x86_64.tar.gz.sha256  in `sha256sum` format
 # The archive is reproducible for a given binary: sorted names, root-owned, mtime of the last
@@ -38,7 +39,9 @@ name=ods-$version-linux-x86_64
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 stage=$work/$name
-mkdir -p "$stage/bin" "$stage/lib" "$stage/licenses"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/licenses" "$stage/share/ods/ci"
+# The GitLab template (ci/gitlab/ods.gitlab-ci.yml) runs share/ods/ci/ods_ci.py from the archive.
+install -m 0644 "$root"/ci/common/*.py "$stage/share/ods/ci/"
 
 # Libraries every glibc system has, and the C++ runtime (GCC's libstdc++, libgcc_s): not bundled.
 is_system_library() {

@@ -20,7 +20,7 @@ debian_packages=(
   python3-venv
   libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
-  libsimdjson-dev prometheus
+  libsimdjson-dev prometheus rsync
 )
 
 missing=()
@@ -37,6 +37,15 @@ if ((${#missing[@]})); then
   fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Node.js and npm for the CI-step tests' npm tools (tests/ci/install_npm_tools.sh). A Node.js from
+# elsewhere (NodeSource's package carries npm) is fine when npm is on PATH.
+if ! command -v npm >/dev/null; then
+  echo "setup: installing Debian packages: nodejs npm"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
 
 stamp=.venv/.ods-pins

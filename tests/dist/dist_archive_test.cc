@@ -93,7 +93,9 @@ TEST_F(DistArchive, IsNamedAfterTheProjectVersionWithASha256File) {
 TEST_F(DistArchive, RunsWithABareEnvironmentFromAnywhere) {
   TempDir into("dist-unpacked");
   const fs::path top = unpack(into);
-  for (const char* file : {"bin/ods", "LIBRARIES.txt", "README.txt"}) EXPECT_TRUE(fs::exists(top / file)) << file;
+  for (const char* file :
+       {"bin/ods", "LIBRARIES.txt", "README.txt", "share/ods/ci/ods_ci.py", "share/ods/ci/review_comment.py"})
+    EXPECT_TRUE(fs::exists(top / file)) << file;
   ProcessResult version =
       run_process({"/usr/bin/env", "-i", "LD_LIBRARY_PATH=", (top / "bin" / "ods").string(), "--version"}, into.path());
   EXPECT_EQ(version.exit_code, 0) << version.errors;

@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""The step logic of ODS's CI wrappers (ci/github/action.yml, ci/gitlab/ods.gitlab-ci.yml).
+
+One script for both systems; `--flavour github|gitlab` picks where the summary, the outputs and the
+pull/merge-request comment go. Python 3 standard library only (hosted runners have it; nothing is
+installed). Every input arrives in an environment variable (ODS_CI_*), never on the command line,
+so no value is pasted into a shell script and no secret shows in a process list.
+
+Sub-commands:
+  mask        print ::add-mask:: for the state URL (and its password) and the API token (GitHub)
+  install     the ods binary: ODS_CI_ODS_PATH as given, or the release archive for
+              ODS_CI_ODS_VERSION from ODS_CI_DOWNLOAD_URL, its SHA-256 checked; prints/outputs `ods`
+  cache-keys  the actions/cache key, restore-keys and path of the SQLite state (GitHub)
+  run         ods state run|run --dry-run|test with the Markdown summary, the plan JSON, the
+              outputs (GITHUB_OUTPUT or a dotenv file), the one PR/MR comment, and the exit status
+              that ODS_CI_FAIL_ON asks for
+
+Exit status: 0 when the step succeeds; ods's own status (1 failed/refused, 2 usage) when ods
+failed and ODS_CI_FAIL_ON is `error`; 1 for a bad input or a binary that cannot be installed.
+Failing to post the comment never fails the step (a warning and the summary alone).
+"""
+import hashlib
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tarfile
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import review_comment  # noqa: E402  (beside this file)
+
+COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"]}
+SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / project checkout
+STEP_SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB
+GITLAB_DOTENV_VALUE_LIMIT = 2000  # GitLab refuses dotenv reports over 5 KB; the selection may be long
+
+
+def env(name, default=""):
+    value = os.environ.get(name, "")
+    return value if value != "" else default
+
+
+def log(message):
+    print(message, flush=True)
+
+
+class Flavour:
+    """Where a step's products go on one CI system."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def warning(self, text):
+        if self.name == "github":
+            log("::warning::" + text.replace("\n", " "))
+        else:
+            log("WARNING: " + text)
+
+    def error(self, text):
+        if self.name == "github":
+            log("::error::" + text.replace("\n", " "))
+        else:
+            log("ERROR: " + text)
+
+    def set_outputs(self, values):
+        """GitHub: name<<DELIMITER lines in $GITHUB_OUTPUT. GitLab: KEY=value lines in the dotenv report."""
+        if self.name == "github":
+            path = env("GITHUB_OUTPUT")
+            if not path:
+                self.warning("GITHUB_OUTPUT is not set; the step's outputs are not written")
+                return
+            with open(path, "a", encoding="utf-8") as out:
+                for name, value in values.items():
+                    delimiter = "ODS_" + secrets.token_hex(8)
+                    out.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            path = env("ODS_CI_DOTENV", os.path.join(env("ODS_CI_OUTPUT_DIR", "ods-ci"), "ods.env"))
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as out:
+                for name, value in values.items():
+                    key = "ODS_" + name.upper().replace("-", "_")
+                    value = str(value).replace("\n", " ")
+                    if len(value) > GITLAB_DOTENV_VALUE_LIMIT:
+                        log(f"{key} is {len(value)} characters, too long for a dotenv report; it is in the plan JSON")
+                        continue
+                    out.write(f"{key}={value}\n")
+
+    def publish_summary(self, markdown):
+        if self.name == "github":
+            path = env("GITHUB_STEP_SUMMARY")
+            if path:
+                size = len(markdown.encode("utf-8"))
+                if size > STEP_SUMMARY_LIMIT:  # fit() counts characters; scale to the bytes
+                    markdown = review_comment.fit(markdown, len(markdown) * STEP_SUMMARY_LIMIT // size,
+                                                  "\n\n… (cut to fit the 1 MiB step summary; the plan JSON holds all of it)\n")
+                with open(path, "a", encoding="utf-8") as out:
+                    out.write(markdown if markdown.endswith("\n") else markdown + "\n")
+        else:
+            log(markdown)
+
+
+# ---- mask -------------------------------------------------------------------------------------
+
+
+def secret_parts(url):
+    """The state URL itself and the password inside it (as written and percent-decoded)."""
+    parts = [url]
+    try:
+        password = urllib.parse.urlsplit(url).password
+    except ValueError:
+        password = None
+    if password:
+        parts += [password, urllib.parse.unquote(password)]
+    match = re.search(r"(?:^|\s)password\s*=\s*'?([^'\s]+)", url)  # libpq key/value form
+    if match:
+        parts.append(match.group(1))
+    return [p for p in dict.fromkeys(parts) if p]
+
+
+def cmd_mask(_flavour):
+    for value in secret_parts(env("ODS_CI_STATE")) + [env("ODS_CI_TOKEN")]:
+        if value:
+            for line in value.splitlines():
+                if line.strip():
+                    log("::add-mask::" + line)
+    return 0
+
+
+# ---- install ----------------------------------------------------------------------------------
+
+ARCHIVE = "ods-{version}-linux-x86_64"
+
+
+def fetch(url):
+    request = urllib.request.Request(url, headers={"User-Agent": "ods-ci"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return response.read()
+
+
+def install_release(version, base_url, into, flavour):
+    """Downloads ods-<version>-linux-x86_64.tar.gz and its .sha256 from base_url, checks, unpacks."""
+    name = ARCHIVE.format(version=version)
+    base = base_url.replace("{version}", version).rstrip("/")
+    archive_url, sum_url = f"{base}/{name}.tar.gz", f"{base}/{name}.tar.gz.sha256"
+    log(f"ods: downloading {archive_url}")
+    try:
+        archive = fetch(archive_url)
+        sums = fetch(sum_url).decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError) as e:
+        flavour.error(f"ods: could not download ods {version} from {base}: {e}")
+        return None
+    expected = sums.split()[0].lower() if sums.split() else ""
+    actual = hashlib.sha256(archive).hexdigest()
+    if expected != actual:
+        flavour.error(
+            f"ods: checksum mismatch for {name}.tar.gz: {sum_url} says {expected or '(nothing)'}, "
+            f"the download is {actual}; refusing to run it")
+        return None
+    os.makedirs(into, exist_ok=True)
+    path = os.path.join(into, f"{name}.tar.gz")
+    with open(path, "wb") as out:
+        out.write(archive)
+    with tarfile.open(path) as tar:
+        tar.extractall(into, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(into)
+    binary = os.path.join(into, name, "bin", "ods")
+    if not os.access(binary, os.X_OK):
+        flavour.error(f"ods: {name}.tar.gz holds no executable {name}/bin/ods")
+        return None
+    log(f"ods: {name} verified (sha256 {actual})")
+    return binary
+
+
+def cmd_install(flavour):
+    given, version = env("ODS_CI_ODS_PATH"), env("ODS_CI_ODS_VERSION")
+    if given and version:
+        flavour.error("ods: give ods-path or ods-version, not both")
+        return 1
+    if given:
+        binary = os.path.abspath(given)
+        if not os.access(binary, os.X_OK):
+            flavour.error(f"ods: ods-path {given} is not an executable file")
+            return 1
+    elif version:
+        base = env("ODS_CI_DOWNLOAD_URL")
+        if not base:
+            flavour.error("ods: ods-version needs ods-download-url (where the release archives are published)")
+            return 1
+        into = os.path.join(env("RUNNER_TEMP", env("TMPDIR", "/tmp")), "ods-" + version)
+        binary = install_release(version, base, into, flavour)
+        if binary is None:
+            return 1
+    else:
+        found = [os.path.join(d, "ods") for d in env("PATH").split(os.pathsep) if os.access(os.path.join(d, "ods"), os.X_OK)]
+        if not found:
+            flavour.error("ods: give ods-version (with ods-download-url) or ods-path; no ods on PATH")
+            return 1
+        binary = found[0]
+    flavour.set_outputs({"ods": binary}) if flavour.name == "github" else log(binary)
+    return 0
+
+
+# ---- cache-keys -------------------------------------------------------------------------------
+
+
+def github_event():
+    path = env("GITHUB_EVENT_PATH")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def key_part(text):
+    return re.sub(r"[^A-Za-z0-9._/-]+", "_", text).strip("_") or "_"
+
+
+def cmd_cache_keys(flavour):
+    """Key per branch and run (a saved cache is immutable), restored from this branch, then the
+    branch a pull request merges into, then the default branch. A plan restores only the latter two
+    (the production state), and saves nothing."""
+    event = github_event()
+    default = (event.get("repository") or {}).get("default_branch") or env("ODS_CI_DEFAULT_BRANCH", "main")
+    prefix = f"ods-state-{key_part(env('ODS_CI_TARGET', 'default'))}-"
+    branch = env("GITHUB_HEAD_REF") or env("GITHUB_REF_NAME", "unknown")
+    base = env("GITHUB_BASE_REF")
+    if env("ODS_CI_COMMAND", "run") == "plan":
+        branches = [b for b in (base, default) if b]
+    else:
+        branches = [b for b in (branch, base, default) if b]
+    restore = list(dict.fromkeys(prefix + key_part(b) + "-" for b in branches))
+    key = f"{prefix}{key_part(branch)}-{env('GITHUB_RUN_ID', '0')}-{env('GITHUB_RUN_ATTEMPT', '1')}"
+    flavour.set_outputs({"key": key, "restore-keys": "\n".join(restore), "path": SQLITE_DIR})
+    return 0
+
+
+# ---- run --------------------------------------------------------------------------------------
+
+
+def ods_arguments(command, out_dir, workspace):
+    """ods's arguments; the project and profiles folders are made absolute against the workspace
+    (ods runs dbt inside the project, where a relative path would mean something else)."""
+    args = list(COMMANDS[command])
+    for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
+                       ("--dbt", "ODS_CI_DBT")):
+        if env(name):
+            args += [flag, env(name)]
+    if env("ODS_CI_PROFILES_DIR"):
+        args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
+    args += ["--project-dir", os.path.normpath(os.path.join(workspace, env("ODS_CI_PROJECT_DIR", ".")))]
+    args += ["--summary", os.path.join(out_dir, "summary.md"), "--json-file", os.path.join(out_dir, "plan.json")]
+    return args
+
+
+def state_url(workspace):
+    """The state store: ODS_CI_STATE (a PostgreSQL URL from a secret), else the cached SQLite file."""
+    given = env("ODS_CI_STATE")
+    if given:
+        return given
+    return "sqlite:" + os.path.join(workspace, SQLITE_DIR, "state.db")
+
+
+def redact(text, hidden):
+    for value in sorted(hidden, key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
+
+
+def read_summary_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return (json.load(f) or {}).get("summary") or {}
+    except (OSError, ValueError):
+        return {}
+
+
+def cmd_run(flavour):
+    command = env("ODS_CI_COMMAND", "plan")
+    if command not in COMMANDS:
+        flavour.error(f"ods: command must be plan, run or test, not '{command}'")
+        return 1
+    fail_on = env("ODS_CI_FAIL_ON", "error")
+    if fail_on not in ("error", "never"):
+        flavour.error(f"ods: fail-on must be error or never, not '{fail_on}'")
+        return 1
+    ods = env("ODS_CI_ODS", "ods")
+    workspace = env("GITHUB_WORKSPACE") or env("CI_PROJECT_DIR") or os.getcwd()
+    out_dir = os.path.abspath(env("ODS_CI_OUTPUT_DIR", os.path.join(env("RUNNER_TEMP", workspace), "ods-ci")))
+    os.makedirs(out_dir, exist_ok=True)
+    for stale in ("summary.md", "plan.json"):
+        if os.path.exists(os.path.join(out_dir, stale)):
+            os.remove(os.path.join(out_dir, stale))
+    hidden = secret_parts(env("ODS_CI_STATE")) + [t for t in (env("ODS_CI_TOKEN"),) if t]
+
+    child_env = dict(os.environ)
+    child_env["ODS_STATE"] = state_url(workspace)
+    if not env("ODS_CI_STATE"):
+        os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
+    for name in [n for n in child_env if n.startswith("ODS_CI_")]:
+        del child_env[name]  # the token and the inputs stay with this script
+    args = ods_arguments(command, out_dir, workspace)
+    log("ods: " + redact(" ".join([ods] + args), hidden))
+    try:
+        code = subprocess.call([ods] + args, env=child_env, cwd=workspace)
+    except OSError as e:
+        flavour.error(f"ods: cannot run {ods}: {e}")
+        code = 1
+
+    summary_path = os.path.join(out_dir, "summary.md")
+    try:
+        with open(summary_path, encoding="utf-8") as f:
+            markdown = f.read()
+    except OSError:
+        markdown = (f"**ODS {command}** ended with exit status {code} before it wrote a summary; "
+                    "the job log says why.\n")
+    markdown = redact(markdown, hidden)
+    flavour.publish_summary(markdown)
+
+    plan_json = os.path.join(out_dir, "plan.json")
+    counts = read_summary_json(plan_json)
+    flavour.set_outputs({
+        "built": counts.get("built", ""),
+        "reused": counts.get("reused", ""),
+        "failed": counts.get("failed", ""),
+        "skipped": counts.get("skipped", ""),
+        "selection": counts.get("selection", ""),
+        "time-saved-seconds": counts.get("time_saved_seconds", ""),
+        "plan-json": plan_json if os.path.exists(plan_json) else "",
+        "summary": summary_path if os.path.exists(summary_path) else "",
+        "exit-code": code,
+    })
+
+    if env("ODS_CI_COMMENT", "true").lower() == "true":
+        review_comment.keep_one_comment(flavour, markdown, comment_key(command))
+
+    if code == 0:
+        return 0
+    what = "dbt failed or ODS refused" if code == 1 else "ods was called wrongly"
+    if fail_on == "never":
+        flavour.warning(f"ods {command} ended with exit status {code} ({what}); fail-on is never, so the step succeeds")
+        return 0
+    flavour.error(f"ods {command} ended with exit status {code} ({what})")
+    return code
+
+
+def comment_key(command):
+    """What tells one ODS comment from another on the same PR: project dir, target, command."""
+    return f"{env('ODS_CI_PROJECT_DIR', '.')}|{env('ODS_CI_TARGET', 'default')}|{command}"
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] != "--flavour" or argv[1] not in ("github", "gitlab") or len(argv) != 3:
+        print("usage: ods_ci.py --flavour github|gitlab mask|install|cache-keys|run", file=sys.stderr)
+        return 2
+    flavour = Flavour(argv[1])
+    commands = {"mask": cmd_mask, "install": cmd_install, "cache-keys": cmd_cache_keys, "run": cmd_run}
+    if argv[2] not in commands:
+        print(f"ods_ci.py: unknown sub-command '{argv[2]}'", file=sys.stderr)
+        return 2
+    return commands[argv[2]](flavour)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

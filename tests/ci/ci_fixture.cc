@@ -1,0 +1,194 @@
+#include "ci_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ods::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == '\r')) trimmed.pop_back();
+  const auto at = trimmed.rfind('\n');
+  return at == std::string::npos ? trimmed : trimmed.substr(at + 1);
+}
+
+}  // namespace
+
+fs::path ci_source_dir() { return source_dir() / "ci"; }
+fs::path ci_tests_dir() { return source_dir() / "tests" / "ci"; }
+
+fs::path npm_tools_bin() {
+  static const fs::path kBin = [] {
+    ProcessResult r = run_process({(ci_tests_dir() / "install_npm_tools.sh").string()}, ci_tests_dir());
+    if (r.exit_code != 0) return fs::path();
+    return fs::path(last_line(r.output));
+  }();
+  EXPECT_FALSE(kBin.empty()) << "tests/ci/install_npm_tools.sh failed";
+  return kBin;
+}
+
+ApiStandIn::ApiStandIn(const Options& options) {
+  const fs::path port_file = dir_.path() / "port";
+  std::vector<std::string> argv{(venv_bin() / "python").string(),
+                                (ci_tests_dir() / "api_standin.py").string(),
+                                "--port-file",
+                                port_file.string(),
+                                "--record",
+                                (dir_.path() / "requests.jsonl").string(),
+                                "--token",
+                                options.token,
+                                "--read-only-token",
+                                options.read_only_token,
+                                "--seed",
+                                std::to_string(options.seed)};
+  if (!options.files.empty()) {
+    argv.push_back("--files");
+    argv.push_back(options.files.string());
+  }
+  auto started = process_.start(argv, dir_.path(), dir_.path() / "standin.log");
+  EXPECT_TRUE(started.has_value()) << started.error();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(port_file) && !process_.exited() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(fs::exists(port_file)) << "the API stand-in did not start: " << process_.log_tail();
+  if (fs::exists(port_file)) port_ = std::stoi(slurp(port_file));
+}
+
+ApiStandIn::~ApiStandIn() { process_.stop(std::chrono::seconds(2)); }
+
+std::vector<nlohmann::json> ApiStandIn::requests() const {
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(slurp(dir_.path() / "requests.jsonl"));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::vector<nlohmann::json> ApiStandIn::requests(const std::string& method) const {
+  std::vector<nlohmann::json> out;
+  for (auto& r : requests())
+    if (r.at("method") == method) out.push_back(r);
+  return out;
+}
+
+nlohmann::json run_action(const nlohmann::json& spec) {
+  TempDir dir("action");
+  const fs::path spec_file = dir.path() / "spec.json";
+  const fs::path result_file = dir.path() / "result.json";
+  std::ofstream(spec_file) << spec.dump();
+  ProcessResult r =
+      run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
+                   (ci_source_dir() / "github" / "action.yml").string(), spec_file.string(), result_file.string()},
+                  dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  auto result = nlohmann::json::parse(slurp(result_file), nullptr, false);
+  EXPECT_FALSE(result.is_discarded()) << r.output << r.errors;
+  EXPECT_NE(result.value("conclusion", ""), "refused") << result.dump(1);
+  return result;
+}
+
+nlohmann::json runner_env(const std::string& api_url, const std::string& branch, int pr_number,
+                          const std::vector<std::string>& extra) {
+  nlohmann::json env = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+      {"HOME", std::getenv("HOME") ? std::getenv("HOME") : "/root"},
+      {"GITHUB_REPOSITORY", "shop-co/analytics"},
+      {"GITHUB_REPOSITORY_OWNER", "shop-co"},
+      {"GITHUB_API_URL", api_url},
+      {"GITHUB_SERVER_URL", "https://github.com"},
+      {"GITHUB_RUN_ID", std::to_string(1000 + pr_number)},
+      {"GITHUB_RUN_ATTEMPT", "1"},
+      {"GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567"},
+      {"GITHUB_ACTOR", "dev"},
+      {"DBT_SEND_ANONYMOUS_USAGE_STATS", "false"},
+      {"DO_NOT_TRACK", "1"},
+  };
+  if (pr_number > 0) {
+    env["GITHUB_EVENT_NAME"] = "pull_request";
+    env["GITHUB_REF"] = "refs/pull/" + std::to_string(pr_number) + "/merge";
+    env["GITHUB_REF_NAME"] = std::to_string(pr_number) + "/merge";
+    env["GITHUB_HEAD_REF"] = branch;
+    env["GITHUB_BASE_REF"] = "main";
+  } else {
+    env["GITHUB_EVENT_NAME"] = "push";
+    env["GITHUB_REF"] = "refs/heads/" + branch;
+    env["GITHUB_REF_NAME"] = branch;
+    env["GITHUB_HEAD_REF"] = "";
+    env["GITHUB_BASE_REF"] = "";
+  }
+  for (const auto& kv : extra) {
+    const auto eq = kv.find('=');
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+nlohmann::json event_payload(int pr_number) {
+  nlohmann::json repository = {{"full_name", "shop-co/analytics"}, {"default_branch", "main"}};
+  if (pr_number <= 0) return {{"ref", "refs/heads/main"}, {"repository", repository}};
+  return {{"action", "synchronize"},
+          {"number", pr_number},
+          {"pull_request",
+           {{"number", pr_number},
+            {"head", {{"ref", "feature"}, {"sha", "fedcba9876543210fedcba9876543210fedcba98"}}},
+            {"base", {{"ref", "main"}}}}},
+          {"repository", repository}};
+}
+
+nlohmann::json shop_action_spec(const nlohmann::json& inputs, const fs::path& workspace, const std::string& api_url,
+                                const std::string& branch, int pr_number, const std::string& token,
+                                const std::vector<std::string>& extra) {
+  nlohmann::json all = {{"project-dir", "shop"},
+                        {"profiles-dir", "shop"},
+                        {"dbt", (venv_bin() / "dbt").string()},
+                        {"ods-path", ods_binary().string()}};
+  all.update(inputs);
+  const fs::path temp = workspace / "runner-temp";
+  fs::create_directories(temp);
+  std::vector<std::string> env{"SHOP_DUCKDB_PATH=" + (workspace / "shop" / "shop.duckdb").string()};
+  env.insert(env.end(), extra.begin(), extra.end());
+  return {{"inputs", all},
+          {"env", runner_env(api_url, branch, pr_number, env)},
+          {"event", event_payload(pr_number)},
+          {"github_token", token},
+          {"workspace", workspace.string()},
+          {"temp", temp.string()}};
+}
+
+const nlohmann::json& step(const nlohmann::json& result, const std::string& name) {
+  for (const auto& s : result.at("steps"))
+    if (s.at("name") == name) return s;
+  ADD_FAILURE() << "no step named " << name << " in " << result.dump(1);
+  static const nlohmann::json kEmpty = {{"conclusion", "missing"}, {"log", ""}, {"outputs", nlohmann::json::object()}};
+  return kEmpty;
+}
+
+ProcessResult git(const fs::path& repo, std::vector<std::string> args) {
+  args.insert(args.begin(), "git");
+  return run_process(args, repo,
+                     {"GIT_AUTHOR_NAME=ods-tests", "GIT_AUTHOR_EMAIL=ods-tests@example.com",
+                      "GIT_COMMITTER_NAME=ods-tests", "GIT_COMMITTER_EMAIL=ods-tests@example.com"});
+}
+
+std::string file_sha256(const fs::path& file) {
+  if (!fs::exists(file)) return "";
+  ProcessResult r = run_process({"sha256sum", file.string()}, file.parent_path());
+  return r.output.substr(0, 64);
+}
+
+}  // namespace ods::testing

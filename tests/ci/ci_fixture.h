@@ -1,0 +1,80 @@
+#pragma once
+// Shared parts of the CI-step suites (tests/ci): the pinned npm tools, the loopback stand-in of
+// GitHub's and GitLab's REST APIs (tests/ci/api_standin.py), and the composite-action harness
+// (tests/ci/action_harness.py), each a child process of the test.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/background_process.h"
+#include "harness/dbt_project.h"
+#include "harness/temp_dir.h"
+
+namespace ods::testing {
+
+// node_modules/.bin of the npm tools pinned by tests/ci/package-lock.json (installed on first use
+// by tests/ci/install_npm_tools.sh into the cache, reused afterwards); fails the test if it can't.
+std::filesystem::path npm_tools_bin();
+
+// ci/ in the source tree; tests/ci in the source tree.
+std::filesystem::path ci_source_dir();
+std::filesystem::path ci_tests_dir();
+
+// The API stand-in on a loopback port. Requests are recorded as JSON lines; requests() reads them.
+class ApiStandIn {
+ public:
+  struct Options {
+    std::string token = "good-token";
+    std::string read_only_token = "fork-token";
+    int seed = 0;                 // comments by someone else on every thread (to make pages)
+    std::filesystem::path files;  // served under /downloads/
+  };
+  explicit ApiStandIn(const Options& options);
+  ~ApiStandIn();
+  ApiStandIn(const ApiStandIn&) = delete;
+  ApiStandIn& operator=(const ApiStandIn&) = delete;
+
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Every request so far: {method, path, query, headers, body}.
+  std::vector<nlohmann::json> requests() const;
+  // The requests whose method is `method` (GET, POST, PATCH, PUT).
+  std::vector<nlohmann::json> requests(const std::string& method) const;
+
+ private:
+  TempDir dir_{"api"};
+  BackgroundProcess process_;
+  int port_ = 0;
+};
+
+// One run of ci/github/action.yml through the harness: `spec` is {inputs, env, event,
+// github_token, workspace, temp}; returns the harness's result (conclusion, steps, uses, outputs,
+// summary, log). Fails the test when the harness itself fails.
+nlohmann::json run_action(const nlohmann::json& spec);
+
+// The environment a GitHub runner gives a job, for a push to `branch` or (pr_number > 0) a
+// pull_request event from `branch` into main: GITHUB_* variables, PATH, HOME, and `extra`.
+nlohmann::json runner_env(const std::string& api_url, const std::string& branch, int pr_number,
+                          const std::vector<std::string>& extra = {});
+// The event payload of that push or pull_request event.
+nlohmann::json event_payload(int pr_number);
+
+// The spec of one action run on examples/shop checked out at <workspace>/shop: `inputs` over the
+// defaults (project-dir and profiles-dir shop, the venv's dbt, the built ods), the runner
+// environment of runner_env() with SHOP_DUCKDB_PATH=<workspace>/shop/shop.duckdb unless `extra`
+// sets it, the event payload, RUNNER_TEMP in the workspace.
+nlohmann::json shop_action_spec(const nlohmann::json& inputs, const std::filesystem::path& workspace,
+                                const std::string& api_url, const std::string& branch, int pr_number,
+                                const std::string& token, const std::vector<std::string>& extra = {});
+
+// A step's record by name in a harness result; fails the test when absent.
+const nlohmann::json& step(const nlohmann::json& result, const std::string& name);
+
+// `git <args...>` in `repo` with a committer identity set.
+ProcessResult git(const std::filesystem::path& repo, std::vector<std::string> args);
+
+// SHA-256 of a file's bytes (sha256sum), or "" when it is missing.
+std::string file_sha256(const std::filesystem::path& file);
+
+}  // namespace ods::testing
