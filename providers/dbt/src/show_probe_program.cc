@@ -8,7 +8,9 @@ namespace ods::dbt {
 
 namespace {
 
+// Runs only when dbt executes the node (at parse time listings and run_query return None).
 // Lists each schema once and looks relations up by lower-cased identifier.
+// Runs only when dbt executes the node (at parse time listings and run_query return None).
 // Lists each schema once (a node's schema only when it exists: models may not be built yet; a
 // source's schema that does not exist fails the call, as a broken project should) and looks
 // relations up by lower-cased identifier. The listing's shape is the adapter's own: name and
@@ -30,7 +32,7 @@ constexpr const char* kProgram = R"JINJA(
     {%- do ods_items.append(('node', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-{%- for kind, uid, db, sch, ident in ods_items -%}
+{%- if execute -%}{%- for kind, uid, db, sch, ident in ods_items -%}
   {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
   {%- if key not in ods.listed -%}
     {%- set names = {} -%}
@@ -94,7 +96,7 @@ constexpr const char* kProgram = R"JINJA(
       {%- do ods.sources.update({uid: answer}) -%}
     {%- endif -%}
   {%- endif -%}
-{%- endfor -%}
+{%- endfor -%}{%- endif -%}
 select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
