@@ -20,8 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kModels = {"stg_orders",   "stg_customers", "stg_payments",   "stg_refunds",
-                                          "stg_shipments", "stg_fx_rates", "open_order_list"};
+const std::vector<std::string> kModels = {"stg_orders",    "stg_customers", "stg_payments",   "stg_refunds",
+                                          "stg_shipments", "stg_fx_rates",  "open_order_list"};
 
 std::string decision(const nlohmann::json& e) {
   return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
@@ -80,6 +80,7 @@ class Lakehouse : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
     std::printf("lake.py %s: %.0f s\n", args[0].c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    std::fflush(stdout);
   }
 
   // `ods state run --format json` with the Spark environment's dbt; entries by node name.
@@ -89,6 +90,7 @@ class Lakehouse : public ::testing::Test {
                                      "--dbt", (*spark_env_ / "venv" / "bin" / "dbt").string()});
     std::printf("ods state run: %.0f s\n",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    std::fflush(stdout);
     if (errors) *errors = r.errors;
     auto doc = nlohmann::json::parse(r.output, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
@@ -205,7 +207,7 @@ TEST_F(Lakehouse, Step3DataChangesBuildTheirReaders) {
         "create or replace table raw.payments using delta as select id, order_id, amount from raw.refunds where false",
         "drop table raw.refunds", "create table raw.refunds (id int, order_id int, amount int) using delta",
         "insert into raw.refunds values (1, 2, 5)",  // the same rows as before, in a new table
-        "restore table raw.shipments to version 1", "truncate table raw.fx_rates",
+        "restore table raw.shipments to version as of 1", "truncate table raw.fx_rates",
         "insert into raw.fx_rates values ('EUR', 1.0), ('USD', 1.2)"});
   auto entries = run();
   std::map<std::string, std::string> expected;
@@ -214,9 +216,10 @@ TEST_F(Lakehouse, Step3DataChangesBuildTheirReaders) {
   expect_decisions(entries, expected);
   for (const char* table : {"orders", "customers", "payments", "refunds", "shipments", "fx_rates"}) {
     const auto& e = entries.at(std::string("stg_") + table);
-    std::string now = table == std::string("fx_rates")
-                          ? evidence(e, "source_data_version", "source.lakehouse.raw.fx_rates")->at("value").get<std::string>()
-                          : version_of(e, table);
+    std::string now =
+        table == std::string("fx_rates")
+            ? evidence(e, "source_data_version", "source.lakehouse.raw.fx_rates")->at("value").get<std::string>()
+            : version_of(e, table);
     EXPECT_NE(now, versions_[table]) << table;
     EXPECT_NE(message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
         << table << ": " << message(e);

@@ -105,7 +105,8 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     text.replace(pos, from.size(), to);
 }
 
-nlohmann::json branch_json(const contracts::ProbeFilter& filter, const std::vector<contracts::ProbeStatement>& statements) {
+nlohmann::json branch_json(const contracts::ProbeFilter& filter,
+                           const std::vector<contracts::ProbeStatement>& statements) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& st : statements) list.push_back({{"name", st.name}, {"sql", st.sql}, {"max_rows", st.max_rows}});
   return {{"kinds", filter.kinds}, {"format", filter.format.value_or("")}, {"statements", list}};

@@ -80,17 +80,15 @@ TEST(ShowProbe, TheProgramCarriesBothBranchesWithTheirRowLimitsAndNeverListsAMis
 }
 
 TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
-  json answer = {{"sources",
-                  {{"source.p.raw.d",
-                    {{"status", "ok"},
-                     {"row_sets",
-                      {{"history",
-                        {{{"version", "2"}, {"operationMetrics", R"({"numOutputRows": "1"})"}},
-                         {{"version", "1"}}}}}},
-                     {"seconds", 0.1}}},
-                   {"source.p.raw.p",
-                    {{"status", "ok"}, {"fallback", true}, {"row_sets", {{"content", json::array()}}}}}}},
-                 {"nodes", json::object()}};
+  json answer = {
+      {"sources",
+       {{"source.p.raw.d",
+         {{"status", "ok"},
+          {"row_sets",
+           {{"history", {{{"version", "2"}, {"operationMetrics", R"({"numOutputRows": "1"})"}}, {{"version", "1"}}}}}},
+          {"seconds", 0.1}}},
+        {"source.p.raw.p", {{"status", "ok"}, {"fallback", true}, {"row_sets", {{"content", json::array()}}}}}}},
+      {"nodes", json::object()}};
   std::string text = answer.dump(), hex;
   const char* digits = "0123456789abcdef";
   for (unsigned char c : text) {

@@ -7,14 +7,26 @@ namespace ods::delta {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kMaintenance = {
-    "OPTIMIZE",         "VACUUM START",   "VACUUM END",      "ANALYZE",  "COMPUTE STATS", "SET TBLPROPERTIES",
-    "UNSET TBLPROPERTIES", "CHANGE COLUMN", "ADD CONSTRAINT", "DROP CONSTRAINT", "UPGRADE PROTOCOL", "SET TAGS",
-    "UNSET TAGS",       "CLUSTER BY",     "REORG",           "FSCK"};
+constexpr std::array<std::string_view, 16> kMaintenance = {"OPTIMIZE",
+                                                           "VACUUM START",
+                                                           "VACUUM END",
+                                                           "ANALYZE",
+                                                           "COMPUTE STATS",
+                                                           "SET TBLPROPERTIES",
+                                                           "UNSET TBLPROPERTIES",
+                                                           "CHANGE COLUMN",
+                                                           "ADD CONSTRAINT",
+                                                           "DROP CONSTRAINT",
+                                                           "UPGRADE PROTOCOL",
+                                                           "SET TAGS",
+                                                           "UNSET TAGS",
+                                                           "CLUSTER BY",
+                                                           "REORG",
+                                                           "FSCK"};
 
 constexpr std::array<std::string_view, 8> kChangeMetrics = {
-    "numOutputRows",        "numRemovedFiles",  "numTargetRowsInserted", "numTargetRowsUpdated",
-    "numTargetRowsDeleted", "numDeletedRows",   "numUpdatedRows",        "numCopiedRows"};
+    "numOutputRows",        "numRemovedFiles", "numTargetRowsInserted", "numTargetRowsUpdated",
+    "numTargetRowsDeleted", "numDeletedRows",  "numUpdatedRows",        "numCopiedRows"};
 
 // Operations whose change metrics say how many rows and files they changed (DeltaOperations.scala).
 constexpr std::array<std::string_view, 7> kRowOperations = {
@@ -38,7 +50,8 @@ std::string replaces_contents(const DeltaCommit& c) {
   if (op == "RESTORE") return "a RESTORE puts back another version's files";
   if (op == "CLONE" || op.starts_with("CLONE ")) return "a CLONE replaces the table's files";
   if (op.find("REPLACE TABLE") != std::string::npos) return "a " + op + " replaces the table";
-  if (op == "WRITE" && parameter(c, "mode") == "Overwrite") return "a WRITE in Overwrite mode replaces the table's rows";
+  if (op == "WRITE" && parameter(c, "mode") == "Overwrite")
+    return "a WRITE in Overwrite mode replaces the table's rows";
   if (op == "STREAMING UPDATE" && parameter(c, "outputMode") == "Complete")
     return "a STREAMING UPDATE in Complete mode replaces the table's rows";
   return "";

@@ -85,13 +85,15 @@ class DeltaVersions final : public contracts::ChangeProvider {
     return v;
   }
 
-  static contracts::SourceVersion one(const std::string& id, const ProbeAnswer& answer, const std::string& observed_at) {
+  static contracts::SourceVersion one(const std::string& id, const ProbeAnswer& answer,
+                                      const std::string& observed_at) {
     contracts::SourceVersion v;
     v.source_id = id;
     v.probe_seconds = answer.seconds;
     switch (answer.status) {
       case ProbeAnswer::Status::skipped:
-        return unknown(std::move(v), "not a Delta table: " + (answer.why.empty() ? "the probe skipped it" : answer.why));
+        return unknown(std::move(v),
+                       "not a Delta table: " + (answer.why.empty() ? "the probe skipped it" : answer.why));
       case ProbeAnswer::Status::missing:
       case ProbeAnswer::Status::unknown:
         return unknown(std::move(v), answer.why.empty() ? "the probe had no answer" : answer.why);
@@ -128,12 +130,12 @@ class DeltaVersions final : public contracts::ChangeProvider {
         ignored.push_back("version " + commit.version + " (" + verdict.why + ")");
         continue;
       }
-      v.version = planner::DataVersion{table_id + "/" + commit.version, planner::Exactness::exact, kDeltaOrigin,
-                                       observed_at};
-      v.evidence.push_back({"source_commit", id,
-                            "version " + commit.version + ", " + commit.operation + " at " + commit.timestamp + ": " +
-                                verdict.why,
-                            planner::Exactness::exact, kDeltaOrigin});
+      v.version =
+          planner::DataVersion{table_id + "/" + commit.version, planner::Exactness::exact, kDeltaOrigin, observed_at};
+      v.evidence.push_back(
+          {"source_commit", id,
+           "version " + commit.version + ", " + commit.operation + " at " + commit.timestamp + ": " + verdict.why,
+           planner::Exactness::exact, kDeltaOrigin});
       for (const auto& newer : ignored)
         v.evidence.push_back({"source_commit_ignored", id, newer, planner::Exactness::exact, kDeltaOrigin});
       return v;
@@ -147,7 +149,8 @@ class DeltaVersions final : public contracts::ChangeProvider {
 
 }  // namespace
 
-std::unique_ptr<contracts::ChangeProvider> make_delta_versions(std::unique_ptr<contracts::ChangeProvider> other_tables) {
+std::unique_ptr<contracts::ChangeProvider> make_delta_versions(
+    std::unique_ptr<contracts::ChangeProvider> other_tables) {
   return std::make_unique<DeltaVersions>(std::move(other_tables));
 }
 

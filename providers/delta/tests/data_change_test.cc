@@ -2,13 +2,13 @@
 // (commit_cases/*.case), so a new case is a file. A case file has `operation:`, optional
 // `metrics:` and `parameters:` (JSON objects, as DESCRIBE HISTORY's maps come back), and
 // `expect: change` or `expect: no_change`; lines starting with # are comments.
+#include "ods/delta/data_change.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-
-#include "ods/delta/data_change.h"
 
 namespace ods::delta {
 namespace {
@@ -19,6 +19,7 @@ struct CommitCase {
   std::string name;
   DeltaCommit commit;
   bool expect_change = true;
+  friend void PrintTo(const CommitCase& c, std::ostream* os) { *os << c.name; }
 };
 
 std::map<std::string, std::string> text_map(const std::string& json_text, const std::string& where) {

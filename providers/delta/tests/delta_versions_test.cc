@@ -78,10 +78,9 @@ TEST(DeltaVersions, AsksForDetailAndTwentyCommitsOfDeltaTablesAndTheFallbackForO
 }
 
 TEST(DeltaVersions, TheVersionIsTheTableIdAndTheNewestDataChangeCommit) {
-  auto v = only(delta_answer({commit("3", "OPTIMIZE", R"({"numRemovedFiles": "4", "numAddedFiles": "1"})"),
-                              commit("2", "SET TBLPROPERTIES"),
-                              commit("1", "WRITE", R"({"numOutputRows": "2"})", R"({"mode": "Append"})"),
-                              commit("0", "CREATE TABLE")}));
+  auto v = only(delta_answer(
+      {commit("3", "OPTIMIZE", R"({"numRemovedFiles": "4", "numAddedFiles": "1"})"), commit("2", "SET TBLPROPERTIES"),
+       commit("1", "WRITE", R"({"numOutputRows": "2"})", R"({"mode": "Append"})"), commit("0", "CREATE TABLE")}));
   ASSERT_TRUE(v.version) << v.why_unknown;
   EXPECT_EQ(v.version->value, "11111111-aaaa/1");
   EXPECT_EQ(v.version->exactness, planner::Exactness::exact);

@@ -43,7 +43,7 @@ struct ProbeRequest {
   bool nodes = true;    // check that every model/seed/snapshot relation exists (no statements run)
   ProbeFilter filter;
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
-  std::optional<ProbeFallback> fallback;    // 0.2; a relation matching neither filter is skipped
+  std::optional<ProbeFallback> fallback;   // 0.2; a relation matching neither filter is skipped
 };
 
 using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
@@ -52,7 +52,7 @@ using ProbeRow = std::map<std::string, std::string>;  // column -> value as text
 struct ProbeAnswer {
   enum class Status { ok, skipped, unknown, missing };
   Status status = Status::unknown;
-  std::string why;  // for skipped / unknown / missing
+  std::string why;        // for skipped / unknown / missing
   bool fallback = false;  // 0.2: the fallback's statements ran (the relation didn't match the filter)
   // statement name -> its first row (an empty row when the result had none)
   std::map<std::string, ProbeRow> rows;
