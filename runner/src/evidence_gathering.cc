@@ -4,6 +4,7 @@
 
 #include "ods/content/content_versions.h"
 #include "ods/dbt/show_probe.h"
+#include "ods/delta/delta_versions.h"
 #include "ods/planner/version_choice.h"
 
 namespace ods::cli {
@@ -14,6 +15,9 @@ namespace {
 std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type) {
   if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
   if (adapter_type == "postgres") return content::make_postgres_content_versions();
+  // Delta tables by their history; the other tables (parquet, csv) by their content.
+  if (adapter_type == "spark" || adapter_type == "databricks")
+    return delta::make_delta_versions(content::make_spark_content_versions());
   return nullptr;
 }
 
@@ -60,6 +64,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
                                     why_all_unknown.empty() ? "the probe did not report this source" : why_all_unknown);
     } else {
       planner::apply_version_choice(source, it->second.version, it->second.why_unknown);
+      for (auto& ev : it->second.evidence) source.evidence.push_back(std::move(ev));
     }
   }
   return out;

@@ -9,7 +9,8 @@ constexpr const char* kStatement = "content";
 // One implementation, two dialects: only the statement and the origin differ.
 class ContentVersions final : public contracts::ChangeProvider {
  public:
-  ContentVersions(std::string origin, std::string sql) : origin_(std::move(origin)), sql_(std::move(sql)) {}
+  ContentVersions(std::string origin, std::string sql, std::vector<std::string> kinds)
+      : origin_(std::move(origin)), sql_(std::move(sql)), kinds_(std::move(kinds)) {}
 
   std::string origin() const override { return origin_; }
 
@@ -17,7 +18,7 @@ class ContentVersions final : public contracts::ChangeProvider {
     contracts::ProbeRequest r;
     r.sources = true;
     r.nodes = true;
-    r.filter.kinds = {"table", "view"};
+    r.filter.kinds = kinds_;
     r.statements = {{kStatement, sql_}};
     return r;
   }
@@ -26,7 +27,9 @@ class ContentVersions final : public contracts::ChangeProvider {
                                                  const std::string& observed_at) const override {
     std::vector<contracts::SourceVersion> out;
     for (const auto& [id, answer] : report.sources) {
-      contracts::SourceVersion v{id, std::nullopt, "", answer.seconds};
+      contracts::SourceVersion v;
+      v.source_id = id;
+      v.probe_seconds = answer.seconds;
       if (answer.status != contracts::ProbeAnswer::Status::ok) {
         v.why_unknown = answer.why.empty() ? "the probe had no answer" : answer.why;
         out.push_back(std::move(v));
@@ -59,6 +62,7 @@ class ContentVersions final : public contracts::ChangeProvider {
 
   std::string origin_;
   std::string sql_;
+  std::vector<std::string> kinds_;
 };
 
 }  // namespace
@@ -66,14 +70,26 @@ class ContentVersions final : public contracts::ChangeProvider {
 std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
   return std::make_unique<ContentVersions>(
       "duckdb_content",
-      "select count(*)::varchar as row_count, coalesce(sum(hash(t)), 0)::varchar as content_hash from {relation} as t");
+      "select count(*)::varchar as row_count, coalesce(sum(hash(t)), 0)::varchar as content_hash from {relation} as t",
+      std::vector<std::string>{"table", "view"});
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions() {
   return std::make_unique<ContentVersions>(
       "postgres_content",
       "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), "
-      "0)::text as content_hash from {relation} as t");
+      "0)::text as content_hash from {relation} as t",
+      std::vector<std::string>{"table", "view"});
+}
+
+std::unique_ptr<contracts::ChangeProvider> make_spark_content_versions() {
+  // to_json(struct(*)) first: Spark's hash functions refuse map columns. The sum is a decimal,
+  // so it can't overflow (Spark 4 raises on a bigint overflow under ANSI mode).
+  return std::make_unique<ContentVersions>(
+      "spark_content",
+      "select cast(count(*) as string) as row_count, cast(coalesce(sum(cast(xxhash64(to_json(struct(*))) as "
+      "decimal(38, 0))), 0) as string) as content_hash from {relation}",
+      std::vector<std::string>{"table"});
 }
 
 }  // namespace ods::content

@@ -24,16 +24,49 @@ contracts::ProbeAnswer answer_from_json(const json& j) {
     a.status = contracts::ProbeAnswer::Status::unknown;
     if (a.why.empty()) a.why = "the probe gave an answer of unknown status '" + status + "'";
   }
-  if (j.contains("rows") && j["rows"].is_object()) {
-    for (const auto& [statement, row] : j["rows"].items()) {
-      if (!row.is_object()) continue;
-      auto& out = a.rows[statement];
+  a.fallback = j.value("fallback", false);
+  auto row_of = [](const json& row) {
+    contracts::ProbeRow out;
+    if (row.is_object())
       for (const auto& [col, value] : row.items())
         if (value.is_string()) out[col] = value.get<std::string>();
+    return out;
+  };
+  if (j.contains("row_sets") && j["row_sets"].is_object()) {
+    for (const auto& [statement, rows] : j["row_sets"].items()) {
+      if (!rows.is_array()) continue;
+      auto& set = a.row_sets[statement];
+      for (const auto& row : rows) set.push_back(row_of(row));
+      a.rows[statement] = set.empty() ? contracts::ProbeRow{} : set.front();
+    }
+  }
+  if (j.contains("rows") && j["rows"].is_object()) {  // a one-row answer (relation_probe 0.1's shape)
+    for (const auto& [statement, row] : j["rows"].items()) {
+      if (!row.is_object() || a.rows.contains(statement)) continue;
+      a.rows[statement] = row_of(row);
+      a.row_sets[statement] = {a.rows[statement]};
     }
   }
   if (j.contains("seconds") && j["seconds"].is_number()) a.seconds = j["seconds"].get<double>();
   return a;
+}
+
+// The program sends the hex of its JSON answer (show_probe_program.cc); plain JSON is read as is.
+std::string decoded_answer(const std::string& text) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (text.empty() || text.size() % 2 != 0) return text;
+  std::string out;
+  out.reserve(text.size() / 2);
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    int hi = digit(text[i]), lo = digit(text[i + 1]);
+    if (hi < 0 || lo < 0) return text;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
 }
 
 class ShowProbe final : public contracts::RelationProbe {
@@ -79,7 +112,7 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     if (!preview.is_array() || preview.empty() || !preview[0].is_object() || !preview[0].contains("ods_probe") ||
         !preview[0]["ods_probe"].is_string())
       return fail("probe_failed", "dbt show answered, but not with the probe's ods_probe column");
-    json answer = json::parse(preview[0]["ods_probe"].get<std::string>(), nullptr, false);
+    json answer = json::parse(decoded_answer(preview[0]["ods_probe"].get<std::string>()), nullptr, false);
     if (answer.is_discarded() || !answer.is_object())
       return fail("probe_failed", "the probe's answer is not a JSON object");
     contracts::ProbeReport report;

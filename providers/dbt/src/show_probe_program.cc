@@ -8,11 +8,22 @@ namespace ods::dbt {
 
 namespace {
 
+// Runs only when dbt executes the node (at parse time listings and run_query return None).
 // Lists each schema once and looks relations up by lower-cased identifier.
-constexpr const char* kLookupMacroless = R"JINJA(
+// Runs only when dbt executes the node (at parse time listings and run_query return None).
+// Lists each schema once (a node's schema only when it exists: models may not be built yet; a
+// source's schema that does not exist fails the call, as a broken project should) and looks
+// relations up by lower-cased identifier. The listing's shape is the adapter's own: name and
+// type columns (dbt-duckdb, dbt-postgres), or dbt-spark's `show table extended` rows, whose
+// information text gives the type and the table format (Provider); a file_format column gives
+// the format where an adapter lists one. Each relation gets the first branch whose kinds and
+// format match (the request's filter, then its fallback); a relation matching none is skipped,
+// never queried. Structured values (maps, lists) are JSON text already: dbt's agate conversion
+// writes them so. The answer travels as the hex of its JSON text: warehouses disagree on
+// backslashes in string literals (Spark reads them as escapes, DuckDB and PostgreSQL don't).
+constexpr const char* kProgram = R"JINJA(
 {%- set ods = {'sources': {}, 'nodes': {}, 'listed': {}} -%}
-{%- set ods_kinds = __KINDS__ -%}
-{%- set ods_statements = __STATEMENTS__ -%}
+{%- set ods_branches = __BRANCHES__ -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__} -%}
 {%- set ods_items = [] -%}
 {%- if ods_wanted.sources -%}{%- for s in graph.sources.values() -%}{%- do ods_items.append(('source', s.unique_id, s.database, s.schema, s.identifier)) -%}{%- endfor -%}{%- endif -%}
@@ -21,42 +32,72 @@ constexpr const char* kLookupMacroless = R"JINJA(
     {%- do ods_items.append(('node', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-{%- for kind, uid, db, sch, ident in ods_items -%}
+{%- if execute -%}{%- for kind, uid, db, sch, ident in ods_items -%}
   {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
   {%- if key not in ods.listed -%}
     {%- set names = {} -%}
-    {%- for r in list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
-      {%- do names.update({(r['name'] | lower): api.Relation.create(database=db, schema=sch, identifier=r['name'], type=(r['type'] | string))}) -%}
-    {%- endfor -%}
+    {%- if kind == 'source' or adapter.check_schema_exists(db, sch) -%}
+      {%- set listing = list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
+      {%- set cols = listing.column_names -%}
+      {%- for r in listing -%}
+        {%- set l = namespace(name=none, type='table', format='') -%}
+        {%- for c in ['name', 'tableName', 'table_name'] -%}{%- if l.name is none and c in cols -%}{%- set l.name = r[c] -%}{%- endif -%}{%- endfor -%}
+        {%- if 'type' in cols -%}{%- set l.type = r['type'] | string | lower -%}
+        {%- elif 'table_type' in cols -%}{%- set l.type = 'view' if 'view' in (r['table_type'] | string | lower) else 'table' -%}{%- endif -%}
+        {%- if 'information' in cols -%}
+          {%- for line in (r['information'] or '').split('\n') -%}
+            {%- if line == 'Type: VIEW' -%}{%- set l.type = 'view' -%}{%- endif -%}
+            {%- if line.startswith('Provider: ') -%}{%- set l.format = line[10:] | trim | lower -%}{%- endif -%}
+          {%- endfor -%}
+        {%- elif 'file_format' in cols and r['file_format'] is not none -%}{%- set l.format = r['file_format'] | string | lower -%}{%- endif -%}
+        {%- if l.name is not none -%}
+          {%- do names.update({(l.name | lower): {'rel': api.Relation.create(database=db, schema=sch, identifier=l.name, type=l.type), 'type': l.type, 'format': l.format}}) -%}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
     {%- do ods.listed.update({key: names}) -%}
   {%- endif -%}
-  {%- set rel = ods.listed[key].get(ident | lower) -%}
+  {%- set found = ods.listed[key].get(ident | lower) -%}
   {%- if kind == 'node' -%}
-    {%- do ods.nodes.update({uid: rel is not none}) -%}
-  {%- elif rel is none -%}
+    {%- do ods.nodes.update({uid: found is not none}) -%}
+  {%- elif found is none -%}
     {%- do ods.sources.update({uid: {'status': 'missing', 'why': 'relation ' ~ db ~ '.' ~ sch ~ '.' ~ ident ~ ' does not exist'}}) -%}
-  {%- elif ods_kinds and (rel.type | string) not in ods_kinds -%}
-    {%- do ods.sources.update({uid: {'status': 'skipped', 'why': 'a ' ~ (rel.type | string) ~ ', not ' ~ (ods_kinds | join(' or '))}}) -%}
   {%- else -%}
-    {%- set answer = {'status': 'ok', 'rows': {}, 'seconds': 0.0} -%}
-    {%- for st in ods_statements -%}
-      {%- set t0 = modules.datetime.datetime.now() -%}
-      {%- set res = run_query(st.sql | replace('{relation}', rel | string)) -%}
-      {%- set t1 = modules.datetime.datetime.now() -%}
-      {%- set row = {} -%}
-      {%- if res.rows | length > 0 -%}
-        {%- for col in res.column_names -%}
-          {%- set v = res.rows[0][loop.index0] -%}
-          {%- if v is not none -%}{%- do row.update({col: v | string}) -%}{%- endif -%}
-        {%- endfor -%}
+    {%- set m = namespace(branch=none, index=0, why='') -%}
+    {%- for b in ods_branches -%}
+      {%- if m.branch is none -%}
+        {%- if b.kinds and found.type not in b.kinds -%}
+          {%- if not m.why -%}{%- set m.why = 'a ' ~ found.type ~ ', not ' ~ (b.kinds | join(' or ')) -%}{%- endif -%}
+        {%- elif b.format and found.format != b.format -%}
+          {%- if not m.why -%}{%- set m.why = 'not a ' ~ b.format ~ ' table (' ~ ('its format is ' ~ found.format if found.format else 'its format could not be confirmed') ~ ')' -%}{%- endif -%}
+        {%- else -%}{%- set m.branch = b -%}{%- set m.index = loop.index0 -%}{%- endif -%}
       {%- endif -%}
-      {%- do answer.rows.update({st.name: row}) -%}
-      {%- do answer.update({'seconds': answer.seconds + (t1 - t0).total_seconds()}) -%}
     {%- endfor -%}
-    {%- do ods.sources.update({uid: answer}) -%}
+    {%- if m.branch is none -%}
+      {%- do ods.sources.update({uid: {'status': 'skipped', 'why': m.why}}) -%}
+    {%- else -%}
+      {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'row_sets': {}, 'seconds': 0.0} -%}
+      {%- for st in m.branch.statements -%}
+        {%- set t0 = modules.datetime.datetime.now() -%}
+        {%- set res = run_query(st.sql | replace('{relation}', found.rel | string)) -%}
+        {%- set t1 = modules.datetime.datetime.now() -%}
+        {%- set rows = [] -%}
+        {%- for r in res.rows[:st.max_rows] -%}
+          {%- set row = {} -%}
+          {%- for col in res.column_names -%}
+            {%- set v = r[loop.index0] -%}
+            {%- if v is not none -%}{%- do row.update({col: v | string}) -%}{%- endif -%}
+          {%- endfor -%}
+          {%- do rows.append(row) -%}
+        {%- endfor -%}
+        {%- do answer.row_sets.update({st.name: rows}) -%}
+        {%- do answer.update({'seconds': answer.seconds + (t1 - t0).total_seconds()}) -%}
+      {%- endfor -%}
+      {%- do ods.sources.update({uid: answer}) -%}
+    {%- endif -%}
   {%- endif -%}
-{%- endfor -%}
-select '{{ tojson({'sources': ods.sources, 'nodes': ods.nodes}) | replace("'", "''") }}' as ods_probe
+{%- endfor -%}{%- endif -%}
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
@@ -64,15 +105,21 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     text.replace(pos, from.size(), to);
 }
 
+nlohmann::json branch_json(const contracts::ProbeFilter& filter,
+                           const std::vector<contracts::ProbeStatement>& statements) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& st : statements) list.push_back({{"name", st.name}, {"sql", st.sql}, {"max_rows", st.max_rows}});
+  return {{"kinds", filter.kinds}, {"format", filter.format.value_or("")}, {"statements", list}};
+}
+
 }  // namespace
 
 std::string show_probe_program(const contracts::ProbeRequest& request) {
-  nlohmann::json statements = nlohmann::json::array();
-  for (const auto& st : request.statements) statements.push_back({{"name", st.name}, {"sql", st.sql}});
-  std::string program = kLookupMacroless;
-  // JSON literals are valid Jinja literals for strings, lists and dicts (true/false aside).
-  replace_all(program, "__KINDS__", nlohmann::json(request.filter.kinds).dump());
-  replace_all(program, "__STATEMENTS__", statements.dump());
+  nlohmann::json branches = nlohmann::json::array({branch_json(request.filter, request.statements)});
+  if (request.fallback) branches.push_back(branch_json(request.fallback->filter, request.fallback->statements));
+  std::string program = kProgram;
+  // JSON literals are valid Jinja literals for strings, numbers, lists and dicts (true/false aside).
+  replace_all(program, "__BRANCHES__", branches.dump());
   replace_all(program, "__SOURCES__", request.sources ? "True" : "False");
   replace_all(program, "__NODES__", request.nodes ? "True" : "False");
   return program;

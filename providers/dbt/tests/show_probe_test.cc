@@ -65,6 +65,51 @@ TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
   EXPECT_FALSE(report->relations_exist.at("model.p.gone"));
 }
 
+TEST(ShowProbe, TheProgramCarriesBothBranchesWithTheirRowLimitsAndNeverListsAMissingNodeSchema) {
+  contracts::ProbeRequest r = request();
+  r.filter.format = "delta";
+  r.statements = {{"history", "describe history {relation} limit 20", 20}};
+  r.fallback = contracts::ProbeFallback{{{"table"}, std::nullopt}, {{"content", "select count(*) from {relation}", 1}}};
+  std::string program = show_probe_program(r);
+  EXPECT_NE(program.find(R"("format":"delta")"), std::string::npos);
+  EXPECT_NE(program.find(R"("max_rows":20)"), std::string::npos);
+  EXPECT_NE(program.find("select count(*) from {relation}"), std::string::npos);
+  EXPECT_NE(program.find("adapter.check_schema_exists"), std::string::npos);
+  EXPECT_NE(program.find(".encode('utf-8').hex()"), std::string::npos);
+  EXPECT_LT(program.size(), 12000u);
+}
+
+TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
+  json answer = {
+      {"sources",
+       {{"source.p.raw.d",
+         {{"status", "ok"},
+          {"row_sets",
+           {{"history", {{{"version", "2"}, {"operationMetrics", R"({"numOutputRows": "1"})"}}, {{"version", "1"}}}}}},
+          {"seconds", 0.1}}},
+        {"source.p.raw.p", {{"status", "ok"}, {"fallback", true}, {"row_sets", {{"content", json::array()}}}}}}},
+      {"nodes", json::object()}};
+  std::string text = answer.dump(), hex;
+  const char* digits = "0123456789abcdef";
+  for (unsigned char c : text) {
+    hex.push_back(digits[c >> 4]);
+    hex.push_back(digits[c & 15]);
+  }
+  json preview = json::array({{{"ods_probe", hex}}});
+  std::string event =
+      json{{"info", {{"name", "ShowNode"}, {"level", "info"}}}, {"data", {{"preview", preview.dump()}}}}.dump();
+  auto report = parse_show_probe_answer({event});
+  ASSERT_TRUE(report) << report.error().message;
+  const auto& d = report->sources.at("source.p.raw.d");
+  ASSERT_EQ(d.row_sets.at("history").size(), 2u);
+  EXPECT_EQ(d.row_sets.at("history")[0].at("operationMetrics"), R"({"numOutputRows": "1"})");
+  EXPECT_EQ(d.rows.at("history").at("version"), "2");  // the first row, as in 0.1
+  EXPECT_FALSE(d.fallback);
+  const auto& p = report->sources.at("source.p.raw.p");
+  EXPECT_TRUE(p.fallback);
+  EXPECT_TRUE(p.rows.at("content").empty());
+}
+
 TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
   FakeDbt dbt;
   dbt.next.exit_code = 1;

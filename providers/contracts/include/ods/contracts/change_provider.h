@@ -1,6 +1,7 @@
 #pragma once
-// ChangeProvider contract (change_provider 0.1, ADR-0022 §1): the data version of each
+// ChangeProvider contract (change_provider 0.2, ADR-0022 §1): the data version of each
 // requested source, from the warehouse. Advertises the capability `relation_versions`.
+// 0.2 (additive): a version may come with more evidence (e.g. the commit time behind it).
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct SourceVersion {
   std::optional<planner::DataVersion> version;
   std::string why_unknown;
   double probe_seconds = 0;  // latency of its statements
+  // 0.2: what else the answer showed, kept on the source next to the version choice (e.g. the
+  // commit a table version names, with its time and operation)
+  std::vector<planner::Evidence> evidence;
 };
 
 class ChangeProvider {

@@ -1,8 +1,12 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.1, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.2, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
+// 0.2 (additive): a statement may ask for up to `max_rows` rows (ProbeAnswer::row_sets), and a
+// request may name a fallback: other statements for the relations its filter does not match.
+// Values are named strings; a structured value (a map, a list) comes back as JSON text.
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +28,14 @@ struct ProbeFilter {
 struct ProbeStatement {
   std::string name;  // names the answer, e.g. "content"
   std::string sql;
+  std::size_t max_rows = 1;  // 0.2: how many rows of its result to return, in the result's order
+};
+
+// 0.2: statements for the relations the request's filter does not match but this one does
+// (e.g. Delta history for Delta tables, a content fingerprint for the other tables).
+struct ProbeFallback {
+  ProbeFilter filter;
+  std::vector<ProbeStatement> statements;
 };
 
 struct ProbeRequest {
@@ -31,15 +43,21 @@ struct ProbeRequest {
   bool nodes = true;    // check that every model/seed/snapshot relation exists (no statements run)
   ProbeFilter filter;
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
+  std::optional<ProbeFallback> fallback;   // 0.2; a relation matching neither filter is skipped
 };
+
+using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
 
 // The answer for one relation.
 struct ProbeAnswer {
   enum class Status { ok, skipped, unknown, missing };
   Status status = Status::unknown;
-  std::string why;  // for skipped / unknown / missing
-  // statement name -> first row, column -> value as text (NULL: absent key)
-  std::map<std::string, std::map<std::string, std::string>> rows;
+  std::string why;        // for skipped / unknown / missing
+  bool fallback = false;  // 0.2: the fallback's statements ran (the relation didn't match the filter)
+  // statement name -> its first row (an empty row when the result had none)
+  std::map<std::string, ProbeRow> rows;
+  // 0.2: statement name -> up to max_rows rows, in the result's order
+  std::map<std::string, std::vector<ProbeRow>> row_sets;
   double seconds = 0;  // time the statements took, measured next to the warehouse
 };
 

@@ -1,0 +1,175 @@
+// DeltaVersions over a probe report: the request it makes, the version it names, and every
+// way a source ends up unknown (ADR-0022 §3, §4).
+#include "ods/delta/delta_versions.h"
+
+#include <gtest/gtest.h>
+
+namespace ods::delta {
+namespace {
+
+using contracts::ProbeAnswer;
+using contracts::ProbeRow;
+
+ProbeRow commit(const std::string& version, const std::string& operation, const std::string& metrics = "{}",
+                const std::string& parameters = "{}") {
+  return {{"version", version},
+          {"timestamp", "2026-12-01 10:0" + version + ":00.5"},
+          {"operation", operation},
+          {"operationMetrics", metrics},
+          {"operationParameters", parameters}};
+}
+
+ProbeAnswer delta_answer(std::vector<ProbeRow> history, const std::string& id = "11111111-aaaa") {
+  ProbeAnswer a;
+  a.status = ProbeAnswer::Status::ok;
+  a.seconds = 0.25;
+  a.rows["detail"] = {{"format", "delta"}, {"id", id}};
+  a.row_sets["detail"] = {a.rows["detail"]};
+  a.rows["history"] = history.empty() ? ProbeRow{} : history.front();
+  a.row_sets["history"] = std::move(history);
+  return a;
+}
+
+contracts::SourceVersion only(const contracts::ProbeAnswer& answer) {
+  contracts::ProbeReport report;
+  report.sources["source.p.raw.t"] = answer;
+  auto out = make_delta_versions()->versions(report, "2026-12-01T10:10:00Z");
+  EXPECT_EQ(out.size(), 1u);
+  return out.empty() ? contracts::SourceVersion{} : out.front();
+}
+
+// Stands in for the content provider the CLI gives DeltaVersions for the other tables.
+class FakeOther final : public contracts::ChangeProvider {
+ public:
+  std::string origin() const override { return "fake_content"; }
+  contracts::ProbeRequest request() const override {
+    contracts::ProbeRequest r;
+    r.filter.kinds = {"table"};
+    r.statements = {{"content", "select 1 from {relation}", 1}};
+    return r;
+  }
+  std::vector<contracts::SourceVersion> versions(const contracts::ProbeReport& report,
+                                                 const std::string& observed_at) const override {
+    std::vector<contracts::SourceVersion> out;
+    for (const auto& [id, a] : report.sources) {
+      contracts::SourceVersion v;
+      v.source_id = id;
+      v.version = planner::DataVersion{"content:" + a.rows.at("content").at("x"), planner::Exactness::exact,
+                                       "fake_content", observed_at};
+      out.push_back(v);
+    }
+    return out;
+  }
+};
+
+TEST(DeltaVersions, AsksForDetailAndTwentyCommitsOfDeltaTablesAndTheFallbackForOthers) {
+  auto alone = make_delta_versions()->request();
+  EXPECT_EQ(alone.filter.kinds, std::vector<std::string>{"table"});
+  EXPECT_EQ(alone.filter.format, "delta");
+  ASSERT_EQ(alone.statements.size(), 2u);
+  EXPECT_EQ(alone.statements[0].sql, "describe detail {relation}");
+  EXPECT_EQ(alone.statements[1].sql, "describe history {relation} limit 20");
+  EXPECT_EQ(alone.statements[1].max_rows, 20u);
+  EXPECT_FALSE(alone.fallback);
+  auto with_other = make_delta_versions(std::make_unique<FakeOther>())->request();
+  ASSERT_TRUE(with_other.fallback);
+  EXPECT_EQ(with_other.fallback->statements[0].name, "content");
+  EXPECT_EQ(make_delta_versions()->origin(), "delta_history");
+}
+
+TEST(DeltaVersions, TheVersionIsTheTableIdAndTheNewestDataChangeCommit) {
+  auto v = only(delta_answer(
+      {commit("3", "OPTIMIZE", R"({"numRemovedFiles": "4", "numAddedFiles": "1"})"), commit("2", "SET TBLPROPERTIES"),
+       commit("1", "WRITE", R"({"numOutputRows": "2"})", R"({"mode": "Append"})"), commit("0", "CREATE TABLE")}));
+  ASSERT_TRUE(v.version) << v.why_unknown;
+  EXPECT_EQ(v.version->value, "11111111-aaaa/1");
+  EXPECT_EQ(v.version->exactness, planner::Exactness::exact);
+  EXPECT_EQ(v.version->origin, "delta_history");
+  EXPECT_EQ(v.version->observed_at, "2026-12-01T10:10:00Z");
+  EXPECT_DOUBLE_EQ(v.probe_seconds, 0.25);
+  ASSERT_EQ(v.evidence.size(), 3u);
+  EXPECT_EQ(v.evidence[0].kind, "source_commit");
+  EXPECT_NE(v.evidence[0].value.find("version 1, WRITE at 2026-12-01 10:01:00.5"), std::string::npos)
+      << v.evidence[0].value;
+  EXPECT_EQ(v.evidence[1].kind, "source_commit_ignored");
+  EXPECT_NE(v.evidence[1].value.find("version 3 (OPTIMIZE"), std::string::npos) << v.evidence[1].value;
+}
+
+TEST(DeltaVersions, CommitsAreOrderedByVersionWhateverOrderTheyCameIn) {
+  auto v = only(delta_answer({commit("1", "WRITE", R"({"numOutputRows": "2"})"),
+                              commit("2", "WRITE", R"({"numOutputRows": "1"})"), commit("0", "CREATE TABLE")}));
+  ASSERT_TRUE(v.version);
+  EXPECT_EQ(v.version->value, "11111111-aaaa/2");
+}
+
+TEST(DeltaVersions, ANewTableIdIsANewVersionEvenAtTheSameVersionNumber) {
+  auto before = only(delta_answer({commit("1", "WRITE", R"({"numOutputRows": "2"})")}, "id-one"));
+  auto after = only(delta_answer({commit("1", "WRITE", R"({"numOutputRows": "2"})")}, "id-two"));
+  ASSERT_TRUE(before.version && after.version);
+  EXPECT_NE(*before.version, *after.version);
+}
+
+TEST(DeltaVersions, EveryUnreadableAnswerIsUnknownWithItsReason) {
+  ProbeAnswer view;
+  view.status = ProbeAnswer::Status::skipped;
+  view.why = "a view, not table";
+  EXPECT_EQ(only(view).why_unknown, "not a Delta table: a view, not table");
+
+  ProbeAnswer missing;
+  missing.status = ProbeAnswer::Status::missing;
+  missing.why = "relation raw.gone does not exist";
+  EXPECT_EQ(only(missing).why_unknown, "relation raw.gone does not exist");
+
+  auto parquet = delta_answer({commit("0", "WRITE", R"({"numOutputRows": "1"})")});
+  parquet.rows["detail"]["format"] = "parquet";
+  EXPECT_NE(only(parquet).why_unknown.find("format 'parquet'"), std::string::npos);
+
+  auto no_id = delta_answer({commit("0", "CREATE TABLE")}, "");
+  EXPECT_EQ(only(no_id).why_unknown, "DESCRIBE DETAIL gave no table id");
+
+  EXPECT_EQ(only(delta_answer({})).why_unknown, "DESCRIBE HISTORY gave no commits");
+
+  auto no_version = delta_answer({commit("1", "WRITE", R"({"numOutputRows": "1"})")});
+  no_version.row_sets["history"][0].erase("version");
+  EXPECT_NE(only(no_version).why_unknown.find("without a usable version"), std::string::npos);
+
+  auto only_maintenance = delta_answer({commit("5", "OPTIMIZE"), commit("4", "VACUUM END")});
+  auto v = only(only_maintenance);
+  EXPECT_FALSE(v.version);
+  EXPECT_NE(v.why_unknown.find("none of the newest 2 commits changes data"), std::string::npos) << v.why_unknown;
+
+  ProbeAnswer no_detail;
+  no_detail.status = ProbeAnswer::Status::ok;
+  EXPECT_EQ(only(no_detail).why_unknown, "DESCRIBE DETAIL gave no row");
+
+  auto fallback_without_reader = delta_answer({});
+  fallback_without_reader.fallback = true;
+  EXPECT_NE(only(fallback_without_reader).why_unknown.find("not a Delta table"), std::string::npos);
+}
+
+TEST(DeltaVersions, TheFallbackAnswersAreReadByTheOtherProviderAndAllComeBackInIdOrder) {
+  contracts::ProbeReport report;
+  report.sources["source.p.raw.b_delta"] = delta_answer({commit("7", "MERGE", R"({"numTargetRowsInserted": "1"})")});
+  ProbeAnswer parquet;
+  parquet.status = ProbeAnswer::Status::ok;
+  parquet.fallback = true;
+  parquet.rows["content"] = {{"x", "42"}};
+  report.sources["source.p.raw.a_parquet"] = parquet;
+  ProbeAnswer view;
+  view.status = ProbeAnswer::Status::skipped;
+  view.why = "a view, not table";
+  report.sources["source.p.raw.c_view"] = view;
+  auto out = make_delta_versions(std::make_unique<FakeOther>())->versions(report, "2026-12-01T10:10:00Z");
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].source_id, "source.p.raw.a_parquet");
+  ASSERT_TRUE(out[0].version);
+  EXPECT_EQ(out[0].version->origin, "fake_content");
+  EXPECT_EQ(out[1].source_id, "source.p.raw.b_delta");
+  ASSERT_TRUE(out[1].version);
+  EXPECT_EQ(out[1].version->value, "11111111-aaaa/7");
+  EXPECT_EQ(out[2].source_id, "source.p.raw.c_view");
+  EXPECT_FALSE(out[2].version);
+}
+
+}  // namespace
+}  // namespace ods::delta
