@@ -210,8 +210,15 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
     result = execute(job, pod_dir, standin::environment(job, volume_dirs));
   }
   {
-    std::lock_guard lock(mutex_);
-    if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) return result;  // nothing to write to
+    std::unique_lock lock(mutex_);
+    if (stopping_) return result;
+    if (deleted_uids_.contains(job["metadata"].value("uid", ""))) {  // the garbage collector takes its Pod
+      lock.unlock();
+      if (auto removed = client_.remove(res::kPods, pod_key); !removed) {
+        return std::unexpected("deleting the Pod " + pod_key.str() + " of a deleted Job: " + removed.error().message);
+      }
+      return result;
+    }
   }
   if (auto ended = write_status(result); !ended) return std::unexpected(ended.error());
   return result;
