@@ -1,6 +1,7 @@
 #include "git_credentials.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace ods::cli {

@@ -35,61 +35,43 @@ class SelectorTest : public ::testing::Test {
     orders.id = "source.shop.raw.orders";
     orders.name = "raw.orders";
     inputs_.sources = {orders};
-    const json manifest =
-                   {{"metadata", {{"dbt_version", "1.10.15"}}},
-                    {"nodes",
-                     {{"model.shop.stg_orders",
-                       {{"tags", {"staging", "daily"}},
-                        {"original_file_path", "models/staging/stg_orders.sql"},
-                        {"config", {{"materialized", "view"}, {"enabled", true}, {"meta", {{"owner", "sales"}}}}},
-                        {"raw_code", "select 1"}}},
-                      {"model.shop.stg_customers",
-                       {{"tags", {"staging"}},
-                        {"original_file_path", "models/staging/stg_customers.sql"},
-                        {"config",
-                         {{"materialized", "view"}, {"enabled", true}, {"grants", {{"select", {"analyst"}}}}}}}}},
-                     {"model.shop.fct_orders",
-                      {{"tags", json::array()},
-                       {"original_file_path", "models/marts/fct_orders.sql"},
-                       {"config", {{"materialized", "table"}, {"enabled", true}, {"tags", {"finance"}}}}}},
-                     {"model.shop.orders_daily",
-                      {{"tags", {"daily"}},
-                       {"original_file_path", "models/marts/orders_daily.sql"},
-                       {"config", {{"materialized", "incremental"}, {"enabled", false}}}}}}},
-    {
-      "sources", {
-        {
-          "source.shop.raw.orders", {
-            {"tags", {"raw"}}, {"original_file_path", "models/staging/_sources.yml"}, { "config", json::object() }
-          }
-        }
-      }
-    }
-  };
-  dir_ = fs::temp_directory_path() / ("ods-selector-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir_);
-  manifest_ = dir_ / "manifest.json";
-  std::ofstream(manifest_) << manifest.dump();
-} void TearDown() override {
-  fs::remove_all(dir_);
-}
+    const json manifest = json::parse(R"({
+      "metadata": {"dbt_version": "1.10.15"},
+      "nodes": {
+        "model.shop.stg_orders": {"tags": ["staging", "daily"], "original_file_path": "models/staging/stg_orders.sql",
+          "config": {"materialized": "view", "enabled": true, "meta": {"owner": "sales"}}, "raw_code": "select 1"},
+        "model.shop.stg_customers": {"tags": ["staging"], "original_file_path": "models/staging/stg_customers.sql",
+          "config": {"materialized": "view", "enabled": true, "grants": {"select": ["analyst"]}}},
+        "model.shop.fct_orders": {"tags": [], "original_file_path": "models/marts/fct_orders.sql",
+          "config": {"materialized": "table", "enabled": true, "tags": ["finance"]}},
+        "model.shop.orders_daily": {"tags": ["daily"], "original_file_path": "models/marts/orders_daily.sql",
+          "config": {"materialized": "incremental", "enabled": false}}},
+      "sources": {
+        "source.shop.raw.orders": {"tags": ["raw"], "original_file_path": "models/staging/_sources.yml", "config": {}}}
+    })");
+    dir_ = fs::temp_directory_path() / ("ods-selector-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    manifest_ = dir_ / "manifest.json";
+    std::ofstream(manifest_) << manifest.dump();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
 
-Ids select(const std::string& expression) {
-  auto selected = resolve_selection(inputs_, expression, manifest_);
-  EXPECT_TRUE(selected) << expression << ": " << selected.error().message;
-  return selected ? *selected : Ids{"(error)"};
-}
-std::string refusal(const std::string& expression, const fs::path& manifest) {
-  auto selected = resolve_selection(inputs_, expression, manifest);
-  EXPECT_FALSE(selected) << expression << " was accepted";
-  if (selected) return "";
-  EXPECT_EQ(selected.error().code, "usage");
-  return selected.error().message;
-}
-std::string refusal(const std::string& expression) { return refusal(expression, manifest_); }
+  Ids select(const std::string& expression) {
+    auto selected = resolve_selection(inputs_, expression, manifest_);
+    EXPECT_TRUE(selected) << expression << ": " << selected.error().message;
+    return selected ? *selected : Ids{"(error)"};
+  }
+  std::string refusal(const std::string& expression, const fs::path& manifest) {
+    auto selected = resolve_selection(inputs_, expression, manifest);
+    EXPECT_FALSE(selected) << expression << " was accepted";
+    if (selected) return "";
+    EXPECT_EQ(selected.error().code, "usage");
+    return selected.error().message;
+  }
+  std::string refusal(const std::string& expression) { return refusal(expression, manifest_); }
 
-planner::ProjectInputs inputs_;
-fs::path dir_, manifest_;
+  planner::ProjectInputs inputs_;
+  fs::path dir_, manifest_;
 };
 
 TEST_F(SelectorTest, NamesIdsSourcesAndGraphOperators) {
