@@ -98,7 +98,7 @@ Result<std::vector<std::string>> roots_of(const planner::ProjectInputs& inputs, 
     const NodeAttributes none;
     auto consider = [&](const std::string& id) -> Result<void> {
       const auto found = (*known)->find(id);
-      auto matched = attribute_matches(found == (*known)->end() ? none : found->second, body, word);
+      auto matched = attribute_matches(found == (*known)->end() ? none : found->second, body, word, flag);
       if (!matched) return std::unexpected(matched.error());
       if (*matched) roots.push_back(id);
       return {};

@@ -58,10 +58,11 @@ bool is_attribute_selector(const std::string& body) {
   return body.find(':') == std::string::npos && body.find('/') != std::string::npos;  // a bare path
 }
 
-Result<bool> attribute_matches(const NodeAttributes& attributes, const std::string& body, const std::string& word) {
+Result<bool> attribute_matches(const NodeAttributes& attributes, const std::string& body, const std::string& word,
+                               const std::string& flag) {
   if (body.find(':') == std::string::npos) return path_matches(attributes.path, body);  // a bare path
   const std::string value = value_of(body);
-  if (value.empty()) return fail("usage", "--select: '" + word + "' has no value after ':'");
+  if (value.empty()) return fail("usage", flag + ": '" + word + "' has no value after ':'");
   if (body.starts_with("tag:")) {
     return std::find(attributes.tags.begin(), attributes.tags.end(), value) != attributes.tags.end();
   }
@@ -69,7 +70,7 @@ Result<bool> attribute_matches(const NodeAttributes& attributes, const std::stri
   const std::string keys = body.substr(0, body.find(':'));  // config.<key>[.<key>…]
   if (keys == "config" || keys.ends_with(".")) {
     return fail("usage",
-                "--select: '" + word + "' needs a config key: config.<key>:<value>, e.g. config.materialized:table");
+                flag + ": '" + word + "' needs a config key: config.<key>:<value>, e.g. config.materialized:table");
   }
   const json* at = &attributes.config;
   std::size_t from = std::string("config.").size();

@@ -37,8 +37,8 @@ using ManifestAttributes = std::unordered_map<std::string, NodeAttributes>;
 bool is_attribute_selector(const std::string& body);
 
 // Whether `attributes` match `body` (tag:…, path:…, config.…:…, or a bare path). Error
-// ("usage") for a malformed one (an empty value, `config:` without a key), naming `word`.
+// ("usage") for a malformed one (an empty value, `config:` without a key), naming `flag` and `word`.
 [[nodiscard]] Result<bool> attribute_matches(const NodeAttributes& attributes, const std::string& body,
-                                             const std::string& word);
+                                             const std::string& word, const std::string& flag);
 
 }  // namespace ods::cli

@@ -26,13 +26,15 @@ Json run_created_at(const std::string& name, const std::string& created, const s
 
 class RunConcurrencyTest : public ::testing::Test {
  protected:
-  void use_policy(const std::string& policy) {
+  // The project with `policy`, run 1 and (unless `second` is false) the newer run 2.
+  void use_policy(const std::string& policy, bool second = true) {
     Json project = shop_project("");
     project["spec"]["policies"]["concurrency"] = policy;
     store(client_, res::kDbtProjects, project);
     store(client_, res::kDbtRuns, run_created_at("shop-run-1", "2026-03-01T12:00:00Z"));
-    store(client_, res::kDbtRuns, run_created_at("shop-run-2", "2026-03-01T12:00:05Z"));
+    if (second) create_second_run();
   }
+  void create_second_run() { store(client_, res::kDbtRuns, run_created_at("shop-run-2", "2026-03-01T12:00:05Z")); }
   Result<ReconcileResult> reconcile(const std::string& name) { return reconciler_.reconcile({"ns", name}); }
   Json status(const std::string& name) { return client_.get(res::kDbtRuns, {"ns", name})->value("status", Json()); }
   bool has_job(const std::string& name) {
@@ -93,9 +95,10 @@ TEST_F(RunConcurrencyTest, UnderForbidTheNewerRunWaitsForTheOlderRunAndItsJob) {
 }
 
 TEST_F(RunConcurrencyTest, UnderReplaceTheNewestRunFailsTheOlderAndStartsWhenItsJobIsGone) {
-  use_policy("Replace");
+  use_policy("Replace", false);
   ASSERT_TRUE(reconcile("shop-run-1"));
   ASSERT_TRUE(has_job("shop-run-1"));
+  create_second_run();  // while run 1 runs
   auto replacing = reconcile("shop-run-2");
   ASSERT_TRUE(replacing) << replacing.error().message;
   EXPECT_EQ(status("shop-run-1")["phase"], "Failed");
