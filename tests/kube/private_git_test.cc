@@ -39,6 +39,10 @@ class KubePrivateGitTest : public KubeClientTest {
                                   .files = {{"analytics/dbt_project.yml", "name: shop\nprofile: shop\n"}},
                                   .basic_credential = std::string("ods:") + kPassword});
     ASSERT_TRUE(started) << started.error();
+    // The pod's /tmp is a volume (the stand-in maps paths under it into the pod's folder), so
+    // the certificate the pod trusts lives outside /tmp, in the build tree.
+    ca_file_ = std::filesystem::path(ODS_BIN_DIR).parent_path() / ("private-git-ca-" + namespace_ + ".pem");
+    std::filesystem::copy_file(server_.certificate(), ca_file_, std::filesystem::copy_options::overwrite_existing);
     const Json profile = {{"apiVersion", "v1"},
                           {"kind", "Secret"},
                           {"metadata", {{"name", "shop-profile"}}},
@@ -64,7 +68,7 @@ class KubePrivateGitTest : public KubeClientTest {
                             // pod ends right after the checkout (no callback server in this test).
                             {"runnerPodTemplate",
                              {{"env",
-                               {{{"name", "GIT_SSL_CAINFO"}, {"value", server_.certificate().string()}},
+                               {{{"name", "GIT_SSL_CAINFO"}, {"value", ca_file_.string()}},
                                 {{"name", "ODS_DBT"}, {"value", "/bin/false"}},
                                 {{"name", "ODS_CALLBACK_RETRY_SECONDS"}, {"value", "0"}}}}}}}}};
     ASSERT_TRUE(client().create(res::kDbtProjects, namespace_, project));
@@ -116,8 +120,10 @@ class KubePrivateGitTest : public KubeClientTest {
     return read_file(dir_ / "pods" / (run_name + "-standin") / "log");
   }
 
+  void TearDown() override { std::filesystem::remove(ca_file_); }
+
   std::string namespace_;
-  std::filesystem::path dir_;
+  std::filesystem::path dir_, ca_file_;
   GitHttpsServer server_;
 };
 

@@ -130,7 +130,9 @@ class KubeRunConcurrencyTest : public KubeClientTest {
     second.join();
     watcher.join();
     standin.stop();
-    EXPECT_TRUE(done) << "the runs did not end as expected: " << run("run-a").dump() << "\n" << run("run-b").dump();
+    EXPECT_TRUE(done) << "the runs did not end as expected: " << run("run-a").dump() << "\n"
+                      << run("run-b").dump() << "\n"
+                      << plane().kubectl({"-n", namespace_, "get", "pods,jobs", "-o", "wide"}).output;
     EXPECT_TRUE(standin.problems().empty()) << standin.problems().front();
   }
 
@@ -189,7 +191,7 @@ TEST_F(KubeRunConcurrencyTest, UnderAllowTwoManualRunsRunSideBySide) {
   // Each pod waits (up to a minute) until both have started, else exits 42.
   const std::string d = dir_.string();
   create_project("Allow", "touch '" + d +
-                              "/started-${ODS_RUN##*/}'\ni=0\n"
+                              "/started-'\"${ODS_RUN##*/}\"\ni=0\n"
                               "while [ ! -e '" +
                               d + "/started-run-a' ] || [ ! -e '" + d +
                               "/started-run-b' ]; do\n"

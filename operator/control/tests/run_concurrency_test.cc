@@ -71,8 +71,7 @@ TEST_F(RunConcurrencyTest, UnderForbidTheNewerRunWaitsForTheOlderRunAndItsJob) {
   EXPECT_FALSE(has_job("shop-run-2"));
   EXPECT_EQ(status("shop-run-2")["phase"], "Pending");
   EXPECT_EQ(status("shop-run-2")["reason"], "WaitingForRun");
-  EXPECT_NE(status("shop-run-2")["message"].get<std::string>().find("waiting for DbtRun shop-run-1"),
-            std::string::npos)
+  EXPECT_NE(status("shop-run-2")["message"].get<std::string>().find("waiting for DbtRun shop-run-1"), std::string::npos)
       << status("shop-run-2").dump();
   ASSERT_TRUE(reconcile("shop-run-1"));
   EXPECT_TRUE(has_job("shop-run-1"));
