@@ -107,6 +107,13 @@ class KubeRunConcurrencyTest : public KubeClientTest {
         const Json items = (*listed)["items"];
         for (std::size_t i = 0; i < items.size(); ++i) {
           const std::string name = items[(i + offset) % items.size()]["metadata"]["name"];
+          std::mutex* key_lock = nullptr;  // as the controller: one key never twice at once
+          {
+            std::lock_guard lock(seen_mutex_);
+            key_lock = &key_locks_[name];
+          }
+          std::unique_lock busy(*key_lock, std::try_to_lock);
+          if (!busy.owns_lock()) continue;
           auto reconciled = reconciler.reconcile({namespace_, name});
           EXPECT_TRUE(reconciled) << reconciled.error().message;
           const Json now = run(name);
@@ -139,6 +146,7 @@ class KubeRunConcurrencyTest : public KubeClientTest {
   std::string namespace_;
   std::filesystem::path dir_;
   std::mutex seen_mutex_;
+  std::map<std::string, std::mutex> key_locks_;
   std::map<std::string, std::set<std::string>> reasons_seen_;
   std::atomic<int> max_live_jobs_{0}, max_live_pods_{0};
 };
