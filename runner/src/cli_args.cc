@@ -29,8 +29,9 @@ Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const std::v
       return fail("usage", "option " + name + " takes no value");
     }
     if (spec->takes_value && value.empty()) return fail("usage", "option " + name + " needs a non-empty value");
-    if (out.flags.contains(name) && name != "--select") return fail("usage", "option " + name + " given twice");
-    if (name == "--select" && out.flags.contains(name)) value = out.flags[name] + " " + value;
+    const bool unions = name == "--select" || name == "--exclude";  // repeated: the union, as dbt reads it
+    if (out.flags.contains(name) && !unions) return fail("usage", "option " + name + " given twice");
+    if (unions && out.flags.contains(name)) value = out.flags[name] + " " + value;
     out.flags[name] = value;
   }
   return out;

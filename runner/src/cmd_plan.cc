@@ -53,7 +53,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   planner::PlanOptions options;
   options.now = ctx.env.now();
   if (args.has("--select")) {
-    auto selected = resolve_selection(project->inputs, args.get("--select"));
+    auto selected = resolve_selection(project->inputs, args.get("--select"), ctx.target_dir / "manifest.json");
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }

@@ -22,37 +22,6 @@ namespace ods::cli {
 
 namespace {
 
-// The nodes (and the nodes and sources whose checks) a pod's --select and --exclude leave: the
-// selection (everything when empty) minus what the exclusion names, as dbt reads the two.
-Result<std::pair<std::vector<std::string>, std::vector<std::string>>> pod_selection(
-    const planner::ProjectInputs& project, const std::string& select, const std::string& exclude) {
-  std::vector<std::string> nodes, checks;
-  if (!select.empty()) {
-    auto selected = resolve_selection(project, select);
-    if (!selected) return std::unexpected(selected.error());
-    auto checked = resolve_check_selection(project, select);
-    if (!checked) return std::unexpected(checked.error());
-    nodes = std::move(*selected);
-    checks = std::move(*checked);
-  } else {
-    for (const auto& node : project.nodes) nodes.push_back(node.id);
-    checks = nodes;
-    for (const auto& source : project.sources) checks.push_back(source.id);
-    std::sort(checks.begin(), checks.end());
-  }
-  if (!exclude.empty()) {
-    auto excluded = resolve_selection(project, exclude);
-    if (!excluded) return std::unexpected(excluded.error());
-    auto excluded_checks = resolve_check_selection(project, exclude);
-    if (!excluded_checks) return std::unexpected(excluded_checks.error());
-    const std::set<std::string> drop(excluded->begin(), excluded->end());
-    const std::set<std::string> drop_checks(excluded_checks->begin(), excluded_checks->end());
-    std::erase_if(nodes, [&](const std::string& id) { return drop.contains(id); });
-    std::erase_if(checks, [&](const std::string& id) { return drop_checks.contains(id); });
-  }
-  return std::pair{std::move(nodes), std::move(checks)};
-}
-
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -163,10 +132,11 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   if (args.has("--select") || args.has("--exclude")) {
-    auto selection = pod_selection(project->inputs, args.get("--select"), args.get("--exclude"));
+    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                            ctx.target_dir / "manifest.json");
     if (!selection) return report(ctx, selection.error());
-    inputs.selected = std::move(selection->first);
-    inputs.check_selected = std::move(selection->second);
+    inputs.selected = std::move(selection->nodes);
+    inputs.check_selected = std::move(selection->checks);
   }
   t = Clock::now();
   GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());

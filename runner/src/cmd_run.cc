@@ -24,14 +24,12 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // `source:<name>` for each source whose checks this build runs too (ADR-0013 #232: dbt build
 // runs sources' tests; ODS builds no source): those within the selection not yet passed on
 // the data they have now.
-Result<std::vector<std::string>> source_checks_to_run(const ParsedArgs& args, const planner::ProjectInputs& inputs,
-                                                      const planner::StateSnapshot* previous) {
+// `checks_selected`: the node and source ids --select / --exclude leave (nullopt: all).
+std::vector<std::string> source_checks_to_run(const std::optional<std::vector<std::string>>& checks_selected,
+                                              const planner::ProjectInputs& inputs,
+                                              const planner::StateSnapshot* previous) {
   planner::CheckOptions options;
-  if (args.has("--select")) {
-    auto selected = resolve_check_selection(inputs, args.get("--select"));
-    if (!selected) return std::unexpected(selected.error());
-    options.selected = *selected;
-  }
+  options.selected = checks_selected;
   std::vector<std::string> out;
   for (const auto& e : planner::plan_checks(inputs, previous, options).entries)
     if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
@@ -54,10 +52,13 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   if (!project) return report(ctx, project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
-  if (args.has("--select")) {
-    auto selected = resolve_selection(project->inputs, args.get("--select"));
-    if (!selected) return report(ctx, selected.error());
-    options.selected = *selected;
+  std::optional<std::vector<std::string>> checks_selected;
+  if (args.has("--select") || args.has("--exclude")) {
+    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                            ctx.target_dir / "manifest.json");
+    if (!selection) return report(ctx, selection.error());
+    options.selected = std::move(selection->nodes);
+    checks_selected = std::move(selection->checks);
   }
 
   t = Clock::now();
@@ -81,8 +82,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
   if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
-  auto source_checks = source_checks_to_run(args, project->inputs, head ? &head->snapshot : nullptr);
-  if (!source_checks) return report(ctx, source_checks.error());
+  const auto source_checks = source_checks_to_run(checks_selected, project->inputs, head ? &head->snapshot : nullptr);
   RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};
   for (const auto& source : project->inputs.sources)
     if (source.version) run_ctx.source_versions[source.id] = *source.version;
@@ -92,11 +92,11 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   }
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
-                (source_checks->empty() ? "" : "; testing " + std::to_string(source_checks->size()) + " sources"));
+                (source_checks.empty() ? "" : "; testing " + std::to_string(source_checks.size()) + " sources"));
   std::vector<std::string> build{"build", "--select"};
   for (const auto& e : run_ctx.plan.entries)
     if (e.action == planner::Action::build) build.push_back(e.name);
-  build.insert(build.end(), source_checks->begin(), source_checks->end());
+  build.insert(build.end(), source_checks.begin(), source_checks.end());
   build.insert(build.end(), target_path.begin(), target_path.end());
   t = Clock::now();
   auto built = session->run_with_progress(build, "dbt build");

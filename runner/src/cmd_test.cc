@@ -52,10 +52,11 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   planner::CheckOptions options;
-  if (args.has("--select")) {
-    auto selected = resolve_check_selection(project->inputs, args.get("--select"));
-    if (!selected) return report(ctx, selected.error());
-    options.selected = *selected;
+  if (args.has("--select") || args.has("--exclude")) {
+    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                            ctx.target_dir / "manifest.json");
+    if (!selection) return report(ctx, selection.error());
+    options.selected = std::move(selection->checks);
   }
 
   // Checks vouch for recorded builds: without state there is nothing to test against.

@@ -75,7 +75,8 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
   if (const std::string url = env.getenv("ODS_GIT_URL");
       !url.empty() && parsed->has("--project-dir") && !std::filesystem::exists(parsed->get("--project-dir"))) {
     const GitSource source{url, env.getenv("ODS_GIT_REVISION").empty() ? "main" : env.getenv("ODS_GIT_REVISION"),
-                           checkout_of(parsed->get("--project-dir"), env.getenv("ODS_GIT_PATH"))};
+                           checkout_of(parsed->get("--project-dir"), env.getenv("ODS_GIT_PATH")),
+                           env.getenv("ODS_GIT_CREDENTIALS_DIR")};
     if (auto checked_out = checkout_git_source(source, out); !checked_out) {
       err << "ods pod: " << checked_out.error().message << "\n";
       return kExitFailed;
@@ -106,11 +107,13 @@ bool takes_markdown(const std::vector<FlagSpec>& flags) {
 const std::vector<Command>& state_commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "say, for every node, whether it can be reused or must be built, and why",
-       with_summary_flags(
-           {{"--select", true, "dbt-style selection: names, unique ids, source:<name>, with + operators"}}),
+       with_summary_flags({{"--select", true,
+                            "dbt-style selection: names, unique ids, source:<name>, tag:<tag>, path:<path>, "
+                            "config.<key>:<value>, with + operators"}}),
        cmd_plan},
       {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
        with_summary_flags({{"--select", true, "dbt-style selection (see plan)"},
+                           {"--exclude", true, "nodes to leave out of the selection, same syntax"},
                            {"--dry-run", false, "plan and print; build and record nothing, write no state"},
                            {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
                            {"--profiles-dir", true, "passed to dbt"}}),
@@ -118,6 +121,7 @@ const std::vector<Command>& state_commands() {
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(
            {{"--select", true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
+            {"--exclude", true, "nodes and sources whose checks to leave out, same syntax"},
             {"--dry-run", false, "decide and print; run and record nothing"},
             {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
             {"--profiles-dir", true, "passed to dbt"}}),

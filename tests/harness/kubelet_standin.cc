@@ -210,8 +210,21 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
     result = execute(job, pod_dir, standin::environment(job, volume_dirs));
   }
   {
-    std::lock_guard lock(mutex_);
-    if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) return result;  // nothing to write to
+    std::unique_lock lock(mutex_);
+    if (stopping_) return result;
+    if (deleted_uids_.contains(job["metadata"].value("uid", ""))) {
+      // As the kubelet (1.27+) does: the killed Pod gets a terminal phase, then the garbage
+      // collector's deletion goes through (without a kubelet it would stay Terminating).
+      lock.unlock();
+      auto ended =
+          client_.merge_patch(res::kPods, pod_key, {{"status", standin::pod_status(job, result, started, now_text())}},
+                              ods::kube::Subresource::status);
+      if (!ended) return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + ended.error().message);
+      if (auto removed = client_.remove(res::kPods, pod_key); !removed) {
+        return std::unexpected("deleting the Pod " + pod_key.str() + " of a deleted Job: " + removed.error().message);
+      }
+      return result;
+    }
   }
   if (auto ended = write_status(result); !ended) return std::unexpected(ended.error());
   return result;

@@ -20,9 +20,10 @@
 //   FailureTarget + Failed with reason BackoffLimitExceeded (failed 1) for another exit code;
 //   activeDeadlineSeconds kills the process group and fails the Job with DeadlineExceeded.
 //
-// A deleted Job's process is killed and nothing more is written for it (as the garbage collector
-// and the kubelet would do). A Job is run once (by uid), also across relists. stop() (and the destructor) kill what
-// still runs and wait for it. The processes die with the test process (PR_SET_PDEATHSIG).
+// A deleted Job's process is killed, its Pod gets a terminal phase and is deleted (it stays
+// Terminating: no kubelet confirms the deletion), nothing more is written for the Job (as the
+// garbage collector and the kubelet would do). A Job is run once (by uid), also across relists. stop() (and the
+// destructor) kill what still runs and wait for it. The processes die with the test process (PR_SET_PDEATHSIG).
 #include <atomic>
 #include <chrono>
 #include <expected>

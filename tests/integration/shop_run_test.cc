@@ -154,6 +154,35 @@ TEST_P(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
   EXPECT_EQ(decision(entry(plan, "country_codes")), "reuse:unchanged");
 }
 
+TEST_P(ShopRun, ExcludeLeavesNodesOutOfThePlanTheBuildAndTheRecord) {
+  ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
+  const std::size_t recorded_before = snapshots(*project_, *warehouse_).size();
+  std::vector<std::string> bad{
+      "state", "run", "--profiles-dir", project_->dir().string(), "--exclude", "resource_type:model"};
+  for (const auto& arg : warehouse_->target_args()) bad.push_back(arg);
+  ProcessResult refused = project_->ods(bad);
+  EXPECT_EQ(refused.exit_code, 2) << refused.errors;
+  EXPECT_NE(refused.errors.find("--exclude: selector 'resource_type:model' is not supported"), std::string::npos)
+      << refused.errors;
+  EXPECT_EQ(snapshots(*project_, *warehouse_).size(), recorded_before) << "a refused selection recorded something";
+
+  auto [code, doc] = run_ods({"--exclude", "path:models/marts", "--exclude", "stg_payments"});
+  ASSERT_EQ(code, 0) << doc.dump(2);
+  for (const auto& e : doc.at("plan").at("entries")) {
+    const std::string name = e.at("name");
+    EXPECT_TRUE(name != "fct_orders" && name != "orders_daily" && name != "dim_customers" && name != "stg_payments")
+        << name << " was excluded but planned";
+  }
+  EXPECT_EQ(decision(entry(doc.at("plan"), "stg_orders")), "build:new_upstream_data");
+  EXPECT_EQ(decision(entry(doc.at("plan"), "stg_customers")), "reuse:unchanged");
+  // Excluded nodes were neither built nor recorded: the next full run builds them.
+  auto [next_code, next] = run_ods();
+  ASSERT_EQ(next_code, 0) << next.dump(2);
+  EXPECT_EQ(decision(entry(next.at("plan"), "orders_daily")), "build:new_upstream_data");
+  EXPECT_EQ(decision(entry(next.at("plan"), "stg_payments")), "build:new_upstream_data");
+  EXPECT_EQ(decision(entry(next.at("plan"), "stg_orders")), "reuse:unchanged");
+}
+
 TEST_P(ShopRun, ARowUpdatedWithoutLoadedAtIsDetectedByContent) {
   ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--update-customers", "1"}));
   auto [code, doc] = run_ods();

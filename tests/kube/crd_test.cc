@@ -174,6 +174,13 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
        "spec.source must set exactly one of git"},
       {"git URL of another scheme", project, [](json& r) { r["spec"]["source"]["git"]["url"] = "ftp://acme/x.git"; },
        "spec.source.git.url must be an https://, ssh:// or git@host:path"},
+      {"git Secret name with capitals", project,
+       [](json& r) {
+         r["spec"]["source"]["git"]["secretRef"] = {{"name", "Shop_Git"}};
+       },
+       "spec.source.git.secretRef.name must be a Secret name"},
+      {"unknown concurrency policy", project, [](json& r) { r["spec"]["policies"]["concurrency"] = "Queue"; },
+       "Unsupported value: \"Queue\""},
       {"git path out of the repository", project, [](json& r) { r["spec"]["source"]["git"]["path"] = "../other"; },
        "spec.source.git.path must be a relative directory"},
       {"relative image path", project,
@@ -269,6 +276,37 @@ TEST_F(KubeCrdTest, AServiceAccountReadsDbtProjectsOnlyOnceARoleAllowsIt) {
   EXPECT_EQ(allowed.exit_code, 0) << describe(allowed);
   ProcessResult still_refused = plane_->kubectl_as(*account, {"get", "dbtruns", "-n", "default"});
   EXPECT_NE(still_refused.exit_code, 0) << "the role grants dbtprojects only";
+}
+
+TEST_F(KubeCrdTest, DescribeShowsThePlanSummaryAndTheCountsPerReason) {
+  json run = example("shop-dbtrun.yaml");
+  run["metadata"]["name"] = "described-run";
+  ProcessResult created = kubectl_with({"create"}, run);
+  ASSERT_EQ(created.exit_code, 0) << describe(created);
+  const json status = {{"status",
+                        {{"phase", "Building"},
+                         {"plan",
+                          {{"total", 12},
+                           {"built", 3},
+                           {"reused", 9},
+                           {"reusePercent", 75},
+                           {"buildReasons", {{"new_upstream_data", 2}, {"reads_run_context", 1}}},
+                           {"reuseReasons", {{"unchanged", 9}}}}}}}};
+  ProcessResult patched =
+      kubectl({"patch", "dbtrun", "described-run", "--subresource=status", "--type=merge", "-p", status.dump()});
+  ASSERT_EQ(patched.exit_code, 0) << describe(patched);
+  // Kept by the structural schema (an unknown field would be pruned), shown by describe.
+  ProcessResult stored = kubectl({"get", "dbtrun", "described-run", "-o", "jsonpath={.status.plan}"});
+  ASSERT_EQ(stored.exit_code, 0) << describe(stored);
+  EXPECT_EQ(json::parse(stored.output), status["status"]["plan"]);
+  ProcessResult described = kubectl({"describe", "dbtrun", "described-run"});
+  ASSERT_EQ(described.exit_code, 0) << describe(described);
+  // kubectl aligns the values of one level and capitalises the first letter of a key.
+  const std::string expected =
+      "Status:\n  Phase:  Building\n  Plan:\n    Build Reasons:\n      new_upstream_data:  2\n"
+      "      reads_run_context:  1\n    Built:                3\n    Reuse Percent:        75\n"
+      "    Reuse Reasons:\n      Unchanged:  9\n    Reused:       9\n    Total:        12\n";
+  EXPECT_NE(described.output.find(expected), std::string::npos) << described.output;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -61,8 +62,9 @@ class HelmChartTest : public ::testing::Test {
         return;
       }
     }
-    ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
-                                   "--include-crds", "--set", "grafanaDashboard.enabled=true"});
+    ProcessResult rendered =
+        helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--include-crds", "--set",
+              "grafanaDashboard.enabled=true", "--set", "networkPolicy.enabled=true"});
     if (rendered.exit_code != 0) {
       start_error_ = "helm template: " + describe(rendered);
       return;
@@ -125,7 +127,8 @@ TEST_F(HelmChartTest, TheRenderedManifestsApplyToTheApiServer) {
         "clusterrolebinding.rbac.authorization.k8s.io/ods serverside-applied",
         "role.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
         "rolebinding.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
-        "service/ods serverside-applied", "deployment.apps/ods serverside-applied"})
+        "service/ods serverside-applied", "deployment.apps/ods serverside-applied",
+        "networkpolicy.networking.k8s.io/ods serverside-applied"})
     EXPECT_NE(applied_.output.find(object), std::string::npos) << object << " in:\n" << applied_.output;
 
   ProcessResult dashboard = kubectl({"get", "configmap", "ods-dashboard", "-n", kNamespace, "-o", "json"});
@@ -311,6 +314,60 @@ TEST_F(HelmChartTest, RequestsWithTheOperatorsTokenSucceedOrAreForbiddenAsTheRul
   ProcessResult crd = as_operator({"delete", "crd", "dbtruns.ods.dev"});
   EXPECT_NE(crd.exit_code, 0) << "the operator could delete a CRD";
   EXPECT_NE(crd.errors.find("forbidden"), std::string::npos) << crd.errors;
+}
+
+TEST_F(HelmChartTest, TheNetworkPolicyLetsOnlyRunnerPodsReachTheCallbackPort) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  ProcessResult got = kubectl({"get", "networkpolicy", "ods", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(got.exit_code, 0) << describe(got);
+  const json spec = json::parse(got.output)["spec"];
+  // It selects the operator's pods (the Deployment's pod labels) and restricts only ingress.
+  ProcessResult deployment = kubectl({"get", "deployment", "ods", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(deployment.exit_code, 0) << describe(deployment);
+  const json pod = json::parse(deployment.output)["spec"]["template"];
+  for (const auto& [label, value] : spec["podSelector"]["matchLabels"].items()) {
+    EXPECT_EQ(pod["metadata"]["labels"].value(label, ""), value) << label;
+  }
+  EXPECT_EQ(spec["policyTypes"], json::array({"Ingress"}));
+  std::set<std::string> container_ports;
+  for (const json& port : pod["spec"]["containers"][0]["ports"]) container_ports.insert(port["name"]);
+  ASSERT_EQ(spec["ingress"].size(), 2u) << spec.dump(2);
+  // The callback port: only from pods the operator labelled as runner pods, in any namespace.
+  const json callback = spec["ingress"][0];
+  EXPECT_EQ(callback["ports"], json::parse(R"([{"port": "callback", "protocol": "TCP"}])"));
+  EXPECT_TRUE(container_ports.contains("callback"));
+  ASSERT_EQ(callback["from"].size(), 1u);
+  EXPECT_EQ(callback["from"][0]["namespaceSelector"], json::object());
+  EXPECT_EQ(callback["from"][0]["podSelector"]["matchLabels"],
+            json::parse(R"({"app.kubernetes.io/managed-by": "ods-operator"})"));
+  EXPECT_EQ(callback["from"][0]["podSelector"]["matchExpressions"],
+            json::parse(R"([{"key": "ods.dev/run", "operator": "Exists"}])"));
+  // The metrics port: from anywhere unless metricsFrom says otherwise.
+  EXPECT_EQ(spec["ingress"][1]["ports"][0]["port"], "metrics");
+  EXPECT_TRUE(container_ports.contains("metrics"));
+  EXPECT_FALSE(spec["ingress"][1].contains("from"));
+
+  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_EQ(plain.output.find("kind: NetworkPolicy"), std::string::npos) << "the NetworkPolicy is off by default";
+  const fs::path values = plane_->dir() / "network-values.yaml";
+  std::ofstream(values)
+      << "networkPolicy:\n  enabled: true\n  runnerNamespaceSelector:\n    matchLabels: {team: data}\n"
+         "  metricsFrom:\n    - namespaceSelector:\n        matchLabels: {name: monitoring}\n";
+  ProcessResult narrowed = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                                 "templates/networkpolicy.yaml", "-f", values.string()});
+  ASSERT_EQ(narrowed.exit_code, 0) << describe(narrowed);
+  const fs::path narrowed_file = plane_->dir() / "network-policy.yaml";
+  std::ofstream(narrowed_file) << narrowed.output;
+  ProcessResult dry_run = kubectl({"apply", "--server-side", "--dry-run=server", "-f", narrowed_file.string()});
+  EXPECT_EQ(dry_run.exit_code, 0) << describe(dry_run);
+  EXPECT_NE(narrowed.output.find("matchLabels:\n              team: data"), std::string::npos) << narrowed.output;
+  EXPECT_NE(narrowed.output.find(
+                "from:\n        - namespaceSelector:\n            matchLabels:\n              name: monitoring"),
+            std::string::npos)
+      << narrowed.output;
+  ProcessResult refused = helm({"template", kRelease, chart_dir().string(), "--set", "networkPolicy.allowAll=true"});
+  EXPECT_NE(refused.exit_code, 0) << "an unknown networkPolicy value was accepted";
 }
 
 }  // namespace

@@ -14,6 +14,11 @@ Json status_summary(callback::RunPhase phase, const callback::RunSummary& s) {
     out["plan"] = {
         {"total", s.planned_build + s.planned_reuse}, {"built", s.planned_build}, {"reused", s.planned_reuse}};
   }
+  // Per reason code, for `kubectl describe dbtrun` (status.plan.buildReasons / reuseReasons).
+  if (out.contains("plan")) {
+    if (!s.build_reasons.empty()) out["plan"]["buildReasons"] = s.build_reasons;
+    if (!s.reuse_reasons.empty()) out["plan"]["reuseReasons"] = s.reuse_reasons;
+  }
   if (!s.probe_seconds.empty() || s.unknown_data_versions > 0) {
     double total = 0;
     for (const auto& [source, seconds] : s.probe_seconds) total += seconds;

@@ -64,7 +64,13 @@ TEST_F(RunPhaseWriterTest, BuildingWritesThePlanAndCountsItOnce) {
   ASSERT_EQ(status_.written.size(), 2u);
   EXPECT_EQ(status_.written[0].key, (kube::ObjectKey{"analytics", "shop-1"}));
   EXPECT_EQ(status_.written[0].phase, "Building");
-  EXPECT_EQ(status_.written[0].summary["plan"], (Json{{"total", 12}, {"built", 3}, {"reused", 9}}));
+  // The per-reason counts go to the status too (kubectl describe dbtrun shows them).
+  EXPECT_EQ(status_.written[0].summary["plan"],
+            (Json{{"total", 12},
+                  {"built", 3},
+                  {"reused", 9},
+                  {"buildReasons", {{"new_upstream_data", 2}, {"reads_run_context", 1}}},
+                  {"reuseReasons", {{"unchanged", 9}}}}));
   EXPECT_EQ(status_.written[0].summary["probe"]["sources"], 2);
   EXPECT_EQ(status_.written[0].summary["probe"]["unknown"], 1);
   const std::string text = metrics_.scrape_text();
@@ -87,7 +93,9 @@ TEST_F(RunPhaseWriterTest, TheOutcomeWritesTheRecordedCountsAndTheRun) {
   writer_.on_phase(callback::RunPhase::succeeded, s);
   ASSERT_EQ(status_.written.size(), 1u);
   EXPECT_EQ(status_.written[0].phase, "Succeeded");
-  EXPECT_EQ(status_.written[0].summary["plan"], (Json{{"total", 12}, {"built", 3}, {"reused", 9}}));
+  EXPECT_EQ(status_.written[0].summary["plan"]["total"], 12);
+  EXPECT_EQ(status_.written[0].summary["plan"]["built"], 3);
+  EXPECT_EQ(status_.written[0].summary["plan"]["reused"], 9);
   EXPECT_EQ(sample(metrics_.scrape_text(), "ods_runs_total{outcome=\"succeeded\",project=\"analytics/shop\"}"), 1);
 
   s.run_uid = "uid-2";

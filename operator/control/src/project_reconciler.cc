@@ -121,10 +121,11 @@ class ProjectPass {
   }
 
   Result<void> start_scheduled_run(TimePoint tick) {
-    if (!runs_.active.empty()) {
+    const std::string policy = string_at(project_, "/spec/policies/concurrency", "Forbid");
+    if (!runs_.active.empty() && policy != "Allow") {
       const Json& active = runs_.active.front();
       const std::string active_name = string_at(active, "/metadata/name");
-      if (string_at(project_, "/spec/policies/concurrency", "Forbid") != "Replace") {
+      if (policy != "Replace") {
         events_.record(project_, EventType::normal, "RunSkipped",
                        "the run due at " + format_time(tick) + " was skipped: run " + active_name +
                            " is still active (policies.concurrency Forbid)");

@@ -39,6 +39,9 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
     env.push_back(env_var("ODS_GIT_URL", string_at(project, "/spec/source/git/url")));
     env.push_back(env_var("ODS_GIT_REVISION", string_at(project, "/spec/source/git/revision", "main")));
     env.push_back(env_var("ODS_GIT_PATH", git_path));
+    if (!string_at(project, "/spec/source/git/secretRef/name").empty()) {
+      env.push_back(env_var("ODS_GIT_CREDENTIALS_DIR", std::string(kGitCredentialsDir)));
+    }
     env.push_back(
         env_var("ODS_PROJECT_DIR", std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
   }
@@ -152,6 +155,13 @@ Result<Json> runner_job(const Json& run, const Json& project, const RunJobOption
         {{"name", "run-token"}, {"secret", {{"secretName", run_token_secret_name(key.name)}, {"defaultMode", 0440}}}},
         {{"name", "work"}, {"emptyDir", Json::object()}},
         {{"name", "tmp"}, {"emptyDir", Json::object()}}}}};
+  // A private git source: its Secret, mounted into this pod only (the operator never reads it).
+  if (const std::string git_secret = string_at(project, "/spec/source/git/secretRef/name"); !git_secret.empty()) {
+    pod_spec["volumes"].push_back(
+        {{"name", "git-credentials"}, {"secret", {{"secretName", git_secret}, {"defaultMode", 0440}}}});
+    pod_spec["containers"][0]["volumeMounts"].push_back(
+        {{"name", "git-credentials"}, {"mountPath", kGitCredentialsDir}, {"readOnly", true}});
+  }
   if (pod_template.contains("serviceAccountName")) pod_spec["serviceAccountName"] = pod_template["serviceAccountName"];
   if (pod_template.contains("nodeSelector")) pod_spec["nodeSelector"] = pod_template["nodeSelector"];
   return Json{{"apiVersion", "batch/v1"},

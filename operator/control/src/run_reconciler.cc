@@ -2,6 +2,7 @@
 
 #include "ods/control/objects.h"
 #include "project_runs.h"
+#include "run_concurrency.h"
 
 namespace ods::control {
 namespace {
@@ -34,6 +35,11 @@ Result<void> as_void(const Result<Json>& written) {
   return {};
 }
 
+Result<ReconcileResult> done_now(const Result<void>& done) {
+  if (!done) return std::unexpected(done.error());
+  return ReconcileResult{};
+}
+
 }  // namespace
 
 Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) {
@@ -52,29 +58,41 @@ Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) 
     }
     return ReconcileResult{std::chrono::seconds(1)};
   }
+  if (!job->has_value() && recorded_job.empty()) return start(run);
   Result<void> done;
   if (job->has_value()) {
     done = follow(run, **job);
-  } else if (!recorded_job.empty()) {
+  } else {
     done = fail_run(key, "JobVanished",
                     "the runner Job " + job_name + " was deleted before the run finished; the state stays as it was");
-  } else {
-    done = start(run);
   }
   if (!done) return std::unexpected(done.error());
   return ReconcileResult{};
 }
 
-Result<void> DbtRunReconciler::start(const Json& run) {
+Result<ReconcileResult> DbtRunReconciler::start(const Json& run) {
+  const std::lock_guard one_start_at_a_time(start_mutex_);  // two runs never both see a free project
   const kube::ObjectKey key = key_of(run);
   const std::string project_name = string_at(run, "/spec/projectRef/name");
   auto project = client_.find(res::kDbtProjects, {key.namespace_name, project_name});
   if (!project) return std::unexpected(api_failure("reading DbtProject " + project_name, project.error()));
   if (!project->has_value()) {
-    return fail_run(key, "ProjectNotFound", "DbtProject " + project_name + " does not exist in " + key.namespace_name);
+    return done_now(
+        fail_run(key, "ProjectNotFound", "DbtProject " + project_name + " does not exist in " + key.namespace_name));
   }
   auto job = runner_job(run, **project, job_options_);
-  if (!job) return fail_run(key, "InvalidProject", job.error().message);
+  if (!job) return done_now(fail_run(key, "InvalidProject", job.error().message));
+  auto verdict = concurrency_verdict(client_, run, **project);
+  if (!verdict) return std::unexpected(verdict.error());
+  if (verdict->action == ConcurrencyVerdict::Action::superseded)
+    return done_now(fail_run(key, "Replaced", verdict->message));
+  for (const Json& older : verdict->to_replace) {
+    if (auto replaced = replace(older, key.name); !replaced) return std::unexpected(replaced.error());
+  }
+  if (verdict->action == ConcurrencyVerdict::Action::wait || !verdict->to_replace.empty()) {
+    if (auto waiting = wait(run, verdict->message); !waiting) return std::unexpected(waiting.error());
+    return ReconcileResult{kWaitRecheck};
+  }
 
   const kube::ObjectKey secret_key{key.namespace_name, run_token_secret_name(key.name)};
   auto secret = client_.find(res::kSecrets, secret_key);
@@ -98,9 +116,33 @@ Result<void> DbtRunReconciler::start(const Json& run) {
         api_failure("creating the runner Job " + key.namespace_name + "/" + job_name, created.error()));
   }
   if (created) events_.record(run, EventType::normal, "JobCreated", "created the runner Job " + job_name);
-  return as_void(status_.set_phase(
-      key, phase::kPending,
-      {{"jobName", job_name}, {"reason", "JobCreated"}, {"message", "waiting for the runner pod of Job " + job_name}}));
+  return done_now(as_void(status_.set_phase(key, phase::kPending,
+                                            {{"jobName", job_name},
+                                             {"reason", "JobCreated"},
+                                             {"message", "waiting for the runner pod of Job " + job_name}})));
+}
+
+Result<void> DbtRunReconciler::wait(const Json& run, const std::string& message) {
+  if (string_at(run, "/status/reason") == "WaitingForRun" && string_at(run, "/status/message") == message) return {};
+  if (string_at(run, "/status/reason") != "WaitingForRun") {
+    events_.record(run, EventType::normal, "RunWaiting", message);
+  }
+  return as_void(status_.set_phase(key_of(run), phase::kPending, {{"reason", "WaitingForRun"}, {"message", message}}));
+}
+
+Result<void> DbtRunReconciler::replace(const Json& older, const std::string& by) {
+  const kube::ObjectKey older_key = key_of(older);
+  if (auto failed =
+          fail_run(older_key, "Replaced", "replaced by the newer DbtRun " + by + " (policies.concurrency Replace)");
+      !failed) {
+    return failed;
+  }
+  const std::string recorded = string_at(older, "/status/jobName");
+  const std::string job = recorded.empty() ? runner_job_name(older_key.name) : recorded;
+  if (auto removed = client_.remove(res::kJobs, {older_key.namespace_name, job}); !removed) {
+    return std::unexpected(api_failure("deleting the Job of the replaced run " + older_key.str(), removed.error()));
+  }
+  return {};
 }
 
 Result<void> DbtRunReconciler::follow(const Json& run, const Json& job) {

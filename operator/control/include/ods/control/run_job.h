@@ -5,7 +5,8 @@
 // The Job (batch/v1): owner reference to the run; backoffLimit 0; activeDeadlineSeconds from the
 // project's spec.policies.runTimeout (default 1h); one container `runner` with the project's
 // image and command `ods pod`; the profile Secret mounted read-only at /var/run/ods/profile
-// (profiles.yml) and the token Secret at /var/run/ods/run (token), both only into this pod;
+// (profiles.yml) and the token Secret at /var/run/ods/run (token), both only into this pod (and
+// a git source's spec.source.git.secretRef at /var/run/ods/git, with ODS_GIT_CREDENTIALS_DIR);
 // writable emptyDirs for /tmp and /var/run/ods/work (dbt's target and logs); pod
 // securityContext runAsNonRoot with a non-zero user, seccomp RuntimeDefault; container
 // allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL; no
@@ -32,6 +33,7 @@ inline constexpr std::string_view kRunTokenDir = "/var/run/ods/run";
 inline constexpr std::string_view kRunTokenFile = "/var/run/ods/run/token";
 inline constexpr std::string_view kProfileDir = "/var/run/ods/profile";
 inline constexpr std::string_view kWorkDir = "/var/run/ods/work";
+inline constexpr std::string_view kGitCredentialsDir = "/var/run/ods/git";
 
 struct RunJobOptions {
   std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)

@@ -11,9 +11,15 @@
 //   fails it with NoResult; a Job that vanished fails it with JobVanished;
 // - a Job or Secret of the run's name controlled by another object (an earlier run of the same
 //   name, not yet garbage-collected) is deleted and the run starts anew;
+// - before the Job, the project's policies.concurrency decides whether the run starts, waits
+//   (phase Pending, reason WaitingForRun, Event RunWaiting; checked again every kWaitRecheck) or
+//   replaces older runs (run_concurrency.h); starts are serialised, so two runs never both see
+//   a free project;
 // - otherwise it copies the Job's startTime into the run; phases Compiling…Succeeded are written
 //   by the callback side through RunStatus.
+#include <chrono>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "ods/control/clock.h"
@@ -27,6 +33,9 @@ namespace ods::control {
 
 // The callback token of a run (the run object as stored); called once per run.
 using RunTokenSource = std::function<std::string(const Json& run)>;
+
+// How often a waiting run looks again whether its project is free.
+inline constexpr std::chrono::milliseconds kWaitRecheck{2000};
 
 class DbtRunReconciler final : public Reconciler {
  public:
@@ -42,7 +51,9 @@ class DbtRunReconciler final : public Reconciler {
   [[nodiscard]] Result<ReconcileResult> reconcile(const kube::ObjectKey& key) override;
 
  private:
-  Result<void> start(const Json& run);
+  Result<ReconcileResult> start(const Json& run);
+  Result<void> wait(const Json& run, const std::string& message);
+  Result<void> replace(const Json& older, const std::string& by);
   Result<void> follow(const Json& run, const Json& job);
   Result<void> fail_run(const kube::ObjectKey& key, const std::string& reason, const std::string& message);
 
@@ -51,6 +62,7 @@ class DbtRunReconciler final : public Reconciler {
   RunStatus status_;
   RunTokenSource token_source_;
   RunJobOptions job_options_;
+  std::mutex start_mutex_;
 };
 
 }  // namespace ods::control
