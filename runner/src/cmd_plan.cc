@@ -1,4 +1,5 @@
 // `ods state plan` and `ods state explain`: plan against the recorded state; change nothing.
+#include <algorithm>
 #include <functional>
 #include <future>
 #include <iostream>
@@ -30,6 +31,32 @@ Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const 
 // assembled: the store is opened only once the artifacts are read and accepted, as before.
 // With --select it is read after the selection is resolved, so a bad selection leaves the
 // store unopened.
+// The plan's notice: one sentence when the artifacts cannot show what a run would see (nodes
+// without compiled code, as a selective `dbt build` or a `dbt parse` leaves them; no source
+// measured, without `dbt source freshness`); "" when they can.
+std::string blind_spots(const planner::ProjectInputs& inputs) {
+  std::size_t uncompiled = 0;
+  for (const auto& node : inputs.nodes) {
+    // The dbt provider's words for a node without compiled code (manifest_entries.cc).
+    const bool compiled =
+        std::ranges::none_of(node.incomplete, [](const std::string& why) { return why.ends_with("run dbt compile"); });
+    uncompiled += compiled ? 0 : 1;
+  }
+  bool measured = false;
+  for (const auto& source : inputs.sources) measured |= source.version.has_value();
+  const bool unmeasured = !inputs.sources.empty() && !measured;
+  if (uncompiled == 0 && !unmeasured) return "";
+  std::string what;
+  if (uncompiled > 0)
+    what = std::to_string(uncompiled) + " of " + std::to_string(inputs.nodes.size()) +
+           " nodes have no compiled code in target/manifest.json (the last dbt command built or compiled only a "
+           "selection)";
+  if (unmeasured)
+    what += std::string(what.empty() ? "" : " and ") + "no source has evidence of its data (no dbt source freshness)";
+  return "This plan sees only the artifacts in target/, where " + what +
+         ", so those nodes plan as BUILD: `ods state run --dry-run` shows what the next run would do.";
+}
+
 Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
@@ -54,6 +81,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (!read) return std::unexpected(read.error());
   std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
+  if (plan) plan->notice = blind_spots(project->inputs);
   release_at_exit(ctx, std::move(*project));
   if (head) release_at_exit(ctx, std::move(*head));
   return plan;
@@ -84,7 +112,7 @@ int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {
   for (const auto& e : plan->entries) {
     if (e.name != wanted && e.id != wanted) continue;
     if (ctx.format == "json") {
-      planner::ExecutionPlan one{plan->scope, {e}, e.action == planner::Action::build ? e.name : "", {}};
+      planner::ExecutionPlan one{plan->scope, {e}, e.action == planner::Action::build ? e.name : "", {}, {}};
       *ctx.out << planner::to_json(one, true) << "\n";
     } else {
       print_entry_detail(*ctx.out, e);

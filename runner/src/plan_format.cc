@@ -56,6 +56,7 @@ void print_group(std::ostream& out, const planner::ExecutionPlan& plan, Action a
 void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan) {
   const auto name_w = name_width(plan), code_w = code_width(plan);
   out << "Plan for " << plan.scope << ": " << plan.entries.size() << " nodes\n\n";
+  if (!plan.notice.empty()) out << plan.notice << "\n\n";
   print_group(out, plan, Action::build, name_w, code_w);
   print_group(out, plan, Action::reuse, name_w, code_w);
   print_warnings(out, plan.warnings);
