@@ -31,7 +31,6 @@ void write_plan(json::Writer& w, const ExecutionPlan& plan) {
     w.end_object();
   }
   w.end_array();
-  if (!plan.notice.empty()) w.key("notice").string(plan.notice);
   w.key("scope").string(plan.scope);
   w.key("select").string(plan.select);
   w.key("summary").begin_object();

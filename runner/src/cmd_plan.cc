@@ -3,6 +3,7 @@
 #include <functional>
 #include <future>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "ods/planner/json_io.h"
@@ -57,7 +58,7 @@ std::string blind_spots(const planner::ProjectInputs& inputs) {
          ", so those nodes plan as BUILD: `ods state run --dry-run` shows what the next run would do.";
 }
 
-Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args) {
+Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice = nullptr) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
   if (!args.has("--select")) {
@@ -81,7 +82,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (!read) return std::unexpected(read.error());
   std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
-  if (plan) plan->notice = blind_spots(project->inputs);
+  if (notice) *notice = blind_spots(project->inputs);
   release_at_exit(ctx, std::move(*project));
   if (head) release_at_exit(ctx, std::move(*head));
   return plan;
@@ -89,14 +90,29 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
 
 }  // namespace
 
+// The plan's JSON document with `"notice": notice` among its top-level members (in key
+// order, after "entries"). Strings in the document have their newlines escaped, so the only
+// "\n  \"scope\": " is the top-level member's.
+std::string with_notice(const planner::ExecutionPlan& plan, const std::string& notice) {
+  std::string doc = planner::to_json(plan, true);
+  const auto scope = doc.find("\n  \"scope\": ");
+  if (scope != std::string::npos) doc.insert(scope, "\n  \"notice\": " + nlohmann::json(notice).dump() + ",");
+  return doc;
+}
+
 int cmd_plan(const ParsedArgs& args, CommandContext& ctx) {
-  auto plan = make_plan(ctx, args);
+  std::string notice;
+  auto plan = make_plan(ctx, args, &notice);
   if (!plan) return report(ctx, plan.error());
   if (ctx.format == "json") {
-    planner::write_json(*ctx.out, *plan, true);
+    if (notice.empty()) {
+      planner::write_json(*ctx.out, *plan, true);
+    } else {
+      *ctx.out << with_notice(*plan, notice);
+    }
     *ctx.out << "\n";
   } else {
-    print_plan_table(*ctx.out, *plan);
+    print_plan_table(*ctx.out, *plan, notice);
   }
   ctx.out->flush();
   release_at_exit(ctx, std::move(*plan));
@@ -112,7 +128,7 @@ int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {
   for (const auto& e : plan->entries) {
     if (e.name != wanted && e.id != wanted) continue;
     if (ctx.format == "json") {
-      planner::ExecutionPlan one{plan->scope, {e}, e.action == planner::Action::build ? e.name : "", {}, {}};
+      planner::ExecutionPlan one{plan->scope, {e}, e.action == planner::Action::build ? e.name : "", {}};
       *ctx.out << planner::to_json(one, true) << "\n";
     } else {
       print_entry_detail(*ctx.out, e);

@@ -32,9 +32,6 @@ struct ExecutionPlan {
   std::vector<PlanEntry> entries;  // ordered by depth, then id
   std::string select;              // dbt selection for the BUILD set ("" when nothing builds)
   std::vector<std::string> warnings;
-  // What the plan cannot see, in one sentence, set by the caller (`ods state plan`: the
-  // artifacts lack compiled code or source evidence); "" for none. In JSON only when set.
-  std::string notice;
   int count(Action a) const;
 };
 
