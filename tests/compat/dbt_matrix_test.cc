@@ -76,18 +76,18 @@ void as_written_for(DbtProject& p, const std::string& minor) {
           "{% endsnapshot %}\n");
 }
 
-struct Run {
+struct OdsRun {
   int exit_code = -1;
   nlohmann::json doc;
   std::string errors;
 };
 
 // `ods state <command> --format json` on `p` with the project's dbt.
-Run ods_json(const DbtProject& p, const std::string& command, std::vector<std::string> extra = {}) {
+OdsRun ods_json(const DbtProject& p, const std::string& command, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"state", command, "--format", "json", "--profiles-dir", p.dir().string()};
   args.insert(args.end(), extra.begin(), extra.end());
   ProcessResult r = p.ods(args);
-  Run out{r.exit_code, nlohmann::json::parse(r.output, nullptr, false), r.errors};
+  OdsRun out{r.exit_code, nlohmann::json::parse(r.output, nullptr, false), r.errors};
   EXPECT_FALSE(out.doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
   return out;
 }
@@ -96,7 +96,7 @@ Run ods_json(const DbtProject& p, const std::string& command, std::vector<std::s
 // (the incremental model's steady state), kept as every scenario's starting point.
 struct Baseline {
   std::unique_ptr<DbtProject> project;
-  Run first;
+  OdsRun first;
 };
 
 const Baseline& baseline_of(const std::string& minor) {
@@ -109,7 +109,7 @@ const Baseline& baseline_of(const std::string& minor) {
   ProcessResult data = p->generate_data();
   EXPECT_EQ(data.exit_code, 0) << data.errors;
   it->second.first = ods_json(*p, "run");
-  Run second = ods_json(*p, "run");
+  OdsRun second = ods_json(*p, "run");
   EXPECT_EQ(second.exit_code, 0) << second.errors;
   it->second.project = std::move(p);
   return it->second;
@@ -131,7 +131,7 @@ class DbtMatrix : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(DbtMatrix, TheFirstRunBuildsEverythingInOneDbtDriver) {
-  const Run& first = baseline_of(GetParam()).first;
+  const OdsRun& first = baseline_of(GetParam()).first;
   const auto& entries = first.doc.at("plan").at("entries");
   EXPECT_EQ(entries.size(), 9u) << first.doc.at("plan").dump(2);
   for (const auto& e : entries) EXPECT_EQ(decision(e), "build:never_built") << e.dump();
@@ -141,7 +141,7 @@ TEST_P(DbtMatrix, TheFirstRunBuildsEverythingInOneDbtDriver) {
 }
 
 TEST_P(DbtMatrix, NothingChangedReusesAllButTheAlwaysBuiltNode) {
-  Run run = ods_json(*project_, "run");
+  OdsRun run = ods_json(*project_, "run");
   ASSERT_EQ(run.exit_code, 0) << run.errors;
   for (const auto& e : run.doc.at("plan").at("entries")) {
     EXPECT_EQ(decision(e), e.at("name") == "dim_customers" ? "build:reads_run_context" : "reuse:unchanged")
@@ -157,6 +157,7 @@ TEST_P(DbtMatrix, RecordTakesThisVersionsOwnBuild) {
     return nlohmann::json::parse(r.output).at("snapshots").size();
   };
   const std::size_t before = snapshots();
+  ODS_ASSERT_OK(project_->dbt({"source", "freshness"}));  // the evidence the record keeps
   ODS_ASSERT_OK(project_->dbt({"build", "--select", "stg_orders+"}));
   ODS_ASSERT_OK(project_->ods({"state", "record"}));
   EXPECT_EQ(snapshots(), before + 1);
@@ -173,7 +174,7 @@ class DbtMatrixFull : public DbtMatrix {};
 
 TEST_P(DbtMatrixFull, NewRowsInASourceBuildItsReaders) {
   ODS_ASSERT_OK(project_->generate_data({"--append-orders", "5"}));
-  Run run = ods_json(*project_, "run");
+  OdsRun run = ods_json(*project_, "run");
   ASSERT_EQ(run.exit_code, 0) << run.errors;
   const auto& plan = run.doc.at("plan");
   EXPECT_EQ(decision(entry(plan, "stg_orders")), "build:new_upstream_data");
@@ -184,7 +185,7 @@ TEST_P(DbtMatrixFull, NewRowsInASourceBuildItsReaders) {
 
 TEST_P(DbtMatrixFull, ASqlEditBuildsTheNodeAndItsDescendants) {
   project_->replace_in("models/staging/stg_orders.sql", "select\n", "select distinct\n");
-  Run run = ods_json(*project_, "run");
+  OdsRun run = ods_json(*project_, "run");
   ASSERT_EQ(run.exit_code, 0) << run.errors;
   const auto& plan = run.doc.at("plan");
   EXPECT_EQ(decision(entry(plan, "stg_orders")), "build:fingerprint_changed");
@@ -196,10 +197,10 @@ TEST_P(DbtMatrixFull, ASqlEditBuildsTheNodeAndItsDescendants) {
 
 TEST_P(DbtMatrixFull, AFailingModelKeepsItsStateAndIsRebuiltNextRun) {
   project_->replace_in("models/marts/fct_orders.sql", "o.loaded_at\n", "o.loaded_at, no_such_column\n");
-  Run failed = ods_json(*project_, "run");
+  OdsRun failed = ods_json(*project_, "run");
   EXPECT_NE(failed.exit_code, 0) << failed.doc.dump(2);
   EXPECT_GE(failed.doc.at("run").at("counts").at("failed").get<int>(), 1);
-  Run again = ods_json(*project_, "run");
+  OdsRun again = ods_json(*project_, "run");
   EXPECT_NE(again.exit_code, 0);
   EXPECT_EQ(decision(entry(again.doc.at("plan"), "fct_orders")), "build:fingerprint_changed");
   EXPECT_EQ(entry(again.doc.at("plan"), "dim_customers").at("action"), "build");
@@ -207,11 +208,11 @@ TEST_P(DbtMatrixFull, AFailingModelKeepsItsStateAndIsRebuiltNextRun) {
 }
 
 TEST_P(DbtMatrixFull, StateTestRunsOnlyTheChecksOfWhatChanged) {
-  Run nothing = ods_json(*project_, "test");
+  OdsRun nothing = ods_json(*project_, "test");
   ASSERT_EQ(nothing.exit_code, 0) << nothing.errors;
   EXPECT_EQ(nothing.doc.at("run").at("outcome"), "nothing_to_test") << nothing.doc.dump(2);
   ODS_ASSERT_OK(project_->generate_data({"--append-orders", "5"}));
-  Run tested = ods_json(*project_, "test");
+  OdsRun tested = ods_json(*project_, "test");
   ASSERT_EQ(tested.exit_code, 0) << tested.errors;
   EXPECT_EQ(tested.doc.at("run").at("outcome"), "tested");
   std::vector<std::string> ran;
