@@ -28,7 +28,9 @@ test-unit: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L unit
 
 # The main job on the embedded default: examples/shop on DuckDB, state in .ods/state.db.
-demo: build
+# Builds only what the demo runs (the ods binary), not the test suites.
+demo: setup $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ods
 	@scripts/demo.sh
 
 bench: build

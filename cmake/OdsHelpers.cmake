@@ -17,12 +17,13 @@ function(ods_add_library name)
   target_link_libraries(ods_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ods_settings ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s] [ONE_PROCESS])
+# ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s] [ONE_PROCESS|NO_CTEST])
 # One GoogleTest executable, discovered into ctest with its label. ONE_PROCESS registers the
 # whole binary as one ctest test, for suites that share an expensive fixture per process.
+# NO_CTEST registers nothing: the caller adds its own ctest tests (e.g. one per --gtest_filter).
 include(GoogleTest)
 function(ods_add_test name)
-  cmake_parse_arguments(ARG "ONE_PROCESS" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "ONE_PROCESS;NO_CTEST" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL)
     set(ARG_LABEL unit)
   endif()
@@ -34,7 +35,9 @@ function(ods_add_test name)
   target_link_libraries(${name} PRIVATE ods_settings ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     ODS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
-  if(ARG_ONE_PROCESS)
+  if(ARG_NO_CTEST)
+    return()
+  elseif(ARG_ONE_PROCESS)
     add_test(NAME ${name} COMMAND ${name} --gtest_color=no)
     set_tests_properties(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT})
   else()

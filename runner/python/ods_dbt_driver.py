@@ -11,6 +11,17 @@
 # Exit codes are dbt's own: 0 success, 1 the command ran and failed (a model error), 2 dbt
 # raised an error (or a usage error). End of stdin: the driver exits 0.
 #
+# Before reading any request the driver says what the running dbt offers, in one line:
+#   {"ods_driver": {"dbt_version": "1.9.11", "manifest_schema": "<url>", "keep_manifest": true}}
+#   {"ods_driver": {..., "keep_manifest": false, "why": "<what is missing>"}}  -> ods runs one
+#       dbt process per command instead, and the driver exits;
+#   {"ods_driver": {..., "refused": "<message>"}}  -> a dbt ODS does not support (older than
+#       1.8, or a manifest schema newer than v12); the driver exits 2.
+# The checks (inspect_dbt) look at what the driver touches: dbt's CLI entry points, dbtRunner's
+# manifest hand-over, the manifest metadata it rewrites and the compiled-state fields of a
+# node it resets. A field of CompiledNode it does not know could be compiled state it would
+# not reset, so an unknown one means: do not keep the manifest.
+#
 # The manifest the first command parsed is kept and handed to the next commands
 # (dbtRunner(manifest=...)) as long as the arguments that decide the parse (--project-dir,
 # --profiles-dir, --target, --vars) are the same, with what the previous command compiled
@@ -23,8 +34,16 @@
 # exit code 2 and exits, so nothing runs after an interruption.
 import json
 import os
+import re
 import sys
 from datetime import datetime, timezone
+
+SUPPORTED = "dbt-core 1.8 to 1.11 (manifest schema v12)"
+# CompiledNode's fields beyond ParsedNode's in dbt-core 1.8-1.11: compiled state the driver
+# resets (forget_compilation), and parse-time fields a compile does not change (`functions`,
+# the functions a node calls, like refs and sources, is new in 1.11).
+COMPILED_STATE = {"compiled", "compiled_code", "compiled_path", "extra_ctes_injected", "extra_ctes", "_pre_injected_sql"}
+PARSED_FIELDS = {"contract", "depends_on", "functions", "language", "metrics", "refs", "sources"}
 
 PARSE_FLAGS = ("--project-dir", "--profiles-dir", "--target", "--vars", "-t")
 
@@ -59,17 +78,100 @@ def forget_compilation(manifest):
             node._pre_injected_sql = None
 
 
+def inspect_dbt():
+    # What the running dbt offers -> the driver's first line (see the top of this file).
+    hello = {}
+    try:
+        from dbt.version import __version__ as version
+    except Exception as e:
+        return {"refused": "cannot read the version of dbt-core (dbt.version): " + repr(e) + "; ODS supports " + SUPPORTED}
+    hello["dbt_version"] = version
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if not m or (int(m.group(1)), int(m.group(2))) < (1, 8):
+        hello["refused"] = "dbt-core " + version + " is not supported: ODS supports " + SUPPORTED
+        return hello
+    try:
+        from dbt.artifacts.schemas.manifest import WritableManifest
+
+        hello["manifest_schema"] = str(WritableManifest.dbt_schema_version)
+    except Exception as e:
+        hello["keep_manifest"], hello["why"] = False, "cannot read its manifest schema version: " + repr(e)
+        return hello
+    s = re.search(r"/manifest/v(\d+)\.json$", hello["manifest_schema"])
+    if not s or int(s.group(1)) > 12:
+        hello["refused"] = ("dbt-core " + version + " writes manifest schema " + hello["manifest_schema"] +
+                            ", which is not supported: ODS supports " + SUPPORTED)
+        return hello
+    why = missing_features()
+    hello["keep_manifest"] = not why
+    if why:
+        hello["why"] = why
+    return hello
+
+
+def missing_features():
+    # "" when everything the driver uses is there and looks as it expects; else what is not.
+    import dataclasses
+    import inspect
+
+    try:
+        from click.exceptions import BadOptionUsage, NoSuchOption, UsageError  # noqa: F401
+        from dbt.cli import requires
+        from dbt.cli.main import cli, dbtRunner
+        from dbt.contracts.graph.manifest import ManifestMetadata
+        from dbt.contracts.graph.nodes import CompiledNode, ParsedNode, SqlNode  # noqa: F401
+        from dbt_common.invocation import get_invocation_id  # noqa: F401
+    except Exception as e:
+        return "an interface the driver uses is missing: " + type(e).__name__ + ": " + str(e)
+    for name in ("ResultExit", "ExceptionExit"):
+        if not hasattr(requires, name):
+            return "dbt.cli.requires has no " + name
+    if not hasattr(cli, "make_context") or not hasattr(cli, "invoke"):
+        return "dbt's cli is not a click command"
+    if not {"manifest", "callbacks"} <= set(inspect.signature(dbtRunner.__init__).parameters):
+        return "dbtRunner takes no manifest or callbacks"
+    try:
+        if 'ctx.obj.get("manifest") is None' not in inspect.getsource(requires):
+            return "dbt.cli.requires does not take a manifest handed over in ctx.obj"
+    except (OSError, TypeError) as e:
+        return "cannot read dbt.cli.requires: " + str(e)
+    metadata = {f.name for f in dataclasses.fields(ManifestMetadata)}
+    if not {"invocation_id", "generated_at"} <= metadata:
+        return "the manifest metadata has no invocation_id or generated_at"
+    compiled = {f.name for f in dataclasses.fields(CompiledNode)} - {f.name for f in dataclasses.fields(ParsedNode)}
+    unknown = sorted(compiled - COMPILED_STATE - PARSED_FIELDS)
+    if unknown:
+        return "compiled nodes have fields the driver does not know how to reset: " + ", ".join(unknown)
+    if not COMPILED_STATE - {"_pre_injected_sql"} <= compiled:
+        return "compiled nodes lack " + ", ".join(sorted(COMPILED_STATE - {"_pre_injected_sql"} - compiled))
+    return ""
+
+
 def report(exit_code):
     sys.stdout.write(json.dumps({"ods_driver": {"exit_code": exit_code}}) + "\n")
     sys.stdout.flush()
 
 
 def main():
+    hello = inspect_dbt()
+    sys.stdout.write(json.dumps({"ods_driver": hello}) + "\n")
+    sys.stdout.flush()
+    if "refused" in hello:
+        return 2
+    if not hello.get("keep_manifest"):
+        return 0
+    import dataclasses
+
     from click.exceptions import BadOptionUsage, NoSuchOption, UsageError
     from click.exceptions import Exit as ClickExit
     from dbt.cli import requires
     from dbt.cli.main import cli
-    from dbt_common.invocation import get_invocation_id, get_invocation_started_at
+    from dbt.contracts.graph.manifest import ManifestMetadata
+    from dbt_common.invocation import get_invocation_id
+
+    has_started_at = "invocation_started_at" in {f.name for f in dataclasses.fields(ManifestMetadata)}
+    if has_started_at:
+        from dbt_common.invocation import get_invocation_started_at
 
     state = {"manifest": None, "key": None}
 
@@ -78,7 +180,8 @@ def main():
         manifest = state["manifest"]
         if manifest is not None and manifest.metadata.invocation_id != get_invocation_id():
             manifest.metadata.invocation_id = get_invocation_id()
-            manifest.metadata.invocation_started_at = get_invocation_started_at()
+            if has_started_at:  # dbt-core 1.10 and later
+                manifest.metadata.invocation_started_at = get_invocation_started_at()
             manifest.metadata.generated_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     def run(args):

@@ -1,7 +1,9 @@
 // `ods state plan` and `ods state explain`: plan against the recorded state; change nothing.
+#include <algorithm>
 #include <functional>
 #include <future>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "command_summary.h"
 #include "commands.h"
@@ -16,11 +18,22 @@ namespace ods::cli {
 
 namespace {
 
+// `doc` (a plan's JSON document as the planner writes it) with `"notice": notice` among its
+// top-level members (after "entries"). Strings in the document have their newlines escaped, so
+// the only "\n  \"scope\": " is the top-level member's.
+std::string with_notice(std::string doc, const std::string& notice) {
+  if (notice.empty()) return doc;
+  const auto scope = doc.find("\n  \"scope\": ");
+  if (scope != std::string::npos) doc.insert(scope, "\n  \"notice\": " + nlohmann::json(notice).dump() + ",");
+  return doc;
+}
+
 // --format json|markdown, --summary, --json-file for a plan.
-bool deliver_plan_report(const CommandContext& ctx, const planner::ExecutionPlan& plan) {
+bool deliver_plan_report(const CommandContext& ctx, const planner::ExecutionPlan& plan, const std::string& notice) {
   const CommandSummary summary = planned_summary(ctx, plan, "plan", false, time_saved_seconds(ctx, plan));
   return deliver_report(
-      ctx, [&] { return plan_document(plan, summary); }, [&] { return markdown_input(plan, summary); });
+      ctx, [&] { return with_notice(plan_document(plan, summary), notice); },
+      [&] { return markdown_input(plan, summary); });
 }
 
 // The recorded head of `scope` in ctx's state store; nullopt when there is no store yet or
@@ -39,7 +52,33 @@ Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const 
 // assembled: the store is opened only once the artifacts are read and accepted, as before.
 // With --select it is read after the selection is resolved, so a bad selection leaves the
 // store unopened.
-Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args) {
+// The plan's notice: one sentence when the artifacts cannot show what a run would see (nodes
+// without compiled code, as a selective `dbt build` or a `dbt parse` leaves them; no source
+// measured, without `dbt source freshness`); "" when they can.
+std::string blind_spots(const planner::ProjectInputs& inputs) {
+  std::size_t uncompiled = 0;
+  for (const auto& node : inputs.nodes) {
+    // The dbt provider's words for a node without compiled code (manifest_entries.cc).
+    const bool compiled =
+        std::ranges::none_of(node.incomplete, [](const std::string& why) { return why.ends_with("run dbt compile"); });
+    uncompiled += compiled ? 0 : 1;
+  }
+  bool measured = false;
+  for (const auto& source : inputs.sources) measured |= source.version.has_value();
+  const bool unmeasured = !inputs.sources.empty() && !measured;
+  if (uncompiled == 0 && !unmeasured) return "";
+  std::string what;
+  if (uncompiled > 0)
+    what = std::to_string(uncompiled) + " of " + std::to_string(inputs.nodes.size()) +
+           " nodes have no compiled code in target/manifest.json (the last dbt command built or compiled only a "
+           "selection)";
+  if (unmeasured)
+    what += std::string(what.empty() ? "" : " and ") + "no source has evidence of its data (no dbt source freshness)";
+  return "This plan sees only the artifacts in target/, where " + what +
+         ", so those nodes plan as BUILD: `ods state run --dry-run` shows what the next run would do.";
+}
+
+Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice = nullptr) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
   if (!args.has("--select")) {
@@ -63,6 +102,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (!read) return std::unexpected(read.error());
   std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
+  if (notice) *notice = blind_spots(project->inputs);
   release_at_exit(ctx, std::move(*project));
   if (head) release_at_exit(ctx, std::move(*head));
   return plan;
@@ -71,11 +111,12 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
 }  // namespace
 
 int cmd_plan(const ParsedArgs& args, CommandContext& ctx) {
-  auto plan = make_plan(ctx, args);
+  std::string notice;
+  auto plan = make_plan(ctx, args, &notice);
   if (!plan) return report(ctx, plan.error());
-  if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
+  if (ctx.format == "text") print_plan_table(*ctx.out, *plan, notice);
   ctx.out->flush();
-  const bool delivered = !report_wanted(ctx) || deliver_plan_report(ctx, *plan);
+  const bool delivered = !report_wanted(ctx) || deliver_plan_report(ctx, *plan, notice);
   release_at_exit(ctx, std::move(*plan));
   return delivered ? kExitOk : kExitFailed;
 }

@@ -70,14 +70,18 @@ class ProcessDbtSession final : public DbtSession {
   }
 
   // The persistent ods dbt driver when dbt is a Python console script and $ODS_DBT_DRIVER is
-  // not "off"; else a dbt process per command. Decided on the first command.
+  // not "off"; else a dbt process per command. Decided on the first command. The driver
+  // itself refuses an unsupported dbt, and falls back to a process per command (saying so
+  // on the error stream, once) when it cannot keep dbt's parsed manifest safely.
   process::ProcessLauncher& launcher_for(const std::filesystem::path& binary) {
     if (!chosen_) {
       chosen_ = true;
       const std::string mode = ctx_.env.getenv("ODS_DBT_DRIVER");
       if (mode != "off" && mode != "0") {
-        if (auto python = process::console_script_python(binary))
-          driver_ = process::make_dbt_driver_launcher(*launcher_, *python);
+        if (auto python = process::console_script_python(binary)) {
+          driver_ = process::make_dbt_driver_launcher(
+              *launcher_, *python, [this](const std::string& why) { *ctx_.err << "ods: " << why << "\n"; });
+        }
       }
     }
     return driver_ ? *driver_ : *launcher_;

@@ -53,9 +53,10 @@ void print_group(std::ostream& out, const planner::ExecutionPlan& plan, Action a
 
 }  // namespace
 
-void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan) {
+void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan, const std::string& notice) {
   const auto name_w = name_width(plan), code_w = code_width(plan);
   out << "Plan for " << plan.scope << ": " << plan.entries.size() << " nodes\n\n";
+  if (!notice.empty()) out << notice << "\n\n";
   print_group(out, plan, Action::build, name_w, code_w);
   print_group(out, plan, Action::reuse, name_w, code_w);
   print_warnings(out, plan.warnings);

@@ -1,13 +1,15 @@
 #pragma once
 // How a plan reads in a terminal: grouped by action, a reason on each line, totals at the end.
 #include <iosfwd>
+#include <string>
 
 #include "ods/planner/checks.h"
 #include "ods/planner/plan.h"
 
 namespace ods::cli {
 
-void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan);
+// `notice`: one sentence printed under the header line (what the plan cannot see), "" for none.
+void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan, const std::string& notice = "");
 // One entry in full: every reason and every piece of evidence.
 void print_entry_detail(std::ostream& out, const planner::PlanEntry& entry);
 // A check plan (`ods state test`) the same way: RUN and SKIP groups, then totals.

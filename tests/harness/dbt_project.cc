@@ -91,12 +91,16 @@ DbtProject DbtProject::copy_of(const DbtProject& other) {
   p.dir_ = ods::testing::fresh_test_dir("p") / other.dir_.filename();
   fs::copy(other.dir_, p.dir_, fs::copy_options::recursive);
   p.env_ = other.env_;
+  p.bin_ = other.bin_;
   return p;
 }
 
-DbtProject::DbtProject(DbtProject&& other) noexcept : dir_(std::move(other.dir_)), env_(std::move(other.env_)) {
+DbtProject::DbtProject(DbtProject&& other) noexcept
+    : dir_(std::move(other.dir_)), env_(std::move(other.env_)), bin_(std::move(other.bin_)) {
   other.dir_.clear();
 }
+
+fs::path DbtProject::venv() const { return bin_.empty() ? venv_bin() : bin_; }
 
 void DbtProject::add_env(const std::vector<std::string>& entries) {
   env_.insert(env_.end(), entries.begin(), entries.end());
@@ -114,7 +118,7 @@ DbtProject::~DbtProject() {
 }
 
 ProcessResult DbtProject::dbt(std::vector<std::string> args) const {
-  std::vector<std::string> argv{(venv_bin() / "dbt").string()};
+  std::vector<std::string> argv{(venv() / "dbt").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--profiles-dir");
   argv.push_back(dir_.string());
@@ -126,18 +130,18 @@ ProcessResult DbtProject::ods(std::vector<std::string> args) const {
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--project-dir");
   argv.push_back(dir_.string());
-  return run_process(argv, dir_, env_with({"ODS_DBT=" + (venv_bin() / "dbt").string()}));
+  return run_process(argv, dir_, env_with({"ODS_DBT=" + (venv() / "dbt").string()}));
 }
 
 ProcessResult DbtProject::generate_data(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv{(venv_bin() / "python").string(), "scripts/generate_data.py"};
+  std::vector<std::string> argv{(venv() / "python").string(), "scripts/generate_data.py"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, dir_, env_);
 }
 
 ProcessResult DbtProject::sql(const std::string& statement) const {
   std::string script = "import duckdb,sys\ncon=duckdb.connect('shop.duckdb')\ncon.execute(sys.argv[1])\ncon.close()\n";
-  return run_process({(venv_bin() / "python").string(), "-c", script, statement}, dir_, env_);
+  return run_process({(venv() / "python").string(), "-c", script, statement}, dir_, env_);
 }
 
 nlohmann::json DbtProject::plan_json(std::vector<std::string> extra) const {

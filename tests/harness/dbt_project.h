@@ -1,6 +1,7 @@
 #pragma once
-// Test harness: a private copy of an example dbt project, real dbt from ./.venv, and the
-// built `ods` executable, each run as a child process with its output captured.
+// Test harness: a private copy of an example dbt project, real dbt from ./.venv (or another
+// venv: use_venv), and the built `ods` executable, each run as a child process with its
+// output captured.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,15 +34,20 @@ class DbtProject {
   // for this project (e.g. the PostgreSQL connection of the `pg` target); copy_of keeps them.
   void add_env(const std::vector<std::string>& entries);
   const std::vector<std::string>& env() const { return env_; }
+  // The bin directory of the Python venv whose dbt (dbt(), ods()'s $ODS_DBT) and python
+  // (generate_data(), sql()) this project uses: ./.venv/bin unless set, e.g. to a cached venv
+  // of scripts/dbt-venv.sh (the dbt compatibility matrix). copy_of keeps it.
+  void use_venv(std::filesystem::path bin) { bin_ = std::move(bin); }
+  std::filesystem::path venv() const;
   // `dbt <args...> --profiles-dir <dir>` with the project's DuckDB file inside dir().
   ProcessResult dbt(std::vector<std::string> args) const;
   // `ods <args...> --project-dir <dir>`.
   ProcessResult ods(std::vector<std::string> args) const;
-  // `python scripts/generate_data.py` with .venv's python.
+  // `python scripts/generate_data.py` with the venv's python.
   ProcessResult generate_data(const std::vector<std::string>& args = {}) const;
   // `ods state plan --format json` parsed; fails the test on a non-zero exit.
   nlohmann::json plan_json(std::vector<std::string> extra = {}) const;
-  // Runs SQL against the project's DuckDB file through .venv's python duckdb module.
+  // Runs SQL against the project's DuckDB file through the venv's python duckdb module.
   ProcessResult sql(const std::string& statement) const;
 
   std::string read(const std::string& relative) const;
@@ -55,6 +61,7 @@ class DbtProject {
   std::vector<std::string> env_with(std::vector<std::string> entries) const;
   std::filesystem::path dir_;
   std::vector<std::string> env_;
+  std::filesystem::path bin_;  // "" -> venv_bin()
 };
 
 std::filesystem::path source_dir();

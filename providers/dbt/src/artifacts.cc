@@ -78,9 +78,12 @@ class ManifestSink final : public internal::PreparingSink {
     if (meta->schema_version != kManifestSchemaV12) {
       const std::string found =
           meta->schema_version.empty() ? std::string("(none)") : "\"" + meta->schema_version + "\"";
-      return stop(Error{"unsupported_schema", file_ + ": dbt_schema_version " + found +
+      const std::string writer =
+          meta->dbt_version.empty() ? std::string() : " (written by dbt " + meta->dbt_version + ")";
+      return stop(Error{"unsupported_schema", file_ + ": dbt_schema_version " + found + writer +
                                                   " is not supported; ODS reads manifest v12 (" +
-                                                  std::string(kManifestSchemaV12) + ", dbt 1.8 and later)"});
+                                                  std::string(kManifestSchemaV12) +
+                                                  "), which dbt-core 1.8 to 1.11 write (the supported range)"});
     }
     records_.meta = std::move(*meta);
     metadata_ok_ = true;

@@ -43,7 +43,9 @@ Result<dbt::DbtCommandResult> run_dbt_command(ProcessLauncher& launcher, const D
   if (!ran) {
     const Error& error = ran.error();
     if (error.code == "not_found") return fail("dbt_not_found", error.message);
-    if (error.code == "usage" || error.code == "conflict") return std::unexpected(error);
+    if (error.code == "usage" || error.code == "conflict" || error.code == "unsupported_dbt" ||
+        error.code == "dbt_failed")
+      return std::unexpected(error);
     return fail("spawn_failed", error.message);
   }
   out.exit_code = ran->exit.exit_code;

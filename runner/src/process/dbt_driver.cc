@@ -28,11 +28,20 @@ struct Line {
 struct DriverOutput {
   std::mutex mu;
   std::condition_variable changed;
+  std::optional<nlohmann::json> hello;      // guarded by mu; the driver's first line (what dbt offers)
   std::deque<Line> lines;                   // guarded by mu
   std::optional<Result<ExitStatus>> ended;  // guarded by mu; how the driver exited
   bool command_running = false;             // guarded by mu
   bool interrupted = false;                 // guarded by mu; a command was: run no more
 };
+
+// {"ods_driver": {...}} -> the object; nullopt for any other line.
+std::optional<nlohmann::json> driver_message(std::string_view line) {
+  if (!line.starts_with(kEndMarker)) return std::nullopt;
+  auto doc = nlohmann::json::parse(line, nullptr, false);
+  if (doc.is_discarded() || !doc["ods_driver"].is_object()) return std::nullopt;
+  return doc["ods_driver"];
+}
 
 // {"ods_driver": {"exit_code": N}} -> N; nullopt for any other line.
 std::optional<int> end_of_command(std::string_view line) {
@@ -122,7 +131,8 @@ class DriverCommand final : public RunningProcess {
 
 class DriverLauncher final : public ProcessLauncher {
  public:
-  DriverLauncher(ProcessLauncher& real, std::filesystem::path python) : real_(real), python_(std::move(python)) {}
+  DriverLauncher(ProcessLauncher& real, std::filesystem::path python, DriverNotice notice)
+      : real_(real), python_(std::move(python)), notice_(std::move(notice)) {}
 
   ~DriverLauncher() override {
     if (!driver_) return;
@@ -140,9 +150,15 @@ class DriverLauncher final : public ProcessLauncher {
   Result<std::unique_ptr<RunningProcess>> start(ProcessSpec spec) override {
     if (spec.argv.empty()) return fail("invalid_argument", "no dbt command to run: the argument list is empty.");
     std::lock_guard start_lock(start_mu_);
+    if (refused_) return std::unexpected(*refused_);
     if (!driver_) {
       if (auto started = start_driver(spec); !started) return std::unexpected(started.error());
+      if (auto offered = await_hello(); !offered) {
+        refused_ = offered.error();
+        return std::unexpected(offered.error());
+      }
     }
+    if (per_process_) return real_.start(std::move(spec));
     {
       std::lock_guard lock(output_.mu);
       if (output_.ended || output_.interrupted)
@@ -166,6 +182,38 @@ class DriverLauncher final : public ProcessLauncher {
   }
 
  private:
+  // The driver's first line says what the running dbt offers: refused (an unsupported dbt:
+  // the error), the manifest cannot be kept (one dbt process per command from now on, said
+  // once through notice_), or ready. A driver that ends before saying anything (dbt cannot
+  // be imported) is an error with what it printed.
+  Result<void> await_hello() {
+    std::unique_lock lock(output_.mu);
+    output_.changed.wait(lock, [&] { return output_.hello.has_value() || output_.ended.has_value(); });
+    if (!output_.hello) {
+      std::string said;
+      for (const Line& line : output_.lines) said += "\n" + line.text;
+      const std::string how = !*output_.ended ? output_.ended->error().message
+                                              : "exit code " + std::to_string(output_.ended->value().exit_code);
+      return fail("dbt_failed", "the ods dbt driver ended before it could start dbt (" + how + ")" +
+                                    (said.empty() ? std::string(".") : ":" + said));
+    }
+    const nlohmann::json hello = *output_.hello;
+    lock.unlock();
+    const std::string version = hello.value("dbt_version", std::string("(unknown version)"));
+    if (hello.contains("refused")) {
+      return fail("unsupported_dbt", hello["refused"].is_string() ? hello["refused"].get<std::string>()
+                                                                  : "dbt " + version + " is not supported");
+    }
+    if (!hello.value("keep_manifest", false)) {
+      per_process_ = true;
+      if (notice_)
+        notice_("dbt " + version + ": " +
+                hello.value("why", std::string("the ods dbt driver cannot keep its manifest")) +
+                "; running one dbt process per command");
+    }
+    return {};
+  }
+
   Result<void> start_driver(const ProcessSpec& command) {
     ProcessSpec spec;
     spec.argv = {python_.string(), "-c", std::string(dbt_driver_source())};
@@ -178,6 +226,13 @@ class DriverLauncher final : public ProcessLauncher {
     spec.input_pipe = true;
     spec.on_line = [this](Stream stream, std::string_view line) {
       std::lock_guard lock(output_.mu);
+      if (!output_.hello && stream == Stream::kStdout) {
+        if (auto message = driver_message(line); message && !message->contains("exit_code")) {
+          output_.hello = std::move(*message);
+          output_.changed.notify_all();
+          return;
+        }
+      }
       output_.lines.push_back(Line{stream, std::string(line)});
       output_.changed.notify_all();
     };
@@ -195,7 +250,10 @@ class DriverLauncher final : public ProcessLauncher {
 
   ProcessLauncher& real_;
   const std::filesystem::path python_;
+  const DriverNotice notice_;
   std::mutex start_mu_;
+  bool per_process_ = false;      // guarded by start_mu_; the driver declined: one process per command
+  std::optional<Error> refused_;  // guarded by start_mu_; the driver refused this dbt
   DriverOutput output_;
   std::unique_ptr<RunningProcess> driver_;
   std::thread waiter_;
@@ -224,8 +282,9 @@ std::optional<std::filesystem::path> console_script_python(const std::filesystem
 
 std::string_view dbt_driver_source() { return kDbtDriverSource; }
 
-std::unique_ptr<ProcessLauncher> make_dbt_driver_launcher(ProcessLauncher& real, std::filesystem::path python) {
-  return std::make_unique<DriverLauncher>(real, std::move(python));
+std::unique_ptr<ProcessLauncher> make_dbt_driver_launcher(ProcessLauncher& real, std::filesystem::path python,
+                                                          DriverNotice notice) {
+  return std::make_unique<DriverLauncher>(real, std::move(python), std::move(notice));
 }
 
 }  // namespace ods::process

@@ -10,6 +10,7 @@
 // (starting the driver on the first call); the RunningProcess it returns delivers the
 // command's output lines and ends with the command's exit code, as a dbt process would.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ std::optional<std::filesystem::path> console_script_python(const std::filesystem
 // The driver's Python source, as ods embeds it.
 std::string_view dbt_driver_source();
 
+// Called once, with one line, when the driver declines to keep the manifest (see below).
+using DriverNotice = std::function<void(const std::string&)>;
+
 // `real` starts the driver (`<python> -c <source>`) and must outlive the returned launcher.
 // The driver is started with the first command's working directory, environment and
 // interrupt grace periods; each command carries its own working directory and environment.
@@ -40,8 +44,19 @@ std::string_view dbt_driver_source();
 // "spawn_failed" once the driver has ended (after an interruption or a crash) or while
 // another command of it is still running (one at a time).
 //
+// What dbt offers: the first start() waits for the driver's first line, which says what the
+// running dbt offers (ods_dbt_driver.py, inspect_dbt). A dbt the driver refuses (older than
+// 1.8, or writing a manifest schema newer than v12) fails that start() with
+// "unsupported_dbt" and the driver's message (the version and the supported range), and
+// every later start() the same way. A dbt whose
+// parsed manifest the driver cannot keep safely (an interface it uses is missing, or nodes
+// carry compiled state it does not know how to reset) makes the launcher run this and every
+// later command as a dbt process of its own through `real` (`spec` unchanged), after one
+// call of `notice` saying why.
+//
 // Destroying the launcher closes the driver's stdin and waits for it to exit (it does at
 // once when idle); a driver still running a command after a few seconds is killed.
-std::unique_ptr<ProcessLauncher> make_dbt_driver_launcher(ProcessLauncher& real, std::filesystem::path python);
+std::unique_ptr<ProcessLauncher> make_dbt_driver_launcher(ProcessLauncher& real, std::filesystem::path python,
+                                                          DriverNotice notice = {});
 
 }  // namespace ods::process

@@ -128,6 +128,7 @@ Result<DbtRunResult> DbtInvocation::run() {
     auto started = launcher_.start(std::move(spec));
     if (!started) {
       const Error& error = started.error();
+      if (error.code == "unsupported_dbt") return std::unexpected(error);  // says which dbt and why itself
       return fail(error.code, "dbt could not be started: " + error.message);
     }
     process = std::move(*started);

@@ -1,6 +1,6 @@
 // The driver launcher over a fake driver: a shell script standing in for `python -c <driver>`
-// that speaks the driver's protocol (a JSON request per stdin line; events, then
-// {"ods_driver": {"exit_code": N}} on stdout).
+// that speaks the driver's protocol (first what dbt offers, {"ods_driver": {"dbt_version": ...}};
+// then a JSON request per stdin line; events, then {"ods_driver": {"exit_code": N}} on stdout).
 #include "process/dbt_driver.h"
 
 #include <gtest/gtest.h>
@@ -26,12 +26,18 @@ DbtCommandOptions options_for(const TempDir& dir) {
   return options;
 }
 
+// What the real driver says first about a dbt whose manifest it keeps.
+const std::string kReady =
+    R"(echo '{"ods_driver": {"dbt_version": "1.10.15", "manifest_schema": "v12", "keep_manifest": true}}')"
+    "\n";
+
 // A fake driver that logs each start and each request, then answers every request with the
 // events of `fixture` and exit code `code`.
 fs::path answering_driver(const TempDir& dir, const std::string& fixture, int code) {
   const std::string d = dir.path().string();
-  return dir.script("python", "echo started >> '" + d + "/starts'\nwhile IFS= read -r line; do\n  echo \"$line\" >> '" +
-                                  d + "/requests'\n  cat '" + fixture_path(fixture).string() +
+  return dir.script("python", kReady + "echo started >> '" + d +
+                                  "/starts'\nwhile IFS= read -r line; do\n  echo \"$line\" >> '" + d +
+                                  "/requests'\n  cat '" + fixture_path(fixture).string() +
                                   "'\n  echo '{\"ods_driver\": {\"exit_code\": " + std::to_string(code) +
                                   "}}'\ndone\necho bye >> '" + d + "/starts'");
 }
@@ -76,16 +82,72 @@ TEST(DbtDriver, ACommandThatFailsReportsDbtsErrorText) {
 TEST(DbtDriver, ADriverThatDiesFailsTheCommandWithItsOutputAndRunsNoMore) {
   TempDir dir;
   auto real = make_process_launcher();
-  fs::path python = dir.script("python", "read -r line\necho 'Traceback: ModuleNotFoundError: dbt' >&2\nexit 3");
+  fs::path python = dir.script("python", kReady + "read -r line\necho 'Traceback: MemoryError in dbt' >&2\nexit 3");
   auto driver = make_dbt_driver_launcher(*real, python);
   auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->exit_code, 3);
-  EXPECT_NE(result->error_text.find("ModuleNotFoundError: dbt"), std::string::npos) << result->error_text;
+  EXPECT_NE(result->error_text.find("MemoryError in dbt"), std::string::npos) << result->error_text;
   auto next = run_dbt_command(*driver, options_for(dir), {"build"});
   ASSERT_FALSE(next);
   EXPECT_EQ(next.error().code, "spawn_failed");
   EXPECT_NE(next.error().message.find("driver has ended"), std::string::npos) << next.error().message;
+}
+
+TEST(DbtDriver, ADriverThatCannotImportDbtIsAnErrorWithWhatItPrinted) {
+  TempDir dir;
+  auto real = make_process_launcher();
+  auto driver = make_dbt_driver_launcher(*real, dir.script("python", "echo 'ModuleNotFoundError: dbt' >&2\nexit 1"));
+  for (int i = 0; i < 2; ++i) {
+    auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().code, "dbt_failed");
+    EXPECT_NE(result.error().message.find("ModuleNotFoundError: dbt"), std::string::npos) << result.error().message;
+  }
+}
+
+TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
+  TempDir dir;
+  auto real = make_process_launcher();
+  fs::path python =
+      dir.script("python", R"(echo '{"ods_driver": {"dbt_version": "1.7.20", "refused": "dbt-core 1.7.20 is not )"
+                           R"(supported: ODS supports dbt-core 1.8 to 1.11"}}')"
+                           "\nexit 2");
+  auto driver = make_dbt_driver_launcher(*real, python);
+  for (int i = 0; i < 2; ++i) {  // the first command and every later one
+    auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().code, "unsupported_dbt");
+    EXPECT_EQ(result.error().message, "dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.11");
+  }
+}
+
+TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessSaidOnce) {
+  TempDir dir;
+  auto real = make_process_launcher();
+  const std::string d = dir.path().string();
+  fs::path python =
+      dir.script("python", "echo started >> '" + d +
+                               "/starts'\n"
+                               R"(echo '{"ods_driver": {"dbt_version": "1.99.0", "keep_manifest": false, )"
+                               R"("why": "compiled nodes have fields the driver does not know how to reset: x"}}')");
+  std::vector<std::string> notices;
+  auto driver = make_dbt_driver_launcher(*real, python, [&](const std::string& n) { notices.push_back(n); });
+  DbtCommandOptions options = options_for(dir);
+  options.dbt = dir.script(
+      "dbt", "echo \"$@\" >> '" + d + "/dbt-calls'\ncat '" + fixture_path("build_success.jsonl").string() + "'");
+  for (const char* subcommand : {"compile", "build"}) {
+    auto result = run_dbt_command(*driver, options, {subcommand});
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->exit_code, 0) << result->error_text;
+    EXPECT_EQ(result->events, testing::fixture_lines("build_success.jsonl"));
+  }
+  EXPECT_EQ(notices, std::vector<std::string>{"dbt 1.99.0: compiled nodes have fields the driver does not know how to "
+                                              "reset: x; running one dbt process per command"});
+  EXPECT_EQ(dir.read("starts"), "started\n");
+  const std::string calls = dir.read("dbt-calls");
+  EXPECT_NE(calls.find("--log-format json compile"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--log-format json build"), std::string::npos) << calls;
 }
 
 TEST(DbtDriver, AMissingInterpreterIsDbtNotFound) {
@@ -104,7 +166,7 @@ TEST(DbtDriver, AnInterruptedCommandIsInterruptedAndEndsTheDriver) {
   // Starts a node, then waits; on SIGINT reports dbt's interrupted summary and exits, as the
   // real driver does after a KeyboardInterrupt.
   fs::path python = dir.script(
-      "python", "echo $$ > '" + d + "/pid'\ntrap 'cat \"" + fixture_path("build_interrupted.jsonl").string() +
+      "python", kReady + "echo $$ > '" + d + "/pid'\ntrap 'cat \"" + fixture_path("build_interrupted.jsonl").string() +
                     "\"; echo \"{\\\"ods_driver\\\": {\\\"exit_code\\\": 2}}\"; exit 2' INT\nread -r line\n"
                     "echo '{\"info\": {\"name\": \"LogStartLine\", \"level\": \"info\", \"msg\": \"1 of 2 START\", "
                     "\"invocation_id\": \"i\"}, \"data\": {\"index\": 1, \"total\": 2}}'\nsleep 60 &\nwait $!\n");
