@@ -13,13 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string last_line(const std::string& text) {
   std::string trimmed = text;
   while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == '\r')) trimmed.pop_back();
@@ -66,14 +59,14 @@ ApiStandIn::ApiStandIn(const Options& options) {
   while (!fs::exists(port_file) && !process_.exited() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_TRUE(fs::exists(port_file)) << "the API stand-in did not start: " << process_.log_tail();
-  if (fs::exists(port_file)) port_ = std::stoi(slurp(port_file));
+  if (fs::exists(port_file)) port_ = std::stoi(read_text_file(port_file));
 }
 
 ApiStandIn::~ApiStandIn() { process_.stop(std::chrono::seconds(2)); }
 
 std::vector<nlohmann::json> ApiStandIn::requests() const {
   std::vector<nlohmann::json> out;
-  std::istringstream lines(slurp(dir_.path() / "requests.jsonl"));
+  std::istringstream lines(read_text_file(dir_.path() / "requests.jsonl"));
   for (std::string line; std::getline(lines, line);)
     if (!line.empty()) out.push_back(nlohmann::json::parse(line));
   return out;
@@ -96,7 +89,7 @@ nlohmann::json run_action(const nlohmann::json& spec) {
                    (ci_source_dir() / "github" / "action.yml").string(), spec_file.string(), result_file.string()},
                   dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-  auto result = nlohmann::json::parse(slurp(result_file), nullptr, false);
+  auto result = nlohmann::json::parse(read_text_file(result_file), nullptr, false);
   EXPECT_FALSE(result.is_discarded()) << r.output << r.errors;
   EXPECT_NE(result.value("conclusion", ""), "refused") << result.dump(1);
   return result;

@@ -28,13 +28,6 @@ std::string project_version() {
   return "";
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // glibc and the GCC C++ runtime: what the archive leaves to the system.
 bool is_system_library(const std::string& soname) {
   static const std::regex system(
@@ -76,7 +69,7 @@ ProcessResult* DistArchive::made_ = nullptr;
 TEST_F(DistArchive, IsNamedAfterTheProjectVersionWithASha256File) {
   ASSERT_FALSE(project_version().empty());
   ASSERT_TRUE(fs::exists(archive())) << made_->output;
-  const std::string sums = read_file(archive().string() + ".sha256");
+  const std::string sums = read_text_file(archive().string() + ".sha256");
   EXPECT_TRUE(std::regex_match(
       sums, std::regex("[0-9a-f]{64}  " + std::regex_replace(name(), std::regex(R"(\.)"), R"(\.)") + "\\.tar\\.gz\n")))
       << sums;
@@ -113,7 +106,7 @@ TEST_F(DistArchive, EveryLibraryResolvesFromTheBundleOrGlibc) {
   std::set<std::string> bundled;
   for (const auto& f : fs::directory_iterator(lib)) bundled.insert(f.path().filename().string());
   EXPECT_FALSE(bundled.empty()) << "ods links libraries beyond glibc (libpq, libsqlite3, …)";
-  const std::string listed = read_file(top / "LIBRARIES.txt");
+  const std::string listed = read_text_file(top / "LIBRARIES.txt");
   std::vector<fs::path> files{top / "bin" / "ods"};
   for (const auto& name : bundled) {
     files.push_back(lib / name);

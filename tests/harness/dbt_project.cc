@@ -20,14 +20,14 @@ fs::path source_dir() { return ODS_SOURCE_DIR; }
 fs::path venv_bin() { return source_dir() / ".venv" / "bin"; }
 fs::path ods_binary() { return fs::path(ODS_BIN_DIR) / "ods"; }
 
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
+std::string read_text_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 bool skipped_when_copying_example(const fs::path& rel) {
   const std::string first = rel.begin()->string();
@@ -62,8 +62,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
   ::waitpid(pid, &status, 0);
   ProcessResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.output = slurp(out_file);
-  r.errors = slurp(err_file);
+  r.output = read_text_file(out_file);
+  r.errors = read_text_file(err_file);
   fs::remove(out_file);
   fs::remove(err_file);
   return r;
@@ -154,7 +154,7 @@ nlohmann::json DbtProject::plan_json(std::vector<std::string> extra) const {
   return doc;
 }
 
-std::string DbtProject::read(const std::string& relative) const { return slurp(dir_ / relative); }
+std::string DbtProject::read(const std::string& relative) const { return read_text_file(dir_ / relative); }
 
 void DbtProject::write(const std::string& relative, const std::string& content) const {
   std::ofstream out(dir_ / relative, std::ios::binary | std::ios::trunc);

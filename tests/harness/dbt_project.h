@@ -67,6 +67,8 @@ class DbtProject {
 std::filesystem::path source_dir();
 std::filesystem::path venv_bin();
 std::filesystem::path ods_binary();
+// The whole content of a file; "" when it can't be read.
+std::string read_text_file(const std::filesystem::path& path);
 
 // Entry of a plan JSON document by node name; fails the test when absent.
 const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name);
