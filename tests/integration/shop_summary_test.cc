@@ -90,7 +90,9 @@ TEST_F(ShopSummary, RunWritesTheSummaryAndTheJsonBesideTheTableAndASecondRunBuil
   ODS_ASSERT_OK(second);
   const json again = document("second");
   for (const auto& e : again.at("plan").at("entries")) {
-    if (e.at("action") == "build") EXPECT_EQ(e.at("reasons").at(0).at("code"), "reads_run_context") << e.dump();
+    if (e.at("action") == "build") {
+      EXPECT_EQ(e.at("reasons").at(0).at("code"), "reads_run_context") << e.dump();
+    }
   }
   EXPECT_EQ(again.at("summary").at("built"), build_entries(again.at("plan")));
   EXPECT_EQ(again.at("summary").at("built"), 1) << "only dim_customers, which reads the run context";

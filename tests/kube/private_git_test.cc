@@ -37,7 +37,8 @@ class KubePrivateGitTest : public KubeClientTest {
     std::filesystem::create_directories(dir_);
     auto started = server_.start({.dir = dir_ / "git",
                                   .files = {{"analytics/dbt_project.yml", "name: shop\nprofile: shop\n"}},
-                                  .basic_credential = std::string("ods:") + kPassword});
+                                  .basic_credential = std::string("ods:") + kPassword,
+                                  .bearer_token = {}});
     ASSERT_TRUE(started) << started.error();
     // The pod's /tmp is a volume (the stand-in maps paths under it into the pod's folder), so
     // the certificate the pod trusts lives outside /tmp, in the build tree.

@@ -79,8 +79,8 @@ class KubeRunConcurrencyTest : public KubeClientTest {
 
   // The project's runner Jobs (is_job) or Pods that have not ended.
   int live(bool is_job) {
-    auto listed =
-        client().list(is_job ? res::kJobs : res::kPods, namespace_, {.label_selector = "ods.dev/project=shop"});
+    auto listed = client().list(is_job ? res::kJobs : res::kPods, namespace_,
+                                {.label_selector = "ods.dev/project=shop", .field_selector = {}});
     if (!listed) return -1;
     int n = 0;
     for (const Json& item : (*listed)["items"]) n += ended(item, is_job) ? 0 : 1;

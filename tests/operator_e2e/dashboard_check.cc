@@ -220,7 +220,9 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
          for (const char* q : {"dbtproject", "dbtrun"}) {
            const Series* s = find(now, {{"name", q}});
            ASSERT_TRUE(s) << ref << " " << q;
-           if (ref == "A") EXPECT_EQ(s->values.at(0), 0) << "the queue " << q << " did not drain";
+           if (ref == "A") {
+             EXPECT_EQ(s->values.at(0), 0) << "the queue " << q << " did not drain";
+           }
          }
        }},
       {"Leader",

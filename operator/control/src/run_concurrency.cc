@@ -35,7 +35,7 @@ bool pod_ended(const Json& pod) {
 // "Job x of run y", or "" when there is none.
 Result<std::string> runner_still_running(kube::Client& client, const std::string& namespace_name,
                                          const std::string& project, const std::string& run_name) {
-  const kube::ListOptions options{.label_selector = std::string(kProjectLabel) + "=" + project};
+  const kube::ListOptions options{.label_selector = std::string(kProjectLabel) + "=" + project, .field_selector = {}};
   const std::pair<const kube::Resource*, bool (*)(const Json&)> kinds[] = {{&res::kJobs, job_ended},
                                                                            {&res::kPods, pod_ended}};
   for (const auto& [resource, ended] : kinds) {
