@@ -53,6 +53,20 @@ constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
 
 std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_DIR) / "ods-operator"; }
 
+// The port of /metrics from the replica's "ods-operator started" line, which it logs once the
+// endpoint listens; an error with the log when the process exits first or logs nothing in time.
+std::expected<int, std::string> wait_for_metrics_port(BackgroundProcess& process) {
+  static const std::string kMarker = "\"metrics\":\"http://127.0.0.1:";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string log = process.log_tail(50);
+    if (auto at = log.find(kMarker); at != std::string::npos) return std::atoi(log.c_str() + at + kMarker.size());
+    if (process.exited()) return std::unexpected("exited before serving /metrics:\n" + log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return std::unexpected("did not serve /metrics within 60 s:\n" + process.log_tail(50));
+}
+
 }  // namespace
 
 std::string phase_of(const Json& run) { return run.contains("status") ? run["status"].value("phase", "") : ""; }
@@ -128,11 +142,8 @@ OperatorWorld::~OperatorWorld() {
 std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
                                                                            const std::filesystem::path& kubeconfig,
                                                                            const LeaseTimings& lease) {
-  auto metrics_port = free_loopback_port();
-  if (!metrics_port) return std::unexpected(metrics_port.error());
   auto replica = std::make_unique<OperatorReplica>();
   replica->identity = identity;
-  replica->metrics_port = *metrics_port;
   const std::string callback = "127.0.0.1:" + std::to_string(callback_port_);
   std::vector<std::string> argv{operator_binary().string(),
                                 "--kubeconfig",
@@ -146,7 +157,7 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                 "--callback-url",
                                 "http://" + callback,
                                 "--metrics-listen",
-                                "127.0.0.1:" + std::to_string(*metrics_port),
+                                "127.0.0.1:0",  // the kernel's choice, read back from the log: no race
                                 "--lease",
                                 std::string(kOperatorNamespace) + "/ods-operator",
                                 "--identity",
@@ -161,6 +172,12 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                 "debug"};
   auto started = replica->process.start(argv, plane_->dir(), plane_->dir() / ("operator-" + identity + ".log"));
   if (!started) return std::unexpected(started.error());
+  auto port = wait_for_metrics_port(replica->process);
+  if (!port) {
+    replica->process.stop(std::chrono::seconds(5));
+    return std::unexpected("replica " + identity + ": " + port.error());
+  }
+  replica->metrics_port = *port;
   auto* raw = replica.get();
   replicas_[identity] = std::move(replica);
   return raw;

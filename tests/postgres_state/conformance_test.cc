@@ -11,6 +11,7 @@ namespace {
 using conformance::ConformanceTarget;
 using conformance::ConformanceTargetName;
 using conformance::ReopeningHarness;
+using conformance::SharedStoreConformance;
 using conformance::StateStoreConformance;
 using conformance::StoreHarness;
 using conformance::TestClock;
@@ -21,6 +22,9 @@ std::unique_ptr<StoreHarness> make_postgres_harness(TestClock clock) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,
+                         ::testing::Values(ConformanceTarget{"postgres", make_postgres_harness}),
+                         ConformanceTargetName());
+INSTANTIATE_TEST_SUITE_P(Stores, SharedStoreConformance,
                          ::testing::Values(ConformanceTarget{"postgres", make_postgres_harness}),
                          ConformanceTargetName());
 

@@ -6,6 +6,9 @@
 //                            ::testing::Values(ConformanceTarget{"sqlite", make_sqlite_harness}),
 //                            ConformanceTargetName());
 //
+// A store whose data can be opened again by another handle (a file, a database) also
+// instantiates SharedStoreConformance, the cross-handle tests, the same way.
+//
 // A harness owns one store under test (and whatever it lives in: a temp file, a database
 // schema) and cleans it all up when destroyed.
 #include <gtest/gtest.h>
@@ -30,8 +33,9 @@ class StoreHarness {
   // The store under test: empty when the harness is made, stamping commits with the clock
   // the harness was made with. Owned by the harness.
   virtual ods::contracts::StateStore& store() = 0;
-  // Another handle (connection) onto the same stored data, for cross-connection tests;
-  // nullptr when the implementation has only one handle (the in-memory store).
+  // Another handle (connection) onto the same stored data, for SharedStoreConformance;
+  // nullptr when the implementation has only one handle (the in-memory store), which then
+  // instantiates only StateStoreConformance.
   virtual std::unique_ptr<ods::contracts::StateStore> open_another() = 0;
 };
 
@@ -82,5 +86,9 @@ class StateStoreConformance : public ::testing::TestWithParam<ConformanceTarget>
  private:
   std::unique_ptr<StoreHarness> harness_;
 };
+
+// The cross-handle tests: concurrent committers on separate handles, one handle seeing
+// another's commits. For stores whose harness's open_another() returns a handle.
+class SharedStoreConformance : public StateStoreConformance {};
 
 }  // namespace ods::state::conformance

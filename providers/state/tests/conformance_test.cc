@@ -11,6 +11,7 @@ namespace {
 using conformance::ConformanceTarget;
 using conformance::ConformanceTargetName;
 using conformance::ReopeningHarness;
+using conformance::SharedStoreConformance;
 using conformance::StateStoreConformance;
 using conformance::StoreHarness;
 using conformance::TestClock;
@@ -39,6 +40,8 @@ INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,
                                                              }},
                                            ConformanceTarget{"sqlite", make_sqlite_harness}),
                          ConformanceTargetName());
+INSTANTIATE_TEST_SUITE_P(Stores, SharedStoreConformance,
+                         ::testing::Values(ConformanceTarget{"sqlite", make_sqlite_harness}), ConformanceTargetName());
 
 }  // namespace
 }  // namespace ods::state
