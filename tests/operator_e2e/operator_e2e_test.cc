@@ -234,9 +234,12 @@ TEST_F(OperatorE2E, AControllerKilledInTheMiddleOfARunIsReplacedAndTheRunIsRecor
 }
 
 TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
-  auto c = w().start_operator("replica-c");
+  // The operator's default Lease timings (the chart's): with the suite's short ones (renew deadline 3 s), a loaded CI
+  // machine can let the Lease change hands during the run, and the one that loses it exits.
+  const LeaseTimings chart{"15s", "10s", "2s"};
+  auto c = w().start_operator("replica-c", {}, chart);
   ASSERT_TRUE(c) << c.error();
-  auto d = w().start_operator("replica-d");
+  auto d = w().start_operator("replica-d", {}, chart);
   ASSERT_TRUE(d) << d.error();
   auto holder_of = [](const Json& lease) { return lease["spec"].value("holderIdentity", ""); };
   auto lease = w().wait_for(kube::resources::kLeases, {kOperatorNamespace, "ods-operator"},
@@ -253,10 +256,12 @@ TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies
                    "controller_runtime_reconcile_total{controller=\"dbtrun\",result=\"success\"}"),
             0);
 
+  ASSERT_TRUE(w().has_replica(follower)) << "the follower exited";
   w().kill_operator(leader);
+  // The follower takes over once the Lease has expired (15 s after the last renewal it saw).
   auto taken = w().wait_for(
       kube::resources::kLeases, {kOperatorNamespace, "ods-operator"},
-      [&](const Json& l) { return holder_of(l) == follower; }, std::chrono::seconds(20));
+      [&](const Json& l) { return holder_of(l) == follower; }, std::chrono::seconds(60));
   ASSERT_TRUE(taken) << "the follower did not take the Lease over";
   run_to_success("shop-leader-2");
   w().stop_operator(follower);

@@ -53,15 +53,18 @@ constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
 
 std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_DIR) / "ods-operator"; }
 
-// The port of /metrics from the replica's "ods-operator started" line, which it logs once the
-// endpoint listens; an error with the log when the process exits first or logs nothing in time.
-std::expected<int, std::string> wait_for_metrics_port(BackgroundProcess& process) {
-  static const std::string kMarker = "\"metrics\":\"http://127.0.0.1:";
+// Waits for the replica's "ods-operator started" line, which it logs once /metrics listens.
+// "port_taken" when it exited because the port was no longer free (the caller retries with
+// another); any other exit or silence is an error carrying the log.
+std::expected<void, std::string> wait_started(BackgroundProcess& process) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string log = process.log_tail(50);
-    if (auto at = log.find(kMarker); at != std::string::npos) return std::atoi(log.c_str() + at + kMarker.size());
-    if (process.exited()) return std::unexpected("exited before serving /metrics:\n" + log);
+    if (log.find("\"msg\":\"ods-operator started\"") != std::string::npos) return {};
+    if (process.exited()) {
+      if (log.find("cannot serve /metrics") != std::string::npos) return std::unexpected("port_taken");
+      return std::unexpected("exited before serving /metrics:\n" + log);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return std::unexpected("did not serve /metrics within 60 s:\n" + process.log_tail(50));
@@ -142,45 +145,54 @@ OperatorWorld::~OperatorWorld() {
 std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
                                                                            const std::filesystem::path& kubeconfig,
                                                                            const LeaseTimings& lease) {
-  auto replica = std::make_unique<OperatorReplica>();
-  replica->identity = identity;
-  const std::string callback = "127.0.0.1:" + std::to_string(callback_port_);
-  std::vector<std::string> argv{operator_binary().string(),
-                                "--kubeconfig",
-                                (kubeconfig.empty() ? plane_->kubeconfig() : kubeconfig).string(),
-                                "--state-secret",
-                                std::string(kOperatorNamespace) + "/ods-state",
-                                "--callback-key-secret",
-                                std::string(kOperatorNamespace) + "/ods-callback",
-                                "--callback-listen",
-                                callback,
-                                "--callback-url",
-                                "http://" + callback,
-                                "--metrics-listen",
-                                "127.0.0.1:0",  // the kernel's choice, read back from the log: no race
-                                "--lease",
-                                std::string(kOperatorNamespace) + "/ods-operator",
-                                "--identity",
-                                identity,
-                                "--lease-duration",
-                                lease.duration,
-                                "--renew-deadline",
-                                lease.renew_deadline,
-                                "--retry-period",
-                                lease.retry_period,
-                                "--log-level",
-                                "debug"};
-  auto started = replica->process.start(argv, plane_->dir(), plane_->dir() / ("operator-" + identity + ".log"));
-  if (!started) return std::unexpected(started.error());
-  auto port = wait_for_metrics_port(replica->process);
-  if (!port) {
-    replica->process.stop(std::chrono::seconds(5));
-    return std::unexpected("replica " + identity + ": " + port.error());
+  // A free port may be taken by another process before the replica binds it: then it exits
+  // saying so, and starts again on another port.
+  for (int attempt = 1;; ++attempt) {
+    auto metrics_port = free_loopback_port();
+    if (!metrics_port) return std::unexpected(metrics_port.error());
+    auto replica = std::make_unique<OperatorReplica>();
+    replica->identity = identity;
+    replica->metrics_port = *metrics_port;
+    const std::string callback = "127.0.0.1:" + std::to_string(callback_port_);
+    std::vector<std::string> argv{operator_binary().string(),
+                                  "--kubeconfig",
+                                  (kubeconfig.empty() ? plane_->kubeconfig() : kubeconfig).string(),
+                                  "--state-secret",
+                                  std::string(kOperatorNamespace) + "/ods-state",
+                                  "--callback-key-secret",
+                                  std::string(kOperatorNamespace) + "/ods-callback",
+                                  "--callback-listen",
+                                  callback,
+                                  "--callback-url",
+                                  "http://" + callback,
+                                  "--metrics-listen",
+                                  "127.0.0.1:" + std::to_string(*metrics_port),
+                                  "--lease",
+                                  std::string(kOperatorNamespace) + "/ods-operator",
+                                  "--identity",
+                                  identity,
+                                  "--lease-duration",
+                                  lease.duration,
+                                  "--renew-deadline",
+                                  lease.renew_deadline,
+                                  "--retry-period",
+                                  lease.retry_period,
+                                  "--log-level",
+                                  "debug"};
+    // One log per process, so the wait below reads this process's lines only.
+    const auto log = plane_->dir() / ("operator-" + identity + "-" + std::to_string(++processes_started_) + ".log");
+    auto started = replica->process.start(argv, plane_->dir(), log);
+    if (!started) return std::unexpected(started.error());
+    auto serving = wait_started(replica->process);
+    if (!serving && serving.error() == "port_taken" && attempt < 5) continue;
+    if (!serving) {
+      replica->process.stop(std::chrono::seconds(5));
+      return std::unexpected("replica " + identity + ": " + serving.error());
+    }
+    auto* raw = replica.get();
+    replicas_[identity] = std::move(replica);
+    return raw;
   }
-  replica->metrics_port = *port;
-  auto* raw = replica.get();
-  replicas_[identity] = std::move(replica);
-  return raw;
 }
 
 void OperatorWorld::kill_operator(const std::string& identity) {

@@ -101,6 +101,7 @@ class OperatorWorld {
   std::unique_ptr<DbtProject> project_;
   std::unique_ptr<KubeletStandin> standin_;
   std::map<std::string, std::unique_ptr<OperatorReplica>> replicas_;
+  int processes_started_ = 0;  // numbers the replicas' log files
   int callback_port_ = 0;
 };
 
