@@ -26,7 +26,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates git python3 python3-venv \
-      libc6 libgcc-s1 libstdc++6 libssl3 libsqlite3-0 libpq5 libcpprest2.10 \
+      libc6 libgcc-s1 libstdc++6 libssl3 libsqlite3-0 libpq5 libcpprest2.10 libyaml-cpp0.7 \
  && rm -rf /var/lib/apt/lists/*
 COPY requirements/dbt.txt requirements/constraints.txt /opt/ods/requirements/
 RUN python3 -m venv /opt/ods/venv \

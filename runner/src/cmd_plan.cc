@@ -7,11 +7,11 @@
 
 #include "command_summary.h"
 #include "commands.h"
+#include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "plan_markdown.h"
 #include "project_loader.h"
-#include "selector.h"
 #include "state_access.h"
 
 namespace ods::cli {
@@ -92,7 +92,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   planner::PlanOptions options;
   options.now = ctx.env.now();
   if (args.has("--select")) {
-    auto selected = resolve_selection(project->inputs, args.get("--select"), ctx.target_dir / "manifest.json");
+    auto selected = dbt::resolve_selection(project->inputs, args.get("--select"), ctx.target_dir / "manifest.json");
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }

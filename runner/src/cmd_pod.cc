@@ -15,8 +15,8 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "ods/callback/protocol.h"
+#include "ods/dbt/selector.h"
 #include "project_loader.h"
-#include "selector.h"
 
 namespace ods::cli {
 
@@ -132,8 +132,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   if (args.has("--select") || args.has("--exclude")) {
-    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                            ctx.target_dir / "manifest.json");
+    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                                 ctx.target_dir / "manifest.json");
     if (!selection) return report(ctx, selection.error());
     inputs.selected = std::move(selection->nodes);
     inputs.check_selected = std::move(selection->checks);

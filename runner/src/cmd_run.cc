@@ -5,12 +5,12 @@
 
 #include "commands.h"
 #include "dbt_steps.h"
+#include "ods/dbt/selector.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "project_loader.h"
 #include "run_recording.h"
-#include "selector.h"
 #include "state_access.h"
 
 namespace ods::cli {
@@ -54,8 +54,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   options.now = ctx.env.now();
   std::optional<std::vector<std::string>> checks_selected;
   if (args.has("--select") || args.has("--exclude")) {
-    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                            ctx.target_dir / "manifest.json");
+    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                                 ctx.target_dir / "manifest.json");
     if (!selection) return report(ctx, selection.error());
     options.selected = std::move(selection->nodes);
     checks_selected = std::move(selection->checks);

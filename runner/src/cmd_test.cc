@@ -7,11 +7,11 @@
 
 #include "commands.h"
 #include "dbt_steps.h"
+#include "ods/dbt/selector.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "project_loader.h"
-#include "selector.h"
 #include "state_access.h"
 #include "test_recording.h"
 
@@ -53,8 +53,8 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (!project) return report(ctx, project.error());
   planner::CheckOptions options;
   if (args.has("--select") || args.has("--exclude")) {
-    auto selection = resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                            ctx.target_dir / "manifest.json");
+    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
+                                                 ctx.target_dir / "manifest.json");
     if (!selection) return report(ctx, selection.error());
     options.selected = std::move(selection->checks);
   }

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "process/child_process.h"
-#include "process/dbt_binary.h"
-#include "process/dbt_command_adapter.h"
-#include "process/dbt_driver.h"
+#include "ods/dbt/cli/dbt_binary.h"
+#include "ods/dbt/cli/dbt_command_adapter.h"
+#include "ods/dbt/cli/dbt_driver.h"
+#include "ods/process/child_process.h"
 
 namespace ods::cli {
 
@@ -38,27 +38,27 @@ class ProcessDbtSession final : public DbtSession {
 
  private:
   ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
-    auto binary = process::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
+    auto binary = dbt::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
     process::ProcessLauncher& launcher = launcher_for(*binary);
-    process::DbtCommandOptions options;
+    dbt::DbtCommandOptions options;
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
     if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
     std::vector<std::string> full_args = args;
     for (const auto& f : shared_flags()) full_args.push_back(f);
-    if (what.empty()) return process::run_dbt_command(launcher, options, full_args);
+    if (what.empty()) return dbt::run_dbt_command(launcher, options, full_args);
 
     const auto started = std::chrono::steady_clock::now();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int last_finished = -1;
-    auto result = process::run_dbt_command(launcher, options, full_args, [&](const process::DbtProgress& p) {
+    auto result = dbt::run_dbt_command(launcher, options, full_args, [&](const dbt::DbtProgress& p) {
       if (p.finished() == last_finished) return;
       last_finished = p.finished();
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       char line[160];
       std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
-                    p.total(), p.count(process::NodeState::kFailed) + p.count(process::NodeState::kErrored), elapsed);
+                    p.total(), p.count(dbt::NodeState::kFailed) + p.count(dbt::NodeState::kErrored), elapsed);
       if (tty) {
         *ctx_.err << "\r" << line << "\x1b[K" << std::flush;
       } else if (p.finished() == p.total() || p.finished() % 25 == 0) {
@@ -78,8 +78,8 @@ class ProcessDbtSession final : public DbtSession {
       chosen_ = true;
       const std::string mode = ctx_.env.getenv("ODS_DBT_DRIVER");
       if (mode != "off" && mode != "0") {
-        if (auto python = process::console_script_python(binary)) {
-          driver_ = process::make_dbt_driver_launcher(
+        if (auto python = dbt::console_script_python(binary)) {
+          driver_ = dbt::make_dbt_driver_launcher(
               *launcher_, *python, [this](const std::string& why) { *ctx_.err << "ods: " << why << "\n"; });
         }
       }

@@ -3,7 +3,7 @@
 // every call shares (--project-dir, --target, --profiles-dir), progress lines while dbt
 // builds, and Ctrl-C forwarded to dbt. Implements the dbt provider's DbtCommand.
 // All commands of one session run in one persistent dbt process (the ods dbt driver,
-// process/dbt_driver.h) when dbt is a Python console script and $ODS_DBT_DRIVER is not
+// ods/dbt/cli/dbt_driver.h) when dbt is a Python console script and $ODS_DBT_DRIVER is not
 // "off" (or "0"); otherwise each command starts its own dbt process.
 #include <functional>
 #include <memory>

@@ -2,8 +2,8 @@
 // The git source of a runner pod (DbtProject spec.source.git): the Job sets ODS_GIT_URL,
 // ODS_GIT_REVISION, ODS_GIT_PATH and ODS_PROJECT_DIR (<checkout>/<path>); `ods pod` checks the
 // revision out before compiling. A shallow fetch of exactly that revision (a branch, a tag or a
-// commit), with the `git` on PATH; a private repository's credentials come from the Secret the
-// Job mounts at ODS_GIT_CREDENTIALS_DIR (git_credentials.h).
+// commit), with the `git` on PATH run through the process launcher (ods/process/child_process.h); a private
+// repository's credentials come from the Secret the Job mounts at ODS_GIT_CREDENTIALS_DIR (git_credentials.h).
 #include <filesystem>
 #include <string>
 

@@ -50,12 +50,12 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
     return loaded;
   }
   loaded.inputs = project->inputs;  // the evidence gathered later goes into this copy only
-  loaded.provider_data = std::make_shared<const dbt::DbtProject>(std::move(*project));
+  loaded.dbt_project = std::make_shared<const dbt::DbtProject>(std::move(*project));
   return loaded;
 }
 
 std::size_t count_checks(const LoadedProject& project, const std::vector<std::string>& ids) {
-  const auto& tests_of = static_cast<const dbt::DbtProject*>(project.provider_data.get())->tests_of;
+  const auto& tests_of = project.dbt_project->tests_of;
   std::set<std::string> checks;
   for (const auto& id : ids) {
     if (auto it = tests_of.find(id); it != tests_of.end()) checks.insert(it->second.begin(), it->second.end());
@@ -64,8 +64,8 @@ std::size_t count_checks(const LoadedProject& project, const std::vector<std::st
 }
 
 Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project, RunKind kind) {
-  if (!project.provider_data) throw std::logic_error("load_run: the project was loaded with ProjectUse::plan_only");
-  const auto& dbt_project = *static_cast<const dbt::DbtProject*>(project.provider_data.get());
+  if (!project.dbt_project) throw std::logic_error("load_run: the project was loaded with ProjectUse::plan_only");
+  const dbt::DbtProject& dbt_project = *project.dbt_project;
   fs::path path = ctx.target_dir / "run_results.json";
   if (!fs::exists(path))
     return fail("missing_artifact", path.string() + ": not found; run `dbt build` before `ods state record`");

@@ -10,12 +10,18 @@
 #include "ods/planner/inputs.h"
 #include "ods/planner/planner.h"
 
+namespace ods::dbt {
+struct DbtProject;  // ods/dbt/artifacts.h
+}  // namespace ods::dbt
+
 namespace ods::cli {
 
 struct LoadedProject {
   planner::ProjectInputs inputs;
-  std::string adapter_type;                   // manifest metadata.adapter_type ("duckdb", "postgres", ...)
-  std::shared_ptr<const void> provider_data;  // what the dbt provider needs again to read a run (see Use)
+  std::string adapter_type;  // manifest metadata.adapter_type ("duckdb", "postgres", ...)
+  // What the dbt provider read, kept to read a run (the manifest's metadata and which checks
+  // read which node); null for ProjectUse::plan_only.
+  std::shared_ptr<const dbt::DbtProject> dbt_project;
 };
 
 // What the project is loaded for: `plan_only` (plan, explain, diff) keeps only the inputs,

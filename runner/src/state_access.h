@@ -11,7 +11,7 @@
 namespace ods::cli {
 
 // The dbt project's name from <project-dir>/dbt_project.yml (top-level `name:`).
-// Errors: "usage" when the file is missing or has no name.
+// Errors: dbt::read_project_file's ("usage": the file missing, malformed, or without a name).
 [[nodiscard]] Result<std::string> project_name(const CommandContext& ctx);
 
 // "<project>/<target or default>" for this project.

@@ -56,6 +56,21 @@ TEST_F(GitCheckoutTest, AMissingRevisionOrANonEmptyFolderIsAClearError) {
   EXPECT_NE(busy.error().message.find("is not empty"), std::string::npos);
 }
 
+TEST_F(GitCheckoutTest, GitMissingFromPathIsAClearError) {
+  const std::string saved = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
+  fs::create_directories(root_ / "empty-bin");
+  ::setenv("PATH", (root_ / "empty-bin").c_str(), 1);
+  std::ostringstream log;
+  auto result = checkout_git_source({url(), "main", root_ / "c"}, log);
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, "git_failed");
+  EXPECT_NE(result.error().message.find("git init of " + url() +
+                                        " at main failed (exit code 127): git was not found on PATH"),
+            std::string::npos)
+      << result.error().message;
+}
+
 TEST(GitCheckoutPath, TheCheckoutHoldsTheProjectPath) {
   EXPECT_EQ(checkout_of("/var/run/ods/work/source/examples/shop", "examples/shop"),
             fs::path("/var/run/ods/work/source"));

@@ -1,0 +1,64 @@
+// The provider's DbtCommand over a real child process (fake dbt scripts).
+#include "ods/dbt/cli/dbt_command_adapter.h"
+
+#include <gtest/gtest.h>
+
+#include "event_fixtures.h"
+#include "process/tests/test_programs.h"
+
+namespace ods::dbt {
+namespace {
+
+namespace fs = std::filesystem;
+using process::testing::TempDir;
+using testing::fixture_path;
+
+DbtCommandOptions options_for(const TempDir& dir, fs::path dbt) {
+  DbtCommandOptions options;
+  options.dbt = std::move(dbt);
+  options.project_dir = dir.path();
+  options.profiles_dir = dir.path() / "profiles";
+  return options;
+}
+
+TEST(DbtCommandAdapter, ReturnsTheEventLinesAndDbtsErrorText) {
+  TempDir dir;
+  auto launcher = process::make_process_launcher();
+  fs::path dbt =
+      dir.script("dbt", "printf '%s\\n' \"$@\" > '" + (dir.path() / "args").string() + "'\necho plain\ncat '" +
+                            fixture_path("build_model_error.jsonl").string() + "'\nexit 1");
+  auto command = make_dbt_command(*launcher, options_for(dir, dbt));
+  auto result = command->run({"show", "--inline", "select 1"});
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_FALSE(result->interrupted);
+  EXPECT_EQ(result->events, testing::fixture_lines("build_model_error.jsonl"));  // "plain" is not an event
+  EXPECT_NE(result->error_text.find("nonexistent_table_xyz"), std::string::npos) << result->error_text;
+  EXPECT_EQ(dir.read("args"), "--log-format\njson\nshow\n--inline\nselect 1\n--profiles-dir\n" +
+                                  (dir.path() / "profiles").string() + "\n");
+}
+
+TEST(DbtCommandAdapter, AMissingDbtIsDbtNotFound) {
+  TempDir dir;
+  auto launcher = process::make_process_launcher();
+  auto command = make_dbt_command(*launcher, options_for(dir, dir.path() / "missing-dbt"));
+  auto result = command->run({"show"});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, "dbt_not_found");
+  EXPECT_NE(result.error().message.find("missing-dbt"), std::string::npos);
+}
+
+TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
+  TempDir dir;
+  auto launcher = process::make_process_launcher();
+  auto command = make_dbt_command(
+      *launcher,
+      options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() + "'\nexit 2")));
+  auto result = command->run({"build"});
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->interrupted);
+  EXPECT_EQ(result->exit_code, 2);
+}
+
+}  // namespace
+}  // namespace ods::dbt

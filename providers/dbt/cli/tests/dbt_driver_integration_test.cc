@@ -1,0 +1,132 @@
+// The ods dbt driver with the real dbt (./.venv) on a private copy of examples/shop: several
+// commands in one driver process, each with its own invocation id and artifacts; a failing
+// command reports dbt's error text and leaves the driver usable; Ctrl-C during a build ends
+// the command interrupted and the driver with it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "harness/dbt_project.h"
+#include "ods/dbt/cli/dbt_driver.h"
+#include "ods/dbt/cli/dbt_invocation.h"
+#include "ods/dbt/cli/interrupt_forwarding.h"
+
+namespace ods::dbt {
+namespace {
+
+namespace fs = std::filesystem;
+using ods::testing::DbtProject;
+
+// Live processes running the driver: its source, and so this comment of it, is on their command line.
+int live_drivers() {
+  int found = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos || name == std::to_string(::getpid())) continue;
+    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto paren = line.rfind(')');
+    const bool zombie = paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+    if (!zombie && args.find("The ods dbt driver: one Python process") != std::string::npos) ++found;
+  }
+  return found;
+}
+
+nlohmann::json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+class DbtDriverIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto generated = project_.generate_data();
+    ASSERT_EQ(generated.exit_code, 0) << generated.errors;
+    auto python = console_script_python(ods::testing::venv_bin() / "dbt");
+    ASSERT_TRUE(python) << "the .venv's dbt is not a console script";
+    driver_ = make_dbt_driver_launcher(*real_, *python);
+  }
+
+  Result<DbtRunResult> run(std::vector<std::string> args, std::function<void(const DbtEvent&)> on_event = {}) {
+    DbtInvocationOptions options;
+    options.dbt = ods::testing::venv_bin() / "dbt";
+    options.args = std::move(args);
+    options.project_dir = project_.dir();
+    options.profiles_dir = project_.dir();
+    options.env = {{"DBT_SEND_ANONYMOUS_USAGE_STATS", "false"}, {"DO_NOT_TRACK", "1"}};
+    options.interrupt_grace = std::chrono::seconds(60);
+    DbtInvocation invocation(*driver_, std::move(options));
+    if (on_event) invocation.set_event_callback(std::move(on_event));
+    return run_forwarding_interrupts(invocation);
+  }
+
+  DbtProject project_{"shop"};
+  std::unique_ptr<process::ProcessLauncher> real_ = process::make_process_launcher();
+  std::unique_ptr<process::ProcessLauncher> driver_;
+};
+
+TEST_F(DbtDriverIntegration, CommandsShareOneDriverYetKeepTheirOwnArtifacts) {
+  auto compiled = run({"compile"});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  ASSERT_EQ(compiled->outcome, DbtOutcome::kSucceeded) << compiled->error_text();
+  EXPECT_EQ(read_json(project_.dir() / "target" / "manifest.json")["metadata"]["invocation_id"],
+            compiled->invocation_id);
+
+  // A failing command: dbt's own error text; the driver stays usable.
+  auto failed = run({"show", "--inline", "select * from nonexistent_table_xyz"});
+  ASSERT_TRUE(failed) << failed.error().message;
+  EXPECT_EQ(failed->outcome, DbtOutcome::kFailed);
+  EXPECT_NE(failed->error_text().find("nonexistent_table_xyz"), std::string::npos) << failed->error_text();
+
+  auto built = run({"build"});
+  ASSERT_TRUE(built) << built.error().message;
+  ASSERT_EQ(built->outcome, DbtOutcome::kSucceeded) << built->error_text();
+  EXPECT_EQ(built->progress.finished(), built->progress.total());
+  EXPECT_NE(built->invocation_id, compiled->invocation_id);
+  EXPECT_NE(built->invocation_id, failed->invocation_id);
+  // The build's artifacts are the build's: run_results.json and the manifest.json beside it
+  // carry its invocation id (what `ods state record` checks), every node is in its results,
+  // and the probe's inline node did not stay in the manifest.
+  const auto run_results = read_json(project_.dir() / "target" / "run_results.json");
+  const auto manifest = read_json(project_.dir() / "target" / "manifest.json");
+  EXPECT_EQ(run_results["metadata"]["invocation_id"], built->invocation_id);
+  EXPECT_EQ(manifest["metadata"]["invocation_id"], built->invocation_id);
+  EXPECT_EQ(run_results["args"]["which"], "build");
+  EXPECT_EQ(run_results["results"].size(), static_cast<std::size_t>(built->progress.total()));
+  for (const auto& [id, node] : manifest["nodes"].items()) EXPECT_EQ(id.find("inline_query"), std::string::npos);
+  EXPECT_EQ(live_drivers(), 1);
+}
+
+TEST_F(DbtDriverIntegration, CtrlCDuringABuildInterruptsItAndEndsTheDriver) {
+  auto compiled = run({"compile"});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  ASSERT_EQ(compiled->outcome, DbtOutcome::kSucceeded) << compiled->error_text();
+  bool pressed = false;
+  auto stopped = run({"build"}, [&](const DbtEvent& e) {
+    if (e.name == "LogStartLine" && !pressed) {
+      pressed = true;
+      ::kill(::getpid(), SIGINT);
+    }
+  });
+  ASSERT_TRUE(stopped) << stopped.error().message;
+  EXPECT_TRUE(pressed);
+  EXPECT_EQ(stopped->outcome, DbtOutcome::kInterrupted) << stopped->error_text();
+  EXPECT_TRUE(stopped->progress.summary().keyboard_interrupt);
+  EXPECT_LT(stopped->progress.finished(), stopped->progress.total());
+  // Nothing runs after an interruption: the driver is gone and refuses further commands.
+  auto next = run({"build"});
+  ASSERT_FALSE(next);
+  EXPECT_EQ(next.error().code, "spawn_failed");
+  for (int i = 0; i < 200 && live_drivers() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(live_drivers(), 0);
+}
+
+}  // namespace
+}  // namespace ods::dbt
