@@ -44,8 +44,9 @@ Result<ProjectFile> read_project_file(const std::filesystem::path& project_dir) 
   }
   static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(name.Scalar(), kIdentifier)) {
-    return fail("usage", where(path, root, "name") + ": `name: " + name.Scalar() +
-                             "` is not a dbt project name (letters, digits and underscores, not starting with a digit)");
+    return fail("usage",
+                where(path, root, "name") + ": `name: " + name.Scalar() +
+                    "` is not a dbt project name (letters, digits and underscores, not starting with a digit)");
   }
   return ProjectFile{.name = name.Scalar()};
 }

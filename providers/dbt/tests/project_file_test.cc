@@ -36,8 +36,8 @@ TEST(ProjectFile, ReadsTheTopLevelName) {
   EXPECT_EQ(quoted->name, "jaffle_shop");
 
   // A nested `name:` is not the project's, whichever comes first; Jinja elsewhere is kept as text.
-  auto nested = read_project_file(project_with(
-      "models:\n  name: not_this\n  shop:\n    +schema: \"{{ env_var('SCHEMA') }}\"\nname: _shop2\n"));
+  auto nested = read_project_file(
+      project_with("models:\n  name: not_this\n  shop:\n    +schema: \"{{ env_var('SCHEMA') }}\"\nname: _shop2\n"));
   ASSERT_TRUE(nested) << nested.error().message;
   EXPECT_EQ(nested->name, "_shop2");
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -21,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using ods::testing::DbtProject;
 
-// Live processes running the driver: its source, and so this comment of it, is on their command line.
+// Live children of this test process running the driver: its source, and so this comment of it,
+// is on their command line. (Only children: other suites on the machine run drivers too.)
 int live_drivers() {
   int found = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -34,7 +36,9 @@ int live_drivers() {
     std::getline(stat, line);
     const auto paren = line.rfind(')');
     const bool zombie = paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
-    if (!zombie && args.find("The ods dbt driver: one Python process") != std::string::npos) ++found;
+    const bool ours = paren != std::string::npos && paren + 4 < line.size() &&
+                      std::atol(line.c_str() + paren + 4) == static_cast<long>(::getpid());
+    if (!zombie && ours && args.find("The ods dbt driver: one Python process") != std::string::npos) ++found;
   }
   return found;
 }
