@@ -19,8 +19,8 @@ int cmd_key(const ParsedArgs& args, CommandContext& ctx) {
   auto key = load_digest_key(ctx.env);
   if (!key) return report(ctx, key.error());
   if (!*key) {
-    *ctx.out << "no digest key: nodes whose hooks read env_var, var or target are always built; "
-             << digest_key_hint() << "\n";
+    *ctx.out << "no digest key: nodes whose hooks read env_var, var or target are always built; " << digest_key_hint()
+             << "\n";
     return kExitOk;
   }
   *ctx.out << "digest key from " << (*key)->origin << "\n";

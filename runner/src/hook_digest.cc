@@ -49,8 +49,9 @@ Resolved resolve(const ContextRead& read, const RunContextValues& values) {
       return resolve_var(read, values);
     case ContextRead::Kind::target:
       if (const auto it = values.target.find(read.name); it != values.target.end()) return {it->second, {}};
-      return {std::nullopt, "target." + read.name +
-                                " is not fingerprinted (ODS knows target.type, and target.name when --target is given)"};
+      return {std::nullopt,
+              "target." + read.name +
+                  " is not fingerprinted (ODS knows target.type, and target.name when --target is given)"};
   }
   return {std::nullopt, "unknown read"};
 }

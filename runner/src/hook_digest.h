@@ -45,7 +45,8 @@ std::string hook_component_name(const std::string& hook, const planner::ContextR
 // resolve (an unset variable without default, a target field ODS doesn't know) keeps the
 // entry, extended with why. Without `key`: each entry is extended with how to enable it.
 // Nodes not in `inputs` are ignored. Reads nothing but `values`.
-void apply_hook_digests(planner::ProjectInputs& inputs, const std::map<std::string, std::vector<dbt::LiteralHook>>& hooks,
+void apply_hook_digests(planner::ProjectInputs& inputs,
+                        const std::map<std::string, std::vector<dbt::LiteralHook>>& hooks,
                         const std::optional<DigestKey>& key, const RunContextValues& values);
 
 // HMAC-SHA256 of `message` under `key`, lower-case hex.

@@ -64,7 +64,7 @@ TEST(HookDigest, TheDigestFollowsTheValueAndTheKeyNotTheSpelling) {
   EXPECT_EQ(a, digest_with({{"TAG", "a"}}));
   EXPECT_NE(a, digest_with({{"TAG", "b"}}));
   EXPECT_NE(a, digest_with({{"TAG", "a"}}, DigestKey{"another-key-0123456789", "x"}));
-  EXPECT_NE(digest_with({{"TAG", ""}}), digest_with({}));  // set to "" is not unset (default "none")
+  EXPECT_NE(digest_with({{"TAG", ""}}), digest_with({}));      // set to "" is not unset (default "none")
   EXPECT_EQ(digest_with({{"TAG", "none"}}), digest_with({}));  // dbt renders the default
 }
 
@@ -76,8 +76,8 @@ TEST(HookDigest, WithoutAKeyOrAValueTheHookKeepsBuildingAndSaysWhy) {
   EXPECT_NE(no_key.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
   EXPECT_TRUE(no_key.node().fingerprint.components.empty());
 
-  Fixture unset({{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "schema", std::nullopt},
-                 {Kind::var, "v", std::nullopt}});
+  Fixture unset(
+      {{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "schema", std::nullopt}, {Kind::var, "v", std::nullopt}});
   const Environment empty = fake_env({});
   apply_hook_digests(unset.inputs, unset.hooks, kKey, RunContextValues{&empty, ProjectVars{}, {}});
   ASSERT_EQ(unset.node().always_build.size(), 2U);
