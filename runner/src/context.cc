@@ -17,6 +17,7 @@ Environment process_environment() {
     const char* v = std::getenv(name.c_str());
     return std::string(v ? v : "");
   };
+  env.is_set = [](const std::string& name) { return std::getenv(name.c_str()) != nullptr; };
   env.now = [] { return state::system_clock()(); };
   return env;
 }

@@ -18,7 +18,9 @@ namespace ods::cli {
 
 struct Environment {
   std::function<std::string(const std::string&)> getenv;  // "" when unset
-  std::function<std::string()> now;                       // ISO-8601 UTC
+  // Whether the variable is set (to "" too). Unset function: unknown, so "" counts as unknown.
+  std::function<bool(const std::string&)> is_set;
+  std::function<std::string()> now;  // ISO-8601 UTC
   // True when the process ends right after the command (the `ods` executable): a command may
   // then leave its large data (project, snapshot, plan) to the OS instead of destroying it
   // (see release_at_exit). False in tests that run commands in-process.

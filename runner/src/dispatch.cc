@@ -147,6 +147,10 @@ const std::vector<Command>& state_commands() {
         {"--all", false, "copy every scope of the source"},
         {"--replace", false, "replace what the target holds for those scopes"}},
        cmd_copy},
+      {"key",
+       "say where the digest key of env-reading hooks comes from (never the key); --create writes a new key file",
+       {{"--create", false, "write a new random key to ${XDG_CONFIG_HOME:-~/.config}/ods/digest.key (mode 0600)"}},
+       cmd_key},
   };
   return kCommands;
 }

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hook_digest.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
 
@@ -32,6 +33,33 @@ std::string summarise(const std::map<std::string, int>& counts) {
   return out.empty() ? "no results" : out;
 }
 
+bool reads_vars(const std::map<std::string, std::vector<dbt::LiteralHook>>& hooks) {
+  for (const auto& [id, node_hooks] : hooks)
+    for (const auto& hook : node_hooks)
+      for (const auto& read : hook.reads)
+        if (read.kind == planner::ContextRead::Kind::var) return true;
+  return false;
+}
+
+// Issue #14: the literal hooks' reads become keyed-digest components (hook_digest.h), in the
+// provider's copy of the inputs too, so what is recorded is what was planned.
+Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& project) {
+  if (project.literal_hooks.empty()) return {};
+  auto key = load_digest_key(ctx.env);
+  if (!key) return std::unexpected(key.error());
+  RunContextValues values;
+  values.env = &ctx.env;
+  if (*key && reads_vars(project.literal_hooks)) {
+    auto vars = read_project_vars(ctx.project_dir / "dbt_project.yml");
+    if (!vars) return std::unexpected(vars.error());
+    values.vars = std::move(*vars);
+  }
+  if (!ctx.target.empty()) values.target["name"] = ctx.target;
+  if (!project.meta.adapter_type.empty()) values.target["type"] = project.meta.adapter_type;
+  apply_hook_digests(project.inputs, project.literal_hooks, *key, values);
+  return {};
+}
+
 }  // namespace
 
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
@@ -43,6 +71,7 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
   }
   auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target, std::move(before_assembly)});
   if (!project) return std::unexpected(project.error());
+  if (auto hooks = fingerprint_hook_reads(ctx, *project); !hooks) return std::unexpected(hooks.error());
   LoadedProject loaded;
   loaded.adapter_type = project->meta.adapter_type;
   if (use == ProjectUse::plan_only) {

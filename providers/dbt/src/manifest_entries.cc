@@ -6,6 +6,7 @@
 #include "freshness_policy.h"
 #include "json_access.h"
 #include "manifest_records.h"
+#include "ods/planner/hook_reads.h"
 #include "ods/planner/jinja_purity.h"
 #include "ods/planner/sql_normalizer.h"
 #include "result_macros.h"
@@ -316,7 +317,11 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
       record.has_hooks = record.has_hooks || !hooks.empty();
       for (std::size_t i = 0; i < hooks.size(); ++i) {
         if (const auto word = planner::reads_run_context(hooks[i])) {
-          record.always_build.push_back(std::string(kind) + " " + std::to_string(i + 1) + " reads " + *word);
+          const std::string hook = std::string(kind) + " " + std::to_string(i + 1);
+          record.always_build.push_back(hook + " reads " + *word);
+          if (auto reads = planner::literal_context_reads(hooks[i])) {
+            record.literal_hooks.push_back({hook, record.always_build.back(), std::move(*reads)});
+          }
         }
       }
     }

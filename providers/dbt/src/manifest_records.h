@@ -41,7 +41,8 @@ struct NodeRecord {
   std::string raw_digest;
   bool sql_normalised = false;
   std::vector<std::string> incomplete;
-  std::vector<std::string> always_build;  // hooks that read the run context
+  std::vector<std::string> always_build;   // hooks that read the run context
+  std::vector<LiteralHook> literal_hooks;  // those of them that read it only by literal name
   bool has_hooks = false;
   planner::FreshnessPolicy policy;
 };

@@ -45,7 +45,9 @@ class Assembler {
     inputs.target_identity = target_identity();
     inputs.nodes.reserve(records_.nodes.size());
     for (auto& node : records_.nodes) {
-      if (!node.ephemeral) inputs.nodes.push_back(node_input(node));
+      if (node.ephemeral) continue;
+      inputs.nodes.push_back(node_input(node));
+      if (!node.literal_hooks.empty()) project.literal_hooks[node.id] = std::move(node.literal_hooks);
     }
     for (const auto& source : records_.sources) inputs.sources.push_back(source_input(source));
     assign_checks(project);

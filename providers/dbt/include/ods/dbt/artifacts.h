@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ods/planner/hook_reads.h"
 #include "ods/planner/inputs.h"
 #include "ods/planner/result.h"
 
@@ -48,6 +49,15 @@ struct ManifestMeta {
   std::string generated_at;
 };
 
+// A hook that reads the run context only by literal name (planner::literal_context_reads):
+// its node's always_build holds `always_build` for it until the caller fingerprints `reads`
+// (issue #14: the CLI, with a digest key, replaces that entry by keyed-digest components).
+struct LiteralHook {
+  std::string hook;          // "pre-hook 1", "post-hook 2"
+  std::string always_build;  // the node's always_build entry for this hook, exactly
+  std::vector<planner::ContextRead> reads;
+};
+
 // Everything the dbt provider read: the planner's inputs plus what only the provider
 // needs later (mapping test results of run_results.json to the nodes they check).
 struct DbtProject {
@@ -56,6 +66,9 @@ struct DbtProject {
   // Planned node id or source id -> ids of the data tests and unit tests that read it
   // (sorted). Nodes and sources without checks are absent.
   std::map<std::string, std::vector<std::string>> tests_of;
+  // Planned node id -> its hooks that read the run context only by literal name. A hook that
+  // reads it any other way is not here: its always_build entry stays.
+  std::map<std::string, std::vector<LiteralHook>> literal_hooks;
 };
 
 // Reads the manifest (and sources.json when `paths.sources` is set) into a DbtProject.

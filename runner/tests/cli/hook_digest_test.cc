@@ -1,0 +1,135 @@
+// The keyed digest of hooks' run-context reads (hook_digest.h) and the digest key
+// (digest_key.h), on in-memory inputs and a temporary config directory.
+#include "hook_digest.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+
+#include "harness/temp_dir.h"
+
+namespace ods::cli {
+namespace {
+
+using planner::ContextRead;
+using Kind = ContextRead::Kind;
+
+Environment fake_env(std::map<std::string, std::string> vars) {
+  Environment env;
+  env.getenv = [vars](const std::string& n) {
+    auto it = vars.find(n);
+    return it == vars.end() ? std::string() : it->second;
+  };
+  env.is_set = [vars](const std::string& n) { return vars.contains(n); };
+  return env;
+}
+
+struct Fixture {
+  planner::ProjectInputs inputs;
+  std::map<std::string, std::vector<dbt::LiteralHook>> hooks;
+  Fixture(std::vector<ContextRead> reads) {
+    planner::NodeInput node;
+    node.id = "model.p.m";
+    node.always_build = {"pre-hook 1 reads env_var", "macro p.x reads var"};
+    inputs.nodes.push_back(node);
+    hooks[node.id] = {{"pre-hook 1", "pre-hook 1 reads env_var", std::move(reads)}};
+  }
+  const planner::NodeInput& node() const { return inputs.nodes.front(); }
+};
+
+const DigestKey kKey{"0123456789abcdef0123", "$ODS_DIGEST_KEY"};
+
+std::string digest_with(const std::map<std::string, std::string>& env_vars, std::optional<DigestKey> key = kKey) {
+  Fixture f({{Kind::env_var, "TAG", "none"}});
+  const Environment env = fake_env(env_vars);
+  apply_hook_digests(f.inputs, f.hooks, key, RunContextValues{&env, std::nullopt, {}});
+  auto it = f.node().fingerprint.components.find("hook pre-hook 1 env_var TAG");
+  return it == f.node().fingerprint.components.end() ? "" : it->second;
+}
+
+TEST(HookDigest, AResolvedHookBecomesKeyedComponentsAndOtherReasonsStay) {
+  Fixture f({{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "name", std::nullopt}});
+  const Environment env = fake_env({{"TAG", "v1"}});
+  apply_hook_digests(f.inputs, f.hooks, kKey, RunContextValues{&env, std::nullopt, {{"name", "dev"}}});
+  EXPECT_EQ(f.node().always_build, std::vector<std::string>{"macro p.x reads var"});
+  ASSERT_EQ(f.node().fingerprint.components.size(), 2U);
+  EXPECT_TRUE(f.node().fingerprint.components.contains("hook pre-hook 1 target.name"));
+  EXPECT_EQ(f.node().fingerprint.components.at("hook pre-hook 1 env_var TAG").size(), 64U);
+}
+
+TEST(HookDigest, TheDigestFollowsTheValueAndTheKeyNotTheSpelling) {
+  const std::string a = digest_with({{"TAG", "a"}});
+  EXPECT_EQ(a, digest_with({{"TAG", "a"}}));
+  EXPECT_NE(a, digest_with({{"TAG", "b"}}));
+  EXPECT_NE(a, digest_with({{"TAG", "a"}}, DigestKey{"another-key-0123456789", "x"}));
+  EXPECT_NE(digest_with({{"TAG", ""}}), digest_with({}));      // set to "" is not unset (default "none")
+  EXPECT_EQ(digest_with({{"TAG", "none"}}), digest_with({}));  // dbt renders the default
+}
+
+TEST(HookDigest, WithoutAKeyOrAValueTheHookKeepsBuildingAndSaysWhy) {
+  Fixture no_key({{Kind::env_var, "TAG", std::nullopt}});
+  const Environment env = fake_env({{"TAG", "v"}});
+  apply_hook_digests(no_key.inputs, no_key.hooks, std::nullopt, RunContextValues{&env, std::nullopt, {}});
+  ASSERT_EQ(no_key.node().always_build.size(), 2U);
+  EXPECT_NE(no_key.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
+  EXPECT_TRUE(no_key.node().fingerprint.components.empty());
+
+  Fixture unset(
+      {{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "schema", std::nullopt}, {Kind::var, "v", std::nullopt}});
+  const Environment empty = fake_env({});
+  apply_hook_digests(unset.inputs, unset.hooks, kKey, RunContextValues{&empty, ProjectVars{}, {}});
+  ASSERT_EQ(unset.node().always_build.size(), 2U);
+  const std::string& why = unset.node().always_build[0];
+  EXPECT_NE(why.find("$TAG is not set and has no default"), std::string::npos) << why;
+  EXPECT_NE(why.find("target.schema is not fingerprinted"), std::string::npos) << why;
+  EXPECT_NE(why.find("var v is not"), std::string::npos) << why;
+  EXPECT_TRUE(unset.node().fingerprint.components.empty());
+}
+
+TEST(HookDigest, ProjectVarsAreTopLevelScalarsOnly) {
+  ods::testing::TempDir dir;
+  const auto file = dir.path() / "dbt_project.yml";
+  std::ofstream(file) << "name: p\nvars:\n  region: eu\n  n: 3\n  list: [1, 2]\n  rendered: \"{{ env_var('X') }}\"\n"
+                         "  p:\n    region: us\n";
+  auto vars = read_project_vars(file);
+  ASSERT_TRUE(vars) << vars.error().message;
+  EXPECT_EQ(vars->values, (std::map<std::string, std::string>{{"n", "3"}}));
+  EXPECT_TRUE(vars->unresolvable.contains("region"));  // also set under package p
+  EXPECT_TRUE(vars->unresolvable.contains("list"));
+  EXPECT_TRUE(vars->unresolvable.contains("rendered"));
+  std::ofstream(file) << "vars: [unclosed\n";
+  EXPECT_EQ(read_project_vars(file).error().code, "invalid_project");
+}
+
+TEST(DigestKey, FromTheEnvironmentOrA0600FileNeverAWeakOne) {
+  ods::testing::TempDir dir;
+  Environment env = fake_env({{"XDG_CONFIG_HOME", dir.path().string()}});
+  auto none = load_digest_key(env);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  auto path = create_digest_key(env);
+  ASSERT_TRUE(path) << path.error().message;
+  EXPECT_EQ(*path, dir.path() / "ods" / "digest.key");
+  struct stat info {};
+  ASSERT_EQ(::stat(path->c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600U);
+  auto loaded = load_digest_key(env);
+  ASSERT_TRUE(loaded && *loaded);
+  EXPECT_EQ((*loaded)->bytes.size(), 64U);
+  EXPECT_EQ((*loaded)->origin, path->string());
+  EXPECT_EQ(create_digest_key(env).error().code, "digest_key");  // never replaced
+  ASSERT_EQ(::chmod(path->c_str(), 0640), 0);
+  auto refused = load_digest_key(env);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("mode 0640"), std::string::npos) << refused.error().message;
+
+  Environment short_key = fake_env({{"ODS_DIGEST_KEY", "short"}});
+  EXPECT_EQ(load_digest_key(short_key).error().code, "digest_key");
+  Environment from_env = fake_env({{"ODS_DIGEST_KEY", "a-long-enough-key-123"}, {"XDG_CONFIG_HOME", dir.path()}});
+  EXPECT_EQ(load_digest_key(from_env).value()->origin, "$ODS_DIGEST_KEY");  // the variable wins over the file
+}
+
+}  // namespace
+}  // namespace ods::cli
