@@ -48,8 +48,15 @@ TEST(BuildSeconds, TimeSavedTakesEachReusedNodesNewestTiming) {
 
 TEST(BuildSeconds, UnreadableDetailsCountNothing) {
   auto store = state::make_memory_store();
-  contracts::RunRecord r{"1",  "shop/dev", "2026-01-01T00:00:01Z", "2026-01-01T00:00:01Z", "success", "", "{}",
-                         R"({"node_seconds": "not an object"})", std::nullopt};
+  contracts::RunRecord r{"1",
+                         "shop/dev",
+                         "2026-01-01T00:00:01Z",
+                         "2026-01-01T00:00:01Z",
+                         "success",
+                         "",
+                         "{}",
+                         R"({"node_seconds": "not an object"})",
+                         std::nullopt};
   ASSERT_TRUE(store->append_run(r).has_value());
   EXPECT_EQ(time_saved_seconds(*store, "shop/dev", two_node_plan()), 0);
 }

@@ -19,7 +19,8 @@ planner::ExecutionPlan plan_of(std::vector<std::pair<std::string, planner::Actio
 }
 
 TEST(BuildSelection, BuildNodesThenSourceChecks) {
-  const auto plan = plan_of({{"a", planner::Action::build}, {"b", planner::Action::reuse}, {"c", planner::Action::build}});
+  const auto plan =
+      plan_of({{"a", planner::Action::build}, {"b", planner::Action::reuse}, {"c", planner::Action::build}});
   EXPECT_EQ(build_selection(plan, {"source:raw.orders"}), (std::vector<std::string>{"a", "c", "source:raw.orders"}));
 }
 
@@ -42,7 +43,8 @@ planner::ProjectInputs one_source_with_checks(const std::optional<planner::DataV
 }
 
 TEST(SourceChecks, ASourceNeverTestedHasItsChecksRunUnlessDeselected) {
-  const auto inputs = one_source_with_checks(planner::DataVersion{"v1", planner::Exactness::exact, "test", "2026-11-30T01:00:00Z"});
+  const auto inputs =
+      one_source_with_checks(planner::DataVersion{"v1", planner::Exactness::exact, "test", "2026-11-30T01:00:00Z"});
   EXPECT_EQ(source_checks_to_run(inputs, nullptr, std::nullopt), std::vector<std::string>{"source:raw.orders"});
   EXPECT_TRUE(source_checks_to_run(inputs, nullptr, std::vector<std::string>{}).empty())
       << "--select leaving no check out of the selection";

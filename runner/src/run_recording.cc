@@ -1,5 +1,7 @@
 #include "run_recording.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -32,6 +34,13 @@ std::string random_run_id() {
   char buf[40];
   std::snprintf(buf, sizeof buf, "ods-%016llx", static_cast<unsigned long long>(dist(rd)));
   return buf;
+}
+
+// The ods process's own peak resident memory so far, in MB (dbt's processes not counted).
+double peak_rss_mb() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
 // Seconds per phase and in all, so far (RunTimings); "ods" is ODS's own phases together.
@@ -105,7 +114,8 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
                        {"counts", counts},
                        {"timings", timings_of(run)},
                        {"probe_seconds", run.evidence.probe_seconds},
-                       {"time_saved_seconds", saved}};
+                       {"time_saved_seconds", saved},
+                       {"peak_rss_mb", peak_rss_mb()}};
     return document_of_members(
         {{"plan", planner::to_json(run.plan, true)}, {"run", run_doc.dump(2)}, {"summary", to_json(summary).dump(2)}});
   };

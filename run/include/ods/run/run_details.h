@@ -30,15 +30,15 @@ struct RunDetails {
   // The operator's run summary (ods::callback::RunSummary's JSON), kept as the "summary" member
   // instead of the line above.
   std::optional<nlohmann::json> run_summary;
-  std::optional<std::string> command;                // dbt's command (`ods state record`)
-  std::optional<nlohmann::json> counts;              // the command's counts object (its JSON report's "counts")
-  std::optional<double> seconds;                     // the whole command (`ods state test`)
-  std::map<std::string, double> timings;             // phase ("compile", "probe", "build", "total", ...) -> seconds
-  std::optional<ProbeDetails> probe;                 //
+  std::optional<std::string> command;     // dbt's command (`ods state record`)
+  std::optional<nlohmann::json> counts;   // the command's counts object (its JSON report's "counts")
+  std::optional<double> seconds;          // the whole command (`ods state test`)
+  std::map<std::string, double> timings;  // phase ("compile", "probe", "build", "total", ...) -> seconds
+  std::optional<ProbeDetails> probe;      //
   std::optional<std::map<std::string, double>> node_seconds;  // node id -> dbt's build seconds
-  std::optional<double> time_saved_seconds;          // the reused nodes' last build times
-  std::optional<std::optional<std::string>> head;    // the snapshot planned against (inner nullopt: none)
-  std::optional<std::string> planned_entry;          // the operator's planned ledger entry of the run
+  std::optional<double> time_saved_seconds;                   // the reused nodes' last build times
+  std::optional<std::optional<std::string>> head;             // the snapshot planned against (inner nullopt: none)
+  std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
   std::optional<std::string> dbt_invocation_id;
 
   // The one line a person reads in `ods state history`: the summary line, else the operator
