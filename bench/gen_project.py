@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a dbt project for DuckDB (dbt-duckdb) with N manifest nodes, for the benchmarks.
 
-    gen_project.py N OUTDIR [--changed]
+    gen_project.py N OUTDIR [--changed] [--changed-percent P]
 
 The project (name `bench`) has:
   - 3 seeds;
@@ -25,6 +25,9 @@ tests/ and macros/ are removed, so rerunning it keeps dbt's partial parsing warm
 
 --changed writes the one edit the benchmark plans for: the middle model of the middle
 layer gets one more column (`changed_model` in the printed summary names it).
+--changed-percent P makes the same edit to P% of N (at least one) models of the layers after
+staging, evenly spaced through them (`changed_models` in the summary counts them); their
+descendants are changed too, as a planner sees it.
 """
 import argparse
 import json
@@ -90,6 +93,7 @@ class Project:
         mid = layers[len(layers) // 2]
         self.changed_model = mid[len(mid) // 2]
         self.models_count = len(models)
+        self.layer_models = [m for layer in layers[1:] for m in layer]
         self.layer_sizes = [len(layer) for layer in layers]
         self.n_sources = n_sources
         self.n_tests = n_tests
@@ -249,10 +253,19 @@ models:
         self.add("tests/assert_last_model_keys.sql",
                  f"-- Fails on keys outside 0-6.\nselect * from {{{{ ref('{models[-1]}') }}}} where k not between 0 and 6\n")
 
-    def apply_change(self):
-        rel = next(p for p in self.files if p.endswith(f"/{self.changed_model}.sql"))
+    def apply_change(self, model=None):
+        model = model or self.changed_model
+        rel = next(p for p in self.files if p.endswith(f"/{model}.sql"))
         text = self.files[rel]
         self.files[rel] = text.replace("    a.loaded_at\n", "    a.v * 2 as v_doubled,\n    a.loaded_at\n", 1)
+
+    def apply_changes(self, percent):
+        """The edit on `percent`% of N models, evenly spaced through the layers; how many."""
+        count = min(len(self.layer_models), max(1, round(self.n * percent / 100)))
+        step = len(self.layer_models) / count
+        for i in range(count):
+            self.apply_change(self.layer_models[int(i * step)])
+        return count
 
     def write(self):
         owned_dirs = ["models", "seeds", "tests", "macros"]
@@ -286,15 +299,20 @@ def main():
     ap.add_argument("n", type=int, help="number of manifest nodes (seeds + models + tests)")
     ap.add_argument("outdir")
     ap.add_argument("--changed", action="store_true", help="apply the benchmark's one-model edit")
+    ap.add_argument("--changed-percent", type=float, default=0, help="apply the edit to P%% of N models")
     args = ap.parse_args()
     p = Project(args.n, args.outdir, args.changed)
     p.generate()
+    changed_models = 0
     if args.changed:
         p.apply_change()
+        changed_models = 1
+    if args.changed_percent > 0:
+        changed_models = p.apply_changes(args.changed_percent)
     written, removed = p.write()
     print(json.dumps({"nodes": args.n, "models": p.models_count, "seeds": SEEDS, "tests": p.n_tests,
                       "sources": p.n_sources, "layers": p.layer_sizes, "changed_model": p.changed_model,
-                      "changed": args.changed, "files_written": written, "files_removed": removed}))
+                      "changed": args.changed, "changed_models": changed_models, "files_written": written, "files_removed": removed}))
 
 
 if __name__ == "__main__":

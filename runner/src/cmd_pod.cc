@@ -1,7 +1,7 @@
 // `ods pod`: the runner-pod mode (Kubernetes). Compiles and probes like `ods state run`, sends
 // the project inputs to the controller's callback server, builds what the controller's plan
 // selects, and sends the run results; the controller plans and records (the pod has no
-// state store). Protocol: operator/callback (docs/kubernetes.md, "Runner pod ↔ controller").
+// state store). Protocol: callback_protocol/ (docs/kubernetes.md, "Runner pod ↔ controller").
 #include <algorithm>
 #include <charconv>
 #include <chrono>

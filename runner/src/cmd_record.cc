@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
+#include "ods/run/run_details.h"
 #include "project_loader.h"
 #include "state_access.h"
 
@@ -28,7 +29,10 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
   auto committed = commit_outcome(**store, scope, project->inputs, std::move(*head), run->outcome, *ctx.err);
   if (!committed) return report(ctx, {committed.error().code, committed.error().message + "; nothing written"});
   const planner::StateSnapshot* next = &committed->snapshot;
-  nlohmann::json details{{"summary", run->summary}, {"command", run->command}, {"recorded_by", "ods state record"}};
+  run::RunDetails details;
+  details.recorded_by = "ods state record";
+  details.summary = run->summary;
+  details.command = run->command;
   contracts::RunRecord ledger{run->outcome.run_id,
                               scope,
                               run->outcome.started_at,
@@ -36,7 +40,7 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
                               run->summary.find("failed") == std::string::npos ? "success" : "partial",
                               planner::sha256_hex(planner::to_json(project->inputs)),
                               "",
-                              details.dump(),
+                              run::to_json(details),
                               committed->stored.id};
   if (auto appended = (*store)->append_run(ledger); !appended)
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";

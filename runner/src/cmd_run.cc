@@ -1,13 +1,12 @@
 // `ods state run`: compile, probe, plan, build only the BUILD set through dbt, record the run.
 #include <chrono>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dbt_steps.h"
 #include "ods/dbt/selector.h"
-#include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
+#include "ods/run/build_selection.h"
 #include "plan_format.h"
 #include "project_loader.h"
 #include "run_recording.h"
@@ -21,21 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// `source:<name>` for each source whose checks this build runs too (ADR-0013 #232: dbt build
-// runs sources' tests; ODS builds no source): those within the selection not yet passed on
-// the data they have now.
-// `checks_selected`: the node and source ids --select / --exclude leave (nullopt: all).
-std::vector<std::string> source_checks_to_run(const std::optional<std::vector<std::string>>& checks_selected,
-                                              const planner::ProjectInputs& inputs,
-                                              const planner::StateSnapshot* previous) {
-  planner::CheckOptions options;
-  options.selected = checks_selected;
-  std::vector<std::string> out;
-  for (const auto& e : planner::plan_checks(inputs, previous, options).entries)
-    if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
-  return out;
-}
-
 }  // namespace
 
 int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
@@ -48,6 +32,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
   timings.compile = seconds_since(t);
 
+  t = Clock::now();
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   planner::PlanOptions options;
@@ -60,11 +45,14 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     options.selected = std::move(selection->nodes);
     checks_selected = std::move(selection->checks);
   }
+  timings.load = seconds_since(t);
 
   t = Clock::now();
   GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, options.now);
   timings.probe = seconds_since(t);
   options.relations_exist = evidence.relations_exist;
+
+  t = Clock::now();
 
   const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
   auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
@@ -78,14 +66,18 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
   if (!plan) return report(ctx, plan.error());
   for (const auto& w : evidence.warnings) plan->warnings.push_back(w);
+  timings.plan = seconds_since(t);
   const int to_build = plan->count(planner::Action::build), to_reuse = plan->count(planner::Action::reuse);
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
   if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
-  const auto source_checks = source_checks_to_run(checks_selected, project->inputs, head ? &head->snapshot : nullptr);
+  const auto source_checks =
+      run::source_checks_to_run(project->inputs, head ? &head->snapshot : nullptr, checks_selected);
   RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};
   for (const auto& source : project->inputs.sources)
     if (source.version) run_ctx.source_versions[source.id] = *source.version;
+  std::vector<std::string> build{"build", "--select"};
+  for (auto& arg : run::build_selection(run_ctx.plan, source_checks)) build.push_back(std::move(arg));
   if (to_build == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
     return finish_without_build(ctx, run_ctx);
@@ -93,10 +85,6 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
                 (source_checks.empty() ? "" : "; testing " + std::to_string(source_checks.size()) + " sources"));
-  std::vector<std::string> build{"build", "--select"};
-  for (const auto& e : run_ctx.plan.entries)
-    if (e.action == planner::Action::build) build.push_back(e.name);
-  build.insert(build.end(), source_checks.begin(), source_checks.end());
   build.insert(build.end(), target_path.begin(), target_path.end());
   t = Clock::now();
   auto built = session->run_with_progress(build, "dbt build");

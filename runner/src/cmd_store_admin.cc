@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ods/run/run_details.h"
 #include "state_access.h"
 
 namespace ods::cli {
@@ -56,9 +57,9 @@ int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
   if (!runs->empty()) {
     *ctx.out << "\nRuns:\n";
     for (const auto& r : *runs) {
-      auto d = nlohmann::json::parse(r.details.empty() ? "{}" : r.details, nullptr, false);
+      const std::string summary = run::details_from_json(r.details).summary_line();
       *ctx.out << "  " << r.started_at << "  " << r.run_id << "  " << r.outcome;
-      if (d.is_object() && d.contains("summary")) *ctx.out << "  " << d["summary"].get<std::string>();
+      if (!summary.empty()) *ctx.out << "  " << summary;
       *ctx.out << "\n";
     }
   }

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "ods/planner/json_io.h"
-#include "ods/state/build_seconds.h"
+#include "ods/run/build_seconds.h"
 #include "plan_markdown.h"
 
 namespace ods::cli {
@@ -123,17 +123,10 @@ std::vector<FlagSpec> summary_flags() {
           {"--json-file", true, "also write the --format json document to FILE (replacing it)"}};
 }
 
-double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan) {
-  std::vector<std::string> reused;
-  for (const auto& e : plan.entries)
-    if (e.action == planner::Action::reuse) reused.push_back(e.id);
-  return state::last_build_seconds(store, scope, reused);
-}
-
 double time_saved_seconds(const CommandContext& ctx, const planner::ExecutionPlan& plan) {
   if (plan.count(planner::Action::reuse) == 0) return 0;
   auto store = open_store(ctx, false, /*read_only=*/true);
-  return store ? time_saved_seconds(**store, plan.scope, plan) : 0;
+  return store ? run::time_saved_seconds(**store, plan.scope, plan) : 0;
 }
 
 CommandSummary planned_summary(const CommandContext& ctx, const planner::ExecutionPlan& plan, std::string command,
@@ -176,6 +169,18 @@ std::string plan_document(const planner::ExecutionPlan& plan, const CommandSumma
   }
   doc.replace(begin, end + 4 - begin, "\n  \"summary\": " + indented);  // in place: a large plan is copied once
   return doc;
+}
+
+std::string document_of_members(const std::vector<std::pair<std::string, std::string>>& members) {
+  std::string doc = "{";
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    doc += (i == 0 ? "\n  \"" : ",\n  \"") + members[i].first + "\": ";
+    for (char c : members[i].second) {  // one level deeper: a JSON string holds no raw newline
+      doc += c;
+      if (c == '\n') doc += "  ";
+    }
+  }
+  return doc + (members.empty() ? "}" : "\n}");
 }
 
 bool deliver_report(const CommandContext& ctx, const std::function<std::string()>& json_document,

@@ -48,13 +48,15 @@ nlohmann::json to_json(const CommandSummary& summary);
 // The flags plan, run and test add for CI: --summary FILE, --json-file FILE.
 std::vector<FlagSpec> summary_flags();
 
-// The seconds `plan`'s REUSE nodes took when last built, from the newest of the scope's last
-// 50 ledger entries that timed each (details.node_seconds); 0 for nodes never timed. Reads
-// each entry's details once and stops when every node is found.
-double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan);
-
-// The same from ctx's store, opened read-only; 0 when there is none or it cannot be read.
+// The seconds `plan`'s REUSE nodes took when last built (ods::run::time_saved_seconds) from
+// ctx's store, opened read-only; 0 when there is none or it cannot be read.
 double time_saved_seconds(const CommandContext& ctx, const planner::ExecutionPlan& plan);
+
+// A JSON document whose top-level members are `members` (name, the value's JSON text written
+// with indent 2, as dump(2) or a planner document written pretty), in the order given: callers
+// give them in name order, as nlohmann orders an object's members. Nested documents are
+// spliced as text, never parsed again (a 10k-node plan is written once).
+std::string document_of_members(const std::vector<std::pair<std::string, std::string>>& members);
 
 // The summary of `plan` before anything is built: built = its BUILD nodes, reused = its
 // REUSE nodes, selection = plan.select, the scope and ctx's store.

@@ -1,5 +1,8 @@
 #include "run_recording.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -9,6 +12,8 @@
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "ods/run/build_seconds.h"
+#include "ods/run/run_details.h"
 #include "plan_markdown.h"
 #include "project_loader.h"
 #include "recording_steps.h"
@@ -19,9 +24,9 @@ using nlohmann::json;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string random_run_id() {
   std::random_device rd;
@@ -31,26 +36,42 @@ std::string random_run_id() {
   return buf;
 }
 
-// Seconds per step and in all, so far.
-json timings_of(const RunContext& run) {
-  return {{"compile", run.timings.compile},
-          {"probe", run.timings.probe},
-          {"build", run.timings.build},
+// The ods process's own peak resident memory so far, in MB (dbt's processes not counted).
+double peak_rss_mb() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+// Seconds per phase and in all, so far (RunTimings); "ods" is ODS's own phases together.
+std::map<std::string, double> timings_of(const RunContext& run) {
+  const RunTimings& t = run.timings;
+  const double probe_parse = std::max(0.0, t.probe - run.evidence.call_seconds);
+  return {{"compile", t.compile},
+          {"load", t.load},
+          {"probe", t.probe},
+          {"probe_dbt", run.evidence.call_seconds},
+          {"probe_parse", probe_parse},
+          {"plan", t.plan},
+          {"build", t.build},
+          {"record", t.record},
+          {"ledger", t.ledger},
+          {"ods", t.load + probe_parse + t.plan + t.record + t.ledger},
           {"total", seconds_since(run.started)}};
 }
 
-json details_of(const RunContext& run, const json& counts, const json& node_seconds, double saved) {
-  return {{"summary", counts.value("summary", "")},
-          {"counts", counts},
-          {"timings", timings_of(run)},
-          {"probe",
-           {{"strategy", run.evidence.strategy},
-            {"call_seconds", run.evidence.call_seconds},
-            {"source_seconds", run.evidence.probe_seconds},
-            {"warnings", run.evidence.warnings}}},
-          {"node_seconds", node_seconds},
-          {"time_saved_seconds", saved},
-          {"recorded_by", "ods state run"}};
+std::string details_of(const RunContext& run, const json& counts, std::map<std::string, double> node_seconds,
+                       double saved) {
+  run::RunDetails d;
+  d.recorded_by = "ods state run";
+  d.summary = counts.value("summary", "");
+  d.counts = counts;
+  d.timings = timings_of(run);
+  d.probe = run::ProbeDetails{run.evidence.strategy, run.evidence.call_seconds, run.evidence.probe_seconds,
+                              run.evidence.warnings};
+  d.node_seconds = std::move(node_seconds);
+  d.time_saved_seconds = saved;
+  return run::to_json(d);
 }
 
 // The names of the plan's nodes dbt did not build, with dbt's status ("orders (error)").
@@ -88,16 +109,15 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
   summary.skipped = counts.value("skipped", 0);
   summary.outcome = outcome;
   auto document = [&] {
-    json doc{{"plan", json::parse(planner::to_json(run.plan, false))},
-             {"run",
-              {{"run_id", run_id},
-               {"outcome", outcome},
-               {"counts", counts},
-               {"timings", timings_of(run)},
-               {"probe_seconds", run.evidence.probe_seconds},
-               {"time_saved_seconds", saved}}},
-             {"summary", to_json(summary)}};
-    return doc.dump(2);
+    const json run_doc{{"run_id", run_id},
+                       {"outcome", outcome},
+                       {"counts", counts},
+                       {"timings", timings_of(run)},
+                       {"probe_seconds", run.evidence.probe_seconds},
+                       {"time_saved_seconds", saved},
+                       {"peak_rss_mb", peak_rss_mb()}};
+    return document_of_members(
+        {{"plan", planner::to_json(run.plan, true)}, {"run", run_doc.dump(2)}, {"summary", to_json(summary).dump(2)}});
   };
   return deliver_report(ctx, document, [&] {
     MarkdownInput in = markdown_input(run.plan, summary);
@@ -110,8 +130,9 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
 }  // namespace
 
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
+  const auto t = Clock::now();
   const std::string run_id = random_run_id();
-  const double saved = time_saved_seconds(run.store, run.scope, run.plan);
+  const double saved = run::time_saved_seconds(run.store, run.scope, run.plan);
   json counts{{"built", 0},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", 0},
@@ -124,24 +145,26 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                               "reused",
                               "",
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, json::object(), saved).dump(),
+                              details_of(run, counts, {}, saved),
                               std::nullopt};
   append_ledger_entry(ctx, run.store, ledger);
+  run.timings.ledger = seconds_since(t);
   return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
 }
 
 int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, contracts::StateStore* store) {
   if (!report_wanted(ctx)) return kExitOk;
-  const double saved = store == nullptr ? 0 : time_saved_seconds(*store, plan.scope, plan);
+  const double saved = store == nullptr ? 0 : run::time_saved_seconds(*store, plan.scope, plan);
   const CommandSummary summary = planned_summary(ctx, plan, "run", true, saved);
   auto document = [&] {
-    return json{{"plan", json::parse(planner::to_json(plan, false))}, {"run", nullptr}, {"summary", to_json(summary)}}
-        .dump(2);
+    return document_of_members(
+        {{"plan", planner::to_json(plan, true)}, {"run", "null"}, {"summary", to_json(summary).dump(2)}});
   };
   return deliver_report(ctx, document, [&] { return markdown_input(plan, summary); }) ? kExitOk : kExitFailed;
 }
 
 int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
+  auto t = Clock::now();
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   auto loaded = load_run(ctx, *project);
@@ -152,9 +175,10 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
-  const double saved = time_saved_seconds(run.store, run.scope, run.plan);
+  run.timings.record = seconds_since(t);
+  t = Clock::now();
+  const double saved = run::time_saved_seconds(run.store, run.scope, run.plan);
   int built = 0, failed = 0, skipped = 0;
-  json node_seconds = json::object();
   for (const auto& [id, status] : loaded->outcome.node_status) {
     if (status == "success")
       ++built;
@@ -163,7 +187,6 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
     else
       ++failed;
   }
-  for (const auto& [id, secs] : loaded->node_seconds) node_seconds[id] = secs;
   const std::string outcome = build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
   json counts{{"built", built},
               {"reused", run.plan.count(planner::Action::reuse)},
@@ -177,9 +200,10 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
                               outcome,
                               planner::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, node_seconds, saved).dump(),
+                              details_of(run, counts, loaded->node_seconds, saved),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
+  run.timings.ledger = seconds_since(t);
   const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, saved,
                                        failed_nodes(run.plan, loaded->outcome), build.error_text);
   const int code = finish_after_dbt(

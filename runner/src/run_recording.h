@@ -14,8 +14,13 @@
 
 namespace ods::cli {
 
+// Seconds per phase of `ods state run`: dbt's (compile, the probe's dbt show call, build) and
+// ODS's own (load: reading the manifest into planner inputs and the selection; probe_parse:
+// reading the probe's answer and choosing versions; plan: reading the head and planning;
+// record: reading run_results.json and committing the snapshot; ledger: time saved and the
+// ledger entry). docs/cli.md, "timings".
 struct RunTimings {
-  double compile = 0, probe = 0, build = 0;
+  double compile = 0, load = 0, probe = 0, plan = 0, build = 0, record = 0, ledger = 0;
 };
 
 struct RunContext {

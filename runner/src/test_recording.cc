@@ -9,6 +9,7 @@
 #include "commit_retry.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
+#include "ods/run/run_details.h"
 #include "plan_markdown.h"
 #include "project_loader.h"
 #include "recording_steps.h"
@@ -66,9 +67,9 @@ CommandSummary test_summary(const CommandContext& ctx, const TestRun& run, bool 
 bool deliver(const CommandContext& ctx, const TestRun& run, const CommandSummary& summary, const json& run_doc,
              const std::string& dbt_errors = "") {
   auto document = [&] {
-    return json{
-        {"checks", json::parse(planner::to_json(run.checks, false))}, {"run", run_doc}, {"summary", to_json(summary)}}
-        .dump(2);
+    return document_of_members({{"checks", planner::to_json(run.checks, true)},
+                                {"run", run_doc.dump(2)},
+                                {"summary", to_json(summary).dump(2)}});
   };
   return deliver_report(ctx, document, [&] {
     MarkdownInput in = markdown_input(run.checks, summary);
@@ -131,10 +132,11 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
   }
   const std::string outcome = dbt_test.exit_code == 0 ? "tested" : "tests_failed";
   json counts = result_counts(*loaded, run.checks);
-  json details{{"summary", loaded->summary},
-               {"counts", counts},
-               {"seconds", seconds_since(run.started)},
-               {"recorded_by", "ods state test"}};
+  run::RunDetails details;
+  details.recorded_by = "ods state test";
+  details.summary = loaded->summary;
+  details.counts = counts;
+  details.seconds = seconds_since(run.started);
   contracts::RunRecord ledger{loaded->outcome.run_id,
                               run.scope,
                               loaded->outcome.started_at,
@@ -142,7 +144,7 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               outcome,
                               planner::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.checks, false),
-                              details.dump(),
+                              run::to_json(details),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
   const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, dbt_test.error_text);

@@ -1,5 +1,7 @@
 #include "run_ledger.h"
 
+#include "ods/run/run_details.h"
+
 namespace ods::callback::detail {
 
 using nlohmann::json;
@@ -92,13 +94,13 @@ RunSummary summary_from_json(const json& d) {
   return s;
 }
 
-json details_of(const contracts::RunRecord& entry) {
-  json d = json::parse(entry.details.empty() ? "{}" : entry.details, nullptr, false);
-  return d.is_object() ? d : json::object();
+RunSummary summary_of(const contracts::RunRecord& entry) {
+  const run::RunDetails details = run::details_from_json(entry.details);
+  return details.run_summary ? summary_from_json(*details.run_summary) : RunSummary{};
 }
 
 RecordedAnswer answer_of(const contracts::RunRecord& recorded, bool already_recorded) {
-  const RunSummary s = summary_from_json(details_of(recorded).value("summary", json::object()));
+  const RunSummary s = summary_of(recorded);
   RecordedAnswer a;
   a.run_id = recorded.run_id;
   a.outcome = recorded.outcome;

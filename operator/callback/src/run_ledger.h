@@ -26,8 +26,9 @@ nlohmann::json summary_to_json(const RunSummary& summary);
 // Reads what summary_to_json wrote (missing members keep their defaults).
 RunSummary summary_from_json(const nlohmann::json& doc);
 
-// The details document of an entry (an object; {} when unreadable).
-nlohmann::json details_of(const contracts::RunRecord& entry);
+// The run summary an entry's details keep (ods::run::RunDetails::run_summary; defaults when
+// absent or unreadable).
+RunSummary summary_of(const contracts::RunRecord& entry);
 
 // The answer the recorded entry stands for.
 RecordedAnswer answer_of(const contracts::RunRecord& recorded, bool already_recorded);

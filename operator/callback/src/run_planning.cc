@@ -1,30 +1,17 @@
 // Planning a run from the inputs its pod sent (the controller's half of `ods state run`
 // before the build).
-#include <nlohmann/json.hpp>
-
-#include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
-#include "ods/state/build_seconds.h"
+#include "ods/run/build_seconds.h"
+#include "ods/run/build_selection.h"
+#include "ods/run/run_details.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
 
 namespace ods::callback::detail {
 
-using nlohmann::json;
-
 namespace {
-
-// `source:<name>` for each source whose checks the build runs too (as `ods state run`).
-std::vector<std::string> source_checks(const InputsRequest& request, const planner::StateSnapshot* previous) {
-  planner::CheckOptions options;
-  options.selected = request.check_selected;
-  std::vector<std::string> out;
-  for (const auto& e : planner::plan_checks(request.inputs, previous, options).entries)
-    if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
-  return out;
-}
 
 void add_plan_to(RunSummary& s, const planner::ExecutionPlan& plan, const InputsRequest& request) {
   for (const auto& e : plan.entries) {
@@ -56,8 +43,7 @@ Answer<void> check_identity(const RunCall& call, const planner::ProjectInputs& i
 }
 
 PlanAnswer answer_from_planned(const RunCall& call, const contracts::RunRecord& planned) {
-  const json details = details_of(planned);
-  const RunSummary s = summary_from_json(details.value("summary", json::object()));
+  const RunSummary s = summary_of(planned);
   return PlanAnswer{call.run.uid, call.run.scope, planned.plan, s.selection, s.planned_build, s.planned_reuse};
 }
 
@@ -98,30 +84,21 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
   plan->warnings.insert(plan->warnings.end(), request.probe.warnings.begin(), request.probe.warnings.end());
 
   add_plan_to(summary, *plan, request);
-  std::vector<std::string> reused;
-  for (const auto& e : plan->entries) {
-    if (e.action == planner::Action::build)
-      summary.selection.push_back(e.name);
-    else
-      reused.push_back(e.id);
-  }
-  summary.seconds_saved = state::last_build_seconds(deps.store, scope, reused);
-  if (summary.planned_build > 0) {
-    auto checks = source_checks(request, previous);
-    summary.selection.insert(summary.selection.end(), checks.begin(), checks.end());
-  }
+  summary.seconds_saved = run::time_saved_seconds(deps.store, scope, *plan);
+  if (summary.planned_build > 0)
+    summary.selection =
+        run::build_selection(*plan, run::source_checks_to_run(request.inputs, previous, request.check_selected));
   const std::string now = deps.now();
-  json details{{"recorded_by", "ods-operator"},
-               {"head", *head ? json((*head)->stored.id) : json(nullptr)},
-               {"summary", summary_to_json(summary)},
-               {"probe",
-                {{"strategy", request.probe.strategy},
-                 {"call_seconds", request.probe.call_seconds},
-                 {"source_seconds", request.probe.source_seconds},
-                 {"warnings", request.probe.warnings}}},
-               {"timings", {{"compile", request.compile_seconds}, {"probe", request.probe_seconds}}}};
-  contracts::RunRecord entry{planned_entry_id(call.run.uid), scope,          now,         now, "planned", digest,
-                             planner::to_json(*plan, false), details.dump(), std::nullopt};
+  run::RunDetails details;
+  details.recorded_by = "ods-operator";
+  details.head = *head ? std::optional<std::string>((*head)->stored.id) : std::nullopt;
+  details.run_summary = summary_to_json(summary);
+  details.probe = run::ProbeDetails{request.probe.strategy, request.probe.call_seconds, request.probe.source_seconds,
+                                    request.probe.warnings};
+  details.timings = {{"compile", request.compile_seconds}, {"probe", request.probe_seconds}};
+  contracts::RunRecord entry{
+      planned_entry_id(call.run.uid), scope,       now, now, "planned", digest, planner::to_json(*plan, false),
+      run::to_json(details),          std::nullopt};
   if (auto appended = deps.store.append_run(entry); !appended)
     return store_refusal(appended.error(), "keeping the plan of run " + call.ns + "/" + call.name);
   deps.listener.on_phase(RunPhase::building, summary);

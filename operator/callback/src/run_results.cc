@@ -1,17 +1,15 @@
 // Recording a run from the results its pod sent (the controller's half of `ods state run`
 // after the build): the snapshot through the planner's record rules and the commit retry,
 // then the ledger entry. Exactly once, across controller restarts.
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ods/planner/json_io.h"
+#include "ods/run/run_details.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
 
 namespace ods::callback::detail {
-
-using nlohmann::json;
 
 namespace {
 
@@ -80,24 +78,24 @@ Answer<void> check_against_plan(const RunCall& call, const ResultsRequest& reque
 contracts::RunRecord recorded_entry(const RunCall& call, const ResultsRequest& request,
                                     const contracts::RunRecord& planned, const RunSummary& s,
                                     const std::optional<std::string>& snapshot, const std::string& now) {
-  json details = details_of(planned);
-  details["summary"] = summary_to_json(s);
-  details["planned_entry"] = planned.run_id;
+  run::RunDetails details = run::details_from_json(planned.details);
+  details.run_summary = summary_to_json(s);
+  details.planned_entry = planned.run_id;
   if (request.build) {
-    details["timings"]["build"] = request.build->seconds;
+    details.timings["build"] = request.build->seconds;
     if (request.build->results) {
-      details["node_seconds"] = request.build->results->node_seconds;
-      details["dbt_invocation_id"] = request.build->results->invocation_id;
+      details.node_seconds = request.build->results->node_seconds;
+      details.dbt_invocation_id = request.build->results->invocation_id;
     }
   }
-  details["timings"]["total"] = request.total_seconds;
+  details.timings["total"] = request.total_seconds;
   std::string started = planned.started_at, finished = now;
   if (request.build && request.build->results) {
     started = request.build->results->started_at;
     if (!request.build->results->finished_at.empty()) finished = request.build->results->finished_at;
   }
-  return contracts::RunRecord{call.run.uid,          call.run.scope, started,        finished, s.outcome,
-                              planned.inputs_digest, planned.plan,   details.dump(), snapshot};
+  return contracts::RunRecord{call.run.uid, call.run.scope,        started, finished, s.outcome, planned.inputs_digest,
+                              planned.plan, run::to_json(details), snapshot};
 }
 
 }  // namespace
@@ -108,7 +106,7 @@ Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& req
   auto recorded = find_entry(deps.store, scope, call.run.uid);
   if (!recorded) return store_refusal(recorded.error(), "reading the run ledger of " + scope);
   if (*recorded) {  // posted again (a retry, a restarted controller): the first answer stands
-    RunSummary s = summary_from_json(details_of(**recorded).value("summary", json::object()));
+    RunSummary s = summary_of(**recorded);
     deps.listener.on_phase(final_phase(s.outcome), s);
     return answer_of(**recorded, true);
   }
@@ -117,7 +115,7 @@ Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& req
   if (!*planned)
     return refuse_with(409, "not_planned", "",
                        "results before inputs: run " + run + " has no plan; post its inputs first");
-  RunSummary s = summary_from_json(details_of(**planned).value("summary", json::object()));
+  RunSummary s = summary_of(**planned);
   if (auto ok = check_against_plan(call, request, **planned, s); !ok) return std::unexpected(ok.error());
   add_results_to(s, request);
   deps.listener.on_phase(RunPhase::recording, s);

@@ -84,9 +84,10 @@ class ShowProbe final : public contracts::RelationProbe {
       std::string why = ran->error_text.empty() ? "exit code " + std::to_string(ran->exit_code) : ran->error_text;
       return fail("probe_failed", "dbt show failed: " + why);
     }
+    const double call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     auto report = parse_show_probe_answer(ran->events);
     if (!report) return report;
-    report->call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report->call_seconds = call_seconds;  // dbt's share; reading its answer is ODS's (ods state run's timings)
     return report;
   }
 

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "ods/planner/json_io.h"
-#include "ods/state/stores.h"
 #include "plan_markdown.h"
 
 namespace ods::cli {
@@ -85,29 +84,6 @@ TEST(CommandSummary, PlanDocumentKeepsThePlannersKeysAndAddsTheSummary) {
   EXPECT_EQ(doc["summary"]["time_saved_seconds"], 2.5);
   EXPECT_EQ(doc["summary"]["state"]["kind"], "sqlite");
   EXPECT_EQ(text, expected.dump(2)) << "pretty, keys in order, as the planner writes it";
-}
-
-TEST(CommandSummary, TimeSavedTakesEachReusedNodesNewestTiming) {
-  auto store = state::make_memory_store();
-  const auto plan = two_node_plan();
-  auto ledger = [&](const std::string& id, const json& details) {
-    contracts::RunRecord r{id,
-                           "shop/dev",
-                           "2026-01-01T00:00:0" + id + "Z",
-                           "2026-01-01T00:00:0" + id + "Z",
-                           "success",
-                           "",
-                           "{}",
-                           details.dump(),
-                           std::nullopt};
-    ASSERT_TRUE(store->append_run(r).has_value());
-  };
-  EXPECT_EQ(time_saved_seconds(*store, "shop/dev", plan), 0);
-  ledger("1", {{"node_seconds", {{"model.shop.a", 7.0}, {"model.shop.b", 4.0}}}});
-  ledger("2", {{"summary", "no timings"}});
-  ledger("3", {{"node_seconds", {{"model.shop.b", 1.5}}}});
-  EXPECT_EQ(time_saved_seconds(*store, "shop/dev", plan), 1.5) << "b's newest timing; a is built, not saved";
-  EXPECT_EQ(time_saved_seconds(*store, "other/dev", plan), 0);
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ struct ProbeAnswer {
 struct ProbeReport {
   std::map<std::string, ProbeAnswer> sources;   // source id -> answer (every source of the project)
   std::map<std::string, bool> relations_exist;  // node id -> exists (nodes it could check)
-  double call_seconds = 0;                      // the whole call, start-up included
+  double call_seconds = 0;                      // the whole call, start-up included, before its answer is read
 };
 
 class RelationProbe {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Benchmarks `ods state run` by nodes (docs/benchmarks.md, "ods state run by nodes").
+#
+#   bench/state_run_scale.sh [SIZES...]      default: 1000 10000
+#
+# For each size N: a generated dbt project of N nodes (bench/gen_project.py, DuckDB) in
+# $BENCH_DIR/run<N>, its source tables created, then three `ods state run --format json`:
+#     first:       nothing recorded yet, so every node builds (the state to reuse from)
+#     no change:   nothing changed since
+#     1% changed:  gen_project.py --changed-percent 1 (N/100 models edited; their
+#                  descendants build too)
+# and prints, per run, ODS's own seconds per phase (load, probe_parse, plan, record, ledger;
+# "ods" their sum) beside dbt's (compile, the probe's dbt show call, build) and the total,
+# the nodes built, and the ods process's peak RSS (dbt's processes not counted), all from the
+# run's JSON document (`run.timings`, `run.peak_rss_mb`; docs/cli.md). One run of each: a
+# first build of 10k nodes takes many minutes on a small machine.
+#
+# Environment:
+#   ODS_BIN     the ods binary (default: <repo>/build/bin/ods)
+#   BENCH_DIR   work folder (default: <repo>/.cache/bench, git-ignored)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bench=$root/bench
+if (($#)); then sizes=("$@"); else sizes=(1000 10000); fi
+work=${BENCH_DIR:-$root/.cache/bench}
+ods=${ODS_BIN:-$root/build/bin/ods}
+py=$root/.venv/bin/python
+[ -x "$ods" ] || { echo "bench: no ods binary at $ods (run 'make build', or set ODS_BIN)" >&2; exit 1; }
+[ -x "$root/.venv/bin/dbt" ] || "$root/scripts/setup.sh"
+export ODS_DBT=$root/.venv/bin/dbt DBT_SEND_ANONYMOUS_USAGE_STATS=false
+mkdir -p "$work"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# log, run_logged
+source "$bench/common.sh"
+
+# ods_run P OUT: `ods state run --format json` on P, the document in OUT.
+ods_run() {
+  local code=0
+  "$ods" state run --project-dir "$1" --profiles-dir "$1" --format json >"$2" 2>"$2.err" || code=$?
+  if ((code != 0)); then
+    log "failed: ods state run on $1 (exit $code):"
+    tail -n 30 "$2.err" >&2
+    exit 1
+  fi
+}
+
+# row N CASE DOC: one line of the table from the run's JSON document.
+row() {
+  "$py" - "$1" "$2" "$3" <<'PY'
+import json, sys
+n, case, path = sys.argv[1:]
+d = json.load(open(path))
+t, run = d["run"]["timings"], d["run"]
+ods = ["load", "probe_parse", "plan", "record", "ledger"]
+dbt = ["compile", "probe_dbt", "build"]
+cells = [n, case, str(run["counts"]["built"])] + ["%.3f" % t.get(k, 0) for k in ods + ["ods"]] \
+    + ["%.1f" % t.get(k, 0) for k in dbt + ["total"]] + ["%.0f" % run.get("peak_rss_mb", 0)]
+print("| " + " | ".join(cells) + " |")
+PY
+}
+
+echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | total s | ods peak RSS MB |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in "${sizes[@]}"; do
+  p=$work/run$n
+  log "$n nodes: generating the project in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  rm -rf "$p/.ods" "$p/target" "$p/bench.duckdb" "$p/bench.duckdb.wal"
+  run_logged "$tmp/gen.json" "$py" "$bench/gen_project.py" "$n" "$p"
+  (cd "$p" && run_logged "$tmp/raw.log" "$ODS_DBT" run-operation bench_create_raw --project-dir "$p" --profiles-dir "$p")
+  log "$n nodes: first ods state run (builds every node)"
+  ods_run "$p" "$tmp/first.json"
+  row "$n" "first" "$tmp/first.json"
+  log "$n nodes: ods state run, nothing changed"
+  ods_run "$p" "$tmp/same.json"
+  row "$n" "no change" "$tmp/same.json"
+  run_logged "$tmp/gen1.json" "$py" "$bench/gen_project.py" "$n" "$p" --changed-percent 1
+  log "$n nodes: ods state run, 1% changed ($("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["changed_models"])' "$tmp/gen1.json") models edited)"
+  ods_run "$p" "$tmp/changed.json"
+  row "$n" "1% changed" "$tmp/changed.json"
+done
+log "done (load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,0 +1,56 @@
+#pragma once
+// The run ledger entry's `details` document, typed: what every writer of the ledger (`ods state
+// run`, `ods state test`, `ods state record`, the operator's callback server) keeps beside a
+// run's outcome, written and read here only. `ods state history --format json` shows it as is.
+//
+// The JSON (members absent when not set):
+//   {"recorded_by", "summary": "12 success, 1 error" | {the operator's run summary},
+//    "command", "counts": {...}, "seconds", "timings": {phase: seconds}, "probe": {"strategy",
+//    "call_seconds", "source_seconds", "warnings"}, "node_seconds": {node id: seconds},
+//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id"}
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ods::run {
+
+// What the probe (one dbt show call) measured.
+struct ProbeDetails {
+  std::string strategy;  // the ChangeProvider's origin ("" when none applies)
+  double call_seconds = 0;
+  std::map<std::string, double> source_seconds;  // source id -> statement latency
+  std::vector<std::string> warnings;
+};
+
+struct RunDetails {
+  std::string recorded_by;  // "ods state run" | "ods state test" | "ods state record" | "ods-operator"
+  std::string summary;      // dbt's result line ("12 success, 1 error"); see run_summary
+  // The operator's run summary (ods::callback::RunSummary's JSON), kept as the "summary" member
+  // instead of the line above.
+  std::optional<nlohmann::json> run_summary;
+  std::optional<std::string> command;     // dbt's command (`ods state record`)
+  std::optional<nlohmann::json> counts;   // the command's counts object (its JSON report's "counts")
+  std::optional<double> seconds;          // the whole command (`ods state test`)
+  std::map<std::string, double> timings;  // phase ("compile", "probe", "build", "total", ...) -> seconds
+  std::optional<ProbeDetails> probe;      //
+  std::optional<std::map<std::string, double>> node_seconds;  // node id -> dbt's build seconds
+  std::optional<double> time_saved_seconds;                   // the reused nodes' last build times
+  std::optional<std::optional<std::string>> head;             // the snapshot planned against (inner nullopt: none)
+  std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
+  std::optional<std::string> dbt_invocation_id;
+
+  // The one line a person reads in `ods state history`: the summary line, else the operator
+  // summary's message.
+  std::string summary_line() const;
+};
+
+// The document (compact JSON).
+std::string to_json(const RunDetails& details);
+
+// Reads what to_json wrote. Lenient, as the ledger is history: text that isn't a JSON object
+// reads as empty details, and a member of the wrong type is left unset.
+RunDetails details_from_json(std::string_view text);
+
+}  // namespace ods::run
