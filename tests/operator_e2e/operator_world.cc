@@ -1,10 +1,13 @@
 #include "operator_world.h"
 
+#include <gtest/gtest.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
 
+#include "harness/eventually.h"
 #include "harness/loopback_port.h"
 #include "ods/callback/run_token.h"
 #include "ods/control/run_job.h"
@@ -198,7 +201,10 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
 void OperatorWorld::kill_operator(const std::string& identity) {
   auto& r = replica(identity);
   if (r.process.pid() > 0) ::kill(r.process.pid(), SIGKILL);
-  while (!r.process.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!eventually(
+          std::chrono::seconds(60), [&] { return r.process.exited(); }, std::chrono::milliseconds(20))) {
+    ADD_FAILURE() << "replica " << identity << " still runs 60 s after SIGKILL";
+  }
 }
 
 std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_account_kubeconfig() {
