@@ -27,7 +27,8 @@ Json run(const std::string& name, const std::string& project) {
 std::string names(const kube::ApiResult<Json>& listed) {
   if (!listed) return "error: " + listed.error().message;
   std::string out;
-  for (const Json& item : (*listed)["items"]) out += (out.empty() ? "" : ",") + item["metadata"]["name"].get<std::string>();
+  for (const Json& item : (*listed)["items"])
+    out += (out.empty() ? "" : ",") + item["metadata"]["name"].get<std::string>();
   return out;
 }
 

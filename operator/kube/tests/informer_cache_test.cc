@@ -60,7 +60,9 @@ class ScriptedClient final : public Client {
   ApiResult<Json> get(const Resource&, const ObjectKey&) override { return unsupported(); }
   ApiResult<std::optional<Json>> find(const Resource&, const ObjectKey&) override { return unsupported(); }
   ApiResult<Json> create(const Resource&, const std::string&, const Json&) override { return unsupported(); }
-  ApiResult<Json> replace(const Resource&, const ObjectKey&, const Json&, Subresource) override { return unsupported(); }
+  ApiResult<Json> replace(const Resource&, const ObjectKey&, const Json&, Subresource) override {
+    return unsupported();
+  }
   ApiResult<Json> merge_patch(const Resource&, const ObjectKey&, const Json&, Subresource) override {
     return unsupported();
   }
@@ -70,7 +72,9 @@ class ScriptedClient final : public Client {
   ApiResult<bool> remove(const Resource&, const ObjectKey&) override { return unsupported(); }
 
  private:
-  static std::unexpected<ApiError> unsupported() { return std::unexpected(ApiError{501, "NotImplemented", "scripted"}); }
+  static std::unexpected<ApiError> unsupported() {
+    return std::unexpected(ApiError{501, "NotImplemented", "scripted"});
+  }
 
   class Stream final : public WatchStream {
    public:
