@@ -231,13 +231,13 @@ void OperatorWorld::stop_all_operators() {
 }
 
 bool OperatorWorld::wait_ready(const std::string& identity, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto answer = loopback_http_get(replica(identity).metrics_port, "/readyz");
-    if (answer && answer->find(" 200 ") != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return false;
+  return eventually(
+      timeout,
+      [&] {
+        auto answer = loopback_http_get(replica(identity).metrics_port, "/readyz");
+        return answer && answer->find(" 200 ") != std::string::npos;
+      },
+      std::chrono::milliseconds(200));
 }
 
 bool OperatorWorld::has_replica(const std::string& identity) {
@@ -303,17 +303,17 @@ std::expected<Json, std::string> OperatorWorld::create_run(const std::string& na
 std::optional<Json> OperatorWorld::wait_for(const kube::Resource& resource, const kube::ObjectKey& key,
                                             const std::function<bool(const Json&)>& done,
                                             std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::optional<Json> last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto found = client_->find(resource, key);
-    if (found && *found) {
-      last = **found;
-      if (done(*last)) return last;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return std::nullopt;
+  const bool reached = eventually(
+      timeout,
+      [&] {
+        auto found = client_->find(resource, key);
+        if (!found || !*found) return false;
+        last = **found;
+        return done(*last);
+      },
+      std::chrono::milliseconds(200));
+  return reached ? last : std::nullopt;
 }
 
 std::optional<Json> OperatorWorld::wait_finished(const std::string& run, std::chrono::seconds timeout) {
