@@ -10,6 +10,7 @@
 
 #include "callback_fixture.h"
 #include "harness/background_process.h"
+#include "harness/eventually.h"
 #include "ods/callback/protocol.h"
 #include "ods/planner/json_io.h"
 #include "ods/state/stores.h"
@@ -161,18 +162,23 @@ TEST_F(PodCallback, AControllerRestartedBetweenInputsAndResultsRecordsTheRunOnce
   server = start_test_server(runs, log, *store, port);
   ASSERT_NE(server, nullptr);
   // Wait until the pod has its plan, then the controller goes away with everything in memory.
-  for (int i = 0; i < 1200; ++i) {
-    std::ifstream in(p->dir() / "pod.log");
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (text.find("plan of run uid-restart") != std::string::npos || pod.exited()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
+  const bool planned = eventually(
+      std::chrono::minutes(5),
+      [&] {
+        std::ifstream in(p->dir() / "pod.log");
+        std::string text((std::istreambuf_iterator<char>(in)), {});
+        return text.find("plan of run uid-restart") != std::string::npos || pod.exited();
+      },
+      std::chrono::milliseconds(250));
+  ASSERT_TRUE(planned) << "no plan within 5 minutes: " << pod.log_tail();
   ASSERT_FALSE(pod.exited()) << pod.log_tail();
   server.reset();
   PhaseLog new_log;
   server = start_test_server(runs, new_log, *store, port);
   ASSERT_NE(server, nullptr);
-  while (!pod.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  ASSERT_TRUE(eventually(
+      std::chrono::minutes(5), [&] { return pod.exited(); }, std::chrono::milliseconds(250)))
+      << "the pod did not finish within 5 minutes: " << pod.log_tail(60);
   EXPECT_EQ(pod.exit_description(), "exited with code 0") << pod.log_tail(60);
   auto recorded = recorded_runs(*store);
   ASSERT_TRUE(recorded.contains("uid-restart"));

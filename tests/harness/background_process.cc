@@ -28,14 +28,27 @@ BackgroundProcess::~BackgroundProcess() { stop(); }
 
 std::expected<void, std::string> BackgroundProcess::start(const std::vector<std::string>& argv,
                                                           const std::filesystem::path& cwd,
-                                                          const std::filesystem::path& log) {
+                                                          const std::filesystem::path& log,
+                                                          const std::vector<std::string>& env) {
   if (pid_ > 0) return std::unexpected("BackgroundProcess: " + argv.at(0) + " is already started");
   log_ = log;
   exit_description_.clear();
+  exit_code_.reset();
   // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> environment = env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view inherited(*entry);
+    const std::string_view name = inherited.substr(0, inherited.find('=') + 1);
+    bool replaced = false;
+    for (const auto& e : env) replaced = replaced || e.starts_with(name);
+    if (!replaced) environment.emplace_back(inherited);
+  }
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return std::unexpected("BackgroundProcess: fork for " + argv.at(0) + ": " + std::strerror(errno));
@@ -49,7 +62,7 @@ std::expected<void, std::string> BackgroundProcess::start(const std::vector<std:
     ::dup2(fd, STDERR_FILENO);
     int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    ::execv(args[0], args.data());
+    ::execve(args[0], args.data(), envp.data());
     static const char message[] = "BackgroundProcess: exec failed\n";
     [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
     _exit(127);
@@ -63,6 +76,7 @@ bool BackgroundProcess::exited() {
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
   exit_description_ = describe_status(status);
+  if (WIFEXITED(status)) exit_code_ = WEXITSTATUS(status);
   pid_ = -1;
   return true;
 }
@@ -78,6 +92,7 @@ void BackgroundProcess::stop(std::chrono::milliseconds grace) {
   ::kill(pid_, SIGKILL);
   int status = 0;
   ::waitpid(pid_, &status, 0);
+  if (WIFEXITED(status)) exit_code_ = WEXITSTATUS(status);
   exit_description_ = describe_status(status) + " (after " + std::to_string(grace.count()) + " ms SIGTERM grace)";
   pid_ = -1;
 }

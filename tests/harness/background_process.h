@@ -11,6 +11,7 @@
 #include <chrono>
 #include <expected>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,19 @@ class BackgroundProcess {
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
-  // Starts argv[0] (a path) in `cwd`; the log is created or appended to. Fails when the
-  // process cannot be forked; a failed exec shows as an early exit (exited()) and in the log.
+  // Starts argv[0] (a path) in `cwd` with this process's environment plus `env` ("KEY=VALUE"
+  // entries, replacing a variable of the same name); the log is created or appended to. Fails
+  // when the process cannot be forked; a failed exec shows as an early exit (exited()) and in
+  // the log.
   [[nodiscard]] std::expected<void, std::string> start(const std::vector<std::string>& argv,
                                                        const std::filesystem::path& cwd,
-                                                       const std::filesystem::path& log);
+                                                       const std::filesystem::path& log,
+                                                       const std::vector<std::string>& env = {});
   // True once the process has ended (reaps it); `description` then says how.
   bool exited();
   std::string exit_description() const { return exit_description_; }
+  // Its exit code once it exited normally (nullopt while it runs, or when a signal ended it).
+  std::optional<int> exit_code() const { return exit_code_; }
   // SIGTERM, waits up to `grace`, then SIGKILL and waits. No-op when not running.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
   pid_t pid() const { return pid_; }
@@ -43,6 +49,7 @@ class BackgroundProcess {
   pid_t pid_ = -1;
   std::filesystem::path log_;
   std::string exit_description_;
+  std::optional<int> exit_code_;
 };
 
 // The last `lines` lines of a file (for failure messages), or "(<name> is empty)".

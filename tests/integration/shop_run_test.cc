@@ -14,6 +14,8 @@
 #include <optional>
 #include <thread>
 
+#include "harness/background_process.h"
+#include "harness/eventually.h"
 #include "harness/shop_baseline.h"
 #include "harness/warehouse.h"
 
@@ -280,29 +282,29 @@ int interrupt_ods_while_building(const DbtProject& p, const Warehouse& w, const 
   std::vector<std::string> argv{ods_binary().string(), "state", "run", "--project-dir", dir, "--profiles-dir", dir};
   for (const auto& a : extra) argv.push_back(a);
   for (const auto& a : w.target_args()) argv.push_back(a);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!std::freopen(log.c_str(), "w", stdout) || ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) _exit(126);
-    for (const auto& kv : p.env()) ::putenv(const_cast<char*>(kv.c_str()));
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    _exit(127);
+  fs::remove(log);
+  BackgroundProcess ods;
+  if (auto started = ods.start(argv, p.dir(), log, p.env()); !started) {
+    ADD_FAILURE() << started.error();
+    return -1;
   }
-  bool building = false;
   std::string text;
-  for (int i = 0; i < 600 && !building; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    std::ifstream in(log);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    building = text.find("ods: building") != std::string::npos;
-  }
-  EXPECT_TRUE(building) << "ods never reached dbt build:\n" << text;
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const bool building = eventually(
+      std::chrono::minutes(2),
+      [&] {
+        std::ifstream in(log);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        return text.find("ods: building") != std::string::npos || ods.exited();
+      },
+      std::chrono::milliseconds(200));
+  EXPECT_TRUE(building && !ods.exited()) << "ods never reached dbt build:\n" << text;
+  if (!ods.exited()) ::kill(ods.pid(), SIGINT);
+  EXPECT_TRUE(eventually(
+      std::chrono::minutes(2), [&] { return ods.exited(); }, std::chrono::milliseconds(100)))
+      << "ods did not end within 2 minutes of SIGINT:\n"
+      << ods.log_tail();
+  ods.stop();
+  return ods.exit_code().value_or(-1);
 }
 
 TEST_P(ShopRun, SigintDuringTheBuildRecordsNothing) {

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <thread>
 
+#include "harness/eventually.h"
+
 namespace ods::testing {
 
 namespace {
@@ -119,12 +121,7 @@ std::string KubeClientTest::compact_etcd() {
 }
 
 bool KubeClientTest::eventually(const std::function<bool()>& done, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
+  return ods::testing::eventually(limit, done, std::chrono::milliseconds(50));
 }
 
 Json config_map(const std::string& name, const std::string& value, const Json& labels) {

@@ -71,8 +71,11 @@ TEST_F(KubeLeaderElectionTest, OneLeaderAndAKilledLeaderHandsOverAfterTheLease) 
   a->start();
   ASSERT_TRUE(eventually([&] { return leadership.leader() == "replica-a"; })) << a->last_error();
   b.start();
-  // b competes for several lease durations while a renews: a stays the only leader.
-  std::this_thread::sleep_for(std::chrono::seconds(6));
+  // b competes for several lease durations while a renews: a stays the only leader. 24 attempts
+  // of b, each at least a retry period (250 ms) apart, span 6 s: two lease durations.
+  const std::uint64_t b_attempts = b.attempts();
+  ASSERT_TRUE(eventually([&] { return b.attempts() >= b_attempts + 24; }, std::chrono::seconds(120)))
+      << "b made " << b.attempts() - b_attempts << " attempts: " << b.last_error();
   EXPECT_EQ(leadership.leader(), "replica-a");
   EXPECT_TRUE(a->is_leader());
   EXPECT_FALSE(b.is_leader());

@@ -1,10 +1,13 @@
 #include "operator_world.h"
 
+#include <gtest/gtest.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
 
+#include "harness/eventually.h"
 #include "harness/loopback_port.h"
 #include "ods/callback/run_token.h"
 #include "ods/control/run_job.h"
@@ -198,7 +201,10 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
 void OperatorWorld::kill_operator(const std::string& identity) {
   auto& r = replica(identity);
   if (r.process.pid() > 0) ::kill(r.process.pid(), SIGKILL);
-  while (!r.process.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!eventually(
+          std::chrono::seconds(60), [&] { return r.process.exited(); }, std::chrono::milliseconds(20))) {
+    ADD_FAILURE() << "replica " << identity << " still runs 60 s after SIGKILL";
+  }
 }
 
 std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_account_kubeconfig() {
@@ -225,13 +231,13 @@ void OperatorWorld::stop_all_operators() {
 }
 
 bool OperatorWorld::wait_ready(const std::string& identity, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto answer = loopback_http_get(replica(identity).metrics_port, "/readyz");
-    if (answer && answer->find(" 200 ") != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return false;
+  return eventually(
+      timeout,
+      [&] {
+        auto answer = loopback_http_get(replica(identity).metrics_port, "/readyz");
+        return answer && answer->find(" 200 ") != std::string::npos;
+      },
+      std::chrono::milliseconds(200));
 }
 
 bool OperatorWorld::has_replica(const std::string& identity) {
@@ -297,17 +303,17 @@ std::expected<Json, std::string> OperatorWorld::create_run(const std::string& na
 std::optional<Json> OperatorWorld::wait_for(const kube::Resource& resource, const kube::ObjectKey& key,
                                             const std::function<bool(const Json&)>& done,
                                             std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::optional<Json> last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto found = client_->find(resource, key);
-    if (found && *found) {
-      last = **found;
-      if (done(*last)) return last;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return std::nullopt;
+  const bool reached = eventually(
+      timeout,
+      [&] {
+        auto found = client_->find(resource, key);
+        if (!found || !*found) return false;
+        last = **found;
+        return done(*last);
+      },
+      std::chrono::milliseconds(200));
+  return reached ? last : std::nullopt;
 }
 
 std::optional<Json> OperatorWorld::wait_finished(const std::string& run, std::chrono::seconds timeout) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "harness/eventually.h"
 #include "ods/state/stores.h"
 #include "pg_fixture.h"
 
@@ -28,6 +29,8 @@ class HeadLocker {
   bool lock(const std::string& scope) {
     return run("BEGIN") && run("SELECT snapshot_id FROM heads WHERE scope = '" + scope + "' FOR UPDATE");
   }
+  // Lets the waiting commit go (when a test fails before it ends the lock otherwise).
+  void unlock() { run("ROLLBACK"); }
 
  private:
   bool run(const std::string& sql) {
@@ -39,16 +42,22 @@ class HeadLocker {
   PGconn* connection_;
 };
 
-// Waits (polling, no deadline beyond the test's) until a session of the store is waiting
-// for a lock; returns its backend pid.
+// Waits (up to 2 minutes) until a session of the store is waiting for a lock; returns its
+// backend pid, "" when none did.
 std::string waiting_backend(const std::string& dsn) {
   const std::string db = dsn.substr(dsn.find("dbname=") + 7);
-  for (;;) {
-    ProcessResult rows = shared_postgres()->psql(
-        "SELECT pid FROM pg_stat_activity WHERE application_name = 'ods' AND wait_event_type = 'Lock'", db);
-    if (rows.exit_code == 0 && !rows.output.empty()) return rows.output.substr(0, rows.output.find('\n'));
-    std::this_thread::sleep_for(50ms);
-  }
+  std::string pid;
+  const bool waiting = eventually(
+      120s,
+      [&] {
+        ProcessResult rows = shared_postgres()->psql(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'ods' AND wait_event_type = 'Lock'", db);
+        if (rows.exit_code != 0 || rows.output.empty()) return false;
+        pid = rows.output.substr(0, rows.output.find('\n'));
+        return true;
+      },
+      50ms);
+  return waiting ? pid : "";
 }
 
 ods::state::OpenOptions patient() {
@@ -77,6 +86,8 @@ TEST(PostgresConnectionLoss, TerminatedMidCommitLeavesTheOldHeadAndReconnects) {
     return store->commit("shop/prod", first->id, "run-2", node_document(50, "run-2", 0, "-new"));
   });
   const std::string pid = waiting_backend(dsn);
+  if (pid.empty()) locker.unlock();  // the commit goes through: the test fails, it does not hang
+  ASSERT_FALSE(pid.empty()) << "the commit never waited for the head's lock";
   ASSERT_EQ(shared_postgres()->psql("SELECT pg_terminate_backend(" + pid + ")").exit_code, 0);
   auto committed = pending.get();
   ASSERT_FALSE(committed.has_value());
@@ -103,7 +114,10 @@ TEST(PostgresConnectionLoss, ServerRestartMidCommitLeavesTheOldHeadAndReconnects
     auto inner = std::async(std::launch::async, [&] {
       return store->commit("shop/prod", first->id, "run-2", node_document(50, "run-2", 0, "-new"));
     });
-    waiting_backend(dsn);
+    if (waiting_backend(dsn).empty()) {
+      ADD_FAILURE() << "the commit never waited for the head's lock";
+      locker.unlock();
+    }
     auto restarted = shared_postgres()->restart();
     EXPECT_TRUE(restarted.has_value()) << restarted.error();
     return inner.get();
@@ -150,11 +164,11 @@ TEST(PostgresConnectionLoss, RestartUnderBusyCommitsNeverLeavesAMix) {
       }
     }
   });
-  while (landed < 3) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually(120s, [&] { return landed >= 3; })) << landed << " commits landed before the restart";
   auto restarted = shared_postgres()->restart();
   EXPECT_TRUE(restarted.has_value()) << restarted.error();
   const int before = landed;
-  while (landed < before + 3) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually(120s, [&] { return landed >= before + 3; })) << landed - before << " commits after it";
   stop = true;
   committer.join();
 

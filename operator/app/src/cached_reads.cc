@@ -24,6 +24,13 @@ std::optional<std::map<std::string, std::string>> equality_selector(const std::s
   return labels;
 }
 
+// "field=value" (or "field==value") as {field, value}; nullopt for anything else.
+std::optional<std::pair<std::string, std::string>> one_field_equal(const std::string& selector) {
+  const auto eq = selector.find('=');
+  if (eq == std::string::npos || eq == 0 || selector.find_first_of(",!", 0) != std::string::npos) return std::nullopt;
+  return std::pair{selector.substr(0, eq), selector.substr(selector[eq + 1] == '=' ? eq + 2 : eq + 1)};
+}
+
 bool labels_match(const Json& object, const std::map<std::string, std::string>& wanted) {
   const Json labels = object["metadata"].value("labels", Json::object());
   for (const auto& [k, v] : wanted)
@@ -58,8 +65,18 @@ kube::ApiResult<Json> CachedReads::list(const kube::Resource& resource, const st
   const auto* cache = cache_of(resource);
   auto selector = equality_selector(options.label_selector);
   if (!cache || !selector) return api_.list(resource, namespace_name, options);
+  std::vector<Json> candidates;
+  if (options.field_selector.empty()) {
+    candidates = cache->list();
+  } else {
+    // Only a field the informer indexes: the index answers with the matching objects alone.
+    const auto field = one_field_equal(options.field_selector);
+    auto filed = field ? cache->by_index(field->first, field->second, namespace_name) : std::nullopt;
+    if (!filed) return api_.list(resource, namespace_name, options);
+    candidates = std::move(*filed);
+  }
   Json items = Json::array();
-  for (auto& object : cache->list()) {
+  for (auto& object : candidates) {
     if (!namespace_name.empty() && object["metadata"].value("namespace", "") != namespace_name) continue;
     if (labels_match(object, *selector)) items.push_back(std::move(object));
   }

@@ -1,11 +1,13 @@
 #pragma once
 // A kube::Client whose reads of the watched resources come from the informers' caches, as
 // controller-runtime's default client reads from its cache: get, find and list (all objects of
-// a namespace, or those whose labels equal an equality selector "a=b,c=d") of a resource with
-// an informer are answered from it; every write, and every read of another resource or with
-// another selector, goes to the API server. The project reconciler lists the DbtRuns of its
-// namespace on every reconcile: from the API server that is the whole namespace's runs each time
-// (with 1,000 projects, a second and megabytes per reconcile; docs/benchmarks.md).
+// a namespace, or those whose labels equal an equality selector "a=b,c=d", and with a field
+// selector "f=v" when the informer has an index named f, as controller-runtime's MatchingFields
+// reads its field indexes) of a resource with an informer are answered from it; every write,
+// and every read of another resource or with another selector, goes to the API server. The
+// project reconciler lists the DbtRuns of its project on every reconcile (field selector
+// spec.projectRef.name): from the index that costs O(the project's runs), where a scan of the
+// namespace's runs cost O(all runs) per reconcile (docs/benchmarks.md, "Operator at scale").
 //
 // The caches lag the API server by a watch event: a reconcile may see an object as it was a
 // moment ago (the next event queues it again), and a create of an object already there gets 409.

@@ -99,6 +99,15 @@ kube::InformerOptions informer_options(const kube::Resource& resource, const std
   return o;
 }
 
+// The DbtRuns, indexed by their project: the project reconciler reads its own runs, not the
+// namespace's (CachedReads answers the field selector spec.projectRef.name from the index).
+kube::InformerOptions runs_informer_options(const std::string& ns) {
+  kube::InformerOptions o = informer_options(kube::resources::kDbtRuns, ns);
+  o.indexes.emplace(std::string(control::kProjectRefField),
+                    kube::index_by_field(std::string(control::kProjectRefPointer)));
+  return o;
+}
+
 }  // namespace
 
 struct OperatorRuntime::Parts {
@@ -116,7 +125,7 @@ struct OperatorRuntime::Parts {
                    project_metrics.project_event(type, o);
                    project_queue.add(control::key_of(o).str());
                  }),
-        runs(deps.client, informer_options(kube::resources::kDbtRuns, deps.options.watch_namespace),
+        runs(deps.client, runs_informer_options(deps.options.watch_namespace),
              [this](kube::WatchEvent::Type type, const Json& o) {
                project_metrics.run_event(type, o);
                run_queue.add(control::key_of(o).str());

@@ -6,6 +6,10 @@
 
 namespace ods::control {
 
+kube::ListOptions runs_of_project_options(const std::string& project) {
+  return kube::ListOptions{.label_selector = {}, .field_selector = std::string(kProjectRefField) + "=" + project};
+}
+
 kube::ObjectKey key_of(const Json& object) {
   return {string_at(object, "/metadata/namespace"), string_at(object, "/metadata/name")};
 }

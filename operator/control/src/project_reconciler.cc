@@ -42,7 +42,7 @@ class ProjectPass {
       : client_(client), now_(now), events_(events), project_(std::move(project)), key_(key_of(project_)) {}
 
   Result<ReconcileResult> run() {
-    auto listed = client_.list(res::kDbtRuns, key_.namespace_name, {});
+    auto listed = client_.list(res::kDbtRuns, key_.namespace_name, runs_of_project_options(key_.name));
     if (!listed) return std::unexpected(api_failure("listing the DbtRuns of " + key_.str(), listed.error()));
     runs_ = runs_of_project((*listed)["items"], key_.name);
     if (auto pruned = prune_history(); !pruned) return std::unexpected(pruned.error());

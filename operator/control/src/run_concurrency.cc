@@ -60,8 +60,11 @@ Result<ConcurrencyVerdict> concurrency_verdict(kube::Client& client, const Json&
   if (policy == "Allow") return ConcurrencyVerdict{};
   const kube::ObjectKey key = key_of(run);
   const std::string project_name = string_at(project, "/metadata/name");
-  auto listed = client.list(res::kDbtRuns, key.namespace_name, {});
-  if (!listed) return std::unexpected(api_failure("listing the DbtRuns of " + key.namespace_name, listed.error()));
+  auto listed = client.list(res::kDbtRuns, key.namespace_name, runs_of_project_options(project_name));
+  if (!listed) {
+    return std::unexpected(
+        api_failure("listing the DbtRuns of DbtProject " + key.namespace_name + "/" + project_name, listed.error()));
+  }
   ConcurrencyVerdict verdict;
   for (const Json& other : runs_of_project((*listed)["items"], project_name).active) {
     const std::string other_name = string_at(other, "/metadata/name");

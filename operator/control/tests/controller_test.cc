@@ -6,11 +6,13 @@
 #include <mutex>
 
 #include "fake_clock.h"
+#include "harness/eventually.h"
 
 namespace ods::control {
 namespace {
 
 using namespace std::chrono_literals;
+using ods::testing::eventually;
 
 // A reconciler that answers from a script per key and records what it was called with.
 class ScriptedReconciler final : public Reconciler {
@@ -106,7 +108,8 @@ TEST(Controller, WorkersReconcileEveryQueuedKeyAndStopCleanly) {
   Controller controller({.name = "dbtproject", .workers = 3, .on_error = {}}, queue, reconciler, &counters);
   controller.start();
   for (int i = 0; i < 50; ++i) queue.add("ns/p" + std::to_string(i));
-  while (counters.total("dbtproject", "success") < 50) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(eventually(30s, [&] { return counters.total("dbtproject", "success") >= 50; }))
+      << counters.total("dbtproject", "success") << " of 50 reconciled";
   controller.stop();
   EXPECT_EQ(reconciler.calls().size(), 50u);
   EXPECT_EQ(queue.depth(), 0u);

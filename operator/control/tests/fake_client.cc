@@ -32,6 +32,27 @@ bool labels_match(const Json& object, const std::string& selector) {
   return true;
 }
 
+// "a.b.c=v,d=w" as the API server reads a field selector: each dotted path's string value equals
+// (or, with "!=", differs from) the given one; a missing field reads as "".
+bool fields_match(const Json& object, const std::string& selector) {
+  if (selector.empty()) return true;
+  std::stringstream parts(selector);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const auto equals = part.find('=');
+    if (equals == std::string::npos || equals == 0) return false;
+    const bool negated = part[equals - 1] == '!';
+    std::string path = part.substr(0, negated ? equals - 1 : equals);
+    const std::string value = part.substr(part[equals + 1] == '=' ? equals + 2 : equals + 1);
+    for (char& c : path) c = c == '.' ? '/' : c;
+    const Json::json_pointer pointer("/" + path);
+    const std::string actual =
+        object.contains(pointer) && object.at(pointer).is_string() ? object.at(pointer).get<std::string>() : "";
+    if ((actual == value) == negated) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct FakeClient::Watcher {
@@ -130,7 +151,9 @@ ApiResult<Json> FakeClient::list(const Resource& resource, const std::string& na
   Json items = Json::array();
   for (const auto& [key, object] : store_[path_of(resource)]) {
     if (!namespace_name.empty() && object["metadata"].value("namespace", "") != namespace_name) continue;
-    if (labels_match(object, options.label_selector)) items.push_back(object);
+    if (labels_match(object, options.label_selector) && fields_match(object, options.field_selector)) {
+      items.push_back(object);
+    }
   }
   return Json{{"items", items}, {"metadata", {{"resourceVersion", std::to_string(version_)}}}};
 }

@@ -5,11 +5,13 @@
 #include <thread>
 
 #include "fake_clock.h"
+#include "harness/eventually.h"
 
 namespace ods::control {
 namespace {
 
 using namespace std::chrono_literals;
+using ods::testing::eventually;
 using testing::FakeClock;
 
 TEST(WorkQueue, AKeyAddedSeveralTimesIsQueuedOnce) {
@@ -140,8 +142,7 @@ TEST(WorkQueue, TwoWorkersNeverHoldTheSameKey) {
   };
   std::thread first(work), second(work);
   for (int i = 0; i < 200; ++i) queue.add("ns/same");
-  while (queue.depth() > 0) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(eventually(30s, [&] { return queue.depth() == 0; })) << queue.depth() << " keys still queued";
   queue.shutdown();
   first.join();
   second.join();

@@ -9,6 +9,26 @@ ObjectKey key_of(const Json& object) {
   return ObjectKey{metadata.value("namespace", ""), metadata.value("name", "")};
 }
 
+void strip_unread_members(Json& object) {
+  if (!object.is_object()) return;
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return;
+  metadata->erase("managedFields");
+  const auto annotations = metadata->find("annotations");
+  if (annotations != metadata->end() && annotations->is_object()) {
+    annotations->erase("kubectl.kubernetes.io/last-applied-configuration");
+  }
+}
+
+IndexFunction index_by_field(const std::string& pointer) {
+  return [at = Json::json_pointer(pointer)](const Json& object) -> std::vector<std::string> {
+    if (!object.contains(at)) return {};
+    const Json& value = object.at(at);
+    if (!value.is_string() || value.get_ref<const std::string&>().empty()) return {};
+    return {value.get<std::string>()};
+  };
+}
+
 namespace {
 
 std::string resource_version_of(const Json& object) {
@@ -64,6 +84,51 @@ std::vector<Json> Informer::list() const {
   objects.reserve(cache_.size());
   for (const auto& [key, object] : cache_) objects.push_back(object);
   return objects;
+}
+
+std::optional<std::vector<Json>> Informer::by_index(const std::string& index, const std::string& value,
+                                                    const std::string& namespace_name) const {
+  if (!has_index(index)) return std::nullopt;
+  std::vector<Json> objects;
+  const std::string prefix = namespace_name.empty() ? "" : namespace_name + "/";
+  std::lock_guard lock(mutex_);
+  const auto filed = index_.find(index);
+  if (filed == index_.end()) return objects;
+  const auto bucket = filed->second.find(value);
+  if (bucket == filed->second.end()) return objects;
+  for (const std::string& key : bucket->second) {
+    if (key.starts_with(prefix)) objects.push_back(cache_.at(key));
+  }
+  return objects;
+}
+
+void Informer::file(const std::string& key, const Json& object, bool add) {
+  for (const auto& [name, index_function] : options_.indexes) {
+    auto& values = index_[name];
+    for (const std::string& value : index_function(object)) {
+      if (add) {
+        values[value].insert(key);
+        continue;
+      }
+      const auto bucket = values.find(value);
+      if (bucket == values.end()) continue;
+      bucket->second.erase(key);
+      if (bucket->second.empty()) values.erase(bucket);
+    }
+  }
+}
+
+void Informer::cache_put(const std::string& key, Json object) {
+  if (const auto old = cache_.find(key); old != cache_.end()) file(key, old->second, false);
+  file(key, object, true);
+  cache_[key] = std::move(object);
+}
+
+void Informer::cache_erase(const std::string& key) {
+  const auto old = cache_.find(key);
+  if (old == cache_.end()) return;
+  file(key, old->second, false);
+  cache_.erase(old);
 }
 
 std::string Informer::resource_version() const {
@@ -137,7 +202,11 @@ bool Informer::relist() {
     return false;
   }
   std::map<std::string, Json> fresh;
-  for (const Json& item : listed->value("items", Json::array())) fresh[key_of(item).str()] = item;
+  for (Json& item : (*listed)["items"]) {
+    if (options_.transform) options_.transform(item);
+    const std::string key = key_of(item).str();
+    fresh[key] = std::move(item);
+  }
   std::vector<std::pair<WatchEvent::Type, Json>> changes;
   bool first_list = false;
   {
@@ -153,6 +222,8 @@ bool Informer::relist() {
         changes.emplace_back(WatchEvent::Type::modified, object);
     }
     cache_ = std::move(fresh);
+    index_.clear();
+    for (const auto& [key, object] : cache_) file(key, object, true);
     resource_version_ = (*listed)["metadata"].value("resourceVersion", "");
   }
   for (const auto& [type, object] : changes) handler_(type, object);
@@ -209,27 +280,31 @@ Informer::WatchEnd Informer::watch_once() {
 
 void Informer::apply_event(const WatchEvent& event) {
   const std::string version = resource_version_of(event.object);
+  if (event.type == WatchEvent::Type::bookmark) {
+    std::lock_guard lock(mutex_);
+    if (!version.empty()) resource_version_ = version;
+    ++bookmarks_;
+    return;
+  }
+  Json object = event.object;
+  if (options_.transform) options_.transform(object);
   {
     std::lock_guard lock(mutex_);
     if (!version.empty()) resource_version_ = version;
-    const std::string key = key_of(event.object).str();
+    const std::string key = key_of(object).str();
     switch (event.type) {
       case WatchEvent::Type::added:
       case WatchEvent::Type::modified:
-        cache_[key] = event.object;
+        cache_put(key, object);
         break;
       case WatchEvent::Type::deleted:
-        cache_.erase(key);
+        cache_erase(key);
         break;
       default:
         break;
     }
   }
-  if (event.type == WatchEvent::Type::bookmark) {
-    ++bookmarks_;
-    return;
-  }
-  handler_(event.type, event.object);
+  handler_(event.type, object);
 }
 
 }  // namespace ods::kube

@@ -76,7 +76,9 @@ bool LeaderElector::wait(milliseconds duration) {
 
 void LeaderElector::run() {
   for (;;) {
-    if (try_acquire_or_renew()) {
+    const bool holds = try_acquire_or_renew();
+    ++attempts_;
+    if (holds) {
       lead();
       if (!wait(milliseconds(0))) return;  // stopping: lead() released the Lease
     }
@@ -103,7 +105,9 @@ void LeaderElector::lead() {
       break;
     }
     if (now() >= deadline) break;  // no renewal succeeded for renew_deadline
-    if (!try_acquire_or_renew() && observed_holder() != options_.identity && !observed_holder().empty())
+    const bool renewed = try_acquire_or_renew();
+    ++attempts_;
+    if (!renewed && observed_holder() != options_.identity && !observed_holder().empty())
       break;  // someone else holds the Lease now (it was taken over or edited): stop at once
     if (now() >= deadline) {
       std::lock_guard lock(mutex_);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/eventually.h"
 #include "ods/kube/leader_election.h"
 
 namespace ods::kube {
@@ -93,15 +94,16 @@ class FakeClock {
   std::atomic<long> offset_{0};
 };
 
-// Lets the elector's loop (retry every 5 ms of real time) run a few dozen times; for checks that
-// something did not happen.
-void let_it_poll() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
-
-// For checks that something happens: polls up to 10 s of real time.
-bool soon(const std::function<bool()>& done) {
-  for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return done();
+// Lets the elector make 5 more attempts (its loop retries every 5 ms of real time), whatever
+// the machine's load; for checks that something did not happen.
+void let_it_poll(const LeaderElector& elector) {
+  const std::uint64_t target = elector.attempts() + 5;
+  ASSERT_TRUE(ods::testing::eventually(std::chrono::seconds(30), [&] { return elector.attempts() >= target; }))
+      << "the elector made " << elector.attempts() << " attempts, waited for " << target;
 }
+
+// For checks that something happens: polls up to 30 s of real time.
+bool soon(const std::function<bool()>& done) { return ods::testing::eventually(std::chrono::seconds(30), done); }
 
 TEST(LeaderElectionClockTest, AHeldLeaseIsTakenOnlyAfterItsDurationUnchangedOnTheCandidatesClock) {
   LeaseStore store;
@@ -122,10 +124,10 @@ TEST(LeaderElectionClockTest, AHeldLeaseIsTakenOnlyAfterItsDurationUnchangedOnTh
   options.clock = [&] { return clock.now(); };
   LeaderElector elector(store, options, {[&] { ++started; }, {}});
   elector.start();
-  let_it_poll();
+  let_it_poll(elector);
   EXPECT_EQ(elector.observed_holder(), "other");
   clock.advance(std::chrono::seconds(14));
-  let_it_poll();
+  let_it_poll(elector);
   EXPECT_EQ(started, 0) << "taken before the lease duration passed";
   EXPECT_FALSE(elector.is_leader());
 
@@ -133,9 +135,9 @@ TEST(LeaderElectionClockTest, AHeldLeaseIsTakenOnlyAfterItsDurationUnchangedOnTh
   Json renewed = store.spec(key);
   renewed["renewTime"] = "2000-01-01T00:00:14.000000Z";
   store.put(key, {{"metadata", {{"name", "lease"}, {"namespace", "ods"}}}, {"spec", renewed}});
-  let_it_poll();
+  let_it_poll(elector);
   clock.advance(std::chrono::seconds(14));
-  let_it_poll();
+  let_it_poll(elector);
   EXPECT_EQ(started, 0) << "a renewed lease counted as expired";
 
   clock.advance(std::chrono::seconds(2));
@@ -164,9 +166,9 @@ TEST(LeaderElectionClockTest, ALeaderThatCannotRenewStopsAtTheRenewDeadline) {
   elector.start();
   ASSERT_TRUE(soon([&] { return started == 1; })) << elector.last_error();
   store.set_down(true);
-  let_it_poll();
+  let_it_poll(elector);
   clock.advance(std::chrono::milliseconds(9900));
-  let_it_poll();
+  let_it_poll(elector);
   EXPECT_EQ(stopped, 0) << "stopped before the renew deadline (10 s)";
   EXPECT_TRUE(elector.is_leader());
   clock.advance(std::chrono::milliseconds(200));

@@ -18,6 +18,13 @@ inline constexpr std::string_view kProjectLabel = "ods.dev/project";
 inline constexpr std::string_view kRunLabel = "ods.dev/run";
 inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr std::string_view kComponent = "ods-operator";
+// The field selector of a DbtRun's project (the CRD's selectableFields; the operator's cache
+// indexes it, so the reconcilers' "runs of this project" lists answer from the index), and the
+// JSON pointer of that field.
+inline constexpr std::string_view kProjectRefField = "spec.projectRef.name";
+inline constexpr std::string_view kProjectRefPointer = "/spec/projectRef/name";
+// The list options that select the DbtRuns of `project` by kProjectRefField.
+kube::ListOptions runs_of_project_options(const std::string& project);
 
 // metadata.namespace / metadata.name of `object`.
 kube::ObjectKey key_of(const Json& object);

@@ -12,6 +12,12 @@
 //      and retry the step that failed.
 // The handler runs on the informer's thread, one call at a time, after the cache holds the
 // change; it must not call stop().
+// Every object is passed through `transform` before the cache keeps it or the handler sees it
+// (client-go's TransformFunc); the default, strip_unread_members, drops what no reconciler reads.
+// Each of `indexes` files every cached object under the values its function returns (client-go's
+// Indexers): by_index() answers "the objects with this value" in O(their number), not O(cache),
+// and the index follows every add, update (a value that changed moves the object), delete and
+// relist.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -21,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +35,23 @@
 #include "ods/kube/client.h"
 
 namespace ods::kube {
+
+// Removes from `object` the members no reconciler of the operator reads, so the cache does not
+// keep them: metadata.managedFields (server-side apply's record of field owners: kilobytes per
+// object, read only by the API server) and the annotation
+// kubectl.kubernetes.io/last-applied-configuration (a copy of the whole object as last applied).
+// Everything else stays: the reconcilers read metadata (name, namespace, uid, resourceVersion,
+// generation, creationTimestamp, labels, ownerReferences), spec and status. A stripped object is
+// fit for reads, merge patches and status updates (a PUT to the status subresource takes only the
+// status), not for a PUT of the whole object (it would drop that annotation).
+void strip_unread_members(Json& object);
+
+// The values an object is filed under in one index (none: not filed).
+using IndexFunction = std::function<std::vector<std::string>(const Json& object)>;
+
+// The index by a string field: the object's value at `pointer` ("/spec/projectRef/name"), when
+// it is a non-empty string.
+IndexFunction index_by_field(const std::string& pointer);
 
 struct InformerOptions {
   Resource resource;
@@ -37,6 +61,10 @@ struct InformerOptions {
   std::chrono::seconds watch_timeout{300};
   std::chrono::milliseconds min_backoff{200};
   std::chrono::milliseconds max_backoff{std::chrono::seconds(30)};
+  // Applied to every listed or watched object before it is cached (empty: keep it whole).
+  std::function<void(Json&)> transform = strip_unread_members;
+  // name -> index function; by_index(name, ...) reads it.
+  std::map<std::string, IndexFunction> indexes;
 };
 
 class Informer {
@@ -65,6 +93,11 @@ class Informer {
   std::optional<Json> get(const ObjectKey& key) const;
   // Every cached object, ordered by namespace/name.
   std::vector<Json> list() const;
+  // The cached objects filed under `value` in index `index`, in `namespace_name` ("" : all),
+  // ordered by namespace/name; nullopt when the informer has no such index.
+  std::optional<std::vector<Json>> by_index(const std::string& index, const std::string& value,
+                                            const std::string& namespace_name) const;
+  bool has_index(const std::string& index) const { return options_.indexes.contains(index); }
   // The last resourceVersion seen (list, event or bookmark).
   std::string resource_version() const;
 
@@ -83,6 +116,10 @@ class Informer {
   void apply_event(const WatchEvent& event);
   void backoff(int failures);
   void record_error(const std::string& message);
+  // The cache and its indexes change only through these (mutex_ held).
+  void cache_put(const std::string& key, Json object);
+  void cache_erase(const std::string& key);
+  void file(const std::string& key, const Json& object, bool add);
 
   Client& client_;
   InformerOptions options_;
@@ -91,6 +128,8 @@ class Informer {
   mutable std::mutex mutex_;  // cache_, resource_version_, last_error_, stream_, stopping_
   mutable std::condition_variable changed_;
   std::map<std::string, Json> cache_;  // key: namespace/name
+  // index name -> value -> keys of the objects filed under it
+  std::map<std::string, std::map<std::string, std::set<std::string>>> index_;
   std::string resource_version_;
   std::string last_error_;
   WatchStream* stream_ = nullptr;  // the open watch, for stop()

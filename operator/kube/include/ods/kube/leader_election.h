@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -63,6 +64,10 @@ class LeaderElector {
   std::string observed_holder() const;
   // The last error talking to the API server ("" when none).
   std::string last_error() const;
+  // Attempts to create, take or renew the Lease completed so far (one each retry_period): the
+  // elector's tick, so a test shows that something did not happen over k attempts by waiting
+  // for the count, not by sleeping.
+  std::uint64_t attempts() const { return attempts_; }
 
  private:
   void run();
@@ -87,6 +92,7 @@ class LeaderElector {
   Json observed_spec_;
   std::chrono::steady_clock::time_point observed_at_{};
   std::string last_error_;
+  std::atomic<std::uint64_t> attempts_{0};
   std::thread thread_;
 };
 
