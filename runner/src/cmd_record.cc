@@ -12,6 +12,7 @@
 namespace ods::cli {
 
 int cmd_record(const ParsedArgs&, CommandContext& ctx) {
+  ctx.hook_values_visible = false;
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   auto run = load_run(ctx, *project);

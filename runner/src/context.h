@@ -39,6 +39,9 @@ struct CommandContext {
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
   Environment env;
+  // False when the dbt whose artifacts are read ran outside ODS (`ods state record`): the
+  // values its hooks read are not this environment's, so no keyed digest is made of them.
+  bool hook_values_visible = true;
 };
 
 // The flags every `ods state` command accepts.

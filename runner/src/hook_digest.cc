@@ -127,6 +127,10 @@ void apply_hook_digests(planner::ProjectInputs& inputs,
     for (const auto& hook : node_hooks) {
       const auto entry = std::find(node.always_build.begin(), node.always_build.end(), hook.always_build);
       if (entry == node.always_build.end()) continue;
+      if (!values.not_visible.empty()) {
+        *entry += " (" + values.not_visible + ")";
+        continue;
+      }
       if (!key) {
         *entry += " (" + digest_key_hint() + ")";
         continue;

@@ -34,6 +34,10 @@ struct RunContextValues {
   // target: the fields ODS knows without reading the profile: name (only with --target) and
   // type (the manifest's adapter). Other fields keep the always-build rule.
   std::map<std::string, std::string> target;
+  // Why the values can't be trusted to be dbt's (e.g. `ods state record`, after a dbt that ran
+  // in an environment ODS can't see): then no digest is made, whatever the key, and each
+  // always_build entry is extended with this instead of how to enable the digest.
+  std::string not_visible;
 };
 
 // The component name of one read: "hook pre-hook 1 env_var SHOP_AUDIT_TAG",

@@ -45,6 +45,16 @@ bool reads_vars(const std::map<std::string, std::vector<dbt::LiteralHook>>& hook
 // provider's copy of the inputs too, so what is recorded is what was planned.
 Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& project) {
   if (project.literal_hooks.empty()) return {};
+  if (!ctx.hook_values_visible) {
+    // The values dbt's hooks read are in the environment dbt ran in, not necessarily this
+    // one: a digest of this one could record a value dbt never saw and reuse wrongly.
+    RunContextValues values;
+    values.not_visible =
+        "ods state record sees not the environment dbt ran in but its own, so it records no digest of "
+        "what the hook reads; the next ods state run builds the node once and records it";
+    apply_hook_digests(project.inputs, project.literal_hooks, std::nullopt, values);
+    return {};
+  }
   auto key = load_digest_key(ctx.env);
   if (!key) return std::unexpected(key.error());
   RunContextValues values;

@@ -44,7 +44,7 @@ const DigestKey kKey{"0123456789abcdef0123", "$ODS_DIGEST_KEY"};
 std::string digest_with(const std::map<std::string, std::string>& env_vars, std::optional<DigestKey> key = kKey) {
   Fixture f({{Kind::env_var, "TAG", "none"}});
   const Environment env = fake_env(env_vars);
-  apply_hook_digests(f.inputs, f.hooks, key, RunContextValues{&env, std::nullopt, {}});
+  apply_hook_digests(f.inputs, f.hooks, key, RunContextValues{&env, std::nullopt, {}, {}});
   auto it = f.node().fingerprint.components.find("hook pre-hook 1 env_var TAG");
   return it == f.node().fingerprint.components.end() ? "" : it->second;
 }
@@ -52,7 +52,7 @@ std::string digest_with(const std::map<std::string, std::string>& env_vars, std:
 TEST(HookDigest, AResolvedHookBecomesKeyedComponentsAndOtherReasonsStay) {
   Fixture f({{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "name", std::nullopt}});
   const Environment env = fake_env({{"TAG", "v1"}});
-  apply_hook_digests(f.inputs, f.hooks, kKey, RunContextValues{&env, std::nullopt, {{"name", "dev"}}});
+  apply_hook_digests(f.inputs, f.hooks, kKey, RunContextValues{&env, std::nullopt, {{"name", "dev"}}, {}});
   EXPECT_EQ(f.node().always_build, std::vector<std::string>{"macro p.x reads var"});
   ASSERT_EQ(f.node().fingerprint.components.size(), 2U);
   EXPECT_TRUE(f.node().fingerprint.components.contains("hook pre-hook 1 target.name"));
@@ -71,7 +71,7 @@ TEST(HookDigest, TheDigestFollowsTheValueAndTheKeyNotTheSpelling) {
 TEST(HookDigest, WithoutAKeyOrAValueTheHookKeepsBuildingAndSaysWhy) {
   Fixture no_key({{Kind::env_var, "TAG", std::nullopt}});
   const Environment env = fake_env({{"TAG", "v"}});
-  apply_hook_digests(no_key.inputs, no_key.hooks, std::nullopt, RunContextValues{&env, std::nullopt, {}});
+  apply_hook_digests(no_key.inputs, no_key.hooks, std::nullopt, RunContextValues{&env, std::nullopt, {}, {}});
   ASSERT_EQ(no_key.node().always_build.size(), 2U);
   EXPECT_NE(no_key.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
   EXPECT_TRUE(no_key.node().fingerprint.components.empty());
@@ -79,13 +79,27 @@ TEST(HookDigest, WithoutAKeyOrAValueTheHookKeepsBuildingAndSaysWhy) {
   Fixture unset(
       {{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "schema", std::nullopt}, {Kind::var, "v", std::nullopt}});
   const Environment empty = fake_env({});
-  apply_hook_digests(unset.inputs, unset.hooks, kKey, RunContextValues{&empty, ProjectVars{}, {}});
+  apply_hook_digests(unset.inputs, unset.hooks, kKey, RunContextValues{&empty, ProjectVars{}, {}, {}});
   ASSERT_EQ(unset.node().always_build.size(), 2U);
   const std::string& why = unset.node().always_build[0];
   EXPECT_NE(why.find("$TAG is not set and has no default"), std::string::npos) << why;
   EXPECT_NE(why.find("target.schema is not fingerprinted"), std::string::npos) << why;
   EXPECT_NE(why.find("var v is not"), std::string::npos) << why;
   EXPECT_TRUE(unset.node().fingerprint.components.empty());
+}
+
+// `ods state record`: dbt ran in an environment ODS can't see, so even with a key no digest
+// is made of this one's values, and the reason says so instead of how to enable it.
+TEST(HookDigest, WhenTheValuesAreNotDbtsNoDigestIsMadeWhateverTheKey) {
+  Fixture f({{Kind::env_var, "TAG", std::nullopt}});
+  const Environment env = fake_env({{"TAG", "v"}});
+  RunContextValues values{&env, std::nullopt, {}, {}};
+  values.not_visible = "record sees its own environment";
+  apply_hook_digests(f.inputs, f.hooks, kKey, values);
+  ASSERT_EQ(f.node().always_build.size(), 2U);
+  EXPECT_NE(f.node().always_build[0].find("record sees its own environment"), std::string::npos);
+  EXPECT_EQ(f.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
+  EXPECT_TRUE(f.node().fingerprint.components.empty());
 }
 
 TEST(HookDigest, ProjectVarsAreTopLevelScalarsOnly) {
