@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, docs/hardening.md) in build-fuzz/ with clang 16,
+# Builds the libFuzzer targets (fuzz/, docs/hardening.md) in build-asan/ with clang 16,
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each one bounded. Fails when any
 # target finds a crash, a broken invariant, a leak or a timeout; prints executions per target.
 #
 #   scripts/fuzz.sh [SECONDS_EACH] [TARGET...]     (default 60 s each, every target)
 #
 # Each target starts from its seeds (fuzz/corpus/<target>/ and the test fixtures named below)
-# and keeps what it finds in build-fuzz/corpus/<target>/ for the next run. A finding is saved as
-# build-fuzz/findings/<target>-crash-<sha1> (or leak-, timeout-, oom-); reproduce it with
-#   build-fuzz/fuzz/fuzz_<target> build-fuzz/findings/<target>-crash-<sha1>
+# and keeps what it finds in build-asan/corpus/<target>/ for the next run. A finding is saved as
+# build-asan/findings/<target>-crash-<sha1> (or leak-, timeout-, oom-); reproduce it with
+#   build-asan/fuzz/fuzz_<target> build-asan/findings/<target>-crash-<sha1>
 # FUZZ_JOBS targets run at once (default 2); JOBS is the build's parallelism (default 2).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-60}
 shift || true
-build=${FUZZ_BUILD_DIR:-build-fuzz}
+build=${FUZZ_BUILD_DIR:-build-asan}
 clang=${FUZZ_CXX:-/usr/lib/llvm-16/bin/clang++}
 llvm_bin=$(dirname "$clang")
 [ -x "$clang" ] || { echo "fuzz: $clang is not installed (scripts/setup.sh installs clang-16)" >&2; exit 2; }
@@ -55,10 +55,10 @@ run_target() {
   local t=$1 corpus=$build/corpus/$1 log=$build/fuzz-logs/$1.log
   mkdir -p "$corpus"
   for seed in ${seeds[$t]:-}; do cp -n "$seed" "$corpus/seed-$(basename "$seed")"; done
-  local rc=0
+  local dirs=("$corpus") rc=0
+  [ ! -d "fuzz/corpus/$t" ] || dirs+=("fuzz/corpus/$t")
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -dict="fuzz/dict/${dict[$t]}.dict" -artifact_prefix="$build/findings/$t-" "$corpus" "fuzz/corpus/$t" \
-    >"$log" 2>&1 || rc=$?
+    -dict="fuzz/dict/${dict[$t]}.dict" -artifact_prefix="$build/findings/$t-" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   local runs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if ((rc)); then
