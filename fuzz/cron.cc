@@ -1,10 +1,11 @@
 // Fuzz target: cron schedules (operator/control CronSchedule). A refusal is
 // "invalid_schedule" with a message; an accepted schedule always has a next minute, strictly
 // later, on a whole minute, and the one after it later still.
+#include "ods/control/cron.h"
+
 #include <chrono>
 
 #include "fuzz_support.h"
-#include "ods/control/cron.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto schedule = ods::control::CronSchedule::parse(ods::fuzz::as_text(data, size));

@@ -1,17 +1,17 @@
 #pragma once
 // Shared by the fuzz targets (fuzz/*.cc): what a target does when an invariant breaks, and a
 // scratch file for readers that take a path. Fuzz targets only; not product code.
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <initializer_list>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <string_view>
-
-#include <unistd.h>
 
 namespace ods::fuzz {
 

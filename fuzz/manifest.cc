@@ -19,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto again = ods::planner::inputs_from_json(text);
   ods::fuzz::require(again.has_value(), "the inputs of an accepted manifest do not read back",
                      again ? "" : again.error().message);
-  ods::fuzz::require(ods::planner::to_json(*again) == text, "the inputs of an accepted manifest change on reading back");
+  ods::fuzz::require(ods::planner::to_json(*again) == text,
+                     "the inputs of an accepted manifest change on reading back");
   return 0;
 }

@@ -1,7 +1,8 @@
 // Fuzz target: run_results.json (providers/dbt read_run_results). A refusal has a documented
 // code and names the file.
-#include "fuzz_support.h"
 #include "ods/dbt/run_results.h"
+
+#include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ods::fuzz::ScratchFile file("run_results.json");

@@ -1,7 +1,8 @@
 // Fuzz target: sources.json (providers/dbt read_sources_json). A refusal has a documented code
 // and names the file.
-#include "fuzz_support.h"
 #include "sources_json.h"
+
+#include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ods::fuzz::ScratchFile file("sources.json");

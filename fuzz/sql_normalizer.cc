@@ -7,12 +7,13 @@
 //     independent tokenizer below), so two texts with different token streams never map to
 //     one text (if N(a) == N(b) then tokens(a) == tokens(N(a)) == tokens(N(b)) == tokens(b));
 //     an input holding a NUL byte is also split there and the halves compared directly.
+#include "ods/planner/sql_normalizer.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fuzz_support.h"
-#include "ods/planner/sql_normalizer.h"
 
 namespace {
 
@@ -81,9 +82,9 @@ ods::planner::NormalizedSql check(std::string_view sql) {
   // (giving up returns it unchanged), and no other reason to give up is allowed.
   const ods::planner::NormalizedSql twice = ods::planner::normalize_sql(once.text);
   const bool dot_rule = !twice.normalised && twice.give_up.starts_with("'.' next to whitespace");
-  ods::fuzz::require((twice.normalised || dot_rule) && twice.text == once.text, "normalising is not idempotent",
-                     "input: " + std::string(sql) + "\nonce:  " + once.text + "\ntwice: " + twice.text +
-                         "\nwhy:   " + twice.give_up);
+  ods::fuzz::require(
+      (twice.normalised || dot_rule) && twice.text == once.text, "normalising is not idempotent",
+      "input: " + std::string(sql) + "\nonce:  " + once.text + "\ntwice: " + twice.text + "\nwhy:   " + twice.give_up);
   const auto in_tokens = tokens_of(sql);
   const auto out_tokens = tokens_of(once.text);
   ods::fuzz::require(in_tokens == out_tokens, "normalising changed the token stream",
