@@ -5,11 +5,11 @@
 #
 #   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/ (the
 #                              tree scripts/fuzz.sh builds its targets in), over the suites of
-#                              the JSON reader ($asan_suites)
+#                              the JSON reader and the planner ($asan_suites)
 #   scripts/sanitize.sh tsan   ThreadSanitizer, build-tsan/, over the suites of the threaded
 #                              components ($tsan_suites): the planner's preparation
 # Not yet in the lists (not yet run under a sanitizer; SANITIZE_SUITES runs them):
-# planner_tests (asan), dbt_provider_tests (manifest workers, ThreadedSink) state_store_tests callback_tests
+# dbt_provider_tests (manifest workers, ThreadedSink) state_store_tests callback_tests
 # control_tests (work queue) kube_unit_tests (leader election).
 #
 # SANITIZE_SUITES="a b" replaces the list; JOBS is the build's and ctest's parallelism (2).
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mode=${1:-}
 clang=${SANITIZE_CXX:-/usr/lib/llvm-16/bin/clang++}
-asan_suites="json_tests"
+asan_suites="json_tests planner_tests"
 tsan_suites="planner_tests"
 case "$mode" in
   asan)
