@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: setup build lint test test-unit demo bench bench-state dist clean
+.PHONY: setup build lint test test-unit harden demo bench bench-state dist clean
 
 setup:
 	@scripts/setup.sh
@@ -19,9 +19,19 @@ build: setup $(BUILD_DIR)/build.ninja
 lint: setup
 	@scripts/lint.sh
 
-# Every test (unit, integration, e2e) through ctest, after the formatting check.
+# Every test (unit, integration, e2e) through ctest, after the formatting check; then the
+# fuzz targets and sanitizer passes (make harden).
 test: build lint
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory harden
+
+# The fuzz targets, FUZZ_SECONDS each, and the ASan+UBSan and TSan passes, in build-asan/ and
+# build-tsan/ (docs/hardening.md).
+FUZZ_SECONDS ?= 60
+harden: setup
+	@JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_SECONDS)
+	@JOBS=$(JOBS) scripts/sanitize.sh asan
+	@JOBS=$(JOBS) scripts/sanitize.sh tsan
 
 # The fast set alone.
 test-unit: build

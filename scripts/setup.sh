@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything ODS needs to build, demo and test, and is quick when it is all there:
-#   - Debian packages (compiler tool chain, libraries, PostgreSQL server for the tests,
+#   - Debian packages (compiler tool chain, clang 16 with libFuzzer and the sanitizer runtimes for
+#     scripts/fuzz.sh and scripts/sanitize.sh, libraries, PostgreSQL server for the tests,
 #     patchelf for `make dist`);
 #   - ./.venv with the pinned dbt-core and adapters (requirements/dbt.txt + constraints.txt).
 # Idempotent. Re-creates .venv when the pins change.
@@ -20,7 +21,7 @@ debian_packages=(
   python3-venv
   libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
-  libsimdjson-dev prometheus rsync
+  libsimdjson-dev prometheus rsync clang-16 libclang-rt-16-dev
 )
 
 missing=()
