@@ -37,10 +37,10 @@ fs::path state_file(const DbtProject& p) { return p.dir() / ".ods" / "state.db";
 
 // The relations' fingerprints (tests/crash/relations.py) of the project's DuckDB file.
 nlohmann::json relation_rows(const DbtProject& p) {
-  ProcessResult r = run_process({(p.venv() / "python").string(),
-                                 (source_dir() / "tests" / "crash" / "relations.py").string(), "fingerprint",
-                                 "shop.duckdb"},
-                                p.dir(), p.env());
+  ProcessResult r =
+      run_process({(p.venv() / "python").string(), (source_dir() / "tests" / "crash" / "relations.py").string(),
+                   "fingerprint", "shop.duckdb"},
+                  p.dir(), p.env());
   EXPECT_EQ(r.exit_code, 0) << r.errors;
   return nlohmann::json::parse(r.output, nullptr, false);
 }
@@ -49,10 +49,10 @@ nlohmann::json relation_rows(const DbtProject& p) {
 // the warehouse holds when nothing was ever reused or interrupted.
 nlohmann::json control_rows(const DbtProject& p) {
   DbtProject control = DbtProject::copy_of(p);
-  ProcessResult dropped = run_process({(p.venv() / "python").string(),
-                                       (source_dir() / "tests" / "crash" / "relations.py").string(), "drop",
-                                       "shop.duckdb"},
-                                      control.dir(), control.env());
+  ProcessResult dropped =
+      run_process({(p.venv() / "python").string(), (source_dir() / "tests" / "crash" / "relations.py").string(), "drop",
+                   "shop.duckdb"},
+                  control.dir(), control.env());
   EXPECT_EQ(dropped.exit_code, 0) << dropped.errors;
   ProcessResult built = control.dbt({"build"});
   EXPECT_EQ(built.exit_code, 0) << built.output << built.errors;

@@ -46,8 +46,8 @@ RunPhase current_phase(const std::string& log, bool results_rewritten) {
 
 }  // namespace
 
-WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra,
-                         std::optional<RunPhase> kill_phase, double kill_after, std::chrono::seconds deadline) {
+WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra, std::optional<RunPhase> kill_phase,
+                         double kill_after, std::chrono::seconds deadline) {
   const fs::path log = p.dir() / "ods-crash.log";
   const fs::path results = p.dir() / "target" / "run_results.json";
   fs::remove(log);

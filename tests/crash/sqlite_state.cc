@@ -41,9 +41,10 @@ RecordedState read_sqlite_state(const std::filesystem::path& path) {
                       "select s.seq, s.id, coalesce(s.parent_id, ''), s.scope, s.run_id, d.body from snapshots s "
                       "join documents d on d.id = s.document_id order by s.seq",
                       [&](sqlite3_stmt* st) {
-                        RecordedSnapshot s{sqlite3_column_int64(st, 0), text_column(st, 1), text_column(st, 2),
-                                           text_column(st, 3), text_column(st, 4),
-                                           nlohmann::json::parse(text_column(st, 5), nullptr, false)};
+                        RecordedSnapshot s{
+                            sqlite3_column_int64(st, 0), text_column(st, 1),
+                            text_column(st, 2),          text_column(st, 3),
+                            text_column(st, 4),          nlohmann::json::parse(text_column(st, 5), nullptr, false)};
                         if (s.document.is_discarded()) state.error = "snapshot " + s.id + ": document is not JSON";
                         state.snapshots.push_back(std::move(s));
                       });

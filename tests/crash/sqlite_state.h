@@ -18,10 +18,10 @@ struct RecordedSnapshot {
 };
 
 struct RecordedState {
-  std::vector<RecordedSnapshot> snapshots;  // in commit order
+  std::vector<RecordedSnapshot> snapshots;                 // in commit order
   std::vector<std::pair<std::string, std::string>> heads;  // scope, snapshot id
   std::vector<std::string> run_ids;                        // the run ledger, in order
-  std::string error;  // non-empty when the database could not be read
+  std::string error;                                       // non-empty when the database could not be read
 };
 
 // Reads `path` read-only; an absent file is an empty state. Fills `error` (and nothing else)
