@@ -31,7 +31,8 @@ class BadInput : public ::testing::Test {
     ProcessResult r = project_->ods(args);
     ++tried_;
     EXPECT_EQ(r.exit_code, want_exit) << what << "\nstdout:\n" << r.output << "\nstderr:\n" << r.errors;
-    EXPECT_NE(r.errors.find(says), std::string::npos) << what << ": stderr does not say '" << says << "':\n" << r.errors;
+    EXPECT_NE(r.errors.find(says), std::string::npos) << what << ": stderr does not say '" << says << "':\n"
+                                                      << r.errors;
     EXPECT_TRUE(r.errors.starts_with("ods")) << what << ": " << r.errors;
     EXPECT_TRUE(bytes_of(state_db()) == before) << what << ": the state database changed";
     EXPECT_TRUE(bytes_of(state_db().string() + "-wal") == wal_before) << what << ": the state's WAL changed";
@@ -91,7 +92,8 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
       {{"pod", "--callback", "http://127.0.0.1:9/", "--run", "noslash", "--token-file", dir + "/dbt_project.yml"},
        2,
        "--run (or $ODS_RUN) must be NAMESPACE/NAME, not 'noslash'"},
-      {{"pod", "--callback", "http://127.0.0.1:9/", "--run", "a/b", "--token-file", "/no/such/token"}, 2,
+      {{"pod", "--callback", "http://127.0.0.1:9/", "--run", "a/b", "--token-file", "/no/such/token"},
+       2,
        "/no/such/token"},
       {{"pod", "--callback", "http://127.0.0.1:9/", "--run", "a/b", "--token-file", dir + "/dbt_project.yml",
         "--retry-for", "-5"},
@@ -105,7 +107,6 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
   }
   std::cout << "bad-input corpus: " << tried_ << " malformed command lines tried" << std::endl;
 }
-
 
 // `text` cut at sixteen points spread over it (never empty, never whole).
 std::vector<std::string> truncations(const std::string& text) {
@@ -121,8 +122,9 @@ std::vector<std::pair<std::string, std::string>> wrong_types(const std::string& 
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& field : fields) {
     const nlohmann::json& v = doc.at(field);
-    const nlohmann::json wrong = v.is_string() ? nlohmann::json(17) : v.is_object() ? nlohmann::json("an object?")
-                                                                                     : nlohmann::json::object();
+    const nlohmann::json wrong = v.is_string()   ? nlohmann::json(17)
+                                 : v.is_object() ? nlohmann::json("an object?")
+                                                 : nlohmann::json::object();
     auto mutated = doc;
     mutated[field] = wrong;
     out.emplace_back(field.to_string() + " as " + wrong.type_name(), mutated.dump());
@@ -143,9 +145,9 @@ TEST_F(BadInput, ArtifactsTruncatedAtSixteenPointsOrWithFieldsOfTheWrongTypeAreR
   std::vector<std::pair<std::string, std::string>> manifests;
   for (auto& t : truncations(manifest)) manifests.emplace_back("cut at " + std::to_string(t.size()), t);
   for (auto& w : wrong_types(manifest, {Ptr("/metadata"), Ptr("/metadata/dbt_schema_version"), Ptr("/nodes"),
-                                        Ptr("/sources"), Ptr("/nodes/" + node), Ptr("/nodes/" + node + "/resource_type"),
-                                        Ptr("/nodes/" + node + "/depends_on"), Ptr("/nodes/" + node + "/config"),
-                                        Ptr("/metadata/invocation_id")})) {
+                                        Ptr("/sources"), Ptr("/nodes/" + node),
+                                        Ptr("/nodes/" + node + "/resource_type"), Ptr("/nodes/" + node + "/depends_on"),
+                                        Ptr("/nodes/" + node + "/config"), Ptr("/metadata/invocation_id")})) {
     manifests.push_back(std::move(w));
   }
   for (const auto& [how, text] : manifests) {
@@ -157,9 +159,9 @@ TEST_F(BadInput, ArtifactsTruncatedAtSixteenPointsOrWithFieldsOfTheWrongTypeAreR
   const std::string sources = project_->read("target/sources.json");
   std::vector<std::pair<std::string, std::string>> sources_cases;
   for (auto& t : truncations(sources)) sources_cases.emplace_back("cut at " + std::to_string(t.size()), t);
-  for (auto& w : wrong_types(sources, {Ptr("/metadata"), Ptr("/metadata/dbt_schema_version"), Ptr("/results"),
-                                       Ptr("/results/0"), Ptr("/results/0/max_loaded_at"),
-                                       Ptr("/results/0/unique_id")})) {
+  for (auto& w :
+       wrong_types(sources, {Ptr("/metadata"), Ptr("/metadata/dbt_schema_version"), Ptr("/results"), Ptr("/results/0"),
+                             Ptr("/results/0/max_loaded_at"), Ptr("/results/0/unique_id")})) {
     sources_cases.push_back(std::move(w));
   }
   for (const auto& [how, text] : sources_cases) {
@@ -191,7 +193,6 @@ TEST_F(BadInput, ArtifactsTruncatedAtSixteenPointsOrWithFieldsOfTheWrongTypeAreR
             << sources_cases.size() << " sources.json, " << results_cases.size() << " run_results.json)" << std::endl;
 }
 
-
 TEST_F(BadInput, StateDatabasesWithDamagedPagesAreReportedAndLeftAsTheyAre) {
   const std::string intact = read_text_file(state_db());
   ASSERT_FALSE(std::filesystem::exists(state_db().string() + "-wal") &&
@@ -216,8 +217,10 @@ TEST_F(BadInput, StateDatabasesWithDamagedPagesAreReportedAndLeftAsTheyAre) {
     ProcessResult doctor = project_->ods({"state", "doctor"});
     ++tried_;
     EXPECT_EQ(doctor.exit_code, 1) << "page " << n + 1 << " damaged:\n" << doctor.output << doctor.errors;
-    EXPECT_TRUE(doctor.output.find("problem:") != std::string::npos || doctor.errors.find("state.db") != std::string::npos)
-        << "page " << n + 1 << ":\n" << doctor.output << doctor.errors;
+    EXPECT_TRUE(doctor.output.find("problem:") != std::string::npos ||
+                doctor.errors.find("state.db") != std::string::npos)
+        << "page " << n + 1 << ":\n"
+        << doctor.output << doctor.errors;
     EXPECT_TRUE(read_text_file(state_db()) == damaged) << "doctor changed the damaged page " << n + 1;
     // A plan either refuses the damaged store or decides exactly as on the intact one; never
     // something else (a page it does not read leaves its decisions alone).
@@ -227,7 +230,8 @@ TEST_F(BadInput, StateDatabasesWithDamagedPagesAreReportedAndLeftAsTheyAre) {
     if (plan.exit_code == 1) {
       ++refused_by_plan;
       // Where: the file, or the snapshot whose document is damaged.
-      EXPECT_TRUE(plan.errors.find("state.db") != std::string::npos || plan.errors.find("snapshot ") != std::string::npos)
+      EXPECT_TRUE(plan.errors.find("state.db") != std::string::npos ||
+                  plan.errors.find("snapshot ") != std::string::npos)
           << plan.errors;
     } else {
       EXPECT_EQ(plan.exit_code, 0) << plan.errors;
