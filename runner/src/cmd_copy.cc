@@ -21,7 +21,14 @@ int cmd_copy(const ParsedArgs& args, CommandContext& ctx) {
     if (!all) return report(ctx, all.error());
     scopes = *all;
   } else if (args.has("--scope")) {
-    scopes.push_back(args.get("--scope"));
+    // PROJECT/TARGET, both non-empty: any other text names no scope, and copying it would
+    // report success with nothing copied.
+    const std::string& scope = args.get("--scope");
+    const auto slash = scope.find('/');
+    if (slash == 0 || slash == std::string::npos || slash + 1 == scope.size()) {
+      return report(ctx, {"usage", "--scope must be PROJECT/TARGET (e.g. shop/default), not '" + scope + "'"});
+    }
+    scopes.push_back(scope);
   } else {
     auto scope = scope_for(ctx);
     if (!scope) return report(ctx, {"usage", scope.error().message + " (or name the scope with --scope, or --all)"});

@@ -1,6 +1,7 @@
 // `ods state history`, `doctor`, `backup`, `reset`: the state store itself.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "commands.h"
 #include "ods/run/run_details.h"
@@ -11,10 +12,13 @@ namespace ods::cli {
 int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
   std::size_t limit = 20;
   if (args.has("--limit")) {
+    // Digits only: stoul alone takes "-1" (as the largest number) and "12abc" (as 12).
+    const std::string& text = args.get("--limit");
     try {
-      limit = std::stoul(args.get("--limit"));
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(text);
+      limit = std::stoul(text);
     } catch (...) {
-      return report(ctx, {"usage", "--limit must be a number, not '" + args.get("--limit") + "'"});
+      return report(ctx, {"usage", "--limit must be a number, not '" + text + "'"});
     }
   }
   auto scope = scope_for(ctx);

@@ -1,0 +1,105 @@
+#include "crash/crash_run.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "crash/process_tree.h"
+#include "harness/background_process.h"
+
+namespace ods::testing {
+
+namespace fs = std::filesystem;
+
+std::string phase_name(RunPhase phase) {
+  switch (phase) {
+    case RunPhase::compile:
+      return "compile";
+    case RunPhase::probe:
+      return "probe";
+    case RunPhase::build:
+      return "build";
+    case RunPhase::record:
+      return "record";
+    case RunPhase::exited:
+      return "exited";
+  }
+  return "?";
+}
+
+namespace {
+
+fs::file_time_type mtime_or_min(const fs::path& file) {
+  std::error_code ec;
+  auto t = fs::last_write_time(file, ec);
+  return ec ? fs::file_time_type::min() : t;
+}
+
+// The newest step the log and the artifacts show.
+RunPhase current_phase(const std::string& log, bool results_rewritten) {
+  if (log.find("ods: building") != std::string::npos) return results_rewritten ? RunPhase::record : RunPhase::build;
+  if (log.find("dbt build not started") != std::string::npos) return RunPhase::record;
+  if (log.find("ods: probing") != std::string::npos) return RunPhase::probe;
+  return RunPhase::compile;
+}
+
+}  // namespace
+
+WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra, std::optional<RunPhase> kill_phase,
+                         double kill_after, std::chrono::seconds deadline) {
+  const fs::path log = p.dir() / "ods-crash.log";
+  const fs::path results = p.dir() / "target" / "run_results.json";
+  fs::remove(log);
+  // dbt compile writes run_results.json too: the build's is the one written after it started.
+  std::optional<fs::file_time_type> results_at_build;
+  std::vector<std::string> argv{"/usr/bin/env"};
+  argv.insert(argv.end(), p.env().begin(), p.env().end());
+  argv.push_back("ODS_DBT=" + (p.venv() / "dbt").string());
+  argv.push_back("DBT_SEND_ANONYMOUS_USAGE_STATS=false");
+  for (const auto& a : {ods_binary().string(), std::string("state"), std::string("run"), std::string("--project-dir"),
+                        p.dir().string(), std::string("--profiles-dir"), p.dir().string()}) {
+    argv.push_back(a);
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+
+  WatchedRun run;
+  BackgroundProcess ods;
+  auto started = ods.start(argv, p.dir(), log);
+  EXPECT_TRUE(started.has_value()) << started.error();
+  if (!started) return run;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  std::string text;
+  for (;;) {
+    const bool ended = ods.exited();
+    text = read_text_file(log);
+    if (!results_at_build && text.find("ods: building") != std::string::npos) results_at_build = mtime_or_min(results);
+    auto rewritten = [&] { return results_at_build && mtime_or_min(results) != *results_at_build; };
+    const RunPhase now = ended ? RunPhase::exited : current_phase(text, rewritten());
+    for (RunPhase ph = RunPhase::compile; ph <= now; ph = static_cast<RunPhase>(static_cast<int>(ph) + 1)) {
+      run.seen.try_emplace(ph, seconds());
+    }
+    if (ended) break;
+    if (kill_phase && run.seen.contains(*kill_phase) && seconds() >= run.seen[*kill_phase] + kill_after) {
+      kill_process_tree(ods.pid());
+      run.killed_in = current_phase(read_text_file(log), rewritten());
+      while (!ods.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      break;
+    }
+    if (seconds() > static_cast<double>(deadline.count())) {
+      ADD_FAILURE() << "ods state run did not end within " << deadline.count() << " s:\n" << text;
+      kill_process_tree(ods.pid());
+      ods.stop();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  run.log = read_text_file(log);
+  const std::string how = ods.exit_description();
+  const std::string prefix = "exited with code ";
+  if (!run.killed_in && how.starts_with(prefix)) run.exit_code = std::stoi(how.substr(prefix.size()));
+  return run;
+}
+
+}  // namespace ods::testing

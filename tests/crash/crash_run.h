@@ -1,0 +1,38 @@
+#pragma once
+// Crash tests: one `ods state run` on a copy of examples/shop, watched while it runs, so a
+// test can say which step it is in (from the runner's progress lines and dbt's artifacts) and
+// kill it (with everything it started) at a chosen moment of a chosen step.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/dbt_project.h"
+
+namespace ods::testing {
+
+// The steps of `ods state run`, in order. `record` starts when dbt build has written its
+// run_results.json and ends when ods exits.
+enum class RunPhase { compile, probe, build, record, exited };
+std::string phase_name(RunPhase phase);
+
+struct WatchedRun {
+  // When each step was first seen, in seconds after the start.
+  std::map<RunPhase, double> seen;
+  // The step the run was in when it was killed; nullopt when it ended on its own first.
+  std::optional<RunPhase> killed_in;
+  int exit_code = -1;  // when it ended on its own
+  std::string log;     // stdout and stderr
+};
+
+// Runs `ods state run <extra>` on `p` (its output in <dir>/ods-crash.log). With `kill_phase`
+// set, kills the process tree `kill_after` seconds after that step was first seen (if the run
+// gets there); otherwise waits for it to end. Fails the test when it does not end within
+// `deadline`.
+WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra,
+                         std::optional<RunPhase> kill_phase = std::nullopt, double kill_after = 0,
+                         std::chrono::seconds deadline = std::chrono::seconds(900));
+
+}  // namespace ods::testing
