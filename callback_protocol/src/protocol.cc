@@ -1,6 +1,7 @@
 #include "ods/callback/protocol.h"
 
 #include "json_fields.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/fingerprint.h"
 #include "ods/planner/json_io.h"
 
@@ -172,8 +173,6 @@ Parsed<PlanAnswer> parse_plan_answer(std::string_view body) { return guarded(bod
 Parsed<ResultsRequest> parse_results_request(std::string_view body) { return guarded(body, read_results_request); }
 Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body) { return guarded(body, read_recorded_answer); }
 
-std::string inputs_digest(const planner::ProjectInputs& inputs) {
-  return planner::sha256_hex(planner::to_json(inputs));
-}
+std::string inputs_digest(const planner::ProjectInputs& inputs) { return ods::sha256_hex(planner::to_json(inputs)); }
 
 }  // namespace ods::callback

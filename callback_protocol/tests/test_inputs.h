@@ -1,6 +1,7 @@
 #pragma once
 // A small project's planner inputs for the callback unit tests: source raw.orders ->
 // stg_orders -> fct_orders.
+#include "ods/base/sha256.h"
 #include "ods/planner/inputs.h"
 
 namespace ods::callback::testing {
@@ -18,7 +19,7 @@ inline planner::NodeInput test_node(const std::string& id, std::vector<std::stri
   n.parents = std::move(parents);
   n.fingerprint.add("scheme", "dbt/2");
   n.fingerprint.add("sql", "select from " + id);
-  n.raw_digest = planner::sha256_hex("raw " + id);
+  n.raw_digest = ods::sha256_hex("raw " + id);
   return n;
 }
 

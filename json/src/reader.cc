@@ -29,6 +29,13 @@ Reader::Reader(std::string_view text)
   if (text.starts_with("\xEF\xBB\xBF")) p_ += 3;  // a UTF-8 byte order mark, skipped as nlohmann does
 }
 
+void Reader::reset(std::string_view text) {
+  begin_ = p_ = text.data();
+  end_ = text.data() + text.size();
+  depth_ = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) p_ += 3;
+}
+
 void Reader::fail(const std::string& problem) const { throw SyntaxError(offset(), path(), problem); }
 
 std::string Reader::path() const {

@@ -3,8 +3,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "ods/base/iso8601.h"
 #include "ods/planner/checks.h"
-#include "ods/planner/iso_time.h"
 #include "ods/planner/planner.h"
 #include "reason_codes.h"
 

@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/planner/inputs.h"
-#include "ods/planner/result.h"
 
 namespace ods::planner::internal {
 

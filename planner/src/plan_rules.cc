@@ -4,7 +4,8 @@
 #include <unordered_map>
 
 #include "dag.h"
-#include "ods/planner/iso_time.h"
+#include "ods/base/iso8601.h"
+#include "ods/planner/duration_text.h"
 #include "ods/planner/planner.h"
 #include "reason_codes.h"
 

@@ -1,6 +1,6 @@
 // record(): turns a finished run into the next snapshot. Only successful nodes advance (rule 4).
 #include "dag.h"
-#include "ods/planner/iso_time.h"
+#include "ods/base/iso8601.h"
 #include "ods/planner/planner.h"
 
 namespace ods::planner {

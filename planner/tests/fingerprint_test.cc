@@ -5,7 +5,10 @@
 
 #include <string>
 
+#include "ods/base/sha256.h"
+
 using namespace ods::planner;
+using ods::sha256_hex;
 
 namespace {
 

@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ods/base/sha256.h"
 #include "ods/planner/planner.h"
 
 using namespace ods::planner;
 using nlohmann::json;
+using ods::sha256_hex;
 
 namespace {
 

@@ -7,11 +7,13 @@
 #include <sstream>
 #include <string>
 
+#include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 
 using namespace ods::planner;
 using nlohmann::json;
+using ods::sha256_hex;
 
 namespace {
 

@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/sha256.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/planner.h"
 
 using namespace ods::planner;
+using ods::sha256_hex;
 
 namespace {
 

@@ -133,7 +133,7 @@ class PosixProcess final : public RunningProcess {
       const ssize_t n = ::send(input_.get(), text.data(), text.size(), MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return fail("io_error", "writing to process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
+        return fail("io", "writing to process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
       }
       text.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -166,7 +166,7 @@ class PosixProcess final : public RunningProcess {
     for (;;) {
       if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0) break;
       if (errno == EINTR) continue;
-      return fail("io_error", "waiting for process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
+      return fail("io", "waiting for process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
     }
     return info.si_pid == pid_;
   }
@@ -212,7 +212,7 @@ class PosixProcess final : public RunningProcess {
 
     if (::poll(fds.data(), count, timeout_ms) < 0) {
       if (errno == EINTR) return {};
-      return fail("io_error",
+      return fail("io",
                   "poll on the output of process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
     }
     for (nfds_t i = 0; i < count; ++i) {
@@ -226,7 +226,7 @@ class PosixProcess final : public RunningProcess {
     const ssize_t n = ::read(pipe.fd.get(), buffer_.data(), buffer_.size());
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) return {};
-      return fail("io_error",
+      return fail("io",
                   "reading the output of process " + std::to_string(pid_) + " failed: " + errno_text(errno) + ".");
     }
     if (n == 0) {

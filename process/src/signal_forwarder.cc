@@ -56,7 +56,7 @@ Result<std::unique_ptr<SignalForwarder>> SignalForwarder::install(std::function<
   installation->on_signal = std::move(on_signal);
   std::array<int, 2> ends{};
   if (::pipe2(ends.data(), O_CLOEXEC) != 0)
-    return fail("io_error", "cannot create the signal pipe: " + errno_text(errno) + ".");
+    return fail("io", "cannot create the signal pipe: " + errno_text(errno) + ".");
   installation->read_fd = ends[0];
   installation->write_fd = ends[1];
   ::fcntl(installation->write_fd, F_SETFL, O_NONBLOCK);
@@ -69,14 +69,14 @@ Result<std::unique_ptr<SignalForwarder>> SignalForwarder::install(std::function<
   for (int signal_number : kForwarded) ::sigaddset(&action.sa_mask, signal_number);
   for (std::size_t i = 0; i < kForwarded.size(); ++i) {
     if (::sigaction(kForwarded[i], &action, &installation->previous[i]) != 0)
-      return fail("io_error", "cannot install a handler for signal " + std::to_string(kForwarded[i]) + ": " +
-                                  errno_text(errno) + ".");
+      return fail("io", "cannot install a handler for signal " + std::to_string(kForwarded[i]) + ": " +
+                            errno_text(errno) + ".");
     installation->handlers_installed = i + 1;
   }
   try {
     return std::unique_ptr<SignalForwarder>(new SignalForwarder(std::move(installation)));
   } catch (const std::system_error& e) {
-    return fail("io_error", std::string("cannot start the signal watcher thread: ") + e.what() + ".");
+    return fail("io", std::string("cannot start the signal watcher thread: ") + e.what() + ".");
   }
 }
 

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::cli {
 

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "commit_retry.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/run_details.h"
 #include "project_loader.h"
@@ -39,7 +40,7 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
                               run->outcome.started_at,
                               run->finished_at,
                               run->summary.find("failed") == std::string::npos ? "success" : "partial",
-                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              ods::sha256_hex(planner::to_json(project->inputs)),
                               "",
                               run::to_json(details),
                               committed->stored.id};

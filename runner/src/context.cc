@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "ods/planner/iso_time.h"
 #include "ods/state/stores.h"
 
 namespace ods::cli {

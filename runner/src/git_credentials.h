@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::cli {
 

@@ -10,6 +10,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
@@ -198,7 +199,7 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
                               loaded->outcome.started_at,
                               loaded->finished_at,
                               outcome,
-                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              ods::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.plan, false),
                               details_of(run, counts, loaded->node_seconds, saved),
                               committed->stored.id};

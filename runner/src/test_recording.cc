@@ -7,6 +7,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/run_details.h"
@@ -142,7 +143,7 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               loaded->outcome.started_at,
                               loaded->finished_at,
                               outcome,
-                              planner::sha256_hex(planner::to_json(project->inputs)),
+                              ods::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.checks, false),
                               run::to_json(details),
                               committed->stored.id};

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "harness/shop_baseline.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/fingerprint.h"
 
 namespace ods::testing {
@@ -17,8 +18,7 @@ class ShopRecord : public ::testing::Test {
   ShopRecord() : project_(DbtProject::copy_of(shop_baseline())) {}
 
   std::string state_digest() const {
-    return planner::sha256_hex(project_.read(".ods/state.db")) +
-           planner::sha256_hex(project_.read(".ods/state.db-wal"));
+    return ods::sha256_hex(project_.read(".ods/state.db")) + ods::sha256_hex(project_.read(".ods/state.db-wal"));
   }
   std::size_t snapshot_count() const {
     auto r = project_.ods({"state", "history", "--format", "json", "--limit", "0"});

@@ -90,7 +90,7 @@ class KubePrivateGitTest : public KubeClientTest {
 
   // Reconciles the runs until they finish while the stand-in runs their Jobs with the real ods.
   void run_all(const std::vector<std::string>& runs) {
-    control::Clock& clock = control::system_clock();
+    ods::Clock& clock = ods::system_clock();
     control::EventRecorder events(client(), clock);
     control::DbtRunReconciler reconciler(client(), clock, events,
                                          [](const Json&) { return std::string("token-of-the-run"); },

@@ -90,7 +90,7 @@ class KubeRunConcurrencyTest : public KubeClientTest {
   // Starts the stand-in, two reconcile workers going over every run, and a watcher counting the
   // project's live Jobs and Pods; `until` runs between checks and says when to stop.
   void run_until(const std::function<bool()>& until) {
-    control::Clock& clock = control::system_clock();
+    ods::Clock& clock = ods::system_clock();
     control::EventRecorder events(client(), clock);
     control::DbtRunReconciler reconciler(client(), clock, events,
                                          [](const Json&) { return std::string("token-of-the-run"); },

@@ -58,7 +58,7 @@ class KubeRunJobTest : public KubeClientTest {
 
   // Reconciles the run until it finishes while the stand-in runs its Job; the run's last state.
   Json run_to_the_end() {
-    control::Clock& clock = control::system_clock();
+    ods::Clock& clock = ods::system_clock();
     control::EventRecorder events(client(), clock);
     control::DbtRunReconciler reconciler(client(), clock, events,
                                          [](const Json&) { return std::string("token-of-the-run"); },

@@ -3,8 +3,8 @@
 // key live in Secrets (rule 5: referenced, never stored in a resource or a flag).
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/kube/client.h"
-#include "ods/planner/result.h"
 #include "operator_options.h"
 
 namespace ods::operator_app {

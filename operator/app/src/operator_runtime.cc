@@ -113,13 +113,13 @@ kube::InformerOptions runs_informer_options(const std::string& ns) {
 struct OperatorRuntime::Parts {
   explicit Parts(RuntimeDeps d)
       : deps(std::move(d)),
-        events(deps.client, control::system_clock(), deps.options.identity),
-        run_status(deps.client, control::system_clock(), events),
+        events(deps.client, ods::system_clock(), deps.options.identity),
+        run_status(deps.client, ods::system_clock(), events),
         reconcile_metrics(deps.metrics),
         cached_reads(deps.client, {{kube::resources::kDbtProjects, &projects}, {kube::resources::kDbtRuns, &runs}}),
-        project_reconciler(cached_reads, control::system_clock(), events),
-        run_reconciler(deps.client, control::system_clock(), events, token_source(), job_options()),
-        project_metrics(deps.metrics, control::system_clock()),
+        project_reconciler(cached_reads, ods::system_clock(), events),
+        run_reconciler(deps.client, ods::system_clock(), events, token_source(), job_options()),
+        project_metrics(deps.metrics, ods::system_clock()),
         projects(deps.client, informer_options(kube::resources::kDbtProjects, deps.options.watch_namespace),
                  [this](kube::WatchEvent::Type type, const Json& o) {
                    project_metrics.project_event(type, o);

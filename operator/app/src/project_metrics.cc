@@ -22,7 +22,7 @@ std::string project_of_object(const Json& project) {
 
 }  // namespace
 
-std::optional<double> schedule_period_seconds(const std::string& schedule, control::TimePoint now) {
+std::optional<double> schedule_period_seconds(const std::string& schedule, ods::TimePoint now) {
   auto parsed = control::CronSchedule::parse(schedule);
   if (!parsed) return std::nullopt;
   auto tick = parsed->next_after(now);

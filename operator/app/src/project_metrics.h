@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 #include "ods/kube/client.h"
 #include "ods/telemetry/operator_metrics.h"
 
@@ -18,12 +18,12 @@ namespace ods::operator_app {
 
 // The longest gap between consecutive ticks of `schedule` among the next ones after `now`
 // (enough of them to span a week's pattern); nullopt when it is not a valid schedule.
-std::optional<double> schedule_period_seconds(const std::string& schedule, control::TimePoint now);
+std::optional<double> schedule_period_seconds(const std::string& schedule, ods::TimePoint now);
 
 class ProjectMetrics {
  public:
   // `metrics` and `clock` must outlive this object.
-  ProjectMetrics(telemetry::OperatorMetrics& metrics, control::Clock& clock) : metrics_(metrics), clock_(clock) {}
+  ProjectMetrics(telemetry::OperatorMetrics& metrics, ods::Clock& clock) : metrics_(metrics), clock_(clock) {}
 
   // An informer event of a DbtProject / a DbtRun. Thread-safe.
   void project_event(kube::WatchEvent::Type type, const kube::Json& project);
@@ -31,7 +31,7 @@ class ProjectMetrics {
 
  private:
   telemetry::OperatorMetrics& metrics_;
-  control::Clock& clock_;
+  ods::Clock& clock_;
   std::mutex mutex_;
   std::map<std::string, std::string> schedules_;  // project -> the schedule its period is of ("" none)
   std::map<std::string, double> last_success_;    // project -> Unix seconds

@@ -12,9 +12,9 @@ using kube::Json;
 using telemetry::testing::sample;
 using Type = kube::WatchEvent::Type;
 
-class FixedClock final : public control::Clock {
+class FixedClock final : public ods::Clock {
  public:
-  control::TimePoint now() const override { return *control::parse_time("2026-12-01T10:00:00Z"); }
+  ods::TimePoint now() const override { return *control::parse_time("2026-12-01T10:00:00Z"); }
 };
 
 Json project(const std::string& schedule, bool suspend = false) {

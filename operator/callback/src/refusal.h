@@ -4,8 +4,8 @@
 #include <expected>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/callback/run_lookup.h"
-#include "ods/planner/result.h"
 
 namespace ods::callback::detail {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/callback/protocol.h"
 #include "ods/callback/run_listener.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 
 namespace ods::callback::detail {
 

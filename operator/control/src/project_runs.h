@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 
 namespace ods::control {
 

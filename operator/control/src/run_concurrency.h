@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/kube/client.h"
-#include "ods/planner/result.h"
 
 namespace ods::control {
 

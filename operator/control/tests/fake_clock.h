@@ -2,7 +2,7 @@
 // A clock the test moves by hand.
 #include <atomic>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 #include "ods/control/time_text.h"
 
 namespace ods::control::testing {

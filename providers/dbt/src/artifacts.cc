@@ -11,7 +11,7 @@
 #include "json_stream.h"
 #include "manifest_records.h"
 #include "mapped_file.h"
-#include "result_macros.h"
+#include "ods/base/result.h"
 #include "sources_json.h"
 #include "threaded_sink.h"
 
@@ -185,7 +185,7 @@ class ManifestSink final : public internal::PreparingSink {
 };
 
 Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& path) {
-  ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
+  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   ManifestSink sink(name);
   // Converting entries (canonical JSON, hashing, SQL normalisation) runs on two worker
@@ -209,17 +209,17 @@ ArtifactPaths ArtifactPaths::in_project(const std::filesystem::path& project_dir
 }
 
 Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options) {
-  ODS_DBT_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
+  ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
   std::optional<internal::SourcesJson> sources;
   if (paths.sources) {
-    ODS_DBT_TRY(sources, internal::read_sources_json(*paths.sources));
+    ODS_TRY(sources, internal::read_sources_json(*paths.sources));
   }
   if (options.before_assembly) options.before_assembly(records.meta.project_name);
   return internal::assemble_project(std::move(records), options, sources ? &*sources : nullptr);
 }
 
 Result<planner::ProjectInputs> read_project_inputs(const ArtifactPaths& paths, const ReadOptions& options) {
-  ODS_DBT_TRY(DbtProject project, read_dbt_project(paths, options));
+  ODS_TRY(DbtProject project, read_dbt_project(paths, options));
   return std::move(project.inputs);
 }
 

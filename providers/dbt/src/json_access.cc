@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "ods/json/canonical.h"
+
 namespace ods::dbt::internal {
 
 std::string Field::path() const {
@@ -160,44 +162,14 @@ Result<RawMembers> RawEntry::object_members(std::string_view key) const {
   return out;
 }
 
-namespace {
-
-void write_canonical(const Json& value, std::string& out, std::span<const std::string_view> drop) {
-  if (value.is_object()) {
-    std::vector<const Json::object_t::value_type*> members;
-    members.reserve(value.size());
-    for (const auto& member : value.get_ref<const Json::object_t&>()) {
-      if (std::find(drop.begin(), drop.end(), member.first) == drop.end()) members.push_back(&member);
-    }
-    std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-    out.push_back('{');
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      append_json_string(members[i]->first, out);
-      out.push_back(':');
-      write_canonical(members[i]->second, out, {});
-    }
-    out.push_back('}');
-  } else if (value.is_array()) {
-    out.push_back('[');
-    bool first = true;
-    for (const auto& item : value) {
-      if (!first) out.push_back(',');
-      first = false;
-      write_canonical(item, out, {});
-    }
-    out.push_back(']');
-  } else {
-    append_canonical_scalar(value, out);
+Result<std::string> canonical_json(const Json& value, std::span<const std::string_view> drop, std::string_view where) {
+  std::string text;
+  try {
+    text = value.dump();  // strict: throws on invalid UTF-8, which the tokenizer lets through
+  } catch (const Json::type_error& e) {
+    return fail("invalid_artifact", std::string(where) + ": a string is not valid UTF-8 (" + e.what() + ").");
   }
-}
-
-}  // namespace
-
-std::string canonical_json(const Json& value, std::span<const std::string_view> drop) {
-  std::string out;
-  write_canonical(value, out, drop);
-  return out;
+  return ods::json::canonical(text, {.drop = drop});  // text nlohmann wrote: well-formed
 }
 
 }  // namespace ods::dbt::internal

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "json_reader.h"
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt::internal {
 
@@ -93,7 +93,10 @@ class RawEntry {
 
 // Compact JSON with object keys sorted (byte order) at every level; array order kept.
 // Top-level members named in `drop` are left out (used for config exclusions).
-// Equal to canonical_json_text() of the same JSON text.
-std::string canonical_json(const Json& value, std::span<const std::string_view> drop = {});
+// Equal to canonical_json_text() of the same JSON text (one canonicaliser: the DOM is dumped
+// and read by ods/json/canonical.h). Errors: "invalid_artifact" naming `where` when a string
+// is not valid UTF-8.
+Result<std::string> canonical_json(const Json& value, std::span<const std::string_view> drop = {},
+                                   std::string_view where = "a kept value");
 
 }  // namespace ods::dbt::internal

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ods/json/canonical.h"
+#include "ods/json/reader.h"
 #include "ods/json/writer.h"
 
 #if defined(__SSE2__)
@@ -49,29 +51,6 @@ int hex_value(char c) {
 
 void append_json_string(std::string_view s, std::string& out) {
   ods::json::append_string(s, out, ods::json::Utf8::pass_through);  // the text was read as JSON
-}
-
-void append_canonical_scalar(const Json& value, std::string& out) {
-  switch (value.type()) {
-    case Json::value_t::string:
-      append_json_string(value.get_ref<const std::string&>(), out);
-      return;
-    case Json::value_t::boolean:
-      out += value.get<bool>() ? "true" : "false";
-      return;
-    case Json::value_t::number_integer:
-      out += std::to_string(value.get<std::int64_t>());
-      return;
-    case Json::value_t::number_unsigned:
-      out += std::to_string(value.get<std::uint64_t>());
-      return;
-    case Json::value_t::number_float:
-      out += value.dump();
-      return;  // shortest round-trip form
-    default:
-      out += "null";
-      return;
-  }
 }
 
 JsonReader::JsonReader(std::string_view text, std::string_view file)
@@ -339,143 +318,21 @@ std::string_view JsonReader::skip_raw(int depth) {
   return {start, static_cast<std::size_t>(p_ - start)};
 }
 
-bool JsonReader::write_canonical(std::string& out, std::span<const std::string_view> drop, int depth,
-                                 RawMembers* top_level) {
-  if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
-  const char c = peek();
-  if (c == '{') {
-    ++p_;
-    const auto d = static_cast<std::size_t>(depth);
-    while (canon_levels_.size() <= d) canon_levels_.push_back(std::make_unique<CanonicalLevel>());
-    CanonicalLevel& level = *canon_levels_[d];  // behind a pointer: stays valid in the recursion
-    level.keys.clear();
-    level.values.clear();
-    level.slots.clear();
-    // A key without escapes is used as written (a view of the input); an escaped one is
-    // decoded into level.keys.
-    auto key_of = [&level](const CanonicalSlot& slot) {
-      return slot.key_data != nullptr ? std::string_view(slot.key_data, slot.key_size)
-                                      : std::string_view(level.keys).substr(slot.key_begin, slot.key_size);
-    };
-    if (!consume('}')) {
-      do {
-        ws();
-        CanonicalSlot slot;
-        const char* key_start = p_;
-        if (!read_string(nullptr)) return false;
-        const std::string_view written(key_start, static_cast<std::size_t>(p_ - key_start));
-        if (written.find('\\') == std::string_view::npos) {
-          slot.key_data = key_start + 1;
-          slot.key_size = written.size() - 2;
-        } else {
-          p_ = key_start;
-          slot.key_begin = level.keys.size();
-          if (!read_string(&level.keys)) return false;
-          slot.key_size = level.keys.size() - slot.key_begin;
-        }
-        if (!expect(':')) return false;
-        const std::string_view key = key_of(slot);
-        ws();
-        const char* value_start = p_;
-        if (top_level != nullptr) top_level->emplace_back(std::string(key), std::string_view());
-        if (depth == 0 && std::find(drop.begin(), drop.end(), key) != drop.end()) {
-          if (!read_value(nullptr, depth + 1)) return false;
-        } else {
-          slot.value_begin = level.values.size();
-          if (!write_canonical(level.values, {}, depth + 1)) return false;
-          slot.value_end = level.values.size();
-          level.slots.push_back(slot);
-        }
-        if (top_level != nullptr) {
-          top_level->back().second = std::string_view(value_start, static_cast<std::size_t>(p_ - value_start));
-        }
-      } while (consume(','));
-      if (!expect('}')) return false;
-    }
-    // Stable sort by key: insertion sort for the usual small object (allocates nothing).
-    auto& slots = level.slots;
-    if (slots.size() > 64) {
-      std::stable_sort(slots.begin(), slots.end(),
-                       [&](const CanonicalSlot& a, const CanonicalSlot& b) { return key_of(a) < key_of(b); });
-    }
-    for (std::size_t i = 1; i < slots.size(); ++i) {
-      const CanonicalSlot moving = slots[i];
-      std::size_t j = i;
-      while (j > 0 && key_of(moving) < key_of(slots[j - 1])) {
-        slots[j] = slots[j - 1];
-        --j;
-      }
-      slots[j] = moving;
-    }
-    out.push_back('{');
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      if (slots[i].key_data != nullptr) {  // as written: already canonical
-        out.append(slots[i].key_data - 1, slots[i].key_size + 2);
-      } else {
-        append_json_string(key_of(slots[i]), out);
-      }
-      out.push_back(':');
-      out.append(level.values, slots[i].value_begin, slots[i].value_end - slots[i].value_begin);
-    }
-    out.push_back('}');
-    return true;
-  }
-  if (c == '[') {
-    ++p_;
-    out.push_back('[');
-    if (!consume(']')) {
-      bool first = true;
-      do {
-        if (!first) out.push_back(',');
-        first = false;
-        if (!write_canonical(out, {}, depth + 1)) return false;
-      } while (consume(','));
-      if (!expect(']')) return false;
-    }
-    out.push_back(']');
-    return true;
-  }
-  if (c == '"') {
-    const char* start = p_;
-    if (!read_string(nullptr)) return false;
-    const std::string_view text(start, static_cast<std::size_t>(p_ - start));
-    if (text.find('\\') == std::string_view::npos) {
-      out.append(text);  // no escapes: already canonical (raw '"', '\' and controls can't occur)
-      return true;
-    }
-    p_ = start;
-    std::string decoded;
-    if (!read_string(&decoded)) return false;
-    append_json_string(decoded, out);
-    return true;
-  }
-  // true, false, null, and integers that fit 64 bits are canonical as written (JSON has
-  // no leading zeros; "-0" reads as 0). Other numbers go through the DOM's formatting.
-  const char* start = p_;
-  if (!read_value(nullptr, depth)) return false;
-  const std::string_view text(start, static_cast<std::size_t>(p_ - start));
-  if (c == 't' || c == 'f' || c == 'n' ||
-      (text.find_first_of(".eE") == std::string_view::npos && text != "-0" && text.size() <= 18)) {
-    out.append(text);
-    return true;
-  }
-  p_ = start;
-  Json scalar;
-  if (!read_value(&scalar, depth)) return false;
-  append_canonical_scalar(scalar, out);
-  return true;
-}
-
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
                                         std::span<const std::string_view> drop, RawMembers* top_level) {
-  thread_local JsonReader reader({}, {});  // reused for its scratch space
-  reader.reset(text, file);
-  reader.set_context(std::move(context));
+  thread_local ods::json::Reader reader({});  // reused for its scratch space
+  reader.reset(text);
   std::string out;
-  bool ok = reader.write_canonical(out, drop, 0, top_level);
-  if (ok && (reader.ws(), !reader.at_end())) ok = reader.syntax_error("unexpected data after the JSON value");
-  if (!ok) return std::unexpected(std::move(*reader.error()));
+  try {
+    ods::json::append_canonical(reader, out, {.drop = drop, .top_level = top_level});
+    reader.finish();
+  } catch (const ods::json::SyntaxError& e) {
+    std::string where = context;
+    if (!e.path().empty()) where += (where.empty() ? "" : ".") + e.path();
+    if (!where.empty()) where = " (reading " + where + ")";
+    return fail("invalid_artifact", std::string(file) + ": not valid JSON at byte " + std::to_string(e.offset()) +
+                                        where + ": " + e.problem());
+  }
   return out;
 }
 

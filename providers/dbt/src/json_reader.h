@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt::internal {
 
@@ -80,13 +80,6 @@ class JsonReader {
   // kRaw members go to `raw` (must not be nullptr if keep can return kRaw).
   template <class KeepFn>
   bool read_object_members(Json* out, int depth, KeepFn&& keep, RawMembers* raw);
-  // The canonical JSON (see canonical_json()) of the next value, appended to `out`;
-  // top-level members named in `drop` are left out.
-  // When `top_level` is given, every member of a top-level object (dropped ones too) is
-  // also listed there with its value's text.
-  bool write_canonical(std::string& out, std::span<const std::string_view> drop, int depth = 0,
-                       RawMembers* top_level = nullptr);
-
   bool syntax_error(std::string_view what);
   void set_context(std::string context) { context_ = std::move(context); }
   std::optional<Error>& error() { return error_; }
@@ -108,21 +101,6 @@ class JsonReader {
   std::optional<Error> error_;
   // Per depth, allocated when first reached; behind pointers so they never move.
   std::vector<std::unique_ptr<Members>> scratch_;
-  // write_canonical: per depth, the keys and canonical values of the current object's
-  // members, and where each sits (sorted by key before output). Reused: no allocation
-  // once warm.
-  struct CanonicalSlot {
-    const char* key_data = nullptr;  // the key as written (no escapes), or nullptr: in keys at key_begin
-    std::size_t key_begin = 0;
-    std::size_t key_size = 0;
-    std::size_t value_begin = 0, value_end = 0;
-  };
-  struct CanonicalLevel {
-    std::string keys;
-    std::string values;
-    std::vector<CanonicalSlot> slots;
-  };
-  std::vector<std::unique_ptr<CanonicalLevel>> canon_levels_;
 };
 
 template <class KeepFn>
@@ -172,13 +150,12 @@ Result<Json> parse_json_text(std::string_view text, std::string_view file, std::
   return out;
 }
 
-// Canonical JSON pieces shared by canonical_json() (DOM) and canonical_json_text():
-// strings escape only '"', '\\' and control characters; integers in decimal; floats in
-// nlohmann's shortest round-trip form.
+// A JSON string (quotes and escapes as ods::json::Writer writes them) of text read as JSON.
 void append_json_string(std::string_view s, std::string& out);
-void append_canonical_scalar(const Json& scalar, std::string& out);
 
-// canonical_json() of the JSON `text`, without building a DOM. When `top_level` is given
+// The canonical JSON (ods/json/canonical.h, the one canonicaliser) of the JSON `text`;
+// top-level members named in `drop` are left out. Errors: "invalid_artifact" naming `file`,
+// `context` and the byte. When `top_level` is given When `top_level` is given
 // and `text` is an object, its members (dropped ones too) are listed there with their
 // values' text, so a caller can read a few of them without scanning the text again.
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "json_reader.h"
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt::internal {
 

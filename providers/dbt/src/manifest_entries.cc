@@ -6,10 +6,11 @@
 #include "freshness_policy.h"
 #include "json_access.h"
 #include "manifest_records.h"
+#include "ods/base/result.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/hook_reads.h"
 #include "ods/planner/jinja_purity.h"
 #include "ods/planner/sql_normalizer.h"
-#include "result_macros.h"
 
 namespace ods::dbt::internal {
 namespace {
@@ -18,12 +19,12 @@ std::string value_or_empty(const std::optional<std::string>& s) { return s ? *s 
 
 // Components every node shares are hashed once per process.
 const std::string& scheme_digest() {
-  static const std::string kDigest = planner::sha256_hex(planner::kFingerprintScheme);
+  static const std::string kDigest = ods::sha256_hex(planner::kFingerprintScheme);
   return kDigest;
 }
 constexpr std::string_view kContractNotEnforced = "not enforced";
 const std::string& contract_not_enforced_digest() {
-  static const std::string kDigest = planner::sha256_hex(kContractNotEnforced);
+  static const std::string kDigest = ods::sha256_hex(kContractNotEnforced);
   return kDigest;
 }
 
@@ -40,7 +41,7 @@ std::string dotted(std::initializer_list<std::string_view> parts) {
 
 // The hooks of one kind ("pre-hook" / "post-hook"): each a {"sql": ...} object or a string.
 Result<std::vector<std::string>> read_hooks(const Field& config, std::string_view kind) {
-  ODS_DBT_TRY(const Field hooks, config.member(kind));
+  ODS_TRY(const Field hooks, config.member(kind));
   std::vector<std::string> out;
   if (hooks.missing()) return out;
   const Json& list = *hooks.json();
@@ -51,9 +52,9 @@ Result<std::vector<std::string>> read_hooks(const Field& config, std::string_vie
       out.push_back(hook.get<std::string>());
       continue;
     }
-    ODS_DBT_TRY(const Field item, hooks.element(i));
-    ODS_DBT_TRY(const Field sql, item.member("sql"));
-    ODS_DBT_TRY(const std::optional<std::string> text, sql.string());
+    ODS_TRY(const Field item, hooks.element(i));
+    ODS_TRY(const Field sql, item.member("sql"));
+    ODS_TRY(const std::optional<std::string> text, sql.string());
     if (!text) return std::unexpected(sql.error("expected a string"));
     out.push_back(*text);
   }
@@ -61,12 +62,12 @@ Result<std::vector<std::string>> read_hooks(const Field& config, std::string_vie
 }
 
 Result<std::optional<bool>> contract_enforced(const RawEntry& node, const Field& config) {
-  ODS_DBT_TRY(const Json contract_dom, node.dom("contract"));
+  ODS_TRY(const Json contract_dom, node.dom("contract"));
   const Field contract(&contract_dom, node.file(), node.path() + ".contract");
-  ODS_DBT_TRY(const Field enforced, contract.member("enforced"));
+  ODS_TRY(const Field enforced, contract.member("enforced"));
   if (!enforced.missing()) return enforced.boolean();
-  ODS_DBT_TRY(const Field config_contract, config.member("contract"));
-  ODS_DBT_TRY(const Field config_enforced, config_contract.member("enforced"));
+  ODS_TRY(const Field config_contract, config.member("contract"));
+  ODS_TRY(const Field config_enforced, config_contract.member("enforced"));
   return config_enforced.boolean();
 }
 
@@ -75,22 +76,22 @@ Result<std::optional<bool>> contract_enforced(const RawEntry& node, const Field&
 // are then documentation only, and dbt applies no constraints).
 // nullopt: the contract is enforced but the entry has no columns.
 Result<std::optional<std::string>> contract_content(const RawEntry& node, const Field& config) {
-  ODS_DBT_TRY(const std::optional<bool> enforced, contract_enforced(node, config));
+  ODS_TRY(const std::optional<bool> enforced, contract_enforced(node, config));
   if (!enforced.value_or(false)) return std::optional<std::string>(kContractNotEnforced);
   if (!node.text("columns")) return std::optional<std::string>();
-  ODS_DBT_TRY(const Json columns_dom, node.dom("columns"));
-  ODS_DBT_TRY(const Json contract_dom, node.dom("contract"));
+  ODS_TRY(const Json columns_dom, node.dom("columns"));
+  ODS_TRY(const Json contract_dom, node.dom("contract"));
   Json doc = Json::object();
   doc["enforced"] = true;
   const auto alias_types = contract_dom.is_object() ? contract_dom.find("alias_types") : contract_dom.end();
   doc["alias_types"] = alias_types == contract_dom.end() ? Json(nullptr) : *alias_types;
   Json columns = Json::array();
   const Field columns_field(&columns_dom, node.file(), node.path() + ".columns");
-  ODS_DBT_TRY(const Json* columns_json, columns_field.object());
+  ODS_TRY(const Json* columns_json, columns_field.object());
   if (columns_json != nullptr) {
     for (const auto& [name, column] : columns_json->items()) {
       if (!column.is_object()) {
-        ODS_DBT_TRY(const Field col, columns_field.member(name));
+        ODS_TRY(const Field col, columns_field.member(name));
         return std::unexpected(col.error("expected an object"));
       }
       const auto data_type = column.find("data_type");
@@ -100,9 +101,10 @@ Result<std::optional<std::string>> contract_content(const RawEntry& node, const 
     }
   }
   doc["columns"] = std::move(columns);
-  ODS_DBT_TRY(Json constraints, node.dom("constraints"));
+  ODS_TRY(Json constraints, node.dom("constraints"));
   doc["constraints"] = constraints.is_null() ? Json::array() : std::move(constraints);
-  return std::optional<std::string>(canonical_json(doc));
+  ODS_TRY(std::string content, canonical_json(doc, {}, std::string(node.file()) + ": " + node.path() + ".contract"));
+  return std::optional<std::string>(std::move(content));
 }
 
 struct Dependencies {
@@ -111,22 +113,22 @@ struct Dependencies {
 };
 
 Result<Dependencies> read_depends_on(const Field& entry) {
-  ODS_DBT_TRY(const Field depends_on, entry.member("depends_on"));
-  ODS_DBT_TRY(const Field nodes, depends_on.member("nodes"));
-  ODS_DBT_TRY(const Field macros, depends_on.member("macros"));
+  ODS_TRY(const Field depends_on, entry.member("depends_on"));
+  ODS_TRY(const Field nodes, depends_on.member("nodes"));
+  ODS_TRY(const Field macros, depends_on.member("macros"));
   Dependencies out;
-  ODS_DBT_TRY(out.nodes, nodes.strings());
-  ODS_DBT_TRY(out.macros, macros.strings());
+  ODS_TRY(out.nodes, nodes.strings());
+  ODS_TRY(out.macros, macros.strings());
   return out;
 }
 
 // depends_on decoded straight from its text.
 Result<Dependencies> read_depends_on(const RawEntry& entry) {
-  ODS_DBT_TRY(const RawMembers members, entry.object_members("depends_on"));
+  ODS_TRY(const RawMembers members, entry.object_members("depends_on"));
   const RawEntry depends_on(members, entry.file(), entry.path() + ".depends_on");
   Dependencies out;
-  ODS_DBT_TRY(out.nodes, depends_on.strings("nodes"));
-  ODS_DBT_TRY(out.macros, depends_on.strings("macros"));
+  ODS_TRY(out.nodes, depends_on.strings("nodes"));
+  ODS_TRY(out.macros, depends_on.strings("macros"));
   return out;
 }
 
@@ -139,8 +141,8 @@ Result<Config> convert_config(const RawEntry& entry, std::string_view text, bool
   const std::string path = entry.path() + ".config";
   config.present = true;
   RawMembers members;
-  ODS_DBT_TRY(config.canonical,
-              canonical_json_text(text, entry.file(), path, kConfigExclusions, with_dom ? &members : nullptr));
+  ODS_TRY(config.canonical,
+          canonical_json_text(text, entry.file(), path, kConfigExclusions, with_dom ? &members : nullptr));
   if (!with_dom) return config;
   // The few members read here, from their text (no second pass over the whole config).
   config.dom = Json::object();
@@ -148,8 +150,8 @@ Result<Config> convert_config(const RawEntry& entry, std::string_view text, bool
     if (std::find(std::begin(kConfigMembersRead), std::end(kConfigMembersRead), name) == std::end(kConfigMembersRead)) {
       continue;
     }
-    ODS_DBT_TRY(Json value, parse_json_text(value_text, entry.file(), path + "." + name,
-                                            [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }));
+    ODS_TRY(Json value, parse_json_text(value_text, entry.file(), path + "." + name,
+                                        [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }));
     config.dom.get_ref<Json::object_t&>().Container::emplace_back(name, std::move(value));
   }
   return config;
@@ -162,11 +164,11 @@ Result<std::shared_ptr<const Config>> read_config(const RawEntry& entry, bool wi
   if (!text) return std::make_shared<const Config>();
   if (text->front() != '{') return std::unexpected(entry.error("config", "expected an object"));
   if (memo == nullptr) {
-    ODS_DBT_TRY(Config config, convert_config(entry, *text, with_dom));
+    ODS_TRY(Config config, convert_config(entry, *text, with_dom));
     return std::make_shared<const Config>(std::move(config));
   }
   if (auto known = memo->find(*text)) return known;
-  ODS_DBT_TRY(Config config, convert_config(entry, *text, /*with_dom=*/true));
+  ODS_TRY(Config config, convert_config(entry, *text, /*with_dom=*/true));
   auto shared = std::make_shared<const Config>(std::move(config));
   memo->remember(*text, shared);
   return shared;
@@ -178,22 +180,22 @@ Result<std::shared_ptr<const Config>> read_config(const RawEntry& entry, bool wi
 Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecords& out, ConfigMemo* memo) {
   CheckRecord check;
   check.id = id;
-  ODS_DBT_TRY(Dependencies deps, read_depends_on(test));
+  ODS_TRY(Dependencies deps, read_depends_on(test));
   check.reads = std::move(deps.nodes);
   check.macros = std::move(deps.macros);
-  ODS_DBT_TRY(const std::shared_ptr<const Config> config, read_config(test, /*with_dom=*/false, memo));
+  ODS_TRY(const std::shared_ptr<const Config> config, read_config(test, /*with_dom=*/false, memo));
   std::string definition = "{\"config\":";
   append_json_string(config->canonical, definition);
   definition += ",\"kind\":\"data_test\"";
   for (const char* key : {"language", "raw_code", "test_metadata"}) {
-    ODS_DBT_TRY(const std::string value, test.canonical(key));
+    ODS_TRY(const std::string value, test.canonical(key));
     definition += ",\"";
     definition += key;
     definition += "\":";
     definition += value;
   }
   definition += "}";
-  check.definition_digest = planner::sha256_hex(definition);
+  check.definition_digest = ods::sha256_hex(definition);
   out.checks.push_back(std::move(check));
   return {};
 }
@@ -202,7 +204,7 @@ Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecor
 
 Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file) {
   const Field meta(&metadata, file, "metadata");
-  ODS_DBT_TRY(const Json* object, meta.object());
+  ODS_TRY(const Json* object, meta.object());
   if (object == nullptr) return std::unexpected(meta.error("expected an object"));
   ManifestMeta out;
   const std::pair<const char*, std::string*> fields[] = {
@@ -210,8 +212,8 @@ Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view f
       {"adapter_type", &out.adapter_type},         {"project_name", &out.project_name},
       {"invocation_id", &out.invocation_id},       {"generated_at", &out.generated_at}};
   for (const auto& [key, target] : fields) {
-    ODS_DBT_TRY(const Field field, meta.member(key));
-    ODS_DBT_TRY(const std::optional<std::string> value, field.string());
+    ODS_TRY(const Field field, meta.member(key));
+    ODS_TRY(const std::optional<std::string> value, field.string());
     *target = value_or_empty(value);
   }
   return out;
@@ -231,7 +233,7 @@ void ConfigMemo::remember(std::string_view raw, const std::shared_ptr<const Conf
 Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::string_view file, ManifestRecords& out,
                             ConfigMemo* memo) {
   const RawEntry node(raw, file, "nodes." + id);
-  ODS_DBT_TRY(const std::optional<std::string> resource_type, node.string("resource_type"));
+  ODS_TRY(const std::optional<std::string> resource_type, node.string("resource_type"));
   if (!resource_type) return std::unexpected(node.error("resource_type", "expected a string"));
   if (*resource_type == "test") return add_test(node, id, out, memo);
   if (*resource_type != "model" && *resource_type != "seed" && *resource_type != "snapshot") return {};
@@ -244,33 +246,33 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
                                                           {"database", &record.database},
                                                           {"schema", &record.schema}};
   for (const auto& [key, target] : strings) {
-    ODS_DBT_TRY(std::optional<std::string> value, node.string(key));
+    ODS_TRY(std::optional<std::string> value, node.string(key));
     if (value) *target = std::move(*value);
   }
-  ODS_DBT_TRY(const std::shared_ptr<const Config> config_read, read_config(node, /*with_dom=*/true, memo));
+  ODS_TRY(const std::shared_ptr<const Config> config_read, read_config(node, /*with_dom=*/true, memo));
   const Config& config_text = *config_read;
   const Field config(config_text.present ? &config_text.dom : nullptr, file, node.path() + ".config");
-  ODS_DBT_TRY(const Field materialized_field, config.member("materialized"));
-  ODS_DBT_TRY(const std::optional<std::string> materialized, materialized_field.string());
+  ODS_TRY(const Field materialized_field, config.member("materialized"));
+  ODS_TRY(const std::optional<std::string> materialized, materialized_field.string());
   record.materialized = materialized ? *materialized : record.resource_type;
   record.ephemeral = record.resource_type == "model" && record.materialized == "ephemeral";
 
   bool custom_placement = false;
   for (const char* key : {"schema", "database", "target_schema", "target_database"}) {
-    ODS_DBT_TRY(const Field field, config.member(key));
+    ODS_TRY(const Field field, config.member(key));
     custom_placement = custom_placement || !field.missing();
   }
   record.default_placement = !custom_placement;
 
-  ODS_DBT_TRY(Dependencies deps, read_depends_on(node));
+  ODS_TRY(Dependencies deps, read_depends_on(node));
   record.depends_nodes = std::move(deps.nodes);
   record.depends_macros = std::move(deps.macros);
 
-  ODS_DBT_TRY(const std::optional<std::string> language_value, node.string("language"));
+  ODS_TRY(const std::optional<std::string> language_value, node.string("language"));
   const std::string language = language_value.value_or("sql");
-  ODS_DBT_TRY(const std::optional<std::string> raw_code, node.string("raw_code"));
-  ODS_DBT_TRY(const std::optional<std::string> compiled_code, node.string("compiled_code"));
-  if (raw_code) record.raw_digest = planner::sha256_hex(*raw_code);
+  ODS_TRY(const std::optional<std::string> raw_code, node.string("raw_code"));
+  ODS_TRY(const std::optional<std::string> compiled_code, node.string("compiled_code"));
+  if (raw_code) record.raw_digest = ods::sha256_hex(*raw_code);
 
   planner::Fingerprint& fp = record.fingerprint;
   fp.components["scheme"] = scheme_digest();
@@ -299,10 +301,10 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
 
   if (const auto checksum_text = node.text("checksum")) {
     if (checksum_text->front() != '{') return std::unexpected(node.error("checksum", "expected an object"));
-    ODS_DBT_TRY(const RawMembers members, node.object_members("checksum"));
+    ODS_TRY(const RawMembers members, node.object_members("checksum"));
     const RawEntry checksum(members, file, node.path() + ".checksum");
-    ODS_DBT_TRY(const std::optional<std::string> name, checksum.string("name"));
-    ODS_DBT_TRY(const std::optional<std::string> value, checksum.string("checksum"));
+    ODS_TRY(const std::optional<std::string> name, checksum.string("name"));
+    ODS_TRY(const std::optional<std::string> value, checksum.string("checksum"));
     if (name && value && !value->empty() && *name != "path" && *name != "none") {
       record.file_content = *name + ":" + *value;
     }
@@ -313,7 +315,7 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
   } else {
     fp.add("config", config_text.canonical);
     for (const char* kind : {"pre-hook", "post-hook"}) {
-      ODS_DBT_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
+      ODS_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
       record.has_hooks = record.has_hooks || !hooks.empty();
       for (std::size_t i = 0; i < hooks.size(); ++i) {
         if (const auto word = planner::reads_run_context(hooks[i])) {
@@ -325,12 +327,12 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
         }
       }
     }
-    ODS_DBT_TRY(const Field meta, config.member("meta"));
-    ODS_DBT_TRY(const Field ods, meta.member("ods"));
+    ODS_TRY(const Field meta, config.member("meta"));
+    ODS_TRY(const Field ods, meta.member("ods"));
     record.policy = read_freshness_policy(ods.json(), id, out.warnings);
   }
 
-  ODS_DBT_TRY(const std::optional<std::string> contract, contract_content(node, config));
+  ODS_TRY(const std::optional<std::string> contract, contract_content(node, config));
   if (contract) {
     if (*contract == kContractNotEnforced) {
       fp.components["contract"] = contract_not_enforced_digest();
@@ -341,8 +343,8 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
     record.incomplete.push_back("the contract is enforced but the manifest records no columns");
   }
 
-  ODS_DBT_TRY(const std::optional<std::string> relation_name, node.string("relation_name"));
-  ODS_DBT_TRY(const std::optional<std::string> alias, node.string("alias"));
+  ODS_TRY(const std::optional<std::string> relation_name, node.string("relation_name"));
+  ODS_TRY(const std::optional<std::string> alias, node.string("alias"));
   record.relation =
       relation_name ? *relation_name : dotted({record.database, record.schema, alias ? *alias : record.name});
   fp.add("relation", record.relation);
@@ -355,19 +357,24 @@ Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::
   const Field test(&entry, file, "unit_tests." + id);
   CheckRecord check;
   check.id = id;
-  ODS_DBT_TRY(Dependencies deps, read_depends_on(test));
+  ODS_TRY(Dependencies deps, read_depends_on(test));
   check.reads = std::move(deps.nodes);
   check.macros = std::move(deps.macros);
   Json definition = Json::object();
   definition["kind"] = "unit_test";
   for (const char* key : {"model", "given", "expect", "overrides", "version", "versions"}) {
-    ODS_DBT_TRY(const Field member, test.member(key));
+    ODS_TRY(const Field member, test.member(key));
     definition[key] = member.missing() ? Json(nullptr) : *member.json();
   }
-  ODS_DBT_TRY(const Field config, test.member("config"));
-  ODS_DBT_TRY(const Json* config_json, config.object());
-  definition["config"] = config_json != nullptr ? canonical_json(*config_json, kConfigExclusions) : "";
-  check.definition_digest = planner::sha256_hex(canonical_json(definition));
+  ODS_TRY(const Field config, test.member("config"));
+  ODS_TRY(const Json* config_json, config.object());
+  std::string config_text;
+  if (config_json != nullptr) {
+    ODS_TRY(config_text, canonical_json(*config_json, kConfigExclusions, std::string(file) + ": " + id + ".config"));
+  }
+  definition["config"] = std::move(config_text);
+  ODS_TRY(const std::string canonical, canonical_json(definition, {}, std::string(file) + ": " + id));
+  check.definition_digest = ods::sha256_hex(canonical);
   out.checks.push_back(std::move(check));
   return {};
 }
@@ -375,19 +382,19 @@ Result<void> add_unit_test_entry(const Json& entry, const std::string& id, std::
 Result<void> add_macro_entry(const Json& entry, const std::string& id, std::string_view file, ManifestRecords& out) {
   const Field macro(&entry, file, "macros." + id);
   MacroRecord record;
-  ODS_DBT_TRY(const Field name, macro.member("name"));
-  ODS_DBT_TRY(const std::optional<std::string> name_value, name.string());
-  ODS_DBT_TRY(const Field package, macro.member("package_name"));
-  ODS_DBT_TRY(const std::optional<std::string> package_value, package.string());
-  ODS_DBT_TRY(const Field sql, macro.member("macro_sql"));
-  ODS_DBT_TRY(const std::optional<std::string> sql_value, sql.string());
-  ODS_DBT_TRY(const Field depends_on, macro.member("depends_on"));
-  ODS_DBT_TRY(const Field depends, depends_on.member("macros"));
-  ODS_DBT_TRY(record.depends, depends.strings());
+  ODS_TRY(const Field name, macro.member("name"));
+  ODS_TRY(const std::optional<std::string> name_value, name.string());
+  ODS_TRY(const Field package, macro.member("package_name"));
+  ODS_TRY(const std::optional<std::string> package_value, package.string());
+  ODS_TRY(const Field sql, macro.member("macro_sql"));
+  ODS_TRY(const std::optional<std::string> sql_value, sql.string());
+  ODS_TRY(const Field depends_on, macro.member("depends_on"));
+  ODS_TRY(const Field depends, depends_on.member("macros"));
+  ODS_TRY(record.depends, depends.strings());
   record.name = value_or_empty(name_value);
   record.package_name = value_or_empty(package_value);
   const std::string text = value_or_empty(sql_value);
-  record.sql_digest = planner::sha256_hex(text);
+  record.sql_digest = ods::sha256_hex(text);
   record.run_context_word = planner::reads_run_context(text);
   out.macros.insert_or_assign(id, std::move(record));
   return {};
@@ -403,17 +410,17 @@ Result<void> add_source_entry(const Json& entry, const std::string& id, std::str
       {"database", &database},       {"schema", &schema},
       {"identifier", &identifier},   {"relation_name", &record.relation}};
   for (const auto& [key, target] : strings) {
-    ODS_DBT_TRY(const Field field, source.member(key));
-    ODS_DBT_TRY(const std::optional<std::string> value, field.string());
+    ODS_TRY(const Field field, source.member(key));
+    ODS_TRY(const std::optional<std::string> value, field.string());
     *target = value_or_empty(value);
   }
   record.name = source_name.empty() ? name : source_name + "." + name;
   if (record.relation.empty()) record.relation = dotted({database, schema, identifier.empty() ? name : identifier});
-  ODS_DBT_TRY(const Field config, source.member("config"));
+  ODS_TRY(const Field config, source.member("config"));
   for (const Field* holder : {&source, &config}) {
     for (const char* key : {"loaded_at_field", "loaded_at_query"}) {
-      ODS_DBT_TRY(const Field field, holder->member(key));
-      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
+      ODS_TRY(const Field field, holder->member(key));
+      ODS_TRY(const std::optional<std::string> value, field.string());
       record.has_loaded_at = record.has_loaded_at || (value && !value->empty());
     }
   }

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt::internal {
 

@@ -7,8 +7,9 @@
 
 #include "macro_index.h"
 #include "manifest_records.h"
+#include "ods/base/iso8601.h"
+#include "ods/base/sha256.h"
 #include "sources_json.h"
-#include "timestamps.h"
 
 namespace ods::dbt::internal {
 namespace {
@@ -32,7 +33,7 @@ class Assembler {
       : records_(records), options_(options), sources_json_(sources), macros_(records.macros, records.meta) {
     for (const auto& node : records_.nodes) nodes_by_id_[node.id] = &node;
     engine_ = records_.meta.dbt_version + "/" + records_.meta.adapter_type;
-    engine_digest_ = planner::sha256_hex(engine_);
+    engine_digest_ = ods::sha256_hex(engine_);
   }
 
   DbtProject run() {
@@ -215,7 +216,7 @@ class Assembler {
 
   const std::string& digest_cached(const std::string& text) {
     auto it = digest_cache_.find(text);
-    if (it == digest_cache_.end()) it = digest_cache_.emplace(text, planner::sha256_hex(text)).first;
+    if (it == digest_cache_.end()) it = digest_cache_.emplace(text, ods::sha256_hex(text)).first;
     return it->second;
   }
 
@@ -238,7 +239,7 @@ class Assembler {
       text += '\0';
       text += engine_ + '\n';
       for (const auto& id : ids) text += id + '\0' + check_digest[id] + '\n';
-      digests[target] = planner::sha256_hex(text);
+      digests[target] = ods::sha256_hex(text);
     }
     for (auto& node : project.inputs.nodes) {
       if (const auto it = digests.find(node.id); it != digests.end()) node.checks_digest = it->second;
@@ -261,7 +262,7 @@ class Assembler {
       text += id + '\n';
       records_.warnings.push_back(check.id + ": macro " + id + " is missing from the artifacts");
     }
-    return planner::sha256_hex(text);
+    return ods::sha256_hex(text);
   }
 
   // adapter/database/schema where the project's models go by default: the most common

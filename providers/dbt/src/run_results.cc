@@ -9,8 +9,8 @@
 #include "json_access.h"
 #include "json_stream.h"
 #include "mapped_file.h"
-#include "result_macros.h"
-#include "timestamps.h"
+#include "ods/base/iso8601.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt {
 namespace {
@@ -73,7 +73,7 @@ class RunResultsSink final : public internal::StreamSink {
     if (!(*streamed)[kMetadata]) return fail("invalid_artifact", file_ + ": metadata: missing");
     if (deferred_) return std::unexpected(std::move(*deferred_));
     if (!(*streamed)[kResults]) return fail("invalid_artifact", file_ + ": results: missing");
-    ODS_DBT_TRY_VOID(derive_started_at());
+    ODS_TRY_VOID(derive_started_at());
     return std::move(out_);
   }
 
@@ -91,10 +91,10 @@ class RunResultsSink final : public internal::StreamSink {
 
   Result<void> read_metadata(const Json& metadata) {
     const Field meta(&metadata, file_, "metadata");
-    ODS_DBT_TRY(const Json* object, meta.object());
+    ODS_TRY(const Json* object, meta.object());
     if (object == nullptr) return std::unexpected(meta.error("expected an object"));
-    ODS_DBT_TRY(const Field version_field, meta.member("dbt_schema_version"));
-    ODS_DBT_TRY(const std::optional<std::string> version, version_field.string());
+    ODS_TRY(const Field version_field, meta.member("dbt_schema_version"));
+    ODS_TRY(const std::optional<std::string> version, version_field.string());
     if (!version || *version != kRunResultsSchemaV6) {
       return fail("unsupported_schema",
                   file_ + ": dbt_schema_version " + (version ? "\"" + *version + "\"" : std::string("(none)")) +
@@ -104,8 +104,8 @@ class RunResultsSink final : public internal::StreamSink {
                                                            {"generated_at", &out_.generated_at},
                                                            {"invocation_started_at", &invocation_started_at_}};
     for (const auto& [key, target] : fields) {
-      ODS_DBT_TRY(const Field field, meta.member(key));
-      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
+      ODS_TRY(const Field field, meta.member(key));
+      ODS_TRY(const std::optional<std::string> value, field.string());
       if (value) *target = *value;
     }
     metadata_ok_ = true;
@@ -119,13 +119,13 @@ class RunResultsSink final : public internal::StreamSink {
 
   Result<void> read_args(const Json& args_json) {
     const Field args(&args_json, file_, "args");
-    ODS_DBT_TRY(const Json* object, args.object());
+    ODS_TRY(const Json* object, args.object());
     if (object == nullptr) return {};
-    ODS_DBT_TRY(const Field which, args.member("which"));
-    ODS_DBT_TRY(const std::optional<std::string> command, which.string());
+    ODS_TRY(const Field which, args.member("which"));
+    ODS_TRY(const std::optional<std::string> command, which.string());
     out_.command = command.value_or("");
-    ODS_DBT_TRY(const Field empty, args.member("empty"));
-    ODS_DBT_TRY(const std::optional<bool> is_empty, empty.boolean());
+    ODS_TRY(const Field empty, args.member("empty"));
+    ODS_TRY(const std::optional<bool> is_empty, empty.boolean());
     out_.empty = is_empty.value_or(false);
     // --sample takes a window ("3 days") or a mapping; any value other than null/false/"" is set.
     const auto sample = object->find("sample");
@@ -137,30 +137,30 @@ class RunResultsSink final : public internal::StreamSink {
   Result<void> read_result(const Json& entry, const std::string& index) {
     const Field result(&entry, file_, "results[" + index + "]");
     NodeResult item;
-    ODS_DBT_TRY(const Field id, result.member("unique_id"));
-    ODS_DBT_TRY(const std::optional<std::string> id_value, id.string());
+    ODS_TRY(const Field id, result.member("unique_id"));
+    ODS_TRY(const std::optional<std::string> id_value, id.string());
     if (!id_value) return std::unexpected(id.error("expected a string"));
     item.unique_id = *id_value;
-    ODS_DBT_TRY(const Field status, result.member("status"));
-    ODS_DBT_TRY(const std::optional<std::string> status_value, status.string());
+    ODS_TRY(const Field status, result.member("status"));
+    ODS_TRY(const std::optional<std::string> status_value, status.string());
     if (!status_value) return std::unexpected(status.error("expected a string"));
     item.status = *status_value;
-    ODS_DBT_TRY(const Field message, result.member("message"));
+    ODS_TRY(const Field message, result.member("message"));
     if (message.json() != nullptr && message.json()->is_string()) item.message = message.json()->get<std::string>();
-    ODS_DBT_TRY(const Field seconds, result.member("execution_time"));
+    ODS_TRY(const Field seconds, result.member("execution_time"));
     if (seconds.json() != nullptr && seconds.json()->is_number())
       item.execution_seconds = seconds.json()->get<double>();
-    ODS_DBT_TRY(const Field timing, result.member("timing"));
+    ODS_TRY(const Field timing, result.member("timing"));
     if (!timing.missing()) {
       if (!timing.json()->is_array()) return std::unexpected(timing.error("expected an array"));
       for (std::size_t i = 0; i < timing.json()->size(); ++i) {
-        ODS_DBT_TRY(const Field step, timing.element(i));
-        ODS_DBT_TRY(const Field name, step.member("name"));
-        ODS_DBT_TRY(const std::optional<std::string> name_value, name.string());
-        ODS_DBT_TRY(const Field started, step.member("started_at"));
-        ODS_DBT_TRY(const std::optional<std::string> started_value, started.string());
+        ODS_TRY(const Field step, timing.element(i));
+        ODS_TRY(const Field name, step.member("name"));
+        ODS_TRY(const std::optional<std::string> name_value, name.string());
+        ODS_TRY(const Field started, step.member("started_at"));
+        ODS_TRY(const std::optional<std::string> started_value, started.string());
         if (!started_value) continue;
-        if (const auto at = internal::parse_iso8601(*started_value); at && (!earliest_ || *at < *earliest_)) {
+        if (const auto at = parse_iso8601_micros(*started_value); at && (!earliest_ || *at < *earliest_)) {
           earliest_ = *at;
         }
         if (name_value == "execute") item.execute_started_at = *started_value;
@@ -173,15 +173,15 @@ class RunResultsSink final : public internal::StreamSink {
   Result<void> derive_started_at() {
     std::optional<std::string> started;
     if (!invocation_started_at_.empty()) {
-      started = internal::normalize_iso8601(invocation_started_at_);
+      started = normalize_iso8601(invocation_started_at_);
       if (!started) {
         return fail("invalid_artifact", file_ + ": metadata.invocation_started_at: \"" + invocation_started_at_ +
                                             "\" is not an ISO-8601 time");
       }
     } else if (earliest_) {
-      started = internal::format_iso8601(*earliest_);
-    } else if (const auto generated = internal::parse_iso8601(out_.generated_at)) {
-      started = internal::format_iso8601(*generated - static_cast<std::int64_t>(out_.elapsed_seconds * 1e6));
+      started = format_iso8601_micros(*earliest_);
+    } else if (const auto generated = parse_iso8601_micros(out_.generated_at)) {
+      started = format_iso8601_micros(*generated - static_cast<std::int64_t>(out_.elapsed_seconds * 1e6));
     }
     if (!started) {
       return fail("invalid_artifact", file_ +
@@ -222,14 +222,14 @@ bool passed(const std::string& status) { return status == "pass" || status == "w
 }  // namespace
 
 Result<RunResults> read_run_results(const std::filesystem::path& path) {
-  ODS_DBT_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
+  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
   RunResultsSink sink(name);
   return sink.finish(internal::stream_sections(file.text(), name, kSections, sink));
 }
 
 Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifest) {
-  ODS_DBT_TRY_VOID(named_project(manifest));
+  ODS_TRY_VOID(named_project(manifest));
   if (run.command.empty()) {
     return fail("unknown_command",
                 "run_results.json does not say which dbt command wrote it (args.which); only the results of "
@@ -252,7 +252,7 @@ Result<void> check_recordable(const RunResults& run, const ManifestMeta& manifes
 }
 
 Result<void> check_test_run(const RunResults& run, const ManifestMeta& manifest) {
-  ODS_DBT_TRY_VOID(named_project(manifest));
+  ODS_TRY_VOID(named_project(manifest));
   if (run.command.empty()) {
     return fail("unknown_command", "run_results.json does not say which dbt command wrote it (args.which)");
   }
@@ -265,11 +265,11 @@ Result<void> check_test_run(const RunResults& run, const ManifestMeta& manifest)
 Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProject& project) {
   planner::RunOutcome outcome;
   outcome.run_id = run.invocation_id;
-  const auto started = internal::parse_iso8601(run.started_at);
+  const auto started = parse_iso8601_micros(run.started_at);
   if (!started) {
     return fail("invalid_artifact", "run_results.json: started_at \"" + run.started_at + "\" is not an ISO-8601 time");
   }
-  outcome.started_at = internal::format_iso8601(*started);
+  outcome.started_at = format_iso8601_micros(*started);
 
   std::set<std::string> planned;
   for (const auto& node : project.inputs.nodes) planned.insert(node.id);
@@ -297,7 +297,7 @@ Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProje
   }
   for (const auto& source : project.inputs.sources) {
     if (!source.version || source.version->observed_at.empty()) continue;
-    const auto observed = internal::parse_iso8601(source.version->observed_at);
+    const auto observed = parse_iso8601_micros(source.version->observed_at);
     if (!observed) {
       return fail("invalid_artifact",
                   source.id + ": observed_at \"" + source.version->observed_at + "\" is not an ISO-8601 time");

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt {
 

@@ -5,8 +5,8 @@
 #include "json_access.h"
 #include "json_stream.h"
 #include "mapped_file.h"
+#include "ods/base/result.h"
 #include "ods/dbt/artifacts.h"
-#include "result_macros.h"
 
 namespace ods::dbt::internal {
 namespace {
@@ -62,9 +62,9 @@ class SourcesSink final : public StreamSink {
 
   Result<std::optional<std::string>> schema_version(const Json& metadata) const {
     const Field meta(&metadata, out_.file, "metadata");
-    ODS_DBT_TRY(const Json* object, meta.object());
+    ODS_TRY(const Json* object, meta.object());
     if (object == nullptr) return std::unexpected(meta.error("expected an object"));
-    ODS_DBT_TRY(const Field field, meta.member("dbt_schema_version"));
+    ODS_TRY(const Field field, meta.member("dbt_schema_version"));
     return field.string();
   }
 
@@ -78,12 +78,12 @@ class SourcesSink final : public StreamSink {
                                                            {"status", &item.status},
                                                            {"error", &item.error}};
     for (const auto& [key, target] : fields) {
-      ODS_DBT_TRY(const Field field, result.member(key));
-      ODS_DBT_TRY(const std::optional<std::string> value, field.string());
+      ODS_TRY(const Field field, result.member(key));
+      ODS_TRY(const std::optional<std::string> value, field.string());
       if (value) *target = *value;
     }
     if (id.empty()) {
-      ODS_DBT_TRY(const Field field, result.member("unique_id"));
+      ODS_TRY(const Field field, result.member("unique_id"));
       return std::unexpected(field.error("expected a string"));
     }
     out_.results.insert_or_assign(std::move(id), std::move(item));
@@ -99,7 +99,7 @@ class SourcesSink final : public StreamSink {
 }  // namespace
 
 Result<SourcesJson> read_sources_json(const std::filesystem::path& path) {
-  ODS_DBT_TRY(const MappedFile file, MappedFile::open(path));
+  ODS_TRY(const MappedFile file, MappedFile::open(path));
   SourcesSink sink(path.string());
   return sink.finish(stream_sections(file.text(), path.string(), kSections, sink));
 }

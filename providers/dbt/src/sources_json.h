@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt::internal {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fixture_util.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/fingerprint.h"
 
 namespace ods::dbt {
@@ -68,12 +69,11 @@ TEST_F(ShopManifest, ComponentsOfAPureSqlModel) {
   EXPECT_EQ(names, (std::vector<std::string>{"config", "contract", "engine", "macros", "relation", "scheme", "sql"}));
   EXPECT_TRUE(orders.sql_normalised);
   EXPECT_TRUE(orders.incomplete.empty());
-  EXPECT_EQ(component(orders, "scheme"), planner::sha256_hex("dbt/2"));
-  EXPECT_EQ(component(orders, "relation"), planner::sha256_hex("\"shop\".\"main\".\"orders\""));
-  EXPECT_EQ(component(orders, "engine"), planner::sha256_hex("1.10.15/duckdb"));
-  EXPECT_EQ(component(orders, "contract"), planner::sha256_hex("not enforced"));
-  EXPECT_EQ(orders.raw_digest,
-            planner::sha256_hex(manifest_["nodes"]["model.shop.orders"]["raw_code"].get<std::string>()));
+  EXPECT_EQ(component(orders, "scheme"), ods::sha256_hex("dbt/2"));
+  EXPECT_EQ(component(orders, "relation"), ods::sha256_hex("\"shop\".\"main\".\"orders\""));
+  EXPECT_EQ(component(orders, "engine"), ods::sha256_hex("1.10.15/duckdb"));
+  EXPECT_EQ(component(orders, "contract"), ods::sha256_hex("not enforced"));
+  EXPECT_EQ(orders.raw_digest, ods::sha256_hex(manifest_["nodes"]["model.shop.orders"]["raw_code"].get<std::string>()));
   EXPECT_FALSE(orders.self_contained);
 }
 
@@ -100,7 +100,7 @@ TEST_F(ShopManifest, PythonModelsUseFileAndCompiledCode) {
   const auto py = node_of(project_, "model.shop.py_model");
   EXPECT_FALSE(component(py, "file").empty());
   EXPECT_EQ(component(py, "compiled_code"),
-            planner::sha256_hex(manifest_["nodes"]["model.shop.py_model"]["compiled_code"].get<std::string>()));
+            ods::sha256_hex(manifest_["nodes"]["model.shop.py_model"]["compiled_code"].get<std::string>()));
   EXPECT_TRUE(component(py, "sql").empty());
 }
 
@@ -113,7 +113,7 @@ TEST_F(ShopManifest, SnapshotsUseNormalisedSql) {
 }
 
 TEST_F(ShopManifest, EnforcedContractHasItsOwnComponent) {
-  EXPECT_NE(component(node_of(project_, "model.shop.contracted"), "contract"), planner::sha256_hex("not enforced"));
+  EXPECT_NE(component(node_of(project_, "model.shop.contracted"), "contract"), ods::sha256_hex("not enforced"));
 }
 
 TEST_F(ShopManifest, HooksThatReadTheRunContextAlwaysBuild) {

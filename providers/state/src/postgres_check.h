@@ -2,8 +2,8 @@
 // check() of the PostgreSQL store: read-only integrity checks. Internal to providers/state.
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 #include "postgres_connection.h"
 
 namespace ods::state::internal {

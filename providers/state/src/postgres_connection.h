@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::state::internal {
 

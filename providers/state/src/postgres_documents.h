@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 #include "postgres_connection.h"
 
 namespace ods::state::internal {

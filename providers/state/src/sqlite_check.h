@@ -2,8 +2,8 @@
 // The read-only integrity check of a SQLite state database (StateStore::check).
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 #include "sqlite_connection.h"
 
 namespace ods::state::internal {

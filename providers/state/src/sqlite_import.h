@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 #include "ods/state/clock.h"
 #include "sqlite_connection.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 #include "ods/state/clock.h"
 #include "ods/state/stores.h"
 #include "schema_history.h"

@@ -1,12 +1,11 @@
 #include "store_support.h"
 
-#include <openssl/evp.h>
-
-#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+
+#include "ods/base/sha256.h"
 
 namespace ods::state::internal {
 namespace {
@@ -32,18 +31,7 @@ std::string new_snapshot_id() {
   return id;
 }
 
-std::string content_digest(std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
-  std::string out = "sha256:";
-  out.reserve(out.size() + 2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xF]);
-  }
-  return out;
-}
+std::string content_digest(std::string_view data) { return "sha256:" + sha256_hex(data); }
 
 bool is_json(std::string_view text) { return nlohmann::json::accept(text); }
 

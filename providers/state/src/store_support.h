@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 
 namespace ods::state::internal {
 

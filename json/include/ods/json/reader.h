@@ -51,6 +51,8 @@ enum class Type { object, array, string, number, boolean, null };
 class Reader {
  public:
   explicit Reader(std::string_view text);
+  // Reads another text from its start, keeping the scratch space (no allocation once warm).
+  void reset(std::string_view text);
 
   // The type of the next value (skipping whitespace). Throws SyntaxError when no value starts
   // here (including at the end of the text).
@@ -81,6 +83,8 @@ class Reader {
   // The member path of the value about to be read, e.g. "nodes.model.a.fingerprint.sql".
   std::string path() const;
   std::size_t offset() const { return static_cast<std::size_t>(p_ - begin_); }
+  // The whole text being read (offset() counts from its start).
+  std::string_view text() const { return {begin_, static_cast<std::size_t>(end_ - begin_)}; }
   [[noreturn]] void fail(const std::string& problem) const;
 
  private:

@@ -6,12 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "ods/base/sha256.h"
+
 namespace ods::planner {
 
 inline constexpr std::string_view kFingerprintScheme = "dbt/2";
-
-// Lower-case hex SHA-256 of `data`. Thread-safe.
-std::string sha256_hex(std::string_view data);
 
 struct FingerprintDiff {
   std::vector<std::string> changed, added, removed;  // component names, sorted

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "ods/base/result.h"
 #include "ods/planner/inputs.h"
 #include "ods/planner/plan.h"
-#include "ods/planner/result.h"
 #include "ods/planner/snapshot.h"
 
 namespace ods::planner {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::process {
 
@@ -69,7 +69,7 @@ class RunningProcess {
   // Delivers the output lines to spec.on_line until the child has exited and its output is
   // drained, then reaps it and returns how it ended. When the child exits, whatever is still
   // running in its process group is killed (SIGKILL): a run leaves no process behind.
-  // Call once, from one thread. Errors: "io_error" when reading the pipes or waiting fails
+  // Call once, from one thread. Errors: "io" when reading the pipes or waiting fails
   // (the child is then killed and reaped); whatever on_line throws propagates, likewise.
   [[nodiscard]] virtual Result<ExitStatus> wait() = 0;
 
@@ -80,7 +80,7 @@ class RunningProcess {
   virtual void interrupt() = 0;
 
   // With ProcessSpec::input_pipe: writes all of `text` to the child's stdin (blocking while
-  // the child does not read). Errors: "io_error" when the child closed its stdin or exited;
+  // the child does not read). Errors: "io" when the child closed its stdin or exited;
   // "unsupported" without an input pipe. Thread-safe against wait() and interrupt(); one
   // writer at a time.
   [[nodiscard]] virtual Result<void> write_input(std::string_view text) {

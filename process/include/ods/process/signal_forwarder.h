@@ -6,7 +6,7 @@
 #include <memory>
 #include <thread>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::process {
 
@@ -15,7 +15,7 @@ class SignalForwarder {
   // Installs handlers for SIGINT and SIGTERM. Each signal received from then on calls
   // `on_signal(signal number)` on a watcher thread owned by the forwarder (so it may take
   // locks; exceptions it throws are dropped). At most one forwarder exists per process.
-  // Errors: "conflict" when another forwarder is alive; "io_error" when the pipe, the
+  // Errors: "conflict" when another forwarder is alive; "io" when the pipe, the
   // thread or sigaction fails (nothing is left installed).
   [[nodiscard]] static Result<std::unique_ptr<SignalForwarder>> install(std::function<void(int signal)> on_signal);
 

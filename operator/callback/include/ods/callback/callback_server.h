@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/callback/callback_service.h"
-#include "ods/planner/result.h"
 
 namespace ods::callback {
 

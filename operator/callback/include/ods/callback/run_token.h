@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::callback {
 

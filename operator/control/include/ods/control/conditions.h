@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 
 namespace ods::control {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "ods/control/clock.h"
-#include "ods/planner/result.h"
+#include "ods/base/clock.h"
+#include "ods/base/result.h"
 
 namespace ods::control {
 

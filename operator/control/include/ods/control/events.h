@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 #include "ods/kube/client.h"
 
 namespace ods::control {

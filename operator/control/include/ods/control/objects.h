@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
+#include "ods/base/result.h"
 #include "ods/kube/client.h"
-#include "ods/planner/result.h"
 
 namespace ods::control {
 

@@ -14,7 +14,7 @@
 //   conditions Ready, Reconciling (while a run is active) and Stalled; only when they changed;
 // - emits Events for created and skipped runs and for an invalid schedule;
 // - asks to be called again at the next tick (ReconcileResult::requeue_after).
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 #include "ods/control/events.h"
 #include "ods/control/reconciler.h"
 #include "ods/kube/client.h"

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <optional>
 
+#include "ods/base/result.h"
 #include "ods/kube/client.h"
-#include "ods/planner/result.h"
 
 namespace ods::control {
 

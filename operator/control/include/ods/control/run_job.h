@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::control {
 

@@ -22,7 +22,7 @@
 #include <mutex>
 #include <string>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 #include "ods/control/events.h"
 #include "ods/control/reconciler.h"
 #include "ods/control/run_job.h"

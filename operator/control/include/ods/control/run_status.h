@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
+#include "ods/base/result.h"
 #include "ods/control/events.h"
 #include "ods/kube/client.h"
-#include "ods/planner/result.h"
 
 namespace ods::control {
 

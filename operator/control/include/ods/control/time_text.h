@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 
 namespace ods::control {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <utility>
 
-#include "ods/control/clock.h"
+#include "ods/base/clock.h"
 
 namespace ods::control {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::kube {
 

@@ -16,9 +16,9 @@
 #include <memory>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/kube/client.h"
 #include "ods/kube/config.h"
-#include "ods/planner/result.h"
 
 namespace ods::kube {
 

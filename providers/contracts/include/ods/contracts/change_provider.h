@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/contracts/relation_probe.h"
 #include "ods/planner/evidence.h"
-#include "ods/planner/result.h"
 
 namespace ods::contracts {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/planner/hook_reads.h"
 #include "ods/planner/inputs.h"
-#include "ods/planner/result.h"
 
 namespace ods::dbt {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt {
 

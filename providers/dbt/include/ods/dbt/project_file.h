@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt {
 

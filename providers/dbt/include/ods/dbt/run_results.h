@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/planner.h"
-#include "ods/planner/result.h"
 
 namespace ods::dbt {
 

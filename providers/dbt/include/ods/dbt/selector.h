@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/planner/inputs.h"
-#include "ods/planner/result.h"
 
 namespace ods::dbt {
 

@@ -8,9 +8,9 @@
 #include <ostream>
 #include <string>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
 #include "ods/planner/planner.h"
-#include "ods/planner/result.h"
 #include "ods/planner/snapshot.h"
 
 namespace ods::state {

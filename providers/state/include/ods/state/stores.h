@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/planner/result.h"
 #include "ods/state/clock.h"
 
 namespace ods::state {

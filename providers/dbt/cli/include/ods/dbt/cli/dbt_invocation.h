@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "ods/base/result.h"
 #include "ods/dbt/cli/dbt_event.h"
 #include "ods/dbt/cli/dbt_progress.h"
-#include "ods/planner/result.h"
 #include "ods/process/child_process.h"
 
 namespace ods::dbt {
@@ -74,7 +74,7 @@ class DbtInvocation {
 
   // Runs dbt to its end; call once. Any way dbt ends is a value (see DbtOutcome).
   // Errors: "usage" when args contain --log-format (ODS reads JSON events); the launcher's
-  // "not_found" / "permission_denied" / "spawn_failed" when dbt cannot be started; "io_error"
+  // "not_found" / "permission_denied" / "spawn_failed" when dbt cannot be started; "io"
   // when its output cannot be read (dbt is then killed). An exception thrown by a callback
   // propagates, and dbt is killed before it leaves run().
   [[nodiscard]] Result<DbtRunResult> run();

@@ -2,7 +2,7 @@
 // Ctrl-C while dbt runs: SIGINT and SIGTERM to ods go to the running dbt (which stops cleanly
 // on SIGINT) through the generic SignalForwarder (ods/process/signal_forwarder.h).
 #include "ods/dbt/cli/dbt_invocation.h"
-#include "ods/planner/result.h"
+#include "ods/base/result.h"
 
 namespace ods::dbt {
 

@@ -1,8 +1,9 @@
 #pragma once
-// The time source of the control loop, injected so tests can move time by hand.
+// The one time source of ODS, injected so tests can move time by hand.
 #include <chrono>
+#include <string>
 
-namespace ods::control {
+namespace ods {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
@@ -16,4 +17,7 @@ class Clock {
 // The real clock (std::chrono::system_clock). A process-wide instance; never destroyed.
 Clock& system_clock();
 
-}  // namespace ods::control
+// `time` as "YYYY-MM-DDTHH:MM:SS.ffffffZ" (ods/base/iso8601.h).
+std::string format_iso8601(TimePoint time);
+
+}  // namespace ods

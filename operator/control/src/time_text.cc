@@ -1,24 +1,10 @@
-#include "ods/control/clock.h"
+#include "ods/control/time_text.h"
 
 #include <cstdio>
 
-#include "ods/control/time_text.h"
-#include "ods/planner/iso_time.h"
+#include "ods/base/iso8601.h"
 
 namespace ods::control {
-namespace {
-
-class SystemClock final : public Clock {
- public:
-  TimePoint now() const override { return std::chrono::system_clock::now(); }
-};
-
-}  // namespace
-
-Clock& system_clock() {
-  static SystemClock* clock = new SystemClock();
-  return *clock;
-}
 
 std::string format_time(TimePoint time) {
   const auto seconds = std::chrono::floor<std::chrono::seconds>(time);
@@ -34,7 +20,7 @@ std::string format_time(TimePoint time) {
 }
 
 std::optional<TimePoint> parse_time(std::string_view text) {
-  const auto micros = planner::parse_iso8601_micros(text);
+  const auto micros = parse_iso8601_micros(text);
   if (!micros) return std::nullopt;
   return TimePoint{std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds{*micros})};
 }
