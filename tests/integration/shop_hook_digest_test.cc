@@ -104,8 +104,11 @@ TEST_F(ShopHookDigest, AKeyedDigestOfTheEnvValueDecidesAndNothingLeaksIt) {
   EXPECT_NE(why.find("hook pre-hook 1 env_var SHOP_AUDIT_TAG changed"), std::string::npos) << why;
   const auto manifest = nlohmann::json::parse(project_->read("target/manifest.json"));
   for (const auto& child : manifest.at("child_map").at(dim.at("id").get<std::string>())) {
-    for (const auto& e : changed.at("entries"))
-      if (e.at("id") == child) EXPECT_EQ(decision(e), "build:upstream_code_changed") << e.dump(2);
+    for (const auto& e : changed.at("entries")) {
+      if (e.at("id") == child) {
+        EXPECT_EQ(decision(e), "build:upstream_code_changed") << e.dump(2);
+      }
+    }
   }
 
   // A key file others can read is refused, naming it; nothing is planned or recorded.
