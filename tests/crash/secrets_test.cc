@@ -72,8 +72,8 @@ TEST(SecretsNeverLeak, PasswordsInTheStateUrlAndTheEnvironmentAreNeverPrintedOrW
       {"state", "explain", "stg_orders", "--state", url},
       {"state", "copy", "--to", url},
       {"state", "copy", "--from", url, "--to", "sqlite:" + (p.dir() / "copy.db").string()},
-      {"state", "plan", "--state", "host=127.0.0.1 port=" + std::to_string(*port) + " user=ods password=" +
-                                       url_password + " dbname=ods_state"},
+      {"state", "plan", "--state",
+       "host=127.0.0.1 port=" + std::to_string(*port) + " user=ods password=" + url_password + " dbname=ods_state"},
   };
   int checked = 0;
   for (const auto& args : commands) {
