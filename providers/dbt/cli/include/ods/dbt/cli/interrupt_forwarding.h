@@ -1,8 +1,8 @@
 #pragma once
 // Ctrl-C while dbt runs: SIGINT and SIGTERM to ods go to the running dbt (which stops cleanly
 // on SIGINT) through the generic SignalForwarder (ods/process/signal_forwarder.h).
-#include "ods/dbt/cli/dbt_invocation.h"
 #include "ods/base/result.h"
+#include "ods/dbt/cli/dbt_invocation.h"
 
 namespace ods::dbt {
 
