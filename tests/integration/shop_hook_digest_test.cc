@@ -11,7 +11,7 @@
 #include <set>
 
 #include "harness/shop_baseline.h"
-#include "ods/planner/fingerprint.h"
+#include "ods/base/sha256.h"
 
 namespace ods::testing {
 namespace {
@@ -132,7 +132,7 @@ TEST_F(ShopHookDigest, AKeyedDigestOfTheEnvValueDecidesAndNothingLeaksIt) {
   ASSERT_FALSE(written.empty());
   for (const std::string value : {kFirstValue, kSecondValue}) {
     for (const std::string& secret :
-         {value, planner::sha256_hex(value), planner::sha256_hex("SHOP_AUDIT_TAG=" + value)}) {
+         {value, sha256_hex(value), sha256_hex("SHOP_AUDIT_TAG=" + value)}) {
       EXPECT_EQ(written.find(secret), std::string::npos) << "found " << secret;
       EXPECT_EQ(written.find(secret.substr(0, 12)), std::string::npos) << "found a prefix of " << secret;
     }
