@@ -21,6 +21,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {"cycle", "The project's graph has a cycle."},
     {"dbt_failed", "dbt ran and reported failure."},
     {"dbt_not_found", "No dbt executable where one was looked for."},
+    {"digest_key", "The key of the hooks' keyed digest is unusable: too short, unreadable, or readable by others."},
     {"empty_run", "run_results.json holds no result to record."},
     {"git_credentials", "The credentials for a git checkout cannot be prepared."},
     {"git_failed", "git is missing, or the repository or revision is not reachable."},
