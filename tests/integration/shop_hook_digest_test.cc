@@ -131,8 +131,7 @@ TEST_F(ShopHookDigest, AKeyedDigestOfTheEnvValueDecidesAndNothingLeaksIt) {
   const std::string written = everything_ods_wrote();
   ASSERT_FALSE(written.empty());
   for (const std::string value : {kFirstValue, kSecondValue}) {
-    for (const std::string& secret :
-         {value, sha256_hex(value), sha256_hex("SHOP_AUDIT_TAG=" + value)}) {
+    for (const std::string& secret : {value, sha256_hex(value), sha256_hex("SHOP_AUDIT_TAG=" + value)}) {
       EXPECT_EQ(written.find(secret), std::string::npos) << "found " << secret;
       EXPECT_EQ(written.find(secret.substr(0, 12)), std::string::npos) << "found a prefix of " << secret;
     }

@@ -327,7 +327,7 @@ Result<std::string> canonical_json_text(std::string_view text, std::string_view 
     ods::json::append_canonical(reader, out, {.drop = drop, .top_level = top_level});
     reader.finish();
   } catch (const ods::json::SyntaxError& e) {
-    std::string where = context;
+    std::string where = std::move(context);
     if (!e.path().empty()) where += (where.empty() ? "" : ".") + e.path();
     if (!where.empty()) where = " (reading " + where + ")";
     return fail("invalid_artifact", std::string(file) + ": not valid JSON at byte " + std::to_string(e.offset()) +

@@ -155,7 +155,7 @@ void append_json_string(std::string_view s, std::string& out);
 
 // The canonical JSON (ods/json/canonical.h, the one canonicaliser) of the JSON `text`;
 // top-level members named in `drop` are left out. Errors: "invalid_artifact" naming `file`,
-// `context` and the byte. When `top_level` is given When `top_level` is given
+// `context` and the byte. When `top_level` is given
 // and `text` is an object, its members (dropped ones too) are listed there with their
 // values' text, so a caller can read a few of them without scanning the text again.
 Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
