@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   // 2026-02-28T23:59:30Z: a month end, the day before March.
-  const ods::control::TimePoint start{std::chrono::seconds(1772323170)};
+  const ods::TimePoint start{std::chrono::seconds(1772323170)};
   const auto next = schedule->next_after(start);
   ods::fuzz::require(next.has_value(), "an accepted schedule with no next run", schedule->text());
   ods::fuzz::require(*next > start, "a next run that is not later", schedule->text());
