@@ -48,6 +48,11 @@ TEST(JsonReader, RejectsMalformedInput) {
       {R"({"a": "bad \q escape"})", "invalid escape"},
       {R"({"a": "\ud800 lone"})", "unpaired surrogate"},
       {"{\"a\": \"raw\ncontrol\"}", "control character"},
+      {"{\"a\": \"ab\xC3t\"}", "invalid UTF-8"},            // a lead byte, then ASCII (found by fuzz_manifest)
+      {"{\"a\": \"\xC0\xAF overlong\"}", "invalid UTF-8"},  // an overlong '/'
+      {"{\"a\": \"\xED\xA0\x80 surrogate\"}", "invalid UTF-8"},
+      {"{\"a\": \"0123456789abcdef\xFF\"}", "invalid UTF-8"},  // past the 16-byte scan
+      {"{\"a\": \"\xE2\x82", "invalid UTF-8"},                 // truncated at the end
       {R"({"a": 01})", "expected '}'"},
       {R"({"a": -})", "invalid number"},
       {R"({"a": tru})", "invalid literal"},
@@ -64,6 +69,14 @@ TEST(JsonReader, RejectsMalformedInput) {
     EXPECT_THAT(result.error().message, HasSubstr("(reading ctx)")) << text;
     EXPECT_THAT(result.error().message, HasSubstr(what)) << text;
   }
+}
+
+TEST(JsonReader, KeepsValidUtf8AsIs) {
+  const std::string text = "{\"a\": \"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8D\xB0 and a long ASCII tail\"}";
+  const auto result =
+      parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->at("a").get<std::string>(), "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8D\xB0 and a long ASCII tail");
 }
 
 TEST(JsonReader, KeepsOnlyWhatIsAskedFor) {

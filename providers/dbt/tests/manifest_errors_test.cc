@@ -51,6 +51,23 @@ TEST(ManifestErrors, MalformedJsonNamesFileAndByte) {
   EXPECT_THAT(read_dbt_project(paths, {}).error().message, HasSubstr("top level: expected an object"));
 }
 
+TEST(ManifestErrors, InvalidUtf8IsRefusedNotACrash) {
+  // Found by fuzz_manifest: a string with a stray UTF-8 lead byte was accepted, and writing
+  // the snapshot (nlohmann's dump) then threw and ended the process.
+  std::string text = read_text(fixture_path("build_manifest.json"));
+  const std::string field = "\"raw_code\": \"";
+  const auto at = text.find(field);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + field.size(), "\xC3t");
+  ArtifactPaths paths;
+  paths.manifest = write_text(text, "manifest.json");
+  const auto project = read_dbt_project(paths, {});
+  ASSERT_FALSE(project.has_value());
+  EXPECT_EQ(project.error().code, "invalid_artifact");
+  EXPECT_THAT(project.error().message, HasSubstr(paths.manifest.string() + ": not valid JSON at byte "));
+  EXPECT_THAT(project.error().message, HasSubstr("invalid UTF-8"));
+}
+
 TEST(ManifestErrors, WrongFieldTypesNameTheFieldPath) {
   struct Case {
     std::function<void(OJson&)> edit;
