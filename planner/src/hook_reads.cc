@@ -120,25 +120,12 @@ std::string_view kind_name(ContextRead::Kind kind) {
 std::optional<std::vector<ContextRead>> literal_context_reads(std::string_view hook) {
   if (jinja_impurity(hook)) return std::nullopt;  // calls, {% do %}, filters, unlexable text
   std::vector<ContextRead> reads;
-  std::size_t pos = 0;
-  while ((pos = hook.find('{', pos)) != std::string_view::npos) {
-    const char kind = pos + 1 < hook.size() ? hook[pos + 1] : '\0';
-    if (kind == '#') {
-      const std::size_t end = hook.find("#}", pos + 2);
-      if (end == std::string_view::npos) return std::nullopt;
-      pos = end + 2;
-      continue;
-    }
-    if (kind != '{' && kind != '%') {
-      ++pos;
-      continue;
-    }
-    std::size_t begin = pos + 2;
-    if (begin < hook.size() && (hook[begin] == '-' || hook[begin] == '+')) ++begin;
-    BlockLexer lexer(hook, begin, kind == '{' ? "}}" : "%}");
-    if (!BlockReads(lexer, reads).read()) return std::nullopt;
-    pos = lexer.end();
-  }
+  bool literal = true;
+  const auto open_comment = jinja::for_each_block(hook, [&](BlockLexer& lexer, char /*kind*/) {
+    literal = BlockReads(lexer, reads).read();
+    return literal;
+  });
+  if (!literal || open_comment) return std::nullopt;
   return reads;
 }
 

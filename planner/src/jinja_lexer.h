@@ -2,6 +2,7 @@
 // Internal to the planner: a lexer for the inside of one Jinja {{ }} or {% %} block, just
 // detailed enough for the purity allow-list (jinja_purity.cc). Not a Jinja parser.
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace ods::planner::jinja {
@@ -53,5 +54,35 @@ class BlockLexer {
   bool done_ = false;
   Token last_{TokenKind::kBlockEnd, {}, 0};
 };
+
+// Walks the {{ }} and {% %} blocks of a template in order; plain text and {# #} comments are
+// skipped. For each block, calls on_block(lexer, kind) with a lexer at the block's first
+// token (after the opening delimiter and its optional -/+) and kind '{' or '%'; on_block reads
+// the block (to kBlockEnd, for the walk to go on past it) and returns false to stop the walk.
+// Returns the offset of an unterminated {# (the rest of the template is that comment), or
+// nullopt. The one block walk of the purity check and the hooks' literal reads.
+template <typename OnBlock>
+std::optional<std::size_t> for_each_block(std::string_view text, OnBlock&& on_block) {
+  std::size_t pos = 0;
+  while ((pos = text.find('{', pos)) != std::string_view::npos) {
+    const char kind = pos + 1 < text.size() ? text[pos + 1] : '\0';
+    if (kind == '#') {
+      const std::size_t end = text.find("#}", pos + 2);
+      if (end == std::string_view::npos) return pos;
+      pos = end + 2;
+      continue;
+    }
+    if (kind != '{' && kind != '%') {
+      ++pos;
+      continue;
+    }
+    std::size_t begin = pos + 2;
+    if (begin < text.size() && (text[begin] == '-' || text[begin] == '+')) ++begin;
+    BlockLexer lexer(text, begin, kind == '{' ? "}}" : "%}");
+    if (!on_block(lexer, kind)) return std::nullopt;
+    pos = lexer.end();
+  }
+  return std::nullopt;
+}
 
 }  // namespace ods::planner::jinja

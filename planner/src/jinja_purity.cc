@@ -52,26 +52,13 @@ class PurityChecker {
 
   // The whole template: nullopt when every block is pure, otherwise the first reason.
   std::optional<std::string> check() {
-    std::size_t pos = 0;
-    while ((pos = text_.find('{', pos)) != std::string_view::npos) {
-      const char kind = pos + 1 < text_.size() ? text_[pos + 1] : '\0';
-      if (kind == '#') {
-        const std::size_t end = text_.find("#}", pos + 2);
-        if (end == std::string_view::npos) return at_line("unterminated {#", pos);
-        pos = end + 2;
-        continue;
-      }
-      if (kind != '{' && kind != '%') {
-        ++pos;
-        continue;
-      }
-      std::size_t begin = pos + 2;
-      if (begin < text_.size() && (text_[begin] == '-' || text_[begin] == '+')) ++begin;
-      BlockLexer lexer(text_, begin, kind == '{' ? "}}" : "%}");
-      auto impurity = kind == '{' ? check_expression(lexer) : check_statement(lexer);
-      if (impurity) return impurity;
-      pos = lexer.end();
-    }
+    std::optional<std::string> impurity;
+    const auto open_comment = jinja::for_each_block(text_, [&](BlockLexer& lexer, char kind) {
+      impurity = kind == '{' ? check_expression(lexer) : check_statement(lexer);
+      return !impurity;
+    });
+    if (impurity) return impurity;
+    if (open_comment) return at_line("unterminated {#", *open_comment);
     return std::nullopt;
   }
 
