@@ -21,9 +21,9 @@
 namespace ods::testing {
 namespace {
 
-using nlohmann::json;
 using callback::testing::kFct;
 using callback::testing::kStg;
+using nlohmann::json;
 
 constexpr std::size_t kLimit = 1u << 20;  // the server's body limit in this suite
 
@@ -42,8 +42,8 @@ std::string results_body(const planner::ProjectInputs& inputs = shop_inputs()) {
   callback::ResultsRequest r;
   r.inputs = inputs;
   callback::BuildReport b;
-  b.results = callback::BuildResults{"inv",   "2026-11-30T02:00:01Z", "2026-11-30T02:00:09Z", {{kStg, "success"}, {kFct, "success"}},
-                                     {},      {},                     {},                     ""};
+  b.results = callback::BuildResults{
+      "inv", "2026-11-30T02:00:01Z", "2026-11-30T02:00:09Z", {{kStg, "success"}, {kFct, "success"}}, {}, {}, {}, ""};
   r.build = b;
   return callback::to_json(r);
 }
@@ -111,8 +111,7 @@ class HostileCallbackRequests : public ::testing::Test {
     auto history = store->history("shop/default", 0);
     EXPECT_TRUE(ledger && history);
     if (!ledger || !history) return "the store could not be read";
-    for (const auto& r : *ledger)
-      out["runs"].push_back({r.run_id, r.outcome, r.inputs_digest, r.plan, r.details});
+    for (const auto& r : *ledger) out["runs"].push_back({r.run_id, r.outcome, r.inputs_digest, r.plan, r.details});
     for (const auto& s : *history) out["history"].push_back({s.id, s.run_id});
     auto head = store->latest("shop/default");
     if (head && *head) out["head"] = (*head)->document;
@@ -202,8 +201,8 @@ std::vector<Case> hostile_cases(const std::function<std::string(const std::strin
        "inputs"},
       {"results of a run never planned",
        http("POST /v1/runs/team/fresh/results HTTP/1.1", token("fresh", ""), results_body()), 409, "not_planned", ""},
-      {"inputs after the run ended",
-       http("POST /v1/runs/team/done/inputs HTTP/1.1", token("done", ""), valid), 409, "already_recorded", ""},
+      {"inputs after the run ended", http("POST /v1/runs/team/done/inputs HTTP/1.1", token("done", ""), valid), 409,
+       "already_recorded", ""},
       {"results replayed after the run ended",
        http("POST /v1/runs/team/done/results HTTP/1.1", token("done", ""), results_body()), 200, "", ""},
       {"inputs replayed", http(open, t, valid), 200, "", ""},

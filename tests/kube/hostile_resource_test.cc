@@ -270,8 +270,11 @@ TEST_F(HostileResourceTest, TheSchemaRefusesWrongTypesSizesCronSelectorsAndSecre
         client().remove(file == "shop-dbtrun.yaml" ? res::kDbtRuns : res::kDbtProjects, {namespace_, "probe-valid"}));
   }
   ASSERT_TRUE(eventually([&] { return count(res::kDbtProjects) + count(res::kDbtRuns) == 0; }));
+  // Read once (kubectl converts the YAML): each case breaks a copy.
+  const Json project_example = example("shop-dbtproject.yaml", namespace_);
+  const Json run_example = example("shop-dbtrun.yaml", namespace_);
   for (const auto& c : cases) {
-    Json resource = example(c.run ? "shop-dbtrun.yaml" : "shop-dbtproject.yaml", namespace_);
+    Json resource = c.run ? run_example : project_example;
     resource["metadata"]["name"] = "probe";
     c.break_it(resource);
     auto created = client().create(c.run ? res::kDbtRuns : res::kDbtProjects, namespace_, resource);
