@@ -4,6 +4,7 @@
 // free loopback port with a map of runs and a log of phases, and `ods pod` as a child
 // process on a copy of examples/shop (DuckDB).
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,8 +48,10 @@ class PhaseLog final : public callback::RunListener {
 
 // A callback server on 127.0.0.1: on `port` (0: a free one, retried when lost to a race).
 // Fails the test and returns nullptr when it cannot listen.
-std::unique_ptr<callback::CallbackServer> start_test_server(TestRuns& runs, PhaseLog& log, contracts::StateStore& store,
-                                                            int port = 0, std::size_t max_body_bytes = 64u << 20);
+// `on_refused` is told each refused request (CallbackServerOptions::on_refused).
+std::unique_ptr<callback::CallbackServer> start_test_server(
+    TestRuns& runs, PhaseLog& log, contracts::StateStore& store, int port = 0, std::size_t max_body_bytes = 64u << 20,
+    std::function<void(const callback::RefusedRequest&)> on_refused = {});
 
 // The port of a server's url ("http://127.0.0.1:PORT").
 int port_of(const callback::CallbackServer& server);

@@ -14,4 +14,11 @@ std::expected<int, std::string> free_loopback_port();
 // and body as received, or why no response came.
 std::expected<std::string, std::string> loopback_http_get(int port, const std::string& path);
 
+// Sends `request` (raw bytes: any HTTP, well-formed or not) to 127.0.0.1:<port> and returns what
+// came back until the server closed the connection or `timeout_seconds` passed without a byte
+// (possibly nothing); an error only when no connection could be made. A server closing while the
+// request is still being sent is no error: its answer (e.g. a 413) is read.
+std::expected<std::string, std::string> loopback_exchange(int port, const std::string& request,
+                                                          int timeout_seconds = 2);
+
 }  // namespace ods::testing

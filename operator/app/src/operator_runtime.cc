@@ -201,6 +201,10 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
   callback::CallbackServerOptions server_options;
   server_options.host = p.deps.options.callback_listen.host;
   server_options.port = p.deps.options.callback_listen.port;
+  server_options.on_refused = [log = p.deps.log.child("callback")](const callback::RefusedRequest& r) {
+    log.warn("callback request refused",
+             {{"method", r.method}, {"path", r.path}, {"status", r.status}, {"error", r.body}});
+  };
   auto server = callback::start_callback_server(
       server_options, callback::CallbackDeps{p.deps.tokens, p.lookup, p.phase_writer, p.deps.store});
   if (!server) return std::unexpected(server.error());

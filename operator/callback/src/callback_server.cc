@@ -5,6 +5,8 @@
 #include <cpprest/containerstream.h>
 #include <cpprest/http_listener.h>
 
+#include <cctype>
+
 #include "ods/callback/protocol.h"
 
 namespace ods::callback {
@@ -36,11 +38,21 @@ std::optional<std::string> bounded_body(http_request& request, std::size_t limit
   return std::move(buffer.collection());
 }
 
+// Whether a Content-Type header says JSON ("application/json", parameters such as a charset
+// allowed, any case). An absent header is taken as JSON: the body is parsed as JSON anyway.
+bool is_json_media_type(std::string value) {
+  value = value.substr(0, value.find(';'));
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == "application/json";
+}
+
 class Server final : public CallbackServer {
  public:
   Server(const CallbackServerOptions& options, std::unique_ptr<CallbackService> service)
       : url_("http://" + options.host + ":" + std::to_string(options.port)),
         limit_(options.max_body_bytes),
+        on_refused_(options.on_refused),
         service_(std::move(service)),
         listener_(web::uri(url_)) {
     listener_.support([this](const http_request& request) { serve(request); });
@@ -59,9 +71,14 @@ class Server final : public CallbackServer {
     CallbackResponse response;
     try {
       const auto length = request.headers().content_length();
+      const auto type = request.headers().find("Content-Type");
       std::optional<std::string> body;
       if (length <= limit_) body = bounded_body(request, limit_);
-      if (!body) {
+      if (type != request.headers().end() && !is_json_media_type(type->second)) {
+        response = {415,
+                    error_json("unsupported_media_type", "",
+                               "Content-Type " + type->second.substr(0, 100) + ": the body must be application/json")};
+      } else if (!body) {
         response = {413, error_json("too_large", "",
                                     "the body is larger than the limit of " + std::to_string(limit_) + " bytes")};
       } else {
@@ -72,6 +89,12 @@ class Server final : public CallbackServer {
       }
     } catch (const std::exception& e) {
       response = {400, error_json("bad_request", "", std::string("the request could not be read: ") + e.what())};
+    }
+    if (response.status >= 400 && on_refused_) {
+      try {
+        on_refused_({request.method(), request.relative_uri().path(), response.status, response.body});
+      } catch (...) {  // a log sink failing never changes the answer
+      }
     }
     request.reply(static_cast<web::http::status_code>(response.status), response.body, "application/json")
         .then([](const pplx::task<void>& t) {
@@ -84,6 +107,7 @@ class Server final : public CallbackServer {
 
   std::string url_;
   std::size_t limit_;
+  std::function<void(const RefusedRequest&)> on_refused_;
   std::unique_ptr<CallbackService> service_;
   http_listener listener_;
 };

@@ -2,6 +2,7 @@
 // The HTTP server runner pods report to (cpprestsdk http_listener): POST requests to
 // /v1/runs/<namespace>/<name>/{inputs,results}, handled by a CallbackService.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -12,10 +13,21 @@ namespace ods::callback {
 
 inline constexpr std::size_t kDefaultMaxBodyBytes = 64u << 20;  // 64 MiB
 
+// A request the server answered with a 4xx or 5xx status, as it is logged: never the
+// Authorization header nor the body (they may carry a token or a key).
+struct RefusedRequest {
+  std::string method;
+  std::string path;
+  int status = 0;
+  std::string body;  // the error JSON sent back ({"error": {"code", "field", "message"}})
+};
+
 struct CallbackServerOptions {
   std::string host = "0.0.0.0";                       // the address to listen on ("127.0.0.1" in tests)
   int port = 8080;                                    // a fixed port (pods reach it through a Service)
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;  // larger bodies: 413, not read further
+  // Told each refused request (on the handling thread; must be thread-safe). Empty: not told.
+  std::function<void(const RefusedRequest&)> on_refused;
 };
 
 class CallbackServer {

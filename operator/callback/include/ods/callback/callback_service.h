@@ -8,7 +8,7 @@
 // Status codes: 200 answered; 400 malformed body or path (the error names the field);
 // 401 missing or wrong token; 404 unknown run or path; 405 not POST; 409 out of order
 // (results before inputs, inputs that differ from the planned ones, inputs after the run
-// was recorded); 413 body too large (the server's); 503 the run lookup or the state store
+// was recorded); 413 body too large and 415 not JSON (the server's); 503 the run lookup or the state store
 // is unavailable now (the pod retries); 500 anything else. A refused request changes nothing.
 #include <memory>
 #include <string>
