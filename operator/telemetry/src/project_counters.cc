@@ -34,7 +34,8 @@ void ProjectCounters::add_project(const std::string& project) {
 void ProjectCounters::increment(const std::string& project, std::size_t slot, double by) {
   std::lock_guard lock(mutex_);
   double& value = row_locked(project).at(slot);
-  value = (std::isnan(value) ? 0 : value) + by;
+  if (std::isnan(value)) value = 0;
+  if (by >= 0) value += by;  // as prometheus::Counter::Increment, which ignores a negative (and here NaN) `by`
 }
 
 void ProjectCounters::remove_project(const std::string& project) {

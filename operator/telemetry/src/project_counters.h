@@ -35,7 +35,8 @@ class ProjectCounters {
   std::optional<std::size_t> find(std::string_view family, const prometheus::Labels& labels) const;
   // Every counter of `project` present, at 0 unless it already was. Idempotent.
   void add_project(const std::string& project);
-  // Adds `by` to the counter `slot` of `project` (present from now on).
+  // Adds `by` to the counter `slot` of `project` (present from now on); a negative or NaN `by`
+  // adds nothing, as prometheus::Counter::Increment.
   void increment(const std::string& project, std::size_t slot, double by);
   // Every counter of `project` gone.
   void remove_project(const std::string& project);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "metrics_scrape.h"
 
 namespace ods::telemetry {
@@ -142,6 +144,7 @@ TEST(OperatorMetricsTest, AProjectsCountersAppearAtZeroCountAndGoAway) {
   metrics.record_run("shop", "succeeded", 5);
   metrics.record_run("shop", "cancelled", 5);  // an outcome add_project does not make appear
   metrics.count_build_seconds("shop", 12.5, 30);
+  metrics.count_build_seconds("shop", -1, std::nan(""));  // counters never go down (nor to NaN)
   metrics.count_nodes("shop", NodeAction::reuse, "unchanged", 4);
   metrics.count_nodes("shop", NodeAction::build, "not_a_catalog_code");
   metrics.count_nodes("billing", NodeAction::reuse, "unchanged", 2);  // never added
