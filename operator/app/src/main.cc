@@ -108,7 +108,7 @@ int run(const OperatorOptions& o) {
     // Only the leader serves callbacks: the Service sends runner pods to the ready replica.
     return leadership.leading() ? telemetry::CheckStatus::passing() : telemetry::CheckStatus::failing("not the leader");
   };
-  auto endpoints = telemetry::EndpointServer::start(endpoint, metrics.registry());
+  auto endpoints = telemetry::EndpointServer::start(endpoint, metrics.collectable());
   if (!endpoints) return fail_start("cannot serve /metrics", endpoints.error());
   log.info("ods-operator started", {{"identity", o.identity},
                                     {"metrics", (*endpoints)->url()},

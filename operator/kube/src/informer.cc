@@ -75,14 +75,14 @@ std::optional<Json> Informer::get(const ObjectKey& key) const {
   std::lock_guard lock(mutex_);
   auto it = cache_.find(key.str());
   if (it == cache_.end()) return std::nullopt;
-  return it->second;
+  return Json::from_cbor(it->second.cbor);
 }
 
 std::vector<Json> Informer::list() const {
   std::lock_guard lock(mutex_);
   std::vector<Json> objects;
   objects.reserve(cache_.size());
-  for (const auto& [key, object] : cache_) objects.push_back(object);
+  for (const auto& [key, object] : cache_) objects.push_back(Json::from_cbor(object.cbor));
   return objects;
 }
 
@@ -97,15 +97,24 @@ std::optional<std::vector<Json>> Informer::by_index(const std::string& index, co
   const auto bucket = filed->second.find(value);
   if (bucket == filed->second.end()) return objects;
   for (const std::string& key : bucket->second) {
-    if (key.starts_with(prefix)) objects.push_back(cache_.at(key));
+    if (key.starts_with(prefix)) objects.push_back(Json::from_cbor(cache_.at(key).cbor));
   }
   return objects;
 }
 
-void Informer::file(const std::string& key, const Json& object, bool add) {
+Informer::Cached Informer::cached(const Json& object) const {
+  Cached c{Json::to_cbor(object), resource_version_of(object), {}};
+  c.cbor.shrink_to_fit();
+  c.filed.reserve(options_.indexes.size());
+  for (const auto& [name, index_function] : options_.indexes) c.filed.push_back(index_function(object));
+  return c;
+}
+
+void Informer::file(const std::string& key, const Cached& object, bool add) {
+  std::size_t i = 0;
   for (const auto& [name, index_function] : options_.indexes) {
     auto& values = index_[name];
-    for (const std::string& value : index_function(object)) {
+    for (const std::string& value : object.filed[i++]) {
       if (add) {
         values[value].insert(key);
         continue;
@@ -118,10 +127,11 @@ void Informer::file(const std::string& key, const Json& object, bool add) {
   }
 }
 
-void Informer::cache_put(const std::string& key, Json object) {
+void Informer::cache_put(const std::string& key, const Json& object) {
   if (const auto old = cache_.find(key); old != cache_.end()) file(key, old->second, false);
-  file(key, object, true);
-  cache_[key] = std::move(object);
+  Cached entry = cached(object);
+  file(key, entry, true);
+  cache_[key] = std::move(entry);
 }
 
 void Informer::cache_erase(const std::string& key) {
@@ -201,32 +211,41 @@ bool Informer::relist() {
     record_error("list: " + listed.error().message);
     return false;
   }
+  // The listed objects stay DOMs only until the cache holds them and the handler has heard of
+  // the changes; each is encoded once.
   std::map<std::string, Json> fresh;
   for (Json& item : (*listed)["items"]) {
     if (options_.transform) options_.transform(item);
     const std::string key = key_of(item).str();
     fresh[key] = std::move(item);
   }
+  const std::string list_version = (*listed)["metadata"].value("resourceVersion", "");
+  listed->clear();
   std::vector<std::pair<WatchEvent::Type, Json>> changes;
   bool first_list = false;
   {
     std::lock_guard lock(mutex_);
     first_list = !synced_;
     for (const auto& [key, object] : cache_)
-      if (!fresh.contains(key)) changes.emplace_back(WatchEvent::Type::deleted, object);
-    for (const auto& [key, object] : fresh) {
+      if (!fresh.contains(key)) changes.emplace_back(WatchEvent::Type::deleted, Json::from_cbor(object.cbor));
+    std::map<std::string, Cached> entries;
+    for (auto& [key, object] : fresh) {
+      Cached entry = cached(object);
       auto old = cache_.find(key);
       if (old == cache_.end())
-        changes.emplace_back(WatchEvent::Type::added, object);
-      else if (resource_version_of(old->second) != resource_version_of(object))
-        changes.emplace_back(WatchEvent::Type::modified, object);
+        changes.emplace_back(WatchEvent::Type::added, std::move(object));
+      else if (old->second.resource_version != entry.resource_version)
+        changes.emplace_back(WatchEvent::Type::modified, std::move(object));
+      entries.emplace(key, std::move(entry));
     }
-    cache_ = std::move(fresh);
+    fresh.clear();
+    cache_ = std::move(entries);
     index_.clear();
     for (const auto& [key, object] : cache_) file(key, object, true);
-    resource_version_ = (*listed)["metadata"].value("resourceVersion", "");
+    resource_version_ = list_version;
   }
   for (const auto& [type, object] : changes) handler_(type, object);
+  changes.clear();
   if (first_list) {
     // Synced only once the handler has been told of everything listed: a caller that
     // waited for the sync sees the handler's view complete.

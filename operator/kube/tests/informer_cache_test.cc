@@ -221,6 +221,48 @@ TEST_F(InformerCacheTest, WithoutATransformTheCacheKeepsObjectsWhole) {
   informer.stop();
 }
 
+// The cache keeps objects encoded (CBOR), not as DOMs: every read gives back the object as it was
+// listed or watched, value types included; a relist still tells the handler only of what changed.
+TEST_F(InformerCacheTest, ObjectsReadBackAsTheyCameAndARelistHearsOnlyChangedVersions) {
+  Json odd = run("shop", "odd", "p", 1);
+  odd["status"] = {{"negative", -3},         {"big", 18446744073709551615ULL},
+                   {"ratio", 0.1},           {"ok", true},
+                   {"none", nullptr},        {"text", "caf\u00e9 \u2713 \"quoted\"\n"},
+                   {"empty", Json::array()}, {"nested", {{"list", {1, "two", 3.5, Json::object()}}}}};
+  client.set_listed({odd, run("shop", "same", "p", 2)}, 2);
+  Informer informer(client, options(), handler);
+  informer.start();
+  ASSERT_TRUE(informer.wait_for_sync(kLimit)) << informer.last_error();
+  Json stripped = odd;
+  strip_unread_members(stripped);
+  const Json got = informer.get({"shop", "odd"}).value();
+  EXPECT_EQ(got, stripped) << got.dump();
+  EXPECT_TRUE(got["status"]["negative"].is_number_integer());
+  EXPECT_TRUE(got["status"]["big"].is_number_unsigned());
+  EXPECT_TRUE(got["status"]["ratio"].is_number_float());
+  EXPECT_EQ(informer.list().front(), stripped);
+  EXPECT_EQ(informer.by_index(kIndex, "p", "shop").value().front(), stripped);
+
+  // Relisted: odd changed (a new resourceVersion), same did not, zz is new (heard last: the
+  // handler hears a relist's changes in key order).
+  Json changed = odd;
+  changed["metadata"]["resourceVersion"] = "3";
+  client.set_listed({changed, run("shop", "same", "p", 2), run("shop", "zz", "p", 3)}, 3);
+  {
+    std::lock_guard lock(heard_mutex);
+    heard.clear();
+  }
+  client.send({WatchEvent::Type::error, {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}}});
+  auto heard_names = [&] {
+    std::lock_guard lock(heard_mutex);
+    return names(heard);
+  };
+  ASSERT_TRUE(eventually(kLimit, [&] { return heard_names().ends_with("shop/zz"); })) << heard_names();
+  EXPECT_EQ(heard_names(), "shop/odd,shop/zz") << "same kept its resourceVersion: not heard";
+  std::lock_guard lock(heard_mutex);
+  EXPECT_EQ(heard.front()["metadata"]["resourceVersion"], "3");
+}
+
 TEST(StripUnreadMembers, LeavesOtherShapesAlone) {
   Json no_metadata = {{"kind", "Status"}};
   strip_unread_members(no_metadata);

@@ -1,6 +1,7 @@
 #include "ods/telemetry/endpoint_server.h"
 
 #include <cpprest/http_listener.h>
+#include <malloc.h>
 #include <prometheus/text_serializer.h>
 
 #include <charconv>
@@ -40,8 +41,8 @@ void answer_check(const http_request& request, const HealthCheck& check, const s
 
 class CppRestEndpointServer final : public EndpointServer {
  public:
-  CppRestEndpointServer(EndpointOptions options, std::shared_ptr<prometheus::Registry> registry, std::string url)
-      : options_(std::move(options)), registry_(std::move(registry)), url_(std::move(url)), listener_(url_) {
+  CppRestEndpointServer(EndpointOptions options, std::shared_ptr<prometheus::Collectable> metrics, std::string url)
+      : options_(std::move(options)), metrics_(std::move(metrics)), url_(std::move(url)), listener_(url_) {
     listener_.support([this](const http_request& request) { handle(request); });
   }
   ~CppRestEndpointServer() override { stop(); }
@@ -80,10 +81,13 @@ class CppRestEndpointServer final : public EndpointServer {
       return;
     }
     try {
-      if (path == "/metrics")
-        answer(request, status_codes::OK, prometheus::TextSerializer().Serialize(registry_->Collect()),
-               kPrometheusText);
-      else if (path == "/healthz")
+      if (path == "/metrics") {
+        answer(request, status_codes::OK, prometheus::TextSerializer().Serialize(metrics_->Collect()), kPrometheusText);
+        // The collected families are freed by now, in small blocks between long-lived ones, which
+        // glibc keeps: give their pages back (14 MB resident a scrape at 1,000 projects,
+        // docs/benchmarks.md "Operator at scale").
+        malloc_trim(0);
+      } else if (path == "/healthz")
         answer_check(request, options_.liveness, "unhealthy: ");
       else
         answer_check(request, options_.readiness, "not ready: ");
@@ -93,7 +97,7 @@ class CppRestEndpointServer final : public EndpointServer {
   }
 
   EndpointOptions options_;
-  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<prometheus::Collectable> metrics_;
   std::string url_;
   http_listener listener_;
   bool open_ = false;
@@ -115,15 +119,15 @@ Result<void> parse_bind_address(std::string_view address, EndpointOptions& optio
 }
 
 Result<std::unique_ptr<EndpointServer>> EndpointServer::start(EndpointOptions options,
-                                                              std::shared_ptr<prometheus::Registry> registry) {
-  if (!registry) return fail("invalid_argument", "EndpointServer::start needs a metrics registry");
+                                                              std::shared_ptr<prometheus::Collectable> metrics) {
+  if (!metrics) return fail("invalid_argument", "EndpointServer::start needs the metrics to serve");
   if (options.port <= 0 || options.port > 65535)
     return fail("listen_failed", "the endpoints' port must be 1-65535, not " + std::to_string(options.port));
   if (options.host.empty()) options.host = "0.0.0.0";
   std::string url = "http://" + options.host + ":" + std::to_string(options.port);
   std::unique_ptr<CppRestEndpointServer> server;
   try {
-    server = std::make_unique<CppRestEndpointServer>(std::move(options), std::move(registry), url);
+    server = std::make_unique<CppRestEndpointServer>(std::move(options), std::move(metrics), url);
   } catch (const std::exception& e) {
     return fail("listen_failed", "cannot serve the operator's endpoints on " + url + ": " + e.what());
   }

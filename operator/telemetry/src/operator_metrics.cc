@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "ods/planner/reason_catalog.h"
+#include "project_counters.h"
 
 namespace ods::telemetry {
 
@@ -30,6 +31,33 @@ const Histogram::BucketBoundaries kReconcileBuckets{
 
 std::string str(std::string_view s) { return std::string(s); }
 
+constexpr const char* kNodes = "ods_nodes_total";
+constexpr const char* kNodesHelp = "Nodes the planner decided to build or reuse, by reason code.";
+constexpr const char* kRuns = "ods_runs_total";
+constexpr const char* kRunsHelp = "Runs that ended, by outcome.";
+constexpr const char* kUnknown = "ods_unknown_data_versions_total";
+constexpr const char* kUnknownHelp = "Sources probed without a data version (their readers are built).";
+constexpr const char* kBuildSeconds = "ods_build_seconds_total";
+constexpr const char* kBuildSecondsHelp =
+    "Seconds dbt spent building the nodes of recorded runs (the nodes' own times, summed).";
+constexpr const char* kSaved = "ods_build_seconds_saved_total";
+constexpr const char* kSavedHelp = "Last recorded build seconds of the nodes recorded runs reused.";
+
+// The counters add_project() makes appear at 0: runs of both outcomes, nodes of every reason code
+// (docs/reason-codes.md), unknown data versions, build seconds spent and saved.
+std::vector<ProjectCounters::Slot> project_slots() {
+  std::vector<ProjectCounters::Slot> slots;
+  for (const char* outcome : {"succeeded", "failed"}) slots.push_back({kRuns, kRunsHelp, {{"outcome", outcome}}});
+  for (auto reason : planner::build_reason_codes())
+    slots.push_back({kNodes, kNodesHelp, {{"action", "build"}, {"reason", str(reason)}}});
+  for (auto reason : planner::reuse_reason_codes())
+    slots.push_back({kNodes, kNodesHelp, {{"action", "reuse"}, {"reason", str(reason)}}});
+  for (auto [name, help] :
+       {std::pair{kUnknown, kUnknownHelp}, {kBuildSeconds, kBuildSecondsHelp}, {kSaved, kSavedHelp}})
+    slots.push_back({name, help, {}});
+  return slots;
+}
+
 }  // namespace
 
 struct OperatorMetrics::Families {
@@ -38,10 +66,7 @@ struct OperatorMetrics::Families {
                           .Name("ods_probe_latency_seconds")
                           .Help("Time one probe of a source took (catalog query or content fingerprint).")
                           .Register(r)),
-        nodes(prometheus::BuildCounter()
-                  .Name("ods_nodes_total")
-                  .Help("Nodes the planner decided to build or reuse, by reason code.")
-                  .Register(r)),
+        nodes(prometheus::BuildCounter().Name(kNodes).Help(kNodesHelp).Register(r)),
         reuse_ratio(prometheus::BuildGauge()
                         .Name("ods_reuse_ratio")
                         .Help("Share of the nodes the last run of a project reused (0 to 1).")
@@ -50,19 +75,7 @@ struct OperatorMetrics::Families {
                          .Name("ods_run_duration_seconds")
                          .Help("Duration of a run from its start to its end, by outcome.")
                          .Register(r)),
-        runs(prometheus::BuildCounter().Name("ods_runs_total").Help("Runs that ended, by outcome.").Register(r)),
-        unknown_data_versions(prometheus::BuildCounter()
-                                  .Name("ods_unknown_data_versions_total")
-                                  .Help("Sources probed without a data version (their readers are built).")
-                                  .Register(r)),
-        build_seconds(prometheus::BuildCounter()
-                          .Name("ods_build_seconds_total")
-                          .Help("Seconds dbt spent building the nodes of recorded runs (the nodes' own times, summed).")
-                          .Register(r)),
-        build_seconds_saved(prometheus::BuildCounter()
-                                .Name("ods_build_seconds_saved_total")
-                                .Help("Last recorded build seconds of the nodes recorded runs reused.")
-                                .Register(r)),
+        runs(prometheus::BuildCounter().Name(kRuns).Help(kRunsHelp).Register(r)),
         last_success(prometheus::BuildGauge()
                          .Name("ods_last_successful_run_timestamp_seconds")
                          .Help("Completion time (Unix seconds) of the last successful run of a project.")
@@ -100,16 +113,14 @@ struct OperatorMetrics::Families {
         informer_relists(prometheus::BuildCounter()
                              .Name("ods_informer_relists_total")
                              .Help("Lists after the first per watched resource (410 Gone or an ERROR event).")
-                             .Register(r)) {}
+                             .Register(r)),
+        project_counters(project_slots()) {}
 
   prometheus::Family<Histogram>& probe_latency;
   prometheus::Family<Counter>& nodes;
   prometheus::Family<Gauge>& reuse_ratio;
   prometheus::Family<Histogram>& run_duration;
-  prometheus::Family<Counter>& runs;
-  prometheus::Family<Counter>& unknown_data_versions;
-  prometheus::Family<Counter>& build_seconds;
-  prometheus::Family<Counter>& build_seconds_saved;
+  prometheus::Family<Counter>& runs;  // outcomes other than succeeded and failed
   prometheus::Family<Gauge>& last_success;
   prometheus::Family<Gauge>& schedule_period;
   Gauge& leader;
@@ -120,17 +131,37 @@ struct OperatorMetrics::Families {
   prometheus::Family<Counter>& queue_adds;
   prometheus::Family<Counter>& queue_retries;
   prometheus::Family<Counter>& informer_relists;
+  // Per project: ods_runs_total{outcome=succeeded|failed}, ods_nodes_total of the catalog's
+  // reasons, ods_unknown_data_versions_total, ods_build_seconds_total, ods_build_seconds_saved_total.
+  ProjectCounters project_counters;
+};
+
+// The registry's families with the project counters merged in: what a scrape exports.
+class OperatorMetrics::Exported final : public prometheus::Collectable {
+ public:
+  Exported(const prometheus::Registry& registry, const Families& families) : registry_(registry), families_(families) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    auto collected = registry_.Collect();
+    families_.project_counters.collect_into(collected);
+    return collected;
+  }
+
+ private:
+  const prometheus::Registry& registry_;
+  const Families& families_;
 };
 
 OperatorMetrics::OperatorMetrics()
-    : registry_(std::make_shared<prometheus::Registry>()), families_(std::make_unique<Families>(*registry_)) {
+    : registry_(std::make_shared<prometheus::Registry>()),
+      families_(std::make_unique<Families>(*registry_)),
+      exported_(std::make_shared<Exported>(*registry_, *families_)) {
   families_->leader.Set(0);
 }
 
 OperatorMetrics::~OperatorMetrics() = default;
 
 std::string OperatorMetrics::scrape_text() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
+  return prometheus::TextSerializer().Serialize(exported_->Collect());
 }
 
 void OperatorMetrics::observe_probe(std::string_view project, std::string_view source, double seconds) {
@@ -139,8 +170,14 @@ void OperatorMetrics::observe_probe(std::string_view project, std::string_view s
 
 void OperatorMetrics::count_nodes(std::string_view project, NodeAction action, std::string_view reason,
                                   std::uint64_t count) {
-  families_->nodes.Add({{"project", str(project)}, {"action", str(to_string(action))}, {"reason", str(reason)}})
-      .Increment(static_cast<double>(count));
+  const Labels labels{{"action", str(to_string(action))}, {"reason", str(reason)}};
+  if (auto slot = families_->project_counters.find(kNodes, labels)) {
+    families_->project_counters.increment(str(project), *slot, static_cast<double>(count));
+    return;
+  }
+  Labels with_project = labels;
+  with_project["project"] = str(project);
+  families_->nodes.Add(with_project).Increment(static_cast<double>(count));
 }
 
 void OperatorMetrics::set_reuse_ratio(std::string_view project, std::uint64_t reused, std::uint64_t total) {
@@ -150,30 +187,25 @@ void OperatorMetrics::set_reuse_ratio(std::string_view project, std::uint64_t re
 
 void OperatorMetrics::record_run(std::string_view project, std::string_view outcome, double seconds) {
   const Labels labels{{"project", str(project)}, {"outcome", str(outcome)}};
-  families_->runs.Add(labels).Increment();
+  if (auto slot = families_->project_counters.find(kRuns, {{"outcome", str(outcome)}}))
+    families_->project_counters.increment(str(project), *slot, 1);
+  else
+    families_->runs.Add(labels).Increment();
   families_->run_duration.Add(labels, kRunBuckets).Observe(seconds);
 }
 
 void OperatorMetrics::count_unknown_data_versions(std::string_view project, std::uint64_t count) {
-  families_->unknown_data_versions.Add({{"project", str(project)}}).Increment(static_cast<double>(count));
+  ProjectCounters& counters = families_->project_counters;
+  counters.increment(str(project), *counters.find(kUnknown, {}), static_cast<double>(count));
 }
 
 void OperatorMetrics::count_build_seconds(std::string_view project, double spent, double saved) {
-  families_->build_seconds.Add({{"project", str(project)}}).Increment(spent);
-  families_->build_seconds_saved.Add({{"project", str(project)}}).Increment(saved);
+  ProjectCounters& counters = families_->project_counters;
+  counters.increment(str(project), *counters.find(kBuildSeconds, {}), spent);
+  counters.increment(str(project), *counters.find(kSaved, {}), saved);
 }
 
-void OperatorMetrics::add_project(std::string_view project) {
-  const std::string p = str(project);
-  for (const char* outcome : {"succeeded", "failed"}) families_->runs.Add({{"project", p}, {"outcome", outcome}});
-  for (auto reason : planner::build_reason_codes())
-    families_->nodes.Add({{"project", p}, {"action", "build"}, {"reason", str(reason)}});
-  for (auto reason : planner::reuse_reason_codes())
-    families_->nodes.Add({{"project", p}, {"action", "reuse"}, {"reason", str(reason)}});
-  families_->unknown_data_versions.Add({{"project", p}});
-  families_->build_seconds.Add({{"project", p}});
-  families_->build_seconds_saved.Add({{"project", p}});
-}
+void OperatorMetrics::add_project(std::string_view project) { families_->project_counters.add_project(str(project)); }
 
 namespace {
 
@@ -201,8 +233,8 @@ void OperatorMetrics::remove_project(std::string_view project) {
   Families& f = *families_;
   remove_labelled(f.probe_latency, p);
   remove_labelled(f.run_duration, p);
-  for (auto* counters : {&f.nodes, &f.runs, &f.unknown_data_versions, &f.build_seconds, &f.build_seconds_saved})
-    remove_labelled(*counters, p);
+  for (auto* counters : {&f.nodes, &f.runs}) remove_labelled(*counters, p);
+  f.project_counters.remove_project(p);
   for (auto* gauges : {&f.reuse_ratio, &f.last_success, &f.schedule_period}) remove_labelled(*gauges, p);
 }
 

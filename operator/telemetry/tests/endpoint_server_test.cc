@@ -47,7 +47,7 @@ class EndpointServerTest : public ::testing::Test {
       auto port = free_loopback_port();
       ASSERT_TRUE(port) << port.error();
       options.port = *port;
-      auto started = EndpointServer::start(options, metrics_.registry());
+      auto started = EndpointServer::start(options, metrics_.collectable());
       if (started) {
         server_ = std::move(*started);
         port_ = *port;
@@ -155,7 +155,7 @@ TEST_F(EndpointServerTest, StopClosesThePortAndATakenPortIsAClearError) {
   EndpointOptions same;
   same.host = "127.0.0.1";
   same.port = port_;
-  auto second = EndpointServer::start(same, metrics_.registry());
+  auto second = EndpointServer::start(same, metrics_.collectable());
   ASSERT_FALSE(second) << "two servers on one port";
   EXPECT_EQ(second.error().code, "listen_failed");
   EXPECT_NE(second.error().message.find("127.0.0.1:" + std::to_string(port_)), std::string::npos)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "metrics_scrape.h"
 
 namespace ods::telemetry {
@@ -123,6 +125,45 @@ TEST(OperatorMetricsTest, LeaderGaugeFollowsTheLease) {
   EXPECT_EQ(sample(metrics.scrape_text(), "ods_leader"), 1.0);
   metrics.set_leader(false);
   EXPECT_EQ(sample(metrics.scrape_text(), "ods_leader"), 0.0);
+}
+
+// add_project's counters (kept per project apart from prometheus-cpp, project_counters.h) scrape
+// as the other series do: at 0 from add_project, counted, gone at remove_project; a project never
+// added has only the series it counted.
+TEST(OperatorMetricsTest, AProjectsCountersAppearAtZeroCountAndGoAway) {
+  OperatorMetrics metrics;
+  metrics.add_project("shop");
+  metrics.add_project("shop");  // idempotent
+  std::string text = metrics.scrape_text();
+  EXPECT_EQ(sample(text, R"(ods_runs_total{outcome="succeeded",project="shop"})"), 0.0);
+  EXPECT_EQ(sample(text, R"(ods_runs_total{outcome="failed",project="shop"})"), 0.0);
+  EXPECT_EQ(sample(text, R"(ods_nodes_total{action="reuse",project="shop",reason="unchanged"})"), 0.0);
+  EXPECT_EQ(sample(text, R"(ods_build_seconds_saved_total{project="shop"})"), 0.0);
+  EXPECT_EQ(family_type(text, "ods_build_seconds_total"), "counter");
+
+  metrics.record_run("shop", "succeeded", 5);
+  metrics.record_run("shop", "cancelled", 5);  // an outcome add_project does not make appear
+  metrics.count_build_seconds("shop", 12.5, 30);
+  metrics.count_build_seconds("shop", -1, std::nan(""));  // counters never go down (nor to NaN)
+  metrics.count_nodes("shop", NodeAction::reuse, "unchanged", 4);
+  metrics.count_nodes("shop", NodeAction::build, "not_a_catalog_code");
+  metrics.count_nodes("billing", NodeAction::reuse, "unchanged", 2);  // never added
+  metrics.add_project("shop");                                        // keeps what was counted
+  text = metrics.scrape_text();
+  EXPECT_EQ(sample(text, R"(ods_runs_total{outcome="succeeded",project="shop"})"), 1.0);
+  EXPECT_EQ(sample(text, R"(ods_runs_total{outcome="cancelled",project="shop"})"), 1.0);
+  EXPECT_EQ(sample(text, R"(ods_build_seconds_total{project="shop"})"), 12.5);
+  EXPECT_EQ(sample(text, R"(ods_build_seconds_saved_total{project="shop"})"), 30.0);
+  EXPECT_EQ(sample(text, R"(ods_nodes_total{action="reuse",project="shop",reason="unchanged"})"), 4.0);
+  EXPECT_EQ(sample(text, R"(ods_nodes_total{action="build",project="shop",reason="not_a_catalog_code"})"), 1.0);
+  EXPECT_EQ(sample(text, R"(ods_nodes_total{action="reuse",project="billing",reason="unchanged"})"), 2.0);
+  EXPECT_EQ(sample(text, R"(ods_runs_total{outcome="succeeded",project="billing"})"), std::nullopt);
+  EXPECT_EQ(sample(text, R"(ods_build_seconds_total{project="billing"})"), std::nullopt);
+
+  metrics.remove_project("shop");
+  text = metrics.scrape_text();
+  EXPECT_EQ(text.find("project=\"shop\""), std::string::npos) << text;
+  EXPECT_EQ(sample(text, R"(ods_nodes_total{action="reuse",project="billing",reason="unchanged"})"), 2.0);
 }
 
 TEST(OperatorMetricsTest, LabelValuesAreEscaped) {

@@ -1,12 +1,12 @@
 #pragma once
 // The operator's HTTP endpoints (cpprestsdk http_listener on host:port, plain HTTP, as
 // controller-runtime serves them on :8080 for the kubelet and Prometheus):
-//   GET /metrics  200, every family of the registry in the Prometheus text format (0.0.4)
+//   GET /metrics  200, every family of `metrics` in the Prometheus text format (0.0.4)
 //   GET /healthz  200 "ok" while the liveness check passes, else 503 with its reason
 //   GET /readyz   200 "ok" while the readiness check passes (e.g. informers synced, store
 //                 reachable), else 503 "not ready: <reason>"
 // Any other path answers 404; another method on these paths 405.
-#include <prometheus/registry.h>
+#include <prometheus/collectable.h>
 
 #include <functional>
 #include <memory>
@@ -42,10 +42,10 @@ struct EndpointOptions {
 
 class EndpointServer {
  public:
-  // Listens on options.host:options.port and serves `registry` until stop() or destruction.
+  // Listens on options.host:options.port and serves `metrics` until stop() or destruction.
   // Errors: "listen_failed" (port in use, bad host), with the address in the message.
   [[nodiscard]] static Result<std::unique_ptr<EndpointServer>> start(EndpointOptions options,
-                                                                     std::shared_ptr<prometheus::Registry> registry);
+                                                                     std::shared_ptr<prometheus::Collectable> metrics);
   virtual ~EndpointServer() = default;
   // http://host:port (as given).
   virtual std::string url() const = 0;

@@ -45,8 +45,8 @@ class OperatorMetrics {
   OperatorMetrics(const OperatorMetrics&) = delete;
   OperatorMetrics& operator=(const OperatorMetrics&) = delete;
 
-  // The registry holding every family (to serve or to collect from). Lives as long as this.
-  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+  // Every family the operator exports, to serve or to collect from. Lives as long as this.
+  std::shared_ptr<prometheus::Collectable> collectable() const { return exported_; }
   // Every family in the Prometheus text exposition format (version 0.0.4).
   std::string scrape_text() const;
 
@@ -98,8 +98,10 @@ class OperatorMetrics {
   struct Families;  // the prometheus families, defined in the .cc
 
  private:
+  class Exported;  // the registry's families and the per-project counters
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> families_;
+  std::shared_ptr<prometheus::Collectable> exported_;  // an Exported
 };
 
 std::string_view to_string(NodeAction action);
