@@ -41,8 +41,10 @@ std::string check_after_kill(const std::filesystem::path& run_results, const Rec
 // The same, with the statuses dbt reported for ODS run `run_id` coming from `dbt_reported`
 // (empty when that run's results are unknown): for runs whose ids are not dbt's invocation id.
 using DbtStatuses = std::map<std::string, std::string>;
+// `ledger_per_run` is how many ledger entries one uninterrupted run adds (the operator's
+// callback server keeps the plan's entry beside the result's).
 std::string check_after_kill(const std::function<DbtStatuses(const std::string& run_id)>& dbt_reported,
-                             const RecordedState& before, const RecordedState& after);
+                             const RecordedState& before, const RecordedState& after, std::size_t ledger_per_run = 1);
 
 // An uninterrupted `ods state run <extra>` on `p` must succeed and leave every relation as
 // control_rows(p) has it. "" (and `relations` set to how many were compared) or what differs,

@@ -45,8 +45,8 @@ TEST(PostgresKilledMidCommit, TheStoreHoldsTheLastOrTheNextSnapshotAndTheNextRun
   ASSERT_TRUE(started.has_value()) << started.error();
   PostgresServer& server = **started;
   const std::string where = "postgres@127.0.0.1:" + std::to_string(server.port()) + "/" + server.database();
-  const std::string url = "postgresql://postgres:" + std::string(kPassword) + "@127.0.0.1:" +
-                          std::to_string(server.port()) + "/" + server.database();
+  const std::string url = "postgresql://postgres:" + std::string(kPassword) +
+                          "@127.0.0.1:" + std::to_string(server.port()) + "/" + server.database();
   const std::vector<std::string> state{"--state", url};
 
   DbtProject p("shop");
@@ -55,7 +55,8 @@ TEST(PostgresKilledMidCommit, TheStoreHoldsTheLastOrTheNextSnapshotAndTheNextRun
   ASSERT_EQ(first.exit_code, 0) << first.log;
   std::map<RunPhase, double> duration;
   ASSERT_EQ(step_durations(first, duration), "") << first.log;
-  for (const auto& [ph, seconds] : duration) std::cout << "  measured " << phase_name(ph) << ": " << seconds << " s" << std::endl;
+  for (const auto& [ph, seconds] : duration)
+    std::cout << "  measured " << phase_name(ph) << ": " << seconds << " s" << std::endl;
 
   // Most moments over the record step (the commit and the ledger entry), some over the probe
   // (which reads the head) and the build (the store idle, its connection cut under it).

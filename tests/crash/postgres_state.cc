@@ -9,9 +9,9 @@ namespace {
 using nlohmann::json;
 
 // One statement (so one consistent view): a JSON object per snapshot, in commit order, then
-// "head|SCOPE|ID" per scope, then "run|ID" per ledger entry. A snapshot's object holds its row, its skeleton and its pieces as
-// [member, key or null, body] in manifest order (chunk by chunk, entry by entry). A piece or
-// chunk the manifest names but the tables lack shows as a null body or a short list.
+// "head|SCOPE|ID" per scope, then "run|ID" per ledger entry. A snapshot's object holds its row, its skeleton and its
+// pieces as [member, key or null, body] in manifest order (chunk by chunk, entry by entry). A piece or chunk the
+// manifest names but the tables lack shows as a null body or a short list.
 constexpr char kQuery[] = R"sql(
 select 1 as part, s.seq as seq, json_build_object(
   'seq', s.seq, 'id', s.id, 'parent', coalesce(s.parent_id, ''), 'scope', s.scope, 'run', s.run_id,
@@ -70,7 +70,8 @@ RecordedState read_postgres_state(const PostgresServer& server) {
     return state;
   }
   if (tables.output.find('1') == std::string::npos) return state;
-  ProcessResult r = server.psql(std::string("select line from (") + kQuery + ") rows(part, seq, line) order by part, seq, line");
+  ProcessResult r =
+      server.psql(std::string("select line from (") + kQuery + ") rows(part, seq, line) order by part, seq, line");
   if (r.exit_code != 0) {
     state.error = "psql: " + r.errors;
     return state;
@@ -90,8 +91,8 @@ RecordedState read_postgres_state(const PostgresServer& server) {
       state.error = "psql printed a line that is no snapshot row: " + line.substr(0, 200);
       return state;
     }
-    RecordedSnapshot s{row.at("seq").get<long long>(), row.at("id"), row.at("parent"), row.at("scope"), row.at("run"),
-                       nullptr};
+    RecordedSnapshot s{
+        row.at("seq").get<long long>(), row.at("id"), row.at("parent"), row.at("scope"), row.at("run"), nullptr};
     if (std::string problem = assemble(row, s.document); !problem.empty()) {
       state.error = problem;
       return state;

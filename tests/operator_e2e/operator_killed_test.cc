@@ -100,7 +100,8 @@ WatchedDbtRun watch_run(OperatorWorld& w, const std::string& name, const std::st
     auto pods = w.client().list(kube::resources::kPods, kAppNamespace, of_project);
     if (pods) {
       int running = 0;
-      for (const auto& pod : (*pods)["items"]) running += pod.contains("status") && pod["status"].value("phase", "") == "Running";
+      for (const auto& pod : (*pods)["items"])
+        running += pod.contains("status") && pod["status"].value("phase", "") == "Running";
       out.most_running_pods = std::max(out.most_running_pods, running);
     }
     if (phase == "Succeeded" || phase == "Failed") {
@@ -150,6 +151,11 @@ TEST(OperatorKilledMidRun, EveryRunEndsOnceWithOnePodAndTheStoreHoldsTheLastOrTh
   ASSERT_TRUE(first.finished) << first.problem << w.diagnostics();
   ASSERT_EQ(phase_of(*first.finished), "Succeeded") << first.finished->dump(2) << w.diagnostics();
 
+  const RecordedState first_state = read_postgres_state(w.postgres());
+  ASSERT_TRUE(first_state.error.empty()) << first_state.error;
+  const std::size_t ledger_per_run = first_state.run_ids.size();  // the plan's entry and the result's
+  ASSERT_GE(ledger_per_run, 1u);
+
   const std::string aims[] = {"Building", "Planning", "Recording", "Compiling"};
   for (int round = 1; round <= rounds + 1; ++round) {
     const bool kill_pod = round == rounds + 1;
@@ -189,7 +195,7 @@ TEST(OperatorKilledMidRun, EveryRunEndsOnceWithOnePodAndTheStoreHoldsTheLastOrTh
 
     const RecordedState after = read_postgres_state(w.postgres());
     const std::string broken =
-        check_after_kill([&](const std::string&) { return pod_statuses(w, name); }, before, after);
+        check_after_kill([&](const std::string&) { return pod_statuses(w, name); }, before, after, ledger_per_run);
     ASSERT_EQ(broken, "") << "round " << round << " (seed " << seed << ")\n" << w.pod_log(name) << w.diagnostics();
     const bool moved = after.snapshots.size() > before.snapshots.size();
     EXPECT_EQ(moved, phase == "Succeeded") << "a Succeeded run records a snapshot, a Failed one none";
