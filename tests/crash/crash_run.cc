@@ -5,8 +5,8 @@
 #include <fstream>
 #include <thread>
 
-#include "crash/process_tree.h"
 #include "harness/background_process.h"
+#include "harness/process_tree.h"
 
 namespace ods::testing {
 
@@ -47,7 +47,7 @@ RunPhase current_phase(const std::string& log, bool results_rewritten) {
 }  // namespace
 
 WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra, std::optional<RunPhase> kill_phase,
-                         double kill_after, std::chrono::seconds deadline) {
+                         double kill_after, std::chrono::seconds deadline, const std::function<void()>& instead) {
   const fs::path log = p.dir() / "ods-crash.log";
   const fs::path results = p.dir() / "target" / "run_results.json";
   fs::remove(log);
@@ -81,7 +81,13 @@ WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& ex
       run.seen.try_emplace(ph, seconds());
     }
     if (ended) break;
-    if (kill_phase && run.seen.contains(*kill_phase) && seconds() >= run.seen[*kill_phase] + kill_after) {
+    if (kill_phase && !run.killed_in && run.seen.contains(*kill_phase) &&
+        seconds() >= run.seen[*kill_phase] + kill_after) {
+      if (instead) {
+        run.killed_in = current_phase(read_text_file(log), rewritten());
+        instead();
+        continue;
+      }
       kill_process_tree(ods.pid());
       run.killed_in = current_phase(read_text_file(log), rewritten());
       while (!ods.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -98,8 +104,17 @@ WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& ex
   run.log = read_text_file(log);
   const std::string how = ods.exit_description();
   const std::string prefix = "exited with code ";
-  if (!run.killed_in && how.starts_with(prefix)) run.exit_code = std::stoi(how.substr(prefix.size()));
+  if ((!run.killed_in || instead) && how.starts_with(prefix)) run.exit_code = std::stoi(how.substr(prefix.size()));
   return run;
+}
+
+std::string step_durations(const WatchedRun& run, std::map<RunPhase, double>& duration) {
+  for (RunPhase ph : {RunPhase::compile, RunPhase::probe, RunPhase::build, RunPhase::record}) {
+    const auto next = static_cast<RunPhase>(static_cast<int>(ph) + 1);
+    if (!run.seen.contains(ph) || !run.seen.contains(next)) return phase_name(ph) + " not seen";
+    duration[ph] = run.seen.at(next) - run.seen.at(ph);
+  }
+  return "";
 }
 
 }  // namespace ods::testing

@@ -4,6 +4,7 @@
 // kill it (with everything it started) at a chosen moment of a chosen step.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,18 +22,25 @@ std::string phase_name(RunPhase phase);
 struct WatchedRun {
   // When each step was first seen, in seconds after the start.
   std::map<RunPhase, double> seen;
-  // The step the run was in when it was killed; nullopt when it ended on its own first.
+  // The step the run was in when it was killed (or, with an `instead` action, when the action
+  // ran); nullopt when it ended on its own first.
   std::optional<RunPhase> killed_in;
-  int exit_code = -1;  // when it ended on its own
+  int exit_code = -1;  // when it ended on its own (also after an `instead` action)
   std::string log;     // stdout and stderr
 };
 
 // Runs `ods state run <extra>` on `p` (its output in <dir>/ods-crash.log). With `kill_phase`
 // set, kills the process tree `kill_after` seconds after that step was first seen (if the run
-// gets there); otherwise waits for it to end. Fails the test when it does not end within
-// `deadline`.
+// gets there); otherwise waits for it to end. With `instead` set, runs it at that moment
+// rather than killing ods (something else dies: the state server, say) and waits for ods to
+// end. Fails the test when it does not end within `deadline`.
 WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra,
                          std::optional<RunPhase> kill_phase = std::nullopt, double kill_after = 0,
-                         std::chrono::seconds deadline = std::chrono::seconds(900));
+                         std::chrono::seconds deadline = std::chrono::seconds(900),
+                         const std::function<void()>& instead = nullptr);
+
+// How long each step (compile, probe, build, record) of an uninterrupted `run` took, into
+// `duration`: "" or which step was not seen.
+std::string step_durations(const WatchedRun& run, std::map<RunPhase, double>& duration);
 
 }  // namespace ods::testing

@@ -14,6 +14,7 @@
 
 #include "harness/background_process.h"  // file_tail
 #include "harness/loopback_port.h"
+#include "harness/process_tree.h"
 #include "harness/temp_dir.h"
 
 namespace ods::testing {
@@ -164,7 +165,8 @@ std::expected<void, std::string> PostgresServer::init_cluster() {
   conf << "\n# ODS test server (tests/harness/postgres_server.cc); the port is given on the command line.\n"
        << "listen_addresses = '127.0.0.1'\n"
        << "unix_socket_directories = '" << dir_.string() << "'\n"
-       << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+       << "fsync = off\nsynchronous_commit = " << (options_.durable_commits ? "on" : "off")
+       << "\nfull_page_writes = off\n"
        << "max_connections = 50\nshared_buffers = 32MB\n";
   if (!hba || !conf) return std::unexpected("PostgresServer: cannot write the configuration in " + dir_.string());
   return {};
@@ -224,6 +226,39 @@ std::expected<void, std::string> PostgresServer::restart() {
     return std::unexpected("PostgresServer: port " + std::to_string(port_) +
                            " was taken while the server was down: " + started.error());
   return started;
+}
+
+std::expected<void, std::string> PostgresServer::crash(CrashMode mode) {
+  if (!running_) return std::unexpected("PostgresServer: crash() on a server that is not running");
+  const fs::path lock = dir_ / "data" / "postmaster.pid";
+  pid_t postmaster = 0;
+  {
+    std::ifstream in(lock);
+    in >> postmaster;
+  }
+  if (postmaster <= 0) return std::unexpected("PostgresServer: no postmaster pid in " + lock.string());
+  if (mode == CrashMode::immediate_shutdown) {
+    ProcessResult r = run_server_binary("pg_ctl", {"stop", "-D", (dir_ / "data").string(), "-m", "immediate", "-w",
+                                                   "-t", std::to_string(options_.ready_timeout.count())});
+    if (r.exit_code != 0) return std::unexpected("PostgresServer: pg_ctl stop -m immediate failed: " + describe(r));
+  } else {
+    kill_process_tree(postmaster);  // the postmaster, its backends and their process group
+  }
+  const auto deadline = std::chrono::steady_clock::now() + options_.ready_timeout;
+  while (!process_gone(postmaster)) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return std::unexpected("PostgresServer: the postmaster (pid " + std::to_string(postmaster) +
+                             ") is still running after it was killed");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  running_ = false;
+  std::error_code ec;
+  if (process_exists(postmaster)) {
+    // A zombie (nobody reaps it here) still holds the pid that postgres checks in its lock files.
+    fs::remove(lock, ec);
+    fs::remove(dir_ / (".s.PGSQL." + std::to_string(port_) + ".lock"), ec);
+  }
+  return {};
 }
 
 ProcessResult PostgresServer::psql(const std::string& sql) const { return psql(sql, options_.database); }

@@ -6,7 +6,8 @@
 //   listen_addresses = 127.0.0.1 (TCP on the loopback only), port = a free port (found by
 //   binding port 0; another free port is tried when the server loses the race for it),
 //   unix_socket_directories = the temp dir (nothing in /var/run/postgresql),
-//   fsync, synchronous_commit and full_page_writes off (speed; the data are disposable),
+//   fsync, synchronous_commit and full_page_writes off (speed; the data are disposable;
+//   Options::durable_commits turns synchronous_commit on),
 //   pg_hba.conf: trust for the unix socket and for 127.0.0.1/32 only.
 // It waits until `pg_isready` answers on 127.0.0.1:<port> and creates the database.
 // Nothing has to run beforehand; the Debian package's own cluster is not used.
@@ -35,6 +36,10 @@ class PostgresServer {
     std::string user = "postgres";  // bootstrap superuser (database role), trust auth
     std::string database = "ods";   // created after start
     std::chrono::seconds ready_timeout{60};
+    // synchronous_commit on: a COMMIT answers once its WAL is written out, so a server killed
+    // afterwards (crash()) still has it. Off by default (speed): a commit acknowledged just
+    // before a SIGKILL may then be lost, which a test of what survives a crash must not allow.
+    bool durable_commits = false;
   };
 
   // Initialises and starts a new server and creates Options::database.
@@ -67,6 +72,15 @@ class PostgresServer {
   // stop() then start on the same data dir and port; waits until ready. Fails (with the log
   // tail) if the port was taken meanwhile or the server does not come up.
   [[nodiscard]] std::expected<void, std::string> restart();
+
+  // How crash() ends the server: SIGKILL to the postmaster and every backend (a machine that
+  // dies), or `pg_ctl stop -m immediate` (no shutdown checkpoint; crash recovery on start).
+  enum class CrashMode { sigkill, immediate_shutdown };
+  // Ends the server at once, mid-transaction for whoever is connected, and waits until none
+  // of its processes is left; restart() then starts it on the same data dir and port, where
+  // it runs crash recovery. A lock file left by a server that is a zombie (nobody reaped it)
+  // is removed, as a reboot would. Errors say what could not be ended.
+  [[nodiscard]] std::expected<void, std::string> crash(CrashMode mode);
 
   // Runs `sql` with psql (-X -q -A -t, ON_ERROR_STOP) over TCP against database() (or `db`).
   // `output` holds unaligned, tuples-only rows ('|' between columns), one per line.

@@ -1,4 +1,4 @@
-#include "crash/process_tree.h"
+#include "harness/process_tree.h"
 
 #include <signal.h>
 
@@ -32,12 +32,17 @@ bool read_stat(pid_t pid, ProcStat& out) {
   return static_cast<bool>(rest);
 }
 
-bool gone(pid_t pid) {
+}  // namespace
+
+bool process_gone(pid_t pid) {
   ProcStat s;
   return !read_stat(pid, s) || s.state == 'Z' || s.state == 'X';
 }
 
-}  // namespace
+bool process_exists(pid_t pid) {
+  ProcStat s;
+  return read_stat(pid, s);
+}
 
 std::vector<pid_t> descendants_of(pid_t root) {
   std::map<pid_t, std::vector<pid_t>> children;
@@ -76,7 +81,7 @@ void kill_process_tree(pid_t root) {
   for (pid_t p : tree) ::kill(p, SIGKILL);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   for (pid_t p : tree) {
-    while (!gone(p) && std::chrono::steady_clock::now() < deadline) {
+    while (!process_gone(p) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
