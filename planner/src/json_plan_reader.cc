@@ -54,8 +54,7 @@ Result<ExecutionPlan> plan_from_json(std::string_view text) {
       plan.entries.push_back(entry_from_json(entries[i], "plan.entries[" + std::to_string(i) + "]"));
     const auto& warnings = get_array(doc, "plan", "warnings");
     for (std::size_t i = 0; i < warnings.size(); ++i) {
-      if (!warnings[i].is_string())
-        throw FieldError("plan.warnings[" + std::to_string(i) + "]: expected a string");
+      if (!warnings[i].is_string()) throw FieldError("plan.warnings[" + std::to_string(i) + "]: expected a string");
       plan.warnings.push_back(warnings[i].get<std::string>());
     }
     return plan;

@@ -52,7 +52,8 @@ TEST(PlanTable, ThePodsTableFromThePlanJsonIsTheTableOfThePlan) {
 
 TEST(PlanTable, APlanDocumentThatIsNotAPlanIsAnErrorAndPrintsNothing) {
   std::ostringstream out;
-  auto printed = print_plan_table_json(out, R"({"entries": [{"action": "build"}], "scope": "s", "select": "", "warnings": []})");
+  auto printed =
+      print_plan_table_json(out, R"({"entries": [{"action": "build"}], "scope": "s", "select": "", "warnings": []})");
   ASSERT_FALSE(printed);
   EXPECT_EQ(printed.error().code, "corrupt");
   EXPECT_NE(printed.error().message.find("the controller's plan: plan.entries[0]"), std::string::npos)
