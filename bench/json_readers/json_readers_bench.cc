@@ -9,6 +9,8 @@
 //   with --mode: that mode once (for peak memory: run under /usr/bin/time -v, one process a mode).
 // Modes:
 //   ods_json_walk      json/ Reader (ods::json): pull every value (strings decoded)
+//   ods_json_skip      json/ Reader: skip() the whole value (validating, no DOM): the same work
+//                      as dbt_reader_skip, tokenizer against tokenizer
 //   dbt_reader_skip    providers/dbt JsonReader: skip the value (validating, no DOM)
 //   dbt_reader_dom     providers/dbt JsonReader: build an ordered nlohmann DOM
 //   nlohmann_sax       nlohmann::json::sax_parse with a handler that does nothing
@@ -108,6 +110,13 @@ std::map<std::string, Mode> modes() {
          const std::size_t n = walk(r);
          r.finish();
          return n;
+       }},
+      {"ods_json_skip",
+       [](const std::string& text) {
+         ods::json::Reader r(text);
+         r.skip();
+         r.finish();
+         return text.size();
        }},
       {"dbt_reader_skip",
        [](const std::string& text) {

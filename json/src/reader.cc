@@ -5,13 +5,12 @@
 #include <cstdlib>
 
 #include "char_classes.h"
+#include "ods/json/string_scan.h"
 #include "ods/json/writer.h"
 
 namespace ods::json {
 
 namespace {
-
-using internal::kStringSpecial;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -169,7 +168,7 @@ std::string_view Reader::read_string_token() {
   const char* start = ++p_;  // past the opening quote
   const char* p = start;
   for (;;) {  // fast path: no escapes
-    while (p < end_ && !kStringSpecial[static_cast<unsigned char>(*p)]) ++p;
+    p = find_string_special(p, end_);
     if (p >= end_) {
       p_ = p;
       fail("unterminated string");
@@ -189,7 +188,7 @@ std::string_view Reader::read_string_token() {
   scratch_.assign(start, p);
   for (;;) {
     const char* run = p;
-    while (p < end_ && !kStringSpecial[static_cast<unsigned char>(*p)]) ++p;
+    p = find_string_special(p, end_);
     scratch_.append(run, p);
     p_ = p;
     if (p >= end_) fail("unterminated string");

@@ -271,4 +271,33 @@ TEST(JsonReader, SkipValidatesWhatItSkips) {
   }
 }
 
+// The string scan goes 16 bytes at a time (ods/json/string_scan.h): a byte it must stop at is
+// found at every position of a long string, before and after an escape, and in the tail.
+TEST(JsonReader, TheStringScanStopsAtEveryPositionOfALongString) {
+  const auto read = [](const std::string& inside) {
+    const std::string text = "\"" + inside + "\"";
+    Reader r(text);
+    return r.string();
+  };
+  for (std::size_t at = 0; at < 40; ++at) {
+    for (const bool after_escape : {false, true}) {
+      const std::string prefix = after_escape ? "\\n" : "";
+      const std::string decoded_prefix = after_escape ? "\n" : "";
+      const std::string plain(40, 'a');
+      EXPECT_EQ(read(prefix + plain), decoded_prefix + plain);
+      for (const std::string bad : {std::string("\x01"), std::string("\xff"), std::string("\xc3")}) {
+        std::string text = plain;
+        text.replace(at, 1, bad);
+        EXPECT_THROW(read(prefix + text), SyntaxError) << at << " " << after_escape;
+      }
+      std::string quoted = plain;
+      quoted[at] = '"';
+      EXPECT_EQ(read(prefix + quoted), decoded_prefix + plain.substr(0, at)) << at;
+      std::string accented = plain;
+      accented.replace(at, 1, "\xc3\xa9");
+      EXPECT_EQ(read(prefix + accented), decoded_prefix + accented) << at;
+    }
+  }
+}
+
 }  // namespace

@@ -241,4 +241,52 @@ TEST(StreamedJson, PlanIsByteForByteTheDomDocument) {
   EXPECT_EQ(to_json(empty, false), plan_dom_text(empty, false));
 }
 
+TEST(StreamedJson, PlanReadsBackToTheSameDocument) {
+  ExecutionPlan p = tricky_plan();
+  p.entries[5].reasons.push_back(Reason{"changed", "the SQL changed"});  // every decision says why
+  for (const bool pretty : {true, false}) {
+    auto read = plan_from_json(to_json(p, pretty));
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(to_json(*read, true), to_json(p, true));
+    EXPECT_EQ(read->count(Action::build), p.count(Action::build));
+    EXPECT_EQ(read->entries[3].name, kTricky);
+  }
+  auto empty = plan_from_json(to_json(ExecutionPlan{}, false));
+  ASSERT_TRUE(empty) << empty.error().message;
+  EXPECT_TRUE(empty->entries.empty());
+}
+
+TEST(StreamedJson, MalformedPlansSayWhere) {
+  ExecutionPlan p = tricky_plan();
+  p.entries[5].reasons.push_back(Reason{"changed", "the SQL changed"});
+  const json good = json::parse(to_json(p, false));
+  const auto error_of = [](const std::string& text) {
+    auto read = plan_from_json(text);
+    EXPECT_FALSE(read) << text;
+    if (read) return std::string();
+    EXPECT_EQ(read.error().code, "corrupt");
+    return read.error().message;
+  };
+  EXPECT_NE(error_of("{\"entries\": [").find("not a JSON document"), std::string::npos);
+  json doc = good;
+  doc.erase("scope");
+  EXPECT_NE(error_of(doc.dump()).find("plan.scope: missing"), std::string::npos);
+  doc = good;
+  doc["entries"][2]["action"] = "skip";
+  EXPECT_NE(error_of(doc.dump()).find("plan.entries[2].action: unknown action 'skip'"), std::string::npos);
+  doc = good;
+  doc["entries"][4]["reasons"] = json::array();
+  EXPECT_NE(error_of(doc.dump()).find("plan.entries[4].reasons: empty"), std::string::npos);
+  doc = good;
+  doc["entries"][1]["depth"] = "1";
+  EXPECT_NE(error_of(doc.dump()).find("plan.entries[1].depth: expected an integer"), std::string::npos);
+  doc = good;
+  doc["entries"][6]["evidence"][0]["exactness"] = "maybe";
+  EXPECT_NE(error_of(doc.dump()).find("plan.entries[6].evidence[0].exactness"), std::string::npos);
+  doc = good;
+  doc["warnings"][1] = 7;
+  EXPECT_NE(error_of(doc.dump()).find("plan.warnings[1]: expected a string"), std::string::npos);
+  EXPECT_NE(error_of("[]").find("plan: expected an object"), std::string::npos);
+}
+
 }  // namespace

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 #include "dbt_steps.h"
 #include "ods/callback/protocol.h"
 #include "ods/dbt/selector.h"
+#include "plan_format.h"
 #include "project_loader.h"
 
 namespace ods::cli {
@@ -70,20 +70,15 @@ Result<std::string> exchange(const CallbackEndpoint& endpoint, const std::string
   return answer->body;
 }
 
-void print_plan(const CommandContext& ctx, const callback::PlanAnswer& plan) {
-  auto doc = nlohmann::json::parse(plan.plan_json, nullptr, false);
-  if (ctx.format == "json" || !doc.is_object()) return;
-  for (const char* action : {"build", "reuse"}) {
-    for (const auto& e : doc.value("entries", nlohmann::json::array())) {
-      if (e.value("action", "") != action) continue;
-      std::string reason;
-      if (e.contains("reasons") && !e["reasons"].empty())
-        reason = e["reasons"][0].value("code", "") + ": " + e["reasons"][0].value("message", "");
-      *ctx.out << "  " << (std::string(action) == "build" ? "BUILD " : "REUSE ") << e.value("name", "") << "  "
-               << reason << "\n";
-    }
+// The controller's plan as `ods state run` prints its own (print_plan_table), then one line
+// naming the run. A plan document the table cannot be made from is a protocol error.
+Result<void> print_plan(const CommandContext& ctx, const callback::PlanAnswer& plan) {
+  if (ctx.format != "json") {
+    auto table = print_plan_table_json(*ctx.out, plan.plan_json);
+    if (!table) return table;
   }
   *ctx.out << "ods: plan of run " << plan.run_id << ": build " << plan.build << ", reuse " << plan.reuse << "\n";
+  return {};
 }
 
 // dbt build of the selection, read back into a BuildReport.
@@ -151,7 +146,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   auto plan = callback::parse_plan_answer(*plan_body);
   if (!plan)
     return report(ctx, {"protocol", "the controller's plan: " + plan.error().field + ": " + plan.error().message});
-  print_plan(ctx, *plan);
+  if (auto printed = print_plan(ctx, *plan); !printed) return report(ctx, printed.error());
 
   callback::ResultsRequest results;
   results.inputs = std::move(inputs.inputs);

@@ -1,49 +1,39 @@
 #include "git_checkout.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
-#include <cstdio>
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 #include "git_credentials.h"
+#include "ods/process/child_process.h"
 
 namespace ods::cli {
 namespace {
 
-// Runs `git <args...>` in `cwd` with `environment` added to ours; its stdout and stderr
-// together, and the exit code.
-std::pair<int, std::string> git(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+// Runs `git <args...>` in `cwd` with `environment` added to ours, through the process launcher
+// dbt runs through (its own process group, nothing left behind); its stdout and stderr lines
+// together, and the exit code (-1 when it could not be started or waited for).
+std::pair<int, std::string> git(process::ProcessLauncher& launcher, const std::vector<std::string>& args,
+                                const std::filesystem::path& cwd,
                                 const std::vector<std::pair<std::string, std::string>>& environment) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return {-1, "cannot create a pipe"};
-  const pid_t pid = fork();
-  if (pid < 0) return {-1, "cannot fork"};
-  if (pid == 0) {
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    if (chdir(cwd.c_str()) != 0) _exit(126);
-    for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> argv{const_cast<char*>("git")};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp("git", argv.data());
-    _exit(127);
-  }
-  close(pipe_fds[1]);
   std::string output;
-  std::array<char, 4096> buffer{};
-  for (ssize_t n; (n = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;) output.append(buffer.data(), n);
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code == 127) output = "git was not found on PATH";
-  return {code, output};
+  process::ProcessSpec spec;
+  spec.argv = {"git"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.cwd = cwd;
+  spec.env = environment;
+  spec.on_line = [&output](process::Stream, std::string_view line) {
+    output.append(line);
+    output.push_back('\n');
+  };
+  auto started = launcher.start(std::move(spec));
+  if (!started) {
+    if (started.error().code == "not_found") return {127, "git was not found on PATH"};
+    return {-1, "cannot start git: " + started.error().message};
+  }
+  auto ended = (*started)->wait();
+  if (!ended) return {-1, output + "waiting for git failed: " + ended.error().message};
+  return {ended->exit_code, output};
 }
 
 }  // namespace
@@ -82,8 +72,9 @@ Result<void> checkout_git_source(const GitSource& source, std::ostream& log) {
                                                     {"remote", "add", "origin", source.url},
                                                     {"fetch", "--quiet", "--depth", "1", "origin", source.revision},
                                                     {"checkout", "--quiet", "FETCH_HEAD"}};
+  const auto launcher = process::make_process_launcher();
   for (const auto& step : steps) {
-    auto [code, output] = git(step, source.checkout, credentials->environment);
+    auto [code, output] = git(*launcher, step, source.checkout, credentials->environment);
     if (code != 0) {
       while (!output.empty() && output.back() == '\n') output.pop_back();
       return fail("git_failed", "git " + step.front() + " of " + what + " failed (exit code " + std::to_string(code) +

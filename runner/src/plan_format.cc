@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "ods/planner/json_io.h"
+
 namespace ods::cli {
 
 using planner::Action;
@@ -62,6 +64,13 @@ void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan, con
   print_warnings(out, plan.warnings);
   out << plan.count(Action::build) << " to build, " << plan.count(Action::reuse) << " to reuse.\n";
   if (!plan.select.empty()) out << "dbt build --select " << plan.select << "\n";
+}
+
+Result<void> print_plan_table_json(std::ostream& out, std::string_view plan_json) {
+  auto plan = planner::plan_from_json(plan_json);
+  if (!plan) return fail("corrupt", "the controller's plan: " + plan.error().message);
+  print_plan_table(out, *plan);
+  return {};
 }
 
 void print_check_table(std::ostream& out, const planner::CheckPlan& plan) {

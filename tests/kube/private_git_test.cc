@@ -69,7 +69,7 @@ class KubePrivateGitTest : public KubeClientTest {
                             // pod ends right after the checkout (no callback server in this test).
                             {"runnerPodTemplate",
                              {{"env",
-                               {{{"name", "GIT_SSL_CAINFO"}, {"value", ca_file_.string()}},
+                               {{{"name", "GIT_SSL_CAINFO"}, {"value", ca_path_in_pod()}},
                                 {{"name", "ODS_DBT"}, {"value", "/bin/false"}},
                                 {{"name", "ODS_CALLBACK_RETRY_SECONDS"}, {"value", "0"}}}}}}}}};
     ASSERT_TRUE(client().create(res::kDbtProjects, namespace_, project));
@@ -78,6 +78,15 @@ class KubePrivateGitTest : public KubeClientTest {
                       {"metadata", {{"name", name + "-run"}}},
                       {"spec", {{"projectRef", {{"name", name}}}}}};
     ASSERT_TRUE(client().create(res::kDbtRuns, namespace_, run));
+  }
+
+  // The stand-in rewrites an environment value under one of the pod's mount paths (/tmp among
+  // them) into the pod's own folder, so with the build tree under /tmp (a clone there) the pod
+  // would look for the certificate in its /tmp volume and git would fail with "Problem with the
+  // SSL CA cert". /proc/self/root/<path> names the same file, under no mount path.
+  std::string ca_path_in_pod() const {
+    const std::string path = ca_file_.string();
+    return path.starts_with("/tmp/") ? "/proc/self/root" + path : path;
   }
 
   void create_git_secret(const std::string& name, const std::string& password) {

@@ -7,40 +7,12 @@
 
 #include "ods/json/canonical.h"
 #include "ods/json/reader.h"
+#include "ods/json/string_scan.h"
 #include "ods/json/utf8.h"
 #include "ods/json/writer.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace ods::dbt::internal {
 namespace {
-
-// The first byte in [p, end) that ends a plain ASCII run inside a JSON string: '"', '\\', a
-// control character (< 0x20) or a non-ASCII byte (>= 0x80, to be validated as UTF-8); `end`
-// when there is none. 16 bytes at a time where SSE2 is
-// available (every x86-64): strings are most of an artifact's bytes.
-const char* find_string_special(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control_max = _mm_set1_epi8(0x1F);
-  while (end - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i is_control = _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max);
-    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), is_control);
-    const int mask = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v);  // the second: bytes >= 0x80
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  for (; p < end; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
-  return end;
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -172,7 +144,7 @@ bool JsonReader::read_string(std::string* out) {
   ++p_;
   const char* run = p_;
   while (p_ < end_) {
-    p_ = find_string_special(p_, end_);
+    p_ = json::find_string_special(p_, end_);
     if (p_ == end_) break;
     const auto c = static_cast<unsigned char>(*p_);
     if (c == '"') {

@@ -25,5 +25,9 @@ std::string to_json(const StateSnapshot& snapshot);
 // goes; the stream's state says whether writing failed); to_json returns the same text.
 void write_json(std::ostream& out, const ExecutionPlan& plan, bool pretty);
 std::string to_json(const ExecutionPlan& plan, bool pretty);
+// The same document read back (what a runner pod receives from the controller): to_json of
+// the result is the input's content. Errors: "corrupt" (not JSON, a missing or mistyped
+// member, an unknown action, an entry without a reason), naming the field.
+[[nodiscard]] Result<ExecutionPlan> plan_from_json(std::string_view text);
 
 }  // namespace ods::planner
