@@ -35,12 +35,14 @@
 #   BENCH_SHOP_SCALES    generate_data.py --scale values (default "100 1000 10000"; scale 100:
 #                        10k customers, 100k orders; 10000: 1M customers, 10M orders)
 #   BENCH_PROBE_SOURCES  source counts (default "10 100 1000")
+#   BENCH_DRIVER_OFF     0: leave out the ODS_DBT_DRIVER=off runs (default 1)
 #   ODS_DIGEST_KEY       the digest key (default: a fixed bench key; never a real one here)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
 if (($#)); then parts=("$@"); else parts=(shop probe); fi
 reps=${BENCH_REPS:-3}
+driver_off=${BENCH_DRIVER_OFF:-1}
 scales=(${BENCH_SHOP_SCALES:-${BENCH_SHOP_SCALE:-100 1000 10000}})
 probe_sizes=(${BENCH_PROBE_SOURCES:-10 100 1000})
 work=${BENCH_DIR:-$root/.cache/bench}
@@ -141,9 +143,11 @@ bench_shop_scale() {
     floor+=("$(replay_probe)")
     l_floor=$(load1)
     log "shop $scale: floor (the probe's dbt show, driven directly) $r/$reps: ${floor[-1]} s (load $l_floor)"
-    none_off+=("$(ODS_DBT_DRIVER=off ods_run "$p" "$tmp/none_off.json")")
-    l_off=$(load1)
-    log "shop $scale: ods state run, nothing changed, ODS_DBT_DRIVER=off $r/$reps: ${none_off[-1]} s (load $l_off)"
+    if ((driver_off)); then
+      none_off+=("$(ODS_DBT_DRIVER=off ods_run "$p" "$tmp/none_off.json")")
+      l_off=$(load1)
+      log "shop $scale: ods state run, nothing changed, ODS_DBT_DRIVER=off $r/$reps: ${none_off[-1]} s (load $l_off)"
+    fi
     start+=("$(timed "$py" -c 'import dbt.cli.main, dbt.adapters.duckdb')")
     l_start=$(load1)
     parse+=("$(cd "$p" && timed "$ODS_DBT" parse --project-dir "$p" --profiles-dir "$p")")
@@ -159,7 +163,8 @@ bench_shop_scale() {
   descendants=$(cd "$p" && "$ODS_DBT" --quiet ls --select source:raw.customers+ --resource-type model snapshot seed \
     --output name --project-dir "$p" --profiles-dir "$p" | sort | tr '\n' ' ')
   local f n n_off o fl s0 p0
-  f=$(median "${full[@]}") n=$(median "${none[@]}") n_off=$(median "${none_off[@]}") o=$(median "${one[@]}")
+  f=$(median "${full[@]}") n=$(median "${none[@]}") o=$(median "${one[@]}")
+  ((driver_off)) && n_off=$(median "${none_off[@]}")
   fl=$(median "${floor[@]}") s0=$(median "${start[@]}") p0=$(median "${parse[@]}")
   {
     echo "examples/shop at --scale $scale on DuckDB, ODS_DIGEST_KEY set; medians of $reps runs (wall s);"
@@ -168,7 +173,7 @@ bench_shop_scale() {
     row() { awk -v l="$1" -v t="$2" -v f="$f" -v load="$3" 'BEGIN {printf "%-44s %8.2f %8.2f %6s\n", l, t, t / f, load}'; }
     row "dbt build (full)" "$f" "$l_full"
     row "ods state run, nothing changed" "$n" "$l_none"
-    row "  the same, ODS_DBT_DRIVER=off" "$n_off" "$l_off"
+    ((driver_off)) && row "  the same, ODS_DBT_DRIVER=off" "$n_off" "$l_off"
     row "ods state run, raw.customers changed" "$o" "$l_one"
     row "floor: the probe's dbt show, driven directly" "$fl" "$l_floor"
     row "  import dbt-core + dbt-duckdb" "$s0" "$l_start"
@@ -182,7 +187,7 @@ bench_shop_scale() {
     echo "  (ods timings: $(field "$tmp/none.json" 'd["run"]["timings"]'))"
     awk -v c="$(field "$tmp/none.json" 'd["run"]["timings"]["compile"]')" -v p="$p0" 'BEGIN {
       printf "  its dbt compile beyond a dbt parse (what skipping a provably unchanged compile could save): %.2f s\n", c - p }'
-    echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"
+    ((driver_off)) && echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"
     echo "raw.customers changed, built:    $(field "$tmp/one.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/one.json" 'd["run"]["timings"]'))"
     echo "descendants of raw.customers:    $descendants"
