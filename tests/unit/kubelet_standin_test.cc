@@ -176,8 +176,9 @@ TEST_F(KubeletStandinTest, AnEnvSecretKeyRefIsResolvedAndAMissingSecretWaitsInCr
   EXPECT_TRUE(eventually([&] { return waiting_message() == "secret \"keys\" not found"; }));
   ASSERT_TRUE(client_.create(res::kSecrets, "ns", {{"metadata", {{"name", "keys"}}}, {"stringData", {{"j", "x"}}}}));
   EXPECT_TRUE(eventually([&] { return waiting_message() == "couldn't find key k in Secret ns/keys"; }));
-  ASSERT_TRUE(client_.replace(res::kSecrets, {"ns", "keys"},
-                              {{"metadata", {{"name", "keys"}, {"namespace", "ns"}}}, {"stringData", {{"k", "the-value"}}}}));
+  ASSERT_TRUE(
+      client_.replace(res::kSecrets, {"ns", "keys"},
+                      {{"metadata", {{"name", "keys"}, {"namespace", "ns"}}}, {"stringData", {{"k", "the-value"}}}}));
   running.join();
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(result->ending, PodResult::Ending::exited);
