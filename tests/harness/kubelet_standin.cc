@@ -253,7 +253,16 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const std::string before = secret_env.error();
       secret_env = secret_environment(job, namespace_name);
+      if (!secret_env && secret_env.error() != before) {  // the kubelet's message follows what is missing
+        auto rewritten = client_.merge_patch(
+            res::kPods, pod_key,
+            {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
+            ods::kube::Subresource::status);
+        if (!rewritten)
+          return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + rewritten.error().message);
+      }
     }
     if (!secret_env && !result) result = PodResult{PodResult::Ending::not_started, 1, secret_env.error()};
   }

@@ -173,12 +173,14 @@ TEST_F(KubeletStandinTest, AnEnvSecretKeyRefIsResolvedAndAMissingSecretWaitsInCr
     const Json::json_pointer at("/status/containerStatuses/0/state/waiting/message");
     return pod.contains(at) ? pod.at(at).get<std::string>() : "";
   };
-  EXPECT_TRUE(eventually([&] { return waiting_message() == "secret \"keys\" not found"; }));
+  EXPECT_TRUE(eventually(std::chrono::seconds(60), [&] { return waiting_message() == "secret \"keys\" not found"; }));
   ASSERT_TRUE(client_.create(res::kSecrets, "ns", {{"metadata", {{"name", "keys"}}}, {"stringData", {{"j", "x"}}}}));
-  EXPECT_TRUE(eventually([&] { return waiting_message() == "couldn't find key k in Secret ns/keys"; }));
+  EXPECT_TRUE(eventually(std::chrono::seconds(60),
+                         [&] { return waiting_message() == "couldn't find key k in Secret ns/keys"; }));
   ASSERT_TRUE(
       client_.replace(res::kSecrets, {"ns", "keys"},
-                      {{"metadata", {{"name", "keys"}, {"namespace", "ns"}}}, {"stringData", {{"k", "the-value"}}}}));
+                      {{"metadata", {{"name", "keys"}, {"namespace", "ns"}}}, {"stringData", {{"k", "the-value"}}}},
+                      ods::kube::Subresource::none));
   running.join();
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(result->ending, PodResult::Ending::exited);
