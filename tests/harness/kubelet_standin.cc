@@ -54,6 +54,27 @@ std::map<std::string, std::string> secret_files(const Json& secret) {
 
 }  // namespace
 
+std::expected<std::map<std::string, std::string>, std::string> KubeletStandin::secret_environment(
+    const Json& job, const std::string& namespace_name) {
+  std::map<std::string, std::string> values;
+  for (const Json& item : job["spec"]["template"]["spec"]["containers"][0].value("env", Json::array())) {
+    const Json::json_pointer ref_at("/valueFrom/secretKeyRef");
+    if (!item.contains(ref_at)) continue;
+    const Json& ref = item.at(ref_at);
+    const std::string name = ref.value("name", ""), key = ref.value("key", "");
+    auto secret = client_.find(res::kSecrets, {namespace_name, name});
+    // The kubelet's messages (pkg/kubelet/kubelet_pods.go), which name the Secret and key only.
+    if (!secret || !secret->has_value()) return std::unexpected("secret \"" + name + "\" not found");
+    const auto files = secret_files(**secret);
+    const auto found = files.find(key);
+    if (found == files.end()) {
+      return std::unexpected("couldn't find key " + key + " in Secret " + namespace_name + "/" + name);
+    }
+    values[item.value("name", "")] = found->second;
+  }
+  return values;
+}
+
 KubeletStandin::KubeletStandin(ods::kube::Client& client, Options options)
     : client_(client), options_(std::move(options)) {
   std::filesystem::create_directories(options_.root);
@@ -202,32 +223,76 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
       return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
     return {};
   };
-  if (auto running = write_status(std::nullopt); !running) return std::unexpected(running.error());
-  PodResult result;
-  if (!missing.empty()) {
-    result = {PodResult::Ending::not_started, 1, missing};
-  } else {
-    result = execute(job, pod_dir, standin::environment(job, volume_dirs));
+  // An env secretKeyRef that can't be resolved keeps the container waiting
+  // (CreateContainerConfigError) and the Job active, as the kubelet does, until it can be, the
+  // Job is deleted or its activeDeadlineSeconds passes.
+  std::optional<PodResult> result;
+  auto secret_env = secret_environment(job, namespace_name);
+  if (!secret_env) {
+    auto pod_written = client_.merge_patch(
+        res::kPods, pod_key,
+        {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
+        ods::kube::Subresource::status);
+    if (!pod_written)
+      return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + pod_written.error().message);
+    auto job_written =
+        client_.merge_patch(res::kJobs, job_key, {{"status", {{"startTime", started}, {"active", 1}, {"ready", 0}}}},
+                            ods::kube::Subresource::status);
+    if (!job_written)
+      return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
+    const Json::json_pointer deadline_at("/spec/activeDeadlineSeconds");
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::seconds(job.contains(deadline_at) ? job.at(deadline_at).get<long long>() : 3600);
+    while (!secret_env) {
+      {
+        std::lock_guard lock(mutex_);
+        if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        result = PodResult{PodResult::Ending::deadline_exceeded, 137, "killed at activeDeadlineSeconds"};
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const std::string before = secret_env.error();
+      secret_env = secret_environment(job, namespace_name);
+      if (!secret_env && secret_env.error() != before) {  // the kubelet's message follows what is missing
+        auto rewritten = client_.merge_patch(
+            res::kPods, pod_key,
+            {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
+            ods::kube::Subresource::status);
+        if (!rewritten)
+          return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + rewritten.error().message);
+      }
+    }
+    if (!secret_env && !result) result = PodResult{PodResult::Ending::not_started, 1, secret_env.error()};
+  }
+  if (!result) {
+    if (auto running = write_status(std::nullopt); !running) return std::unexpected(running.error());
+    if (!missing.empty()) {
+      result = {PodResult::Ending::not_started, 1, missing};
+    } else {
+      result = execute(job, pod_dir, standin::environment(job, volume_dirs, *secret_env));
+    }
   }
   {
     std::unique_lock lock(mutex_);
-    if (stopping_) return result;
+    if (stopping_) return *result;
     if (deleted_uids_.contains(job["metadata"].value("uid", ""))) {
       // As the kubelet (1.27+) does: the killed Pod gets a terminal phase, then the garbage
       // collector's deletion goes through (without a kubelet it would stay Terminating).
       lock.unlock();
       auto ended =
-          client_.merge_patch(res::kPods, pod_key, {{"status", standin::pod_status(job, result, started, now_text())}},
+          client_.merge_patch(res::kPods, pod_key, {{"status", standin::pod_status(job, *result, started, now_text())}},
                               ods::kube::Subresource::status);
       if (!ended) return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + ended.error().message);
       if (auto removed = client_.remove(res::kPods, pod_key); !removed) {
         return std::unexpected("deleting the Pod " + pod_key.str() + " of a deleted Job: " + removed.error().message);
       }
-      return result;
+      return *result;
     }
   }
-  if (auto ended = write_status(result); !ended) return std::unexpected(ended.error());
-  return result;
+  if (auto ended = write_status(*result); !ended) return std::unexpected(ended.error());
+  return *result;
 }
 
 PodResult KubeletStandin::execute(const Json& job, const std::filesystem::path& pod_dir,

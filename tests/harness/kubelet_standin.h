@@ -8,6 +8,10 @@
 //   container's exit code;
 // - the files: every volume of the pod gets a folder under <root>/<pod>/volumes/<name>; a secret
 //   volume holds the Secret's data (its items' paths, or one file per key), an emptyDir is empty;
+// - env secretKeyRefs: resolved from the Secret when the Job starts; while a Secret or key is
+//   missing the Pod stays Pending with the container waiting in CreateContainerConfigError
+//   (the kubelet's message: `secret "x" not found`, `couldn't find key k in Secret ns/x`), the
+//   Job active, until it appears, the Job is deleted or activeDeadlineSeconds passes;
 // - the environment: the container's env, with every value that is a mount path (or under one)
 //   rewritten to that folder (ODS_RUN_TOKEN_FILE=/var/run/ods/run/token becomes
 //   <root>/<pod>/volumes/run-token/token; DBT_PROFILES_DIR likewise); PATH from this process
@@ -57,10 +61,14 @@ Json pod_for_job(const Json& job, const std::string& pod_name);
 // The Pod's status: Running (result nullopt) or its end.
 Json pod_status(const Json& job, const std::optional<PodResult>& result, const std::string& started,
                 const std::string& now);
+// The Pod's status while its container waits (reason e.g. CreateContainerConfigError).
+Json pod_waiting_status(const Json& job, const std::string& reason, const std::string& message);
 // The Job's status: running (result nullopt) or finished as the Job controller would write it.
 Json job_status(const std::optional<PodResult>& result, const std::string& started, const std::string& now);
-// The container's environment with mount paths rewritten to `volume_dirs` (volume name → folder).
-std::map<std::string, std::string> environment(const Json& job, const std::map<std::string, std::string>& volume_dirs);
+// The container's environment with mount paths rewritten to `volume_dirs` (volume name → folder);
+// a valueFrom entry takes its value from `secret_values` (variable name → resolved value).
+std::map<std::string, std::string> environment(const Json& job, const std::map<std::string, std::string>& volume_dirs,
+                                               const std::map<std::string, std::string>& secret_values = {});
 }  // namespace standin
 
 class KubeletStandin {
@@ -99,6 +107,10 @@ class KubeletStandin {
   PodResult execute(const Json& job, const std::filesystem::path& pod_dir,
                     const std::map<std::string, std::string>& environment);
   void note(const std::string& problem);
+  // The values of the container's env secretKeyRefs, or the kubelet's message for the first
+  // Secret or key missing.
+  std::expected<std::map<std::string, std::string>, std::string> secret_environment(const Json& job,
+                                                                                    const std::string& namespace_name);
 
   ods::kube::Client& client_;
   Options options_;

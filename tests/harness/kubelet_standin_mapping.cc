@@ -78,6 +78,19 @@ Json pod_status(const Json& job, const std::optional<PodResult>& result, const s
   return status;
 }
 
+Json pod_waiting_status(const Json& job, const std::string& reason, const std::string& message) {
+  const Json& container = container_of(job);
+  return {{"phase", "Pending"},
+          {"containerStatuses",
+           {{{"name", container.at("name")},
+             {"image", container.value("image", "")},
+             {"imageID", ""},
+             {"ready", false},
+             {"started", false},
+             {"restartCount", 0},
+             {"state", {{"waiting", {{"reason", reason}, {"message", message}}}}}}}}};
+}
+
 Json job_status(const std::optional<PodResult>& result, const std::string& started, const std::string& now) {
   if (!result) return {{"startTime", started}, {"active", 1}, {"ready", 1}};
   if (result->ending == PodResult::Ending::exited && result->exit_code == 0) {
@@ -109,7 +122,8 @@ Json job_status(const std::optional<PodResult>& result, const std::string& start
            {job_condition("FailureTarget", reason, message, now), job_condition("Failed", reason, message, now)}}};
 }
 
-std::map<std::string, std::string> environment(const Json& job, const std::map<std::string, std::string>& volume_dirs) {
+std::map<std::string, std::string> environment(const Json& job, const std::map<std::string, std::string>& volume_dirs,
+                                               const std::map<std::string, std::string>& secret_values) {
   const Json& container = container_of(job);
   std::vector<std::pair<std::string, std::string>> mounts;  // mount path → folder, longest first
   for (const Json& mount : container.value("volumeMounts", Json::array())) {
@@ -119,6 +133,11 @@ std::map<std::string, std::string> environment(const Json& job, const std::map<s
   std::sort(mounts.begin(), mounts.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   std::map<std::string, std::string> env;
   for (const Json& item : container.value("env", Json::array())) {
+    if (item.contains("valueFrom")) {
+      const auto resolved = secret_values.find(item.value("name", ""));
+      if (resolved != secret_values.end()) env[resolved->first] = resolved->second;
+      continue;
+    }
     std::string value = item.value("value", "");
     for (const auto& [path, dir] : mounts) {
       if (value == path || value.starts_with(path + "/")) {

@@ -179,6 +179,21 @@ TEST_F(KubeCrdTest, EachRuleRefusesWhatItShouldWithAMessageThatSaysWhatToFix) {
          r["spec"]["source"]["git"]["secretRef"] = {{"name", "Shop_Git"}};
        },
        "spec.source.git.secretRef.name must be a Secret name"},
+      {"digest key Secret name with capitals", project,
+       [](json& r) {
+         r["spec"]["digestKeySecretRef"] = {{"name", "Shop_Key"}};
+       },
+       "spec.digestKeySecretRef.name must be a Secret name"},
+      {"digest key Secret key with a slash", project,
+       [](json& r) {
+         r["spec"]["digestKeySecretRef"] = {{"name", "shop-key"}, {"key", "a/b"}};
+       },
+       "spec.digestKeySecretRef.key must be a Secret data key"},
+      {"the digest key as a value in the pod template", project,
+       [](json& r) {
+         r["spec"]["runnerPodTemplate"]["env"] = {{{"name", "ODS_DIGEST_KEY"}, {"value", "0123456789abcdef"}}};
+       },
+       "spec.runnerPodTemplate.env must not set ODS_DIGEST_KEY"},
       {"unknown concurrency policy", project, [](json& r) { r["spec"]["policies"]["concurrency"] = "Queue"; },
        "Unsupported value: \"Queue\""},
       {"git path out of the repository", project, [](json& r) { r["spec"]["source"]["git"]["path"] = "../other"; },

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "harness/kubelet_standin.h"
@@ -26,21 +27,23 @@ class KubeRunJobTest : public KubeClientTest {
     std::filesystem::create_directories(dir_);
   }
 
-  // A project, its profile Secret and a run of it; the runner's `ods` is the shell `script`.
-  void create_run(const std::string& run_timeout, const std::string& script) {
+  // A project (with `spec_patch` merged into its spec), its profile Secret and a run of it; the
+  // runner's `ods` is the shell `script`.
+  void create_run(const std::string& run_timeout, const std::string& script, const Json& spec_patch = Json::object()) {
     const auto path = dir_ / "ods";
     std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     executable_ = path.string();
-    const Json project = {{"apiVersion", "ods.dev/v1alpha1"},
-                          {"kind", "DbtProject"},
-                          {"metadata", {{"name", "shop"}}},
-                          {"spec",
-                           {{"source", {{"image", {{"path", "/project"}}}}},
-                            {"image", "ghcr.io/acme/ods-runner:0.1"},
-                            {"profileSecretRef", {{"name", "shop-profile"}}},
-                            {"target", "prod"},
-                            {"policies", {{"runTimeout", run_timeout}}}}}};
+    Json project = {{"apiVersion", "ods.dev/v1alpha1"},
+                    {"kind", "DbtProject"},
+                    {"metadata", {{"name", "shop"}}},
+                    {"spec",
+                     {{"source", {{"image", {{"path", "/project"}}}}},
+                      {"image", "ghcr.io/acme/ods-runner:0.1"},
+                      {"profileSecretRef", {{"name", "shop-profile"}}},
+                      {"target", "prod"},
+                      {"policies", {{"runTimeout", run_timeout}}}}}};
+    project["spec"].merge_patch(spec_patch);
     const Json profile = {{"apiVersion", "v1"},
                           {"kind", "Secret"},
                           {"metadata", {{"name", "shop-profile"}}},
@@ -56,8 +59,9 @@ class KubeRunJobTest : public KubeClientTest {
     }
   }
 
-  // Reconciles the run until it finishes while the stand-in runs its Job; the run's last state.
-  Json run_to_the_end() {
+  // Reconciles the run until it finishes while the stand-in runs its Job, calling `each` with the
+  // run after every pass; the run's last state.
+  Json run_to_the_end(const std::function<void(const Json&)>& each = {}) {
     ods::Clock& clock = ods::system_clock();
     control::EventRecorder events(client(), clock);
     control::DbtRunReconciler reconciler(client(), clock, events,
@@ -71,6 +75,7 @@ class KubeRunJobTest : public KubeClientTest {
       auto reconciled = reconciler.reconcile({namespace_, "shop-run"});
       EXPECT_TRUE(reconciled) << reconciled.error().message;
       run = *client().get(res::kDbtRuns, {namespace_, "shop-run"});
+      if (each) each(run);
       const std::string phase = run.value("status", Json::object()).value("phase", "");
       return phase == "Succeeded" || phase == "Failed";
     });
@@ -80,6 +85,33 @@ class KubeRunJobTest : public KubeClientTest {
     return run;
   }
 
+  // The digest key Secret of the tests below.
+  void create_digest_key_secret() {
+    const Json secret = {{"apiVersion", "v1"},
+                         {"kind", "Secret"},
+                         {"metadata", {{"name", "shop-digest-key"}}},
+                         {"stringData", {{"digest-key", kDigestKey}}}};
+    auto created = client().create(res::kSecrets, namespace_, secret);
+    ASSERT_TRUE(created) << created.error().message;
+  }
+  // What the controller and the API server hold beside the Secret: the run, the Job, the
+  // project, the other Secrets and the Events of the namespace, as kubectl prints them.
+  std::string everything_but_the_key_secret() {
+    std::string out;
+    for (const char* kind : {"dbtruns", "dbtprojects", "jobs", "pods", "events"}) {
+      out += plane().kubectl({"-n", namespace_, "get", kind, "-o", "json"}).output;
+    }
+    auto secrets = client().list(res::kSecrets, namespace_, {});
+    for (const Json& secret : (*secrets)["items"]) {
+      if (secret["metadata"]["name"] != "shop-digest-key") out += secret.dump();
+    }
+    return out;
+  }
+
+  static constexpr const char* kDigestKey = "kube-test-digest-key-0123456789";
+  // The pod exits 3 when it sees the key in its environment, 12 when not.
+  static constexpr const char* kKeyCheck =
+      "test \"$ODS_DIGEST_KEY\" = kube-test-digest-key-0123456789 || exit 12\nexit 3";
   std::string namespace_;
   std::filesystem::path dir_;
   std::string executable_;
@@ -114,6 +146,47 @@ TEST_F(KubeRunJobTest, ARunnerPodOutlivingTheRunTimeoutFailsTheRunWithDeadlineEx
   EXPECT_EQ(ready["type"], "Ready");
   EXPECT_EQ(ready["status"], "False");
   EXPECT_EQ(ready["reason"], "DeadlineExceeded");
+}
+
+TEST_F(KubeRunJobTest, TheDigestKeyIsReferencedIntoTheRunnerPodOnlyAndNeverCopied) {
+  create_digest_key_secret();
+  create_run("10m", kKeyCheck, {{"digestKeySecretRef", {{"name", "shop-digest-key"}}}});
+  const Json project = *client().get(res::kDbtProjects, {namespace_, "shop"});
+  EXPECT_EQ(project["spec"]["digestKeySecretRef"]["key"], "digest-key");  // the CRD's default
+  const Json run = run_to_the_end();
+  EXPECT_EQ(run["status"]["reason"], "BackoffLimitExceeded");
+  EXPECT_NE(run["status"]["message"].get<std::string>().find("exited with code 3"), std::string::npos)
+      << "the pod did not get the key: " << run["status"].dump();
+  const Json job = *client().get(res::kJobs, {namespace_, "shop-run"});
+  Json reference;
+  for (const Json& item : job["spec"]["template"]["spec"]["containers"][0]["env"]) {
+    if (item["name"] == "ODS_DIGEST_KEY") reference = item;
+  }
+  EXPECT_EQ(reference["valueFrom"]["secretKeyRef"], Json({{"name", "shop-digest-key"}, {"key", "digest-key"}}));
+  const std::string seen = everything_but_the_key_secret();
+  EXPECT_NE(seen.find("shop-digest-key"), std::string::npos);  // what was searched holds the reference
+  EXPECT_EQ(seen.find(kDigestKey), std::string::npos) << "the key's value is outside its Secret";
+  EXPECT_EQ(seen.find("a3ViZS10ZXN0LWRpZ2VzdC1rZXktMDEyMzQ1Njc4OQ"), std::string::npos);  // nor its base64
+}
+
+TEST_F(KubeRunJobTest, AMissingDigestKeySecretShowsCreateContainerConfigErrorUntilItIsCreated) {
+  create_run("10m", kKeyCheck, {{"digestKeySecretRef", {{"name", "shop-digest-key"}}}});
+  Json stuck;
+  const Json run = run_to_the_end([&](const Json& now) {
+    if (!stuck.is_null() || now["status"].value("reason", "") != "CreateContainerConfigError") return;
+    stuck = now["status"];
+    create_digest_key_secret();  // fixed: the pod starts
+  });
+  ASSERT_FALSE(stuck.is_null()) << "the run never showed why its pod could not start: " << run.dump();
+  EXPECT_EQ(stuck["phase"], "Pending");
+  EXPECT_NE(stuck["message"].get<std::string>().find("cannot start (CreateContainerConfigError): secret "
+                                                     "\"shop-digest-key\" not found"),
+            std::string::npos)
+      << stuck.dump();
+  ProcessResult events = plane().kubectl({"-n", namespace_, "get", "events"});
+  EXPECT_NE(events.output.find("CreateContainerConfigError"), std::string::npos) << events.output << events.errors;
+  EXPECT_NE(run["status"]["message"].get<std::string>().find("exited with code 3"), std::string::npos)
+      << "the pod did not start with the key once the Secret existed: " << run["status"].dump();
 }
 
 }  // namespace

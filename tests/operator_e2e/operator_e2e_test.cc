@@ -133,12 +133,24 @@ TEST_F(OperatorE2E, AppliedProjectIsBuiltThenReusedThenOnlyNewDataIsRebuilt) {
   EXPECT_EQ(plan_count(*first, "reused"), 0);
   EXPECT_EQ(recorded((*first)["metadata"]["uid"]), std::make_pair(1, 1));
 
-  // The incremental model's steady state comes with the second run; the third reuses all but
-  // the node that reads the run's context (dim_customers, as `ods state run` does).
+  // The incremental model's steady state comes with the second run; the third reuses every
+  // node, dim_customers too: its hook reads env_var, and the runner pod, given the digest key
+  // from spec.digestKeySecretRef, fingerprints what it reads with a keyed digest (issue #14).
   Json second = run_to_success("shop-2");
   Json third = run_to_success("shop-3");
-  EXPECT_EQ(plan_count(third, "built"), 1) << third.dump(2);
-  EXPECT_EQ(plan_count(third, "reused"), total - 1);
+  EXPECT_EQ(plan_count(third, "built"), 0) << third.dump(2);
+  EXPECT_EQ(plan_count(third, "reused"), total);
+  EXPECT_NE(w().pod_log("shop-3").find("REUSE dim_customers  unchanged"), std::string::npos) << w().pod_log("shop-3");
+  // The key reached the pods only: not the runs, the operator's logs or the state database.
+  std::string held = w().diagnostics() + third.dump() + w().pod_log("shop-3");
+  held += w().postgres()
+              .psql(
+                  "select string_agg(query_to_xml(format('select * from %I.%I', table_schema, table_name), true, "
+                  "false, '')::text, ' ') from information_schema.tables where table_schema not in "
+                  "('pg_catalog', 'information_schema')")
+              .output;
+  EXPECT_NE(held.find("dim_customers"), std::string::npos);  // what was searched holds the runs
+  EXPECT_EQ(held.find(kShopDigestKey), std::string::npos);
 
   // New orders: their readers build, the rest is reused.
   ProcessResult appended = w().project().generate_data({"--append-orders", "5"});

@@ -131,6 +131,7 @@ std::expected<void, std::string> OperatorWorld::make_secrets() {
       secret(kOperatorNamespace, "ods-state", {{"dsn", postgres_->dsn()}}),
       secret(kOperatorNamespace, "ods-callback", {{"key", kCallbackKey}}),
       secret(kAppNamespace, "shop-profile", {{"profiles.yml", profile}}),
+      secret(kAppNamespace, "shop-digest-key", {{"digest-key", kShopDigestKey}}),
   };
   for (const auto& s : secrets) {
     auto created = client_->create(kube::resources::kSecrets, s["metadata"]["namespace"], s);
@@ -278,6 +279,7 @@ Json OperatorWorld::shop_project(const std::string& name, const std::string& sch
            {{"source", {{"image", {{"path", project_->dir().string()}}}}},
             {"image", "ods-runner:test"},
             {"profileSecretRef", {{"name", "shop-profile"}}},
+            {"digestKeySecretRef", {{"name", "shop-digest-key"}}},
             {"target", "dev"},
             {"schedule", schedule},
             {"policies", {{"runTimeout", "10m"}}},

@@ -37,6 +37,10 @@ struct OperatorReplica {
   BackgroundProcess process;
 };
 
+// The digest key of the shop project's runner pods (Secret shop-digest-key in the app
+// namespace, spec.digestKeySecretRef): dim_customers' env-reading hook is fingerprinted.
+inline constexpr const char* kShopDigestKey = "e2e-shop-digest-key-0123456789abcdef";
+
 class OperatorWorld {
  public:
   // Starts everything but the operator; a message naming the failed step otherwise.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "fake_client.h"
+#include "harness/eventually.h"
 #include "ods/control/run_reconciler.h"
 
 namespace ods::testing {
@@ -153,6 +154,37 @@ TEST_F(KubeletStandinTest, ActiveDeadlineKillsTheProcessAndFailsTheJob) {
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(result->ending, PodResult::Ending::deadline_exceeded);
   EXPECT_EQ((*client_.get(res::kJobs, {"ns", "slow"}))["status"]["conditions"][1]["reason"], "DeadlineExceeded");
+}
+
+TEST_F(KubeletStandinTest, AnEnvSecretKeyRefIsResolvedAndAMissingSecretWaitsInCreateContainerConfigError) {
+  ASSERT_TRUE(client_.create(res::kSecrets, "ns", {{"metadata", {{"name", "tok"}}}, {"stringData", {{"token", "t"}}}}));
+  Json job = tiny_job("keyed", "test \"$KEY\" = the-value || exit 9");
+  job["spec"]["activeDeadlineSeconds"] = 60;
+  job["spec"]["template"]["spec"]["containers"][0]["env"].push_back(
+      {{"name", "KEY"}, {"valueFrom", {{"secretKeyRef", {{"name", "keys"}, {"key", "k"}}}}}});
+  ASSERT_TRUE(client_.create(res::kJobs, "ns", job));
+  KubeletStandin standin(client_, {.namespace_name = "ns", .root = root_, .executables = {}});
+  std::expected<PodResult, std::string> result;
+  std::thread running([&] { result = standin.run_job(*client_.get(res::kJobs, {"ns", "keyed"})); });
+  auto waiting_message = [&]() -> std::string {
+    auto pods = client_.list(res::kPods, "ns", {});
+    if (!pods || (*pods)["items"].empty()) return "";
+    const Json pod = (*pods)["items"][0];
+    const Json::json_pointer at("/status/containerStatuses/0/state/waiting/message");
+    return pod.contains(at) ? pod.at(at).get<std::string>() : "";
+  };
+  EXPECT_TRUE(eventually(std::chrono::seconds(60), [&] { return waiting_message() == "secret \"keys\" not found"; }));
+  ASSERT_TRUE(client_.create(res::kSecrets, "ns", {{"metadata", {{"name", "keys"}}}, {"stringData", {{"j", "x"}}}}));
+  EXPECT_TRUE(eventually(std::chrono::seconds(60),
+                         [&] { return waiting_message() == "couldn't find key k in Secret ns/keys"; }));
+  ASSERT_TRUE(
+      client_.replace(res::kSecrets, {"ns", "keys"},
+                      {{"metadata", {{"name", "keys"}, {"namespace", "ns"}}}, {"stringData", {{"k", "the-value"}}}},
+                      ods::kube::Subresource::none));
+  running.join();
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->ending, PodResult::Ending::exited);
+  EXPECT_EQ(result->exit_code, 0);  // it ran with the Secret's value
 }
 
 TEST_F(KubeletStandinTest, WatchingRunsEachNewJobOnce) {

@@ -58,7 +58,17 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
   env.push_back(env_var("DBT_TARGET_PATH", std::string(kWorkDir) + "/target"));
   env.push_back(env_var("DBT_LOG_PATH", std::string(kWorkDir) + "/logs"));
   env.push_back(env_var("HOME", "/tmp"));
-  std::set<std::string> ours;
+  // The digest key of env-reading hooks (docs/hook-digest.md): a reference the kubelet resolves
+  // into this pod's environment only; the controller never reads the Secret.
+  if (const std::string key_secret = string_at(project, "/spec/digestKeySecretRef/name"); !key_secret.empty()) {
+    env.push_back(
+        {{"name", std::string(kDigestKeyVariable)},
+         {"valueFrom",
+          {{"secretKeyRef",
+            {{"name", key_secret},
+             {"key", string_at(project, "/spec/digestKeySecretRef/key", std::string(kDigestKeyDefaultKey))}}}}}});
+  }
+  std::set<std::string> ours{std::string(kDigestKeyVariable)};  // never a value in the DbtProject
   for (const Json& item : env) ours.insert(item["name"].get<std::string>());
   const Json::json_pointer extra_at("/spec/runnerPodTemplate/env");
   if (project.contains(extra_at) && project.at(extra_at).is_array()) {

@@ -40,6 +40,32 @@ Result<ReconcileResult> done_now(const Result<void>& done) {
   return ReconcileResult{};
 }
 
+// Waiting reasons of a container the kubelet cannot start until something is fixed (a Secret
+// or key an env secretKeyRef names is missing, the image can't be pulled): Kubernetes keeps such
+// a pod Pending, and its Job active, until then or the Job's activeDeadlineSeconds.
+bool cannot_start(std::string_view reason) {
+  return reason == "CreateContainerConfigError" || reason == "CreateContainerError" || reason == "ErrImagePull" ||
+         reason == "ImagePullBackOff" || reason == "InvalidImageName";
+}
+
+// The first container of the Job's pods that cannot start: {reason, message}; nullopt if none.
+std::optional<std::pair<std::string, std::string>> pod_cannot_start(const Json& pods) {
+  for (const Json& pod : pods.value("items", Json::array())) {
+    const Json::json_pointer statuses_at("/status/containerStatuses");
+    if (!pod.contains(statuses_at) || !pod.at(statuses_at).is_array()) continue;
+    for (const Json& container : pod.at(statuses_at)) {
+      const Json::json_pointer waiting_at("/state/waiting");
+      if (!container.contains(waiting_at)) continue;
+      const std::string reason = string_at(container, "/state/waiting/reason");
+      if (!cannot_start(reason)) continue;
+      return std::pair{reason, "the runner pod " + string_at(pod, "/metadata/name") + " cannot start (" + reason +
+                                   "): " + string_at(container, "/state/waiting/message", "(no message)") +
+                                   "; it starts once that is fixed, else the run fails at its runTimeout"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) {
@@ -59,15 +85,10 @@ Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) 
     return ReconcileResult{std::chrono::seconds(1)};
   }
   if (!job->has_value() && recorded_job.empty()) return start(run);
-  Result<void> done;
-  if (job->has_value()) {
-    done = follow(run, **job);
-  } else {
-    done = fail_run(key, "JobVanished",
-                    "the runner Job " + job_name + " was deleted before the run finished; the state stays as it was");
-  }
-  if (!done) return std::unexpected(done.error());
-  return ReconcileResult{};
+  if (job->has_value()) return follow(run, **job);
+  return done_now(
+      fail_run(key, "JobVanished",
+               "the runner Job " + job_name + " was deleted before the run finished; the state stays as it was"));
 }
 
 Result<ReconcileResult> DbtRunReconciler::start(const Json& run) {
@@ -145,26 +166,44 @@ Result<void> DbtRunReconciler::replace(const Json& older, const std::string& by)
   return {};
 }
 
-Result<void> DbtRunReconciler::follow(const Json& run, const Json& job) {
+Result<ReconcileResult> DbtRunReconciler::follow(const Json& run, const Json& job) {
   const kube::ObjectKey key = key_of(run);
   const std::string job_name = string_at(job, "/metadata/name");
   if (const Json* failed = true_condition(job, "Failed")) {
-    return fail_run(key, failed->value("reason", "JobFailed"),
-                    "the runner Job " + job_name + " failed: " + failed->value("message", "(no message)") +
-                        "; the state stays as it was");
+    return done_now(fail_run(key, failed->value("reason", "JobFailed"),
+                             "the runner Job " + job_name + " failed: " + failed->value("message", "(no message)") +
+                                 "; the state stays as it was"));
   }
   if (true_condition(job, "Complete") != nullptr) {
-    return fail_run(key, "NoResult",
-                    "the runner Job " + job_name + " completed but the run never reported its results (phase " +
-                        string_at(run, "/status/phase", "none") + "); the state stays as it was");
+    return done_now(fail_run(key, "NoResult",
+                             "the runner Job " + job_name +
+                                 " completed but the run never reported its results (phase " +
+                                 string_at(run, "/status/phase", "none") + "); the state stays as it was"));
   }
   Json summary = Json::object();
   if (string_at(run, "/status/jobName").empty()) summary["jobName"] = job_name;
   const std::string started = string_at(job, "/status/startTime");
   if (!started.empty() && string_at(run, "/status/startTime").empty()) summary["startTime"] = started;
-  if (summary.empty()) return {};
   const std::string current = string_at(run, "/status/phase", std::string(phase::kPending));
-  return as_void(status_.set_phase(key, current, summary));
+  ReconcileResult result;
+  if (current == phase::kPending) {
+    // No pod event wakes this reconciler: while the pod has not reported, look again.
+    result.requeue_after = kPodRecheck;
+    auto pods = client_.list(res::kPods, key.namespace_name, {"job-name=" + job_name, ""});
+    if (!pods)
+      return std::unexpected(
+          api_failure("listing the pods of Job " + key.namespace_name + "/" + job_name, pods.error()));
+    if (auto stuck = pod_cannot_start(*pods); stuck && string_at(run, "/status/message") != stuck->second) {
+      if (string_at(run, "/status/reason") != stuck->first) {
+        events_.record(run, EventType::warning, stuck->first, stuck->second);
+      }
+      summary["reason"] = stuck->first;
+      summary["message"] = stuck->second;
+    }
+  }
+  if (summary.empty()) return result;
+  if (auto written = status_.set_phase(key, current, summary); !written) return std::unexpected(written.error());
+  return result;
 }
 
 Result<void> DbtRunReconciler::fail_run(const kube::ObjectKey& key, const std::string& reason,

@@ -145,6 +145,82 @@ TEST_F(RunReconcilerTest, TheRunsSelectionAndThePodTemplateWin) {
   EXPECT_EQ(pod["serviceAccountName"], "dbt-runner");
 }
 
+TEST_F(RunReconcilerTest, TheDigestKeyReachesThePodAsASecretReferenceNeverAsAValue) {
+  auto container_of_a_run = [&](const Json& spec_patch) {
+    Json project = *client_.get(res::kDbtProjects, {"ns", "shop"});
+    project["spec"].merge_patch(spec_patch);
+    EXPECT_TRUE(client_.replace(res::kDbtProjects, {"ns", "shop"}, project, kube::Subresource::none));
+    EXPECT_TRUE(client_.remove(res::kJobs, {"ns", "shop-run-1"}));
+    EXPECT_TRUE(client_.remove(res::kDbtRuns, {"ns", "shop-run-1"}));
+    store(client_, res::kDbtRuns, manual_run("shop-run-1"));
+    EXPECT_TRUE(reconcile());
+    return job()["spec"]["template"]["spec"]["containers"][0];
+  };
+  auto digest_env = [](const Json& container) {
+    Json found;
+    for (const Json& item : container["env"]) {
+      if (item["name"] == "ODS_DIGEST_KEY") found = item;
+    }
+    return found;
+  };
+  ASSERT_TRUE(reconcile());
+  // A plain value in the template is never taken, with or without a reference.
+  const Json template_env = {{"env", {{{"name", "ODS_DIGEST_KEY"}, {"value", "stored-in-the-project-0123"}}}}};
+  EXPECT_TRUE(digest_env(container_of_a_run({{"runnerPodTemplate", template_env}})).is_null());
+
+  const Json with_key = digest_env(container_of_a_run({{"digestKeySecretRef", {{"name", "shop-digest-key"}}}}));
+  EXPECT_EQ(with_key, Json({{"name", "ODS_DIGEST_KEY"},
+                            {"valueFrom", {{"secretKeyRef", {{"name", "shop-digest-key"}, {"key", "digest-key"}}}}}}));
+  const Json other_key =
+      digest_env(container_of_a_run({{"digestKeySecretRef", {{"name", "keys"}, {"key", "shop.digest"}}}}));
+  EXPECT_EQ(other_key["valueFrom"]["secretKeyRef"], Json({{"name", "keys"}, {"key", "shop.digest"}}));
+  EXPECT_FALSE(other_key.contains("value"));
+}
+
+TEST_F(RunReconcilerTest, APodTheKubeletCannotStartShowsWhyInThePendingRun) {
+  ASSERT_TRUE(reconcile());
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "shop-run-1-x7k2p"}, {"namespace", "ns"}, {"labels", {{"job-name", "shop-run-1"}}}}},
+      {"status",
+       {{"phase", "Pending"},
+        {"containerStatuses", {{{"name", "runner"}, {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}}}}}}};
+  store(client_, res::kPods, pod);
+  auto creating = reconcile();
+  ASSERT_TRUE(creating) << creating.error().message;
+  EXPECT_EQ(creating->requeue_after, kPodRecheck);  // no pod event wakes the reconciler
+  EXPECT_EQ(run()["status"]["reason"], "JobCreated");
+
+  pod["status"]["containerStatuses"][0]["state"]["waiting"] = {{"reason", "CreateContainerConfigError"},
+                                                               {"message", "secret \"shop-digest-key\" not found"}};
+  ASSERT_TRUE(client_.merge_patch(res::kPods, {"ns", "shop-run-1-x7k2p"}, {{"status", pod["status"]}},
+                                  kube::Subresource::status));
+  auto stuck = reconcile();
+  ASSERT_TRUE(stuck) << stuck.error().message;
+  EXPECT_EQ(stuck->requeue_after, kPodRecheck);
+  const Json status = run()["status"];
+  EXPECT_EQ(status["phase"], "Pending");
+  EXPECT_EQ(status["reason"], "CreateContainerConfigError");
+  EXPECT_EQ(status["message"],
+            "the runner pod shop-run-1-x7k2p cannot start (CreateContainerConfigError): secret \"shop-digest-key\" not "
+            "found; it starts once that is fixed, else the run fails at its runTimeout");
+  EXPECT_EQ(events_with_reason("CreateContainerConfigError"), 1);
+  const int writes = client_.calls("replace", res::kDbtRuns);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(client_.calls("replace", res::kDbtRuns), writes);  // unchanged: nothing written, no second Event
+  EXPECT_EQ(events_with_reason("CreateContainerConfigError"), 1);
+
+  // Once the pod reported (phase Compiling), its pods are no longer looked at.
+  RunStatus writer(client_, clock_, events_);
+  ASSERT_TRUE(writer.set_phase({"ns", "shop-run-1"}, phase::kCompiling, Json::object()));
+  const int lists = client_.calls("list", res::kPods);
+  auto running = reconcile();
+  ASSERT_TRUE(running);
+  EXPECT_FALSE(running->requeue_after.has_value());
+  EXPECT_EQ(client_.calls("list", res::kPods), lists);
+}
+
 TEST_F(RunReconcilerTest, ARestartedOperatorCreatesNoSecondJobOrToken) {
   ASSERT_TRUE(reconcile());
   // The previous operator died after creating the Job but before writing the status.

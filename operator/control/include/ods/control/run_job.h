@@ -14,8 +14,11 @@
 // Environment: ODS_CALLBACK_URL, ODS_RUN (namespace/name), ODS_RUN_TOKEN_FILE, DBT_PROFILES_DIR,
 // ODS_PROJECT_DIR (image source; or ODS_GIT_URL/REVISION/PATH for a git source, checked out
 // under the work dir), ODS_TARGET, ODS_SELECT / ODS_EXCLUDE (space-separated; the run's
-// selection, else the project's), ODS_RUN_TESTS, DBT_TARGET_PATH, DBT_LOG_PATH, HOME, then the
-// template's env (names the operator sets are not overridden).
+// selection, else the project's), ODS_RUN_TESTS, DBT_TARGET_PATH, DBT_LOG_PATH, HOME,
+// ODS_DIGEST_KEY from a secretKeyRef to spec.digestKeySecretRef {name, key (default
+// digest-key)} when set (the kubelet resolves it; a missing Secret or key keeps the pod in
+// CreateContainerConfigError), then the template's env (names the operator sets, and
+// ODS_DIGEST_KEY always, are not taken from it: a key is never a value in the DbtProject).
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -34,6 +37,8 @@ inline constexpr std::string_view kRunTokenFile = "/var/run/ods/run/token";
 inline constexpr std::string_view kProfileDir = "/var/run/ods/profile";
 inline constexpr std::string_view kWorkDir = "/var/run/ods/work";
 inline constexpr std::string_view kGitCredentialsDir = "/var/run/ods/git";
+inline constexpr std::string_view kDigestKeyVariable = "ODS_DIGEST_KEY";
+inline constexpr std::string_view kDigestKeyDefaultKey = "digest-key";
 
 struct RunJobOptions {
   std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)

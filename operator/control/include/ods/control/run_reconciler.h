@@ -16,7 +16,12 @@
 //   replaces older runs (run_concurrency.h); starts are serialised, so two runs never both see
 //   a free project;
 // - otherwise it copies the Job's startTime into the run; phases Compiling…Succeeded are written
-//   by the callback side through RunStatus.
+//   by the callback side through RunStatus;
+// - while the run is Pending it looks at the Job's pods every kPodRecheck: a container the
+//   kubelet cannot start (CreateContainerConfigError: a Secret or key the pod's env references,
+//   e.g. spec.digestKeySecretRef, is missing; CreateContainerError; an image pull error) puts its
+//   reason and the kubelet's message into the run's status (phase stays Pending, as the pod
+//   starts once that is fixed) with a Warning Event of that reason.
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -36,6 +41,8 @@ using RunTokenSource = std::function<std::string(const Json& run)>;
 
 // How often a waiting run looks again whether its project is free.
 inline constexpr std::chrono::milliseconds kWaitRecheck{2000};
+// How often a Pending run with a Job looks at its pods.
+inline constexpr std::chrono::milliseconds kPodRecheck{5000};
 
 class DbtRunReconciler final : public Reconciler {
  public:
@@ -54,7 +61,7 @@ class DbtRunReconciler final : public Reconciler {
   Result<ReconcileResult> start(const Json& run);
   Result<void> wait(const Json& run, const std::string& message);
   Result<void> replace(const Json& older, const std::string& by);
-  Result<void> follow(const Json& run, const Json& job);
+  Result<ReconcileResult> follow(const Json& run, const Json& job);
   Result<void> fail_run(const kube::ObjectKey& key, const std::string& reason, const std::string& message);
 
   kube::Client& client_;
