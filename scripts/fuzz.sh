@@ -17,8 +17,9 @@ seconds=${1:-60}
 shift || true
 build=${FUZZ_BUILD_DIR:-build-asan}
 clang=${FUZZ_CXX:-/usr/lib/llvm-16/bin/clang++}
-llvm_bin=$(dirname "$clang")
-[ -x "$clang" ] || { echo "fuzz: $clang is not installed (scripts/setup.sh installs clang-16)" >&2; exit 2; }
+# shellcheck source=scripts/lib/harden.sh
+. scripts/lib/harden.sh
+harden_require_clang "$clang" fuzz
 [ -n "$(ls /usr/lib/llvm-16/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
   { echo "fuzz: libFuzzer is not installed (scripts/setup.sh installs libclang-rt-16-dev)" >&2; exit 2; }
 
@@ -39,15 +40,12 @@ for t in "${targets[@]}"; do
   [ -n "${dict[$t]:-}" ] || { echo "fuzz: no target '$t' (fuzz/CMakeLists.txt lists them)" >&2; exit 2; }
 done
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DODS_SANITIZE=address,undefined -DODS_FUZZ=ON >/dev/null
-fi
+harden_configure "$build" "$clang" -DODS_SANITIZE=address,undefined -DODS_FUZZ=ON
 cmake --build "$build" -j "${JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export ASAN_SYMBOLIZER_PATH=$llvm_bin/llvm-symbolizer
+harden_symbolizer "$clang"
 mkdir -p "$build/findings" "$build/fuzz-logs"
 
 # One bounded run of target $1; its log in $build/fuzz-logs/<target>.log.
@@ -69,26 +67,9 @@ run_target() {
   echo "fuzz: $t ok: ${runs:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) inputs"
 }
 
-failed=0
-pids=()
-names=()
-running=0
-for t in "${targets[@]}"; do
-  run_target "$t" &
-  pids+=($!)
-  names+=("$t")
-  running=$((running + 1))
-  if ((running >= ${FUZZ_JOBS:-2})); then
-    wait -n || failed=$((failed + 1))
-    running=$((running - 1))
-  fi
-done
-while ((running > 0)); do
-  wait -n || failed=$((failed + 1))
-  running=$((running - 1))
-done
-if ((failed)); then
-  echo "fuzz: $failed of ${#targets[@]} targets failed (above)" >&2
+harden_run_bounded "${FUZZ_JOBS:-2}" run_target "${targets[@]}"
+if ((HARDEN_FAILED)); then
+  echo "fuzz: $HARDEN_FAILED of ${#targets[@]} targets failed (above)" >&2
   exit 1
 fi
 echo "fuzz: all ${#targets[@]} targets ran ${seconds} s each without a finding"
