@@ -25,7 +25,11 @@ harden_require_clang "$clang" fuzz
 
 # target -> dictionary, and seed files beside fuzz/corpus/<target>/.
 declare -A dict=([sql_normalizer]=sql [snapshot]=json [project_inputs]=json [jinja]=jinja [manifest]=json
-  [run_results]=json [sources_json]=json [callback_protocol]=json [kubeconfig]=yaml [cron]=cron)
+  [run_results]=json [sources_json]=json [callback_protocol]=json [callback_endpoint]=http [kubeconfig]=yaml [cron]=cron)
+# Extra libFuzzer flags. callback_endpoint: libFuzzer's after-input leak check flags objects of
+# cpprestsdk's pplx continuations still in flight on the server's threads (allocated inside
+# libcpprest.so, not this tree's code); the server's own leaks are left to the ASan suites.
+declare -A extra=([callback_endpoint]="-detect_leaks=0")
 fixtures=providers/dbt/tests/fixtures
 declare -A seeds=(
   [manifest]="$fixtures/parse_manifest.json $fixtures/build_manifest.json $fixtures/edited_manifest.json"
@@ -36,6 +40,8 @@ declare -A seeds=(
 targets=("$@")
 ((${#targets[@]})) || targets=(sql_normalizer snapshot project_inputs jinja manifest run_results sources_json
   callback_protocol kubeconfig cron)
+# callback_endpoint runs when named (scripts/fuzz.sh 60 callback_endpoint), not yet by default:
+# LeakSanitizer reports an 80-byte direct leak inside libcpprest.so (pplx continuations) at exit.
 for t in "${targets[@]}"; do
   [ -n "${dict[$t]:-}" ] || { echo "fuzz: no target '$t' (fuzz/CMakeLists.txt lists them)" >&2; exit 2; }
 done
@@ -55,7 +61,7 @@ run_target() {
   for seed in ${seeds[$t]:-}; do cp -n "$seed" "$corpus/seed-$(basename "$seed")"; done
   local dirs=("$corpus") rc=0
   [ ! -d "fuzz/corpus/$t" ] || dirs+=("fuzz/corpus/$t")
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${extra[$t]:-} \
     -dict="fuzz/dict/${dict[$t]}.dict" -artifact_prefix="$build/findings/$t-" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   local runs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
