@@ -17,14 +17,19 @@ seconds=${1:-60}
 shift || true
 build=${FUZZ_BUILD_DIR:-build-asan}
 clang=${FUZZ_CXX:-/usr/lib/llvm-16/bin/clang++}
-llvm_bin=$(dirname "$clang")
-[ -x "$clang" ] || { echo "fuzz: $clang is not installed (scripts/setup.sh installs clang-16)" >&2; exit 2; }
+# shellcheck source=scripts/lib/harden.sh
+. scripts/lib/harden.sh
+harden_require_clang "$clang" fuzz
 [ -n "$(ls /usr/lib/llvm-16/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
   { echo "fuzz: libFuzzer is not installed (scripts/setup.sh installs libclang-rt-16-dev)" >&2; exit 2; }
 
 # target -> dictionary, and seed files beside fuzz/corpus/<target>/.
 declare -A dict=([sql_normalizer]=sql [snapshot]=json [project_inputs]=json [jinja]=jinja [manifest]=json
-  [run_results]=json [sources_json]=json [callback_protocol]=json [kubeconfig]=yaml [cron]=cron)
+  [run_results]=json [sources_json]=json [callback_protocol]=json [callback_endpoint]=http [kubeconfig]=yaml [cron]=cron)
+# Extra libFuzzer flags. callback_endpoint: libFuzzer's after-input leak check flags objects of
+# cpprestsdk's pplx continuations still in flight on the server's threads (allocated inside
+# libcpprest.so, not this tree's code); the server's own leaks are left to the ASan suites.
+declare -A extra=([callback_endpoint]="-detect_leaks=0")
 fixtures=providers/dbt/tests/fixtures
 declare -A seeds=(
   [manifest]="$fixtures/parse_manifest.json $fixtures/build_manifest.json $fixtures/edited_manifest.json"
@@ -35,19 +40,18 @@ declare -A seeds=(
 targets=("$@")
 ((${#targets[@]})) || targets=(sql_normalizer snapshot project_inputs jinja manifest run_results sources_json
   callback_protocol kubeconfig cron)
+# callback_endpoint runs when named (scripts/fuzz.sh 60 callback_endpoint), not yet by default:
+# LeakSanitizer reports an 80-byte direct leak inside libcpprest.so (pplx continuations) at exit.
 for t in "${targets[@]}"; do
   [ -n "${dict[$t]:-}" ] || { echo "fuzz: no target '$t' (fuzz/CMakeLists.txt lists them)" >&2; exit 2; }
 done
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DODS_SANITIZE=address,undefined -DODS_FUZZ=ON >/dev/null
-fi
+harden_configure "$build" "$clang" -DODS_SANITIZE=address,undefined -DODS_FUZZ=ON
 cmake --build "$build" -j "${JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export ASAN_SYMBOLIZER_PATH=$llvm_bin/llvm-symbolizer
+harden_symbolizer "$clang"
 mkdir -p "$build/findings" "$build/fuzz-logs"
 
 # One bounded run of target $1; its log in $build/fuzz-logs/<target>.log.
@@ -57,7 +61,7 @@ run_target() {
   for seed in ${seeds[$t]:-}; do cp -n "$seed" "$corpus/seed-$(basename "$seed")"; done
   local dirs=("$corpus") rc=0
   [ ! -d "fuzz/corpus/$t" ] || dirs+=("fuzz/corpus/$t")
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${extra[$t]:-} \
     -dict="fuzz/dict/${dict[$t]}.dict" -artifact_prefix="$build/findings/$t-" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   local runs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -69,26 +73,9 @@ run_target() {
   echo "fuzz: $t ok: ${runs:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) inputs"
 }
 
-failed=0
-pids=()
-names=()
-running=0
-for t in "${targets[@]}"; do
-  run_target "$t" &
-  pids+=($!)
-  names+=("$t")
-  running=$((running + 1))
-  if ((running >= ${FUZZ_JOBS:-2})); then
-    wait -n || failed=$((failed + 1))
-    running=$((running - 1))
-  fi
-done
-while ((running > 0)); do
-  wait -n || failed=$((failed + 1))
-  running=$((running - 1))
-done
-if ((failed)); then
-  echo "fuzz: $failed of ${#targets[@]} targets failed (above)" >&2
+harden_run_bounded "${FUZZ_JOBS:-2}" run_target "${targets[@]}"
+if ((HARDEN_FAILED)); then
+  echo "fuzz: $HARDEN_FAILED of ${#targets[@]} targets failed (above)" >&2
   exit 1
 fi
 echo "fuzz: all ${#targets[@]} targets ran ${seconds} s each without a finding"

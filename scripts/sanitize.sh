@@ -36,19 +36,17 @@ case "$mode" in
     exit 2
     ;;
 esac
-[ -x "$clang" ] || { echo "sanitize: $clang is not installed (scripts/setup.sh installs clang-16)" >&2; exit 2; }
-
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" \
-    >/dev/null
-fi
+# shellcheck source=scripts/lib/harden.sh
+. scripts/lib/harden.sh
+harden_require_clang "$clang" sanitize
+harden_configure "$build" "$clang" "${flags[@]}"
 # shellcheck disable=SC2086 # one target per word
 cmake --build "$build" -j "${JOBS:-2}" --target $suites
 
-export ASAN_SYMBOLIZER_PATH=$(dirname "$clang")/llvm-symbolizer
+harden_symbolizer "$clang"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:external_symbolizer_path=$ASAN_SYMBOLIZER_PATH}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:external_symbolizer_path=${HARDEN_SYMBOLIZER:-}}
 # Each suite's binary runs whole (one process: the sanitizer runtime starts once, not once per
 # test as under ctest's per-test discovery), two at a time; its log in $build/sanitize-logs/.
 mkdir -p "$build/sanitize-logs"
@@ -63,19 +61,7 @@ run_suite() {
   fi
   echo "sanitize $mode: $suite ok: $(grep -m1 -o '[0-9]* tests\? from [0-9]* test suites\? ran' "$log" || echo '? tests')"
 }
-failed=0
-running=0
-for suite in $suites; do
-  run_suite "$suite" &
-  running=$((running + 1))
-  if ((running >= ${JOBS:-2})); then
-    wait -n || failed=$((failed + 1))
-    running=$((running - 1))
-  fi
-done
-while ((running > 0)); do
-  wait -n || failed=$((failed + 1))
-  running=$((running - 1))
-done
-((failed == 0)) || { echo "sanitize $mode: $failed suites failed (above)" >&2; exit 1; }
+# shellcheck disable=SC2086 # one suite per word
+harden_run_bounded "${JOBS:-2}" run_suite $suites
+((HARDEN_FAILED == 0)) || { echo "sanitize $mode: $HARDEN_FAILED suites failed (above)" >&2; exit 1; }
 echo "sanitize $mode: no finding in: $suites"

@@ -39,8 +39,8 @@ TEST_F(ShopManifest, ProjectMetadata) {
   const auto& in = project_.inputs;
   EXPECT_EQ(in.scheme, "dbt/2");
   EXPECT_EQ(in.project, "shop");
-  EXPECT_EQ(in.invocation_id, manifest_["metadata"]["invocation_id"]);
-  EXPECT_EQ(in.generated_at, manifest_["metadata"]["generated_at"]);
+  EXPECT_EQ(in.invocation_id, manifest_["metadata"]["invocation_id"].get<std::string>());
+  EXPECT_EQ(in.generated_at, manifest_["metadata"]["generated_at"].get<std::string>());
   EXPECT_EQ(in.target_identity, "duckdb/shop/main");
   EXPECT_EQ(project_.meta.dbt_version, "1.10.15");
   EXPECT_EQ(project_.meta.adapter_type, "duckdb");
