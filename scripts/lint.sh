@@ -3,7 +3,7 @@
 #   scripts/lint.sh            clang-format check of every tracked .h/.cc (fast; `make test` runs it)
 #   scripts/lint.sh --fix      rewrite the files clang-format would change
 #   scripts/lint.sh --tidy [FILE…]  clang-tidy with .clang-tidy, failing on any finding, over FILEs
-#                              (default: every .cc outside tests/ and bench/), JOBS (2) at a time,
+#                              (default: every .cc outside tests/, bench/ and fuzz/), JOBS (2) at a time,
 #                              using build/compile_commands.json (`make build` first). .ci/run runs
 #                              it after `make test` (≈ 8 min on 2 cores; tests are not tidied).
 set -euo pipefail
@@ -22,7 +22,7 @@ if [ "$mode" = tidy ]; then
   build=${BUILD_DIR:-build}
   [ -f "$build/compile_commands.json" ] || { echo "lint: $build/compile_commands.json missing: run make build" >&2; exit 2; }
   files=("$@")
-  ((${#files[@]})) || mapfile -t files < <(git ls-files '*.cc' | grep -v -E '(^|/)(tests|bench)/')
+  ((${#files[@]})) || mapfile -t files < <(git ls-files '*.cc' | grep -v -E '(^|/)(tests|bench|fuzz)/')
   # clang 16 with g++ 12's libstdc++: C++23 is c++2b; std::expected needs __cpp_concepts 202002
   # (clang 16 says 201907), and cpprest's json.h needs unique_ptr's destructor not constexpr.
   flags=(--quiet --extra-arg=-std=c++2b --extra-arg=-U__cpp_concepts --extra-arg=-D__cpp_concepts=202002L
