@@ -285,7 +285,7 @@ TEST(JsonReader, TheStringScanStopsAtEveryPositionOfALongString) {
       const std::string decoded_prefix = after_escape ? "\n" : "";
       const std::string plain(40, 'a');
       EXPECT_EQ(read(prefix + plain), decoded_prefix + plain);
-      for (const std::string bad : {std::string("\x01"), std::string("\xff"), std::string("\xc3")}) {
+      for (const std::string& bad : {std::string("\x01"), std::string("\xff"), std::string("\xc3")}) {
         std::string text = plain;
         text.replace(at, 1, bad);
         EXPECT_THROW(read(prefix + text), SyntaxError) << at << " " << after_escape;

@@ -229,7 +229,9 @@ TEST_F(HostileCallbackRequests, EachGetsItsDocumentedStatusIsLoggedWithoutTheKey
     if (c.status >= 400) {
       ++refused;
       EXPECT_EQ(body["error"].value("code", ""), c.code) << c.what << ": " << body.dump();
-      if (!c.field.empty()) EXPECT_EQ(body["error"].value("field", ""), c.field) << c.what << ": " << body.dump();
+      if (!c.field.empty()) {
+        EXPECT_EQ(body["error"].value("field", ""), c.field) << c.what << ": " << body.dump();
+      }
       EXPECT_FALSE(body["error"].value("message", "").empty()) << c.what;
     } else {
       EXPECT_FALSE(body.contains("error")) << c.what << ": " << body.dump();
