@@ -23,7 +23,8 @@ std::string seconds_text(double s) {
 
 // The BUILD entries downstream of `from` through BUILD entries only: a reused node between
 // them means the one below builds for a reason of its own, which `from`'s content can't spare.
-void collect_descendants(const std::string& from, const std::unordered_map<std::string, std::vector<std::string>>& children,
+void collect_descendants(const std::string& from,
+                         const std::unordered_map<std::string, std::vector<std::string>>& children,
                          const std::set<std::string>& building, std::set<std::string>& out) {
   std::vector<std::string> stack{from};
   while (!stack.empty()) {
@@ -88,7 +89,8 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
   wave.why = "a wave boundary after " + std::to_string(wave.candidates.size()) +
              " node(s) built only for new data: their content decides " + std::to_string(wave.later.size()) +
              " descendant(s) (" + seconds_text(wave.spare_seconds) + " when last built" +
-             (mode == CutoffMode::always ? ", --cutoff always" : " > " + seconds_text(extra_call_seconds) + " for another dbt call") +
+             (mode == CutoffMode::always ? ", --cutoff always"
+                                         : " > " + seconds_text(extra_call_seconds) + " for another dbt call") +
              ")";
   return wave;
 }
