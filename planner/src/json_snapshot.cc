@@ -1,4 +1,4 @@
-// Snapshot documents to JSON (schema 1.2), streamed: canonical, i.e. members in key order
+// Snapshot documents to JSON (schema 1.3), streamed: canonical, i.e. members in key order
 // and compact, byte for byte what the nlohmann DOM of the same document dumps.
 #include "json_writing.h"
 #include "ods/planner/json_io.h"
@@ -13,8 +13,14 @@ using internal::write_version;
 void write_node(json::Writer& w, const NodeState& n) {
   w.begin_object();
   w.key("built_at").string(n.built_at);
+  if (n.content) write_version(w.key("content"), *n.content);
   w.key("fingerprint");
   internal::write_string_map(w, n.fingerprint.components);
+  if (!n.parent_contents.empty()) {
+    w.key("parent_contents").begin_object();
+    for (const auto& [id, v] : n.parent_contents) write_version(w.key(id), v);
+    w.end_object();
+  }
   w.key("parent_runs");
   internal::write_string_map(w, n.parent_runs);
   w.key("raw_digest").string(n.raw_digest);

@@ -1,4 +1,4 @@
-// Snapshot documents from JSON, streamed (no DOM): schema 1.2, 1.0 and 1.1 read.
+// Snapshot documents from JSON, streamed (no DOM): schema 1.3, and 1.0 to 1.2 read.
 //
 // One pass reads the document into a StateSnapshot. Shape errors ("corrupt", naming the
 // field) are only reported when the document's schema_version is one this binary reads: a
@@ -187,6 +187,14 @@ class SnapshotReader {
         has_run = true;
       } else if (key == "parent_runs") {
         read_string_map(n.parent_runs);
+      } else if (key == "content") {
+        n.content = read_version();
+      } else if (key == "parent_contents") {
+        n.parent_contents.clear();
+        begin_object();
+        std::string_view id;
+        while (r_.next_member(id))
+          n.parent_contents.insert_or_assign(n.parent_contents.end(), std::string(id), read_version());
       } else if (key == "source_versions") {
         n.source_versions.clear();
         begin_object();

@@ -55,6 +55,10 @@ class Planner {
       for (const auto& id : *options_.selected) selected->emplace(id, true);
     }
     for (std::size_t i : dag_.order) {
+      if (auto earlier = options_.built_earlier.find(inputs_.nodes[i].id); earlier != options_.built_earlier.end()) {
+        decisions_[i] = Decision{Action::build, earlier->second ? BuildKind::code : BuildKind::data};
+        continue;  // built by an earlier wave of this run: no entry
+      }
       PlanEntry entry = decide(i);
       entry.depth = dag_.depth[i];
       if (selected && !selected->contains(entry.id)) {  // rule 1
@@ -168,9 +172,9 @@ class Planner {
     if (!node.policy.allows_reuse())  // rule 8
       return build(BuildKind::data, kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error);
 
-    std::vector<std::string> missing, fresh;
+    std::vector<std::string> missing, fresh, cut_off;
     std::size_t unchanged_parents = 0;
-    collect_upstream(node, *before, e, missing, fresh, unchanged_parents);
+    collect_upstream(node, *before, e, missing, fresh, cut_off, unchanged_parents);
     if (!missing.empty())  // rule 9
       return build(BuildKind::data, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
     if (!fresh.empty()) {                                                      // rule 10
@@ -194,6 +198,9 @@ class Planner {
       }
       return build(BuildKind::data, kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
     }
+    if (!cut_off.empty())  // rule 14, early cutoff: a rebuilt parent's content is what this node read
+      return reuse(e, d, *before, kEarlyCutoff,
+                   "code unchanged and " + join(cut_off, "; ") + ", so its inputs are the ones it was built from");
     std::string message = "code and inputs unchanged since run " + before->run_id;
     PlanEntry out = reuse(e, d, *before, kUnchanged, message);  // rule 14
     if (out.action == Action::reuse && !node.raw_digest.empty() && !before->raw_digest.empty() &&
@@ -204,9 +211,12 @@ class Planner {
     return out;
   }
 
-  // Rule 9 and 10 evidence for one node: `missing` (no usable evidence), `fresh` (new data).
+  // Rule 9 and 10 evidence for one node: `missing` (no usable evidence), `fresh` (new data),
+  // `cut_off` (parents rebuilt since it read them whose content is the content it read;
+  // counted in `unchanged` too).
   void collect_upstream(const NodeInput& node, const NodeState& before, PlanEntry& e, std::vector<std::string>& missing,
-                        std::vector<std::string>& fresh, std::size_t& unchanged) const {
+                        std::vector<std::string>& fresh, std::vector<std::string>& cut_off,
+                        std::size_t& unchanged) const {
     auto built_at = parse_iso8601_micros(before.built_at);
     for (const auto& p : node.parents) {
       if (auto s = sources_.find(p); s != sources_.end()) {
@@ -238,7 +248,10 @@ class Planner {
       }
       auto idx = dag_.index_of.at(p);
       const std::string& parent_name = inputs_.nodes[idx].name;
-      if (decisions_[idx].action == Action::build) {
+      // A parent built earlier in this run (a data build: a code build stopped at rule 5) is
+      // judged on the snapshot that recorded it, like a parent rebuilt by an earlier run.
+      const bool built_earlier = options_.built_earlier.contains(p);
+      if (decisions_[idx].action == Action::build && !built_earlier) {
         fresh.push_back(parent_name + " will be built");
         continue;
       }
@@ -248,13 +261,42 @@ class Planner {
         missing.push_back("no record of which build of " + parent_name + " it read");
         continue;
       }
-      if (read->second != parent_before->run_id) {
-        fresh.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " after this node read run " +
-                        read->second);
-      } else {
+      if (read->second == parent_before->run_id) {
         ++unchanged;
+      } else if (auto same = same_content_read(before, p, *parent_before)) {
+        ++unchanged;
+        cut_off.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " with the content it read (" +
+                          *same + ")");
+        e.evidence.push_back({"parent_content", p, "read " + *same + ", now " + *same,
+                              parent_before->content->exactness, "state run " + parent_before->run_id});
+      } else {
+        fresh.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " after this node read run " +
+                        read->second + content_difference(before, p, *parent_before));
       }
     }
+  }
+
+  // The shortened content both sides share when the parent's content now is the content this
+  // node read and both are exact enough to reuse on (rule 2: unknown never cuts off).
+  static std::optional<std::string> same_content_read(const NodeState& before, const std::string& parent,
+                                                      const NodeState& parent_now) {
+    auto read = before.parent_contents.find(parent);
+    if (read == before.parent_contents.end() || !parent_now.content) return std::nullopt;
+    if (!allows_reuse(read->second.exactness) || !(read->second == *parent_now.content)) return std::nullopt;
+    return short_version(read->second.value);
+  }
+
+  // " (content X -> Y)" when both contents are known and differ, "" otherwise.
+  static std::string content_difference(const NodeState& before, const std::string& parent,
+                                        const NodeState& parent_now) {
+    auto read = before.parent_contents.find(parent);
+    if (read == before.parent_contents.end() || !parent_now.content) return "";
+    return " (content " + short_version(read->second.value) + " -> " + short_version(parent_now.content->value) + ")";
+  }
+
+  static std::string short_version(const std::string& value) {
+    constexpr std::size_t kShown = 28;
+    return value.size() <= kShown ? value : value.substr(0, kShown) + "...";
   }
 
   static std::string why_unknown(const SourceInput& src) {
@@ -323,6 +365,13 @@ class Planner {
 };
 
 }  // namespace
+
+bool built_for_code(const PlanEntry& entry) {
+  if (entry.action != Action::build || entry.reasons.empty()) return false;
+  const std::string& code = entry.reasons.front().code;
+  return code == kNeverBuilt || code == kIncompleteFingerprint || code == kFingerprintChanged ||
+         code == kUpstreamCodeChanged || code == kUnknownParent;
+}
 
 Result<ExecutionPlan> plan(const ProjectInputs& inputs, const StateSnapshot* previous, const PlanOptions& options) {
   auto dag = internal::dag_order(inputs);

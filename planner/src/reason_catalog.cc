@@ -12,7 +12,7 @@ constexpr std::string_view kBuildReasons[] = {kNeverBuilt,       kIncompleteFing
                                               kReadsRunContext,  kUpstreamCodeChanged,   kUnknownParent,
                                               kNoDeclaredInputs, kPolicyUnusable,        kMissingDataEvidence,
                                               kNewUpstreamData,  kRelationMissing,       kRelationUnverified};
-constexpr std::string_view kReuseReasons[] = {kUnchanged, kWithinLagTolerance, kWaitingForAllParents};
+constexpr std::string_view kReuseReasons[] = {kUnchanged, kEarlyCutoff, kWithinLagTolerance, kWaitingForAllParents};
 
 }  // namespace
 

@@ -16,6 +16,7 @@ inline constexpr const char* kNewUpstreamData = "new_upstream_data";
 inline constexpr const char* kWaitingForAllParents = "waiting_for_all_inputs";
 inline constexpr const char* kWithinLagTolerance = "within_lag_tolerance";
 inline constexpr const char* kUnchanged = "unchanged";
+inline constexpr const char* kEarlyCutoff = "early_cutoff";
 inline constexpr const char* kFormattingOnly = "formatting_only";
 inline constexpr const char* kRelationMissing = "relation_missing";
 inline constexpr const char* kRelationUnverified = "relation_unverified";

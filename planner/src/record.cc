@@ -1,4 +1,6 @@
 // record(): turns a finished run into the next snapshot. Only successful nodes advance (rule 4).
+#include <set>
+
 #include "dag.h"
 #include "ods/base/iso8601.h"
 #include "ods/planner/planner.h"
@@ -19,9 +21,11 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateS
   s.raw_digest = node.raw_digest;
   s.built_at = run.started_at;
   s.run_id = run.run_id;
+  if (auto c = run.node_contents.find(node.id); c != run.node_contents.end()) s.content = c->second;
   for (const auto& p : node.parents) {
     if (auto it = next.nodes.find(p); it != next.nodes.end()) {
       s.parent_runs[p] = it->second.run_id;  // the build of the parent that this build read
+      if (it->second.content) s.parent_contents[p] = *it->second.content;  // and its content
     } else if (auto v = versions.find(p); v != versions.end()) {
       s.source_versions[p] = v->second;
     }
@@ -65,6 +69,13 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
 
   auto dag = internal::dag_order(inputs);
   if (!dag) return std::unexpected(dag.error());
+  // Parents this run rebuilt for code: a reader it left unbuilt read their older code, so the
+  // content it read says nothing about the new build (early cutoff never follows code).
+  std::set<std::string> rebuilt_for_code;
+  for (const auto& id : run.built_for_code) {
+    auto status = run.node_status.find(id);
+    if (!run.checks_only && status != run.node_status.end() && is_success(status->second)) rebuilt_for_code.insert(id);
+  }
   std::map<std::string, NodeState> nodes;  // only nodes still in the project
   for (std::size_t i : dag->order) {
     const NodeInput& node = inputs.nodes[i];
@@ -77,6 +88,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     }
     if (kept == next.nodes.end()) continue;
     NodeState state = kept->second;
+    std::erase_if(state.parent_contents, [&](const auto& entry) { return rebuilt_for_code.contains(entry.first); });
     const bool failed = status != run.node_status.end() && is_failure(status->second);
     if (failed) state.tested.reset();
     auto tests = run.node_tests_passed.find(node.id);

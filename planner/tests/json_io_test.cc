@@ -30,8 +30,11 @@ StateSnapshot full_snapshot() {
   stg.run_id = "run-2";
   stg.source_versions["source.shop.raw.orders"] =
       DataVersion{"2026-11-29T09:00:00", Exactness::semantic, "sources_json", "2026-11-29T10:30:00Z"};
+  stg.content = DataVersion{"rows=3;hash=42", Exactness::exact, "duckdb_content", "2026-11-29T11:01:00Z"};
   s.nodes["model.shop.stg_orders"] = stg;
   NodeState fct;
+  fct.parent_contents["model.shop.stg_orders"] =
+      DataVersion{"rows=2;hash=41", Exactness::exact, "duckdb_content", "2026-11-29T10:01:00Z"};
   fct.fingerprint.add("sql", "select * from stg");
   fct.built_at = "2026-11-29T10:00:00Z";
   fct.run_id = "run-1";
@@ -62,6 +65,13 @@ TEST(SnapshotJson, RoundTripIsEqual) {
   EXPECT_EQ(back->run_started_at, "2026-11-29T11:00:00Z");
   ASSERT_EQ(back->nodes.size(), 2u);
   const NodeState& stg = back->nodes.at("model.shop.stg_orders");
+  ASSERT_TRUE(stg.content.has_value());
+  EXPECT_EQ(stg.content->value, "rows=3;hash=42");
+  EXPECT_EQ(stg.content->observed_at, "2026-11-29T11:01:00Z");
+  EXPECT_TRUE(stg.parent_contents.empty());
+  EXPECT_EQ(back->nodes.at("model.shop.fct_orders").parent_contents.at("model.shop.stg_orders").value,
+            "rows=2;hash=41");
+  EXPECT_FALSE(back->nodes.at("model.shop.fct_orders").content.has_value());
   EXPECT_EQ(stg.fingerprint, s.nodes.at("model.shop.stg_orders").fingerprint);
   EXPECT_EQ(stg.raw_digest, sha256_hex("raw"));
   const DataVersion& v = stg.source_versions.at("source.shop.raw.orders");
@@ -93,8 +103,23 @@ TEST(SnapshotJson, IsCanonicalAndOmitsEmptySources) {
 
 json snapshot_doc() { return json::parse(to_json(full_snapshot())); }
 
+TEST(SnapshotJson, ASnapshotBeforeEarlyCutoffReadsWithContentUnknown) {
+  json doc = snapshot_doc();
+  doc["schema_version"] = "1.2";
+  for (auto& [id, node] : doc["nodes"].items()) {
+    node.erase("content");
+    node.erase("parent_contents");
+  }
+  auto r = snapshot_from_json(doc.dump());
+  ASSERT_TRUE(r) << r.error().message;
+  for (const auto& [id, node] : r->nodes) {
+    EXPECT_FALSE(node.content.has_value()) << id;
+    EXPECT_TRUE(node.parent_contents.empty()) << id;
+  }
+}
+
 TEST(SnapshotJson, NewerSchemaIsRefused) {
-  for (const char* version : {"2.0", "1.9", "1.3"}) {
+  for (const char* version : {"2.0", "1.9", "1.4"}) {
     json doc = snapshot_doc();
     doc["schema_version"] = version;
     auto r = snapshot_from_json(doc.dump());

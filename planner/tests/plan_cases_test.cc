@@ -28,6 +28,7 @@ TEST_P(PlanCase, MatchesExpectation) {
   PlanOptions options;
   options.now = c.value("now", "2026-11-29T12:00:00Z");
   if (c.contains("selected")) options.selected = c["selected"].get<std::vector<std::string>>();
+  if (c.contains("built_earlier")) options.built_earlier = c["built_earlier"].get<std::map<std::string, bool>>();
   if (c.contains("relations_exist")) options.relations_exist = c["relations_exist"].get<std::map<std::string, bool>>();
   auto result = plan(start->inputs, start->previous_or_null(), options);
   if (c.contains("expect_error")) {

@@ -521,3 +521,67 @@ TEST(RecordThenCheck, PassesAreSkippedFailuresAndEditsRunAgain) {
   EXPECT_EQ(check_action(plan_checks(in, &*s3, {}), kFct), CheckAction::run);
   EXPECT_EQ(check_action(plan_checks(in, &*s3, {}), kSrc), CheckAction::skip);
 }
+
+namespace {
+
+DataVersion content(std::string value) {
+  return DataVersion{std::move(value), Exactness::exact, "duckdb_content", "2026-11-29T10:05:00Z"};
+}
+
+}  // namespace
+
+// Early cutoff (snapshot 1.3): each built node's content after its build, and the content of
+// each parent a built node read.
+TEST(RecordCutoff, BuiltNodesKeepTheirContentAndTheContentOfParentsTheyRead) {
+  RunOutcome r = all_success("run-1", "2026-11-29T10:00:00Z");
+  r.node_contents[kStg] = content("rows=3;hash=1");
+  r.node_contents[kFct] = content("rows=3;hash=2");
+  auto s = record(project(), nullptr, r);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->nodes.at(kStg).content->value, "rows=3;hash=1");
+  EXPECT_EQ(s->nodes.at(kFct).parent_contents.at(kStg).value, "rows=3;hash=1");
+  EXPECT_FALSE(s->nodes.at(kFct).parent_contents.contains(kSeed));  // not measured: unknown, no entry
+  EXPECT_FALSE(s->nodes.at(kSeed).content.has_value());
+}
+
+TEST(RecordCutoff, AParentRebuiltForDataKeepsWhatItsUnbuiltReaderRead) {
+  RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
+  r1.node_contents[kStg] = content("rows=3;hash=1");
+  auto s1 = record(project(), nullptr, r1);
+  ASSERT_TRUE(s1);
+  RunOutcome r2 = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}});
+  r2.node_contents[kStg] = content("rows=3;hash=1");
+  auto s2 = record(project(), &*s1, r2);
+  ASSERT_TRUE(s2);
+  EXPECT_EQ(s2->nodes.at(kStg).run_id, "run-2");
+  EXPECT_EQ(s2->nodes.at(kFct).parent_runs.at(kStg), "run-1");
+  EXPECT_EQ(s2->nodes.at(kFct).parent_contents.at(kStg).value, "rows=3;hash=1");
+}
+
+TEST(RecordCutoff, AParentRebuiltForCodeDropsWhatItsUnbuiltReaderRead) {
+  RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
+  r1.node_contents[kStg] = content("rows=3;hash=1");
+  auto s1 = record(project(), nullptr, r1);
+  ASSERT_TRUE(s1);
+  RunOutcome r2 = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}});
+  r2.node_contents[kStg] = content("rows=3;hash=1");
+  r2.built_for_code = {kStg};
+  auto s2 = record(project(), &*s1, r2);
+  ASSERT_TRUE(s2);
+  EXPECT_FALSE(s2->nodes.at(kFct).parent_contents.contains(kStg));  // a code change never cuts off
+  EXPECT_EQ(s2->nodes.at(kStg).content->value, "rows=3;hash=1");
+}
+
+TEST(RecordCutoff, AFailedCodeBuildChangesNothing) {
+  RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
+  r1.node_contents[kStg] = content("rows=3;hash=1");
+  auto s1 = record(project(), nullptr, r1);
+  ASSERT_TRUE(s1);
+  RunOutcome r2 = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "error"}});
+  r2.built_for_code = {kStg};
+  auto s2 = record(project(), &*s1, r2);
+  ASSERT_TRUE(s2);
+  EXPECT_EQ(s2->nodes.at(kStg).run_id, "run-1");
+  EXPECT_EQ(s2->nodes.at(kStg).content->value, "rows=3;hash=1");
+  EXPECT_EQ(s2->nodes.at(kFct).parent_contents.at(kStg).value, "rows=3;hash=1");
+}

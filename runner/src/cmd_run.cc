@@ -1,8 +1,10 @@
-// `ods state run`: compile, probe, plan, build only the BUILD set through dbt, record the run.
+// `ods state run`: compile, probe, plan, build only the BUILD set through dbt (in waves when early
+// cutoff may spare work: cutoff_run.h), record the run.
 #include <chrono>
 #include <iostream>
 
 #include "commands.h"
+#include "cutoff_run.h"
 #include "dbt_steps.h"
 #include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
@@ -24,6 +26,8 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
+  auto mode = run::cutoff_mode_from_string(args.has("--cutoff") ? args.get("--cutoff") : "auto");
+  if (!mode) return report(ctx, mode.error());
   RunTimings timings;
   auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
 
@@ -76,8 +80,6 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};
   for (const auto& source : project->inputs.sources)
     if (source.version) run_ctx.source_versions[source.id] = *source.version;
-  std::vector<std::string> build{"build", "--select"};
-  for (auto& arg : run::build_selection(run_ctx.plan, source_checks)) build.push_back(std::move(arg));
   if (to_build == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
     return finish_without_build(ctx, run_ctx);
@@ -85,16 +87,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
                 (source_checks.empty() ? "" : "; testing " + std::to_string(source_checks.size()) + " sources"));
-  build.insert(build.end(), target_path.begin(), target_path.end());
-  t = Clock::now();
-  auto built = session->run_with_progress(build, "dbt build");
-  if (!built) return report(ctx, built.error());
-  run_ctx.timings.build = seconds_since(t);
-  if (built->interrupted) {
-    *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
-    return 130;
-  }
-  return record_build(ctx, run_ctx, *built);
+  WaveSettings waves{*mode, target_path, source_checks, project->adapter_type};
+  return build_in_waves(ctx, *session, *project, std::move(options), run_ctx, waves);
 }
 
 }  // namespace ods::cli

@@ -115,6 +115,9 @@ const std::vector<Command>& state_commands() {
        with_summary_flags({{"--select", true, "dbt-style selection (see plan)"},
                            {"--exclude", true, "nodes to leave out of the selection, same syntax"},
                            {"--dry-run", false, "plan and print; build and record nothing, write no state"},
+                           {"--cutoff", true,
+                            "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
+                            "another dbt call), always, off (default auto)"},
                            {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
                            {"--profiles-dir", true, "passed to dbt"}}),
        cmd_run},

@@ -23,6 +23,35 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
 
 }  // namespace
 
+bool content_measurable(const std::string& adapter_type) { return change_provider_for(adapter_type) != nullptr; }
+
+std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, const std::string& adapter_type,
+                                                             const std::string& target_dir,
+                                                             const std::vector<std::string>& nodes,
+                                                             const std::string& now,
+                                                             std::vector<std::string>& warnings) {
+  std::map<std::string, planner::DataVersion> out;
+  auto provider = change_provider_for(adapter_type);
+  if (!provider || nodes.empty()) return out;
+  contracts::ProbeRequest request = provider->request();
+  request.sources = false;
+  request.nodes = false;
+  request.content_nodes = nodes;
+  auto probe = dbt::make_show_probe(dbt, {{"--target-path", target_dir + "/ods-probe"}});
+  auto report = probe->probe(request);
+  if (!report) {
+    warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
+                       "); their readers won't cut off on them");
+    return out;
+  }
+  // The provider reads relations' answers the same way for sources and for nodes.
+  contracts::ProbeReport as_sources;
+  as_sources.sources = std::move(report->contents);
+  for (auto& v : provider->versions(as_sources, now))
+    if (v.version && planner::allows_reuse(v.version->exactness)) out.emplace(v.source_id, std::move(*v.version));
+  return out;
+}
+
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
                                  planner::ProjectInputs& inputs, const std::string& now) {
   GatheredEvidence out;

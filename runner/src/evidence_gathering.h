@@ -28,4 +28,17 @@ struct GatheredEvidence {
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
                                  planner::ProjectInputs& inputs, const std::string& now);
 
+// Whether this adapter's relations can be content-fingerprinted (a ChangeProvider reads it).
+bool content_measurable(const std::string& adapter_type);
+
+// Early cutoff: the content of each of `nodes`' relations, measured now with the statements
+// the adapter's ChangeProvider runs on sources, in one dbt show call (artifacts under
+// <target_dir>/ods-probe). A node it could not measure is absent (its readers then never cut
+// off on it); a failed call measures none and says why in `warnings`. Never fails.
+std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, const std::string& adapter_type,
+                                                             const std::string& target_dir,
+                                                             const std::vector<std::string>& nodes,
+                                                             const std::string& now,
+                                                             std::vector<std::string>& warnings);
+
 }  // namespace ods::cli

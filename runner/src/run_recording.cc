@@ -164,35 +164,42 @@ int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan
   return deliver_report(ctx, document, [&] { return markdown_input(plan, summary); }) ? kExitOk : kExitFailed;
 }
 
-int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
+int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
+                const WaveEvidence& evidence, WaveRecord& out) {
   auto t = Clock::now();
   auto project = load_project(ctx);
   if (!project) return report(ctx, project.error());
   auto loaded = load_run(ctx, *project);
   if (!loaded) return report_nothing_recorded(ctx, build, "dbt build failed before running any node", loaded.error());
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before the build started
+  loaded->outcome.node_contents = evidence.node_contents;
+  loaded->outcome.built_for_code = evidence.built_for_code;
   auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
-  run.timings.record = seconds_since(t);
+  run.head = Head{committed->stored, committed->snapshot};  // a later wave plans and commits on it
+  run.timings.record += seconds_since(t);
   t = Clock::now();
-  const double saved = run::time_saved_seconds(run.store, run.scope, run.plan);
-  int built = 0, failed = 0, skipped = 0;
+  out = WaveRecord{};
+  out.saved = run::time_saved_seconds(run.store, run.scope, run.plan);
   for (const auto& [id, status] : loaded->outcome.node_status) {
     if (status == "success")
-      ++built;
+      ++out.built;
     else if (status == "skipped")
-      ++skipped;
+      ++out.skipped;
     else
-      ++failed;
+      ++out.failed;
   }
-  const std::string outcome = build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
-  json counts{{"built", built},
+  out.run_id = loaded->outcome.run_id;
+  out.summary = loaded->summary;
+  out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
+  const std::string outcome = build.exit_code == 0 ? "success" : (out.built > 0 ? "partial" : "failed");
+  json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
-              {"failed", failed},
-              {"skipped", skipped},
+              {"failed", out.failed},
+              {"skipped", out.skipped},
               {"summary", loaded->summary}};
   contracts::RunRecord ledger{loaded->outcome.run_id,
                               run.scope,
@@ -201,15 +208,46 @@ int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtComma
                               outcome,
                               ods::sha256_hex(planner::to_json(project->inputs)),
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, loaded->node_seconds, saved),
+                              details_of(run, counts, loaded->node_seconds, out.saved),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
-  run.timings.ledger = seconds_since(t);
-  const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, saved,
-                                       failed_nodes(run.plan, loaded->outcome), build.error_text);
+  run.timings.ledger += seconds_since(t);
+  return kExitOk;
+}
+
+int finish_run(const CommandContext& ctx, const RunContext& run, const std::vector<WaveRecord>& waves,
+               const dbt::DbtCommandResult& last_build) {
+  int built = 0, failed = 0, skipped = 0;
+  double saved = 0;
+  std::vector<std::string> failed_names;
+  std::string summary;
+  for (const auto& w : waves) {
+    built += w.built;
+    failed += w.failed;
+    skipped += w.skipped;
+    saved += w.saved;
+    failed_names.insert(failed_names.end(), w.failed_nodes.begin(), w.failed_nodes.end());
+    summary += (summary.empty() ? "" : "; ") + w.summary;
+  }
+  if (waves.size() > 1) summary = std::to_string(waves.size()) + " waves: " + summary;
+  const std::string outcome = last_build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
+  json counts{{"built", built},
+              {"reused", run.plan.count(planner::Action::reuse)},
+              {"failed", failed},
+              {"skipped", skipped},
+              {"summary", summary}};
+  const bool delivered = print_summary(ctx, run, counts, waves.empty() ? "" : waves.back().run_id, outcome, saved,
+                                       failed_names, last_build.error_text);
   const int code = finish_after_dbt(
-      ctx, build, "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");
+      ctx, last_build,
+      "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");
   return delivered ? code : kExitFailed;
+}
+
+int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
+  WaveRecord wave;
+  if (int code = record_wave(ctx, run, build, {}, wave); code != kExitOk) return code;
+  return finish_run(ctx, run, {wave}, build);
 }
 
 }  // namespace ods::cli

@@ -42,6 +42,35 @@ int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan
 // Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
 int finish_without_build(const CommandContext& ctx, RunContext& run);
 
+// Early cutoff's evidence for record(): the content measured after a wave's build and the
+// nodes it built for code (planner::RunOutcome's fields of the same names).
+struct WaveEvidence {
+  std::map<std::string, planner::DataVersion> node_contents;
+  std::vector<std::string> built_for_code;
+};
+
+// One wave's dbt build as recorded: its counts and dbt's summary, the plan's nodes it failed.
+struct WaveRecord {
+  std::string run_id;
+  int built = 0, failed = 0, skipped = 0;
+  std::string summary;
+  std::vector<std::string> failed_nodes;
+  double saved = 0;  // the last build times of the wave plan's reused nodes
+};
+
+// Records one wave's dbt build from its own artifacts: a snapshot committed on `run.head`
+// (which then becomes the committed state, for the next wave) and a ledger entry holding
+// `run.plan`, the wave's plan. Fills `out`; returns kExitOk, or an exit code after reporting
+// why nothing was recorded (each wave before stays recorded: rule 4).
+int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
+                const WaveEvidence& evidence, WaveRecord& out);
+
+// The end of a run that built: the summary over `waves` (run.plan: the whole run's plan) and
+// dbt's failure of the last build, if any. Returns kExitFailed when dbt failed or a report
+// could not be written.
+int finish_run(const CommandContext& ctx, const RunContext& run, const std::vector<WaveRecord>& waves,
+               const dbt::DbtCommandResult& last_build);
+
 // dbt build ran (it may have failed): record it from its own artifacts, then summarise.
 // Returns kExitFailed when dbt failed or the state could not be committed.
 int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build);

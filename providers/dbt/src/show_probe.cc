@@ -120,6 +120,9 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     if (answer.contains("sources") && answer["sources"].is_object())
       for (const auto& [id, a] : answer["sources"].items())
         if (a.is_object()) report.sources[id] = answer_from_json(a);
+    if (answer.contains("contents") && answer["contents"].is_object())
+      for (const auto& [id, a] : answer["contents"].items())
+        if (a.is_object()) report.contents[id] = answer_from_json(a);
     if (answer.contains("nodes") && answer["nodes"].is_object())
       for (const auto& [id, exists] : answer["nodes"].items())
         if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();

@@ -22,9 +22,9 @@ namespace {
 // writes them so. The answer travels as the hex of its JSON text: warehouses disagree on
 // backslashes in string literals (Spark reads them as escapes, DuckDB and PostgreSQL don't).
 constexpr const char* kProgram = R"JINJA(
-{%- set ods = {'sources': {}, 'nodes': {}, 'listed': {}} -%}
+{%- set ods = {'sources': {}, 'nodes': {}, 'contents': {}, 'listed': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
-{%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__} -%}
+{%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
 {%- set ods_items = [] -%}
 {%- if ods_wanted.sources -%}{%- for s in graph.sources.values() -%}{%- do ods_items.append(('source', s.unique_id, s.database, s.schema, s.identifier)) -%}{%- endfor -%}{%- endif -%}
 {%- if ods_wanted.nodes -%}{%- for n in graph.nodes.values() -%}
@@ -32,6 +32,15 @@ constexpr const char* kProgram = R"JINJA(
     {%- do ods_items.append(('node', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
+{%- set ods_content_ids = graph.nodes.keys() | list if ods_wanted.contents is none else ods_wanted.contents -%}
+{%- for uid in ods_content_ids -%}
+  {%- set n = graph.nodes.get(uid) -%}
+  {%- if n is not none and n.resource_type in ['model', 'seed', 'snapshot'] and n.config.materialized != 'ephemeral' -%}
+    {%- do ods_items.append(('content', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
+  {%- elif ods_wanted.contents is not none -%}
+    {%- do ods.contents.update({uid: {'status': 'missing', 'why': 'no relation for ' ~ uid ~ ' in the project'}}) -%}
+  {%- endif -%}
+{%- endfor -%}
 {%- if execute -%}{%- for kind, uid, db, sch, ident in ods_items -%}
   {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
   {%- if key not in ods.listed -%}
@@ -58,10 +67,11 @@ constexpr const char* kProgram = R"JINJA(
     {%- do ods.listed.update({key: names}) -%}
   {%- endif -%}
   {%- set found = ods.listed[key].get(ident | lower) -%}
+  {%- set answers = ods.sources if kind == 'source' else ods.contents -%}
   {%- if kind == 'node' -%}
     {%- do ods.nodes.update({uid: found is not none}) -%}
   {%- elif found is none -%}
-    {%- do ods.sources.update({uid: {'status': 'missing', 'why': 'relation ' ~ db ~ '.' ~ sch ~ '.' ~ ident ~ ' does not exist'}}) -%}
+    {%- do answers.update({uid: {'status': 'missing', 'why': 'relation ' ~ db ~ '.' ~ sch ~ '.' ~ ident ~ ' does not exist'}}) -%}
   {%- else -%}
     {%- set m = namespace(branch=none, index=0, why='') -%}
     {%- for b in ods_branches -%}
@@ -74,7 +84,7 @@ constexpr const char* kProgram = R"JINJA(
       {%- endif -%}
     {%- endfor -%}
     {%- if m.branch is none -%}
-      {%- do ods.sources.update({uid: {'status': 'skipped', 'why': m.why}}) -%}
+      {%- do answers.update({uid: {'status': 'skipped', 'why': m.why}}) -%}
     {%- else -%}
       {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'row_sets': {}, 'seconds': 0.0} -%}
       {%- for st in m.branch.statements -%}
@@ -93,12 +103,14 @@ constexpr const char* kProgram = R"JINJA(
         {%- do answer.row_sets.update({st.name: rows}) -%}
         {%- do answer.update({'seconds': answer.seconds + (t1 - t0).total_seconds()}) -%}
       {%- endfor -%}
-      {%- do ods.sources.update({uid: answer}) -%}
+      {%- do answers.update({uid: answer}) -%}
     {%- endif -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes}) | string).encode('utf-8').hex() }}' as ods_probe
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
+
+constexpr std::size_t kMaxContentListBytes = 64 * 1024;
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
@@ -122,6 +134,11 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   replace_all(program, "__BRANCHES__", branches.dump());
   replace_all(program, "__SOURCES__", request.sources ? "True" : "False");
   replace_all(program, "__NODES__", request.nodes ? "True" : "False");
+  // One command-line argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN): a longer list
+  // of ids is replaced by every node's relation, a superset (more statements, same answers).
+  std::string contents = nlohmann::json(request.content_nodes).dump();
+  if (contents.size() > kMaxContentListBytes) contents = "none";
+  replace_all(program, "__CONTENTS__", contents);
   return program;
 }
 

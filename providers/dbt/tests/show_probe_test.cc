@@ -65,6 +65,35 @@ TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
   EXPECT_FALSE(report->relations_exist.at("model.p.gone"));
 }
 
+// relation_probe 0.3: nodes named in content_nodes get the statements; their answers are `contents`.
+TEST(ShowProbe, ContentNodesAreNamedInTheProgramAndAnsweredApart) {
+  contracts::ProbeRequest r = request();
+  r.sources = false;
+  r.content_nodes = {"model.p.stg"};
+  EXPECT_NE(show_probe_program(r).find(R"('contents': ["model.p.stg"])"), std::string::npos);
+  FakeDbt dbt;
+  json answer = {{"sources", json::object()},
+                 {"nodes", json::object()},
+                 {"contents",
+                  {{"model.p.stg", {{"status", "ok"}, {"rows", {{"content", {{"row_count", "7"}}}}}}},
+                   {"model.p.gone", {{"status", "missing"}, {"why", "no relation for model.p.gone in the project"}}}}}};
+  dbt.next.events = {show_event(answer)};
+  auto report = make_show_probe(dbt, {})->probe(r);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->sources.empty());
+  EXPECT_EQ(report->contents.at("model.p.stg").rows["content"]["row_count"], "7");
+  EXPECT_EQ(report->contents.at("model.p.gone").status, contracts::ProbeAnswer::Status::missing);
+}
+
+TEST(ShowProbe, AContentListTooLongForOneArgumentAsksForEveryNode) {
+  contracts::ProbeRequest r = request();
+  for (int i = 0; i < 5000; ++i)
+    r.content_nodes.push_back("model.project.a_rather_long_model_name_" + std::to_string(i));
+  std::string program = show_probe_program(r);
+  EXPECT_LT(program.size(), 12000u);  // stays within one command-line argument
+  EXPECT_NE(program.find("'contents': none"), std::string::npos);
+}
+
 TEST(ShowProbe, TheProgramCarriesBothBranchesWithTheirRowLimitsAndNeverListsAMissingNodeSchema) {
   contracts::ProbeRequest r = request();
   r.filter.format = "delta";

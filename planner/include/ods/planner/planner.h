@@ -23,7 +23,18 @@ struct PlanOptions {
   // the REUSE says existence was not checked (exactness none). `false`: the relation is
   // missing -> BUILD relation_missing. Nodes absent from a non-null map -> relation_unverified.
   std::optional<std::map<std::string, bool>> relations_exist;
+  // Early cutoff's later waves (docs/early-cutoff.md): nodes already built earlier in this
+  // run, by id -> true when built for code (their own or upstream), false when built for data
+  // only. They get no entry; their readers see them as built, a code build as rule 5 does, a
+  // data build by comparing the content recorded after it with the content the reader read.
+  // `previous` must then be the snapshot that recorded those builds.
+  std::map<std::string, bool> built_earlier;
 };
+
+// True when a BUILD entry is built for code (its own or an upstream node's: never built,
+// fingerprint incomplete or changed, an upstream code change, an unknown parent), false for
+// a build for data only (new data upstream, run context, missing evidence, a missing relation).
+bool built_for_code(const PlanEntry& entry);
 
 // The scope of a project/target: "<project>/<environment>", environment = target or "default".
 std::string scope_of(const std::string& project, const std::string& target);
@@ -44,6 +55,12 @@ struct RunOutcome {
   std::map<std::string, bool> source_tests_passed;
   // Source versions measured strictly before the run started; others are not used.
   std::map<std::string, DataVersion> source_versions;
+  // Early cutoff (snapshot 1.3): node id -> the content of its relation measured right after
+  // this run built it (absent: not measured; readers then never cut off on it), and the nodes
+  // this run built for code (built_for_code), whose readers left unbuilt lose the content
+  // they read (a code change never cuts off).
+  std::map<std::string, DataVersion> node_contents;
+  std::vector<std::string> built_for_code;
   // A test-only run (`ods state test`, #220): it built nothing, so node_status is ignored and
   // every build is kept as it was; only the check results count.
   bool checks_only = false;

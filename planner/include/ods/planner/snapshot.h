@@ -12,12 +12,14 @@ namespace ods::planner {
 
 struct SchemaVersion {
   int major = 1;
-  int minor = 2;
+  int minor = 3;
   // A reader of version *this reads `doc` when the major is equal and doc's minor is not newer.
   bool can_read(const SchemaVersion& doc) const { return doc.major == major && doc.minor <= minor; }
   std::string to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
 };
-inline constexpr SchemaVersion kSnapshotSchema{1, 2};
+// 1.3 (additive, early cutoff): a node's own content after its build and the content of each
+// parent it read. Older documents read with both absent (unknown: no cutoff, rule 2).
+inline constexpr SchemaVersion kSnapshotSchema{1, 3};
 
 // The last pass of a node's or source's checks.
 struct TestRecord {
@@ -34,6 +36,12 @@ struct NodeState {
   std::string run_id;                                  // the run that built it
   std::map<std::string, std::string> parent_runs;      // parent node id -> run id of the build it read
   std::map<std::string, DataVersion> source_versions;  // source id -> version it saw (absent: unknown)
+  // 1.3: the content fingerprint of its relation measured right after its build (absent:
+  // not measured or not measurable), and parent node id -> the content of that parent it
+  // read (absent: unknown). A reader's entry is dropped when the parent is rebuilt for its
+  // code, so a code change never cuts off (docs/early-cutoff.md).
+  std::optional<DataVersion> content;
+  std::map<std::string, DataVersion> parent_contents;
   std::optional<TestRecord> tested;
 };
 

@@ -5,6 +5,9 @@
 // typed data and says nothing about how it runs.
 // 0.2 (additive): a statement may ask for up to `max_rows` rows (ProbeAnswer::row_sets), and a
 // request may name a fallback: other statements for the relations its filter does not match.
+// 0.3 (additive): a request may name nodes (models, seeds, snapshots) whose relations get the
+// same statements as sources (early cutoff reads a built node's content); their answers are
+// in ProbeReport::contents.
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -44,6 +47,7 @@ struct ProbeRequest {
   ProbeFilter filter;
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
   std::optional<ProbeFallback> fallback;   // 0.2; a relation matching neither filter is skipped
+  std::vector<std::string> content_nodes;  // 0.3: node ids whose relations get the statements too
 };
 
 using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
@@ -64,13 +68,15 @@ struct ProbeAnswer {
 struct ProbeReport {
   std::map<std::string, ProbeAnswer> sources;   // source id -> answer (every source of the project)
   std::map<std::string, bool> relations_exist;  // node id -> exists (nodes it could check)
+  std::map<std::string, ProbeAnswer> contents;  // 0.3: node id -> answer, for each content_nodes id
   double call_seconds = 0;                      // the whole call, start-up included, before its answer is read
 };
 
 class RelationProbe {
  public:
   virtual ~RelationProbe() = default;
-  // Runs `request`. Success: a report that answers every source the project has and every
+  // Runs `request`. Success: a report that answers every source the project has (when asked),
+  // every content_nodes id (a node the project lacks or that has no relation: missing) and every
   // node it could check (nodes it could not check are absent from relations_exist). Error:
   // nothing was read ("probe_failed", quoting the warehouse's or dbt's error; "cancelled").
   // Not thread-safe; one call at a time.

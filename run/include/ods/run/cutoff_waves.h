@@ -1,0 +1,45 @@
+#pragma once
+// Early cutoff's waves (docs/early-cutoff.md): which of a plan's BUILD nodes one dbt call
+// builds now, and which wait for the content of the nodes built now. A node built only for
+// new upstream data may come out with the content its readers already read; its BUILD
+// descendants are then held back to a later wave, re-planned with that content as evidence.
+// A boundary costs one more dbt call (and the content probe), so the cost model draws one
+// only where the descendants it could spare took longer, by their recorded build times, than
+// that extra call. Pure: the durations and the call's cost are arguments. The operator's pod
+// can take one selection per wave the same way (`now` is a wave's selection).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ods/base/result.h"
+#include "ods/planner/inputs.h"
+#include "ods/planner/plan.h"
+
+namespace ods::run {
+
+// `auto`: the cost model decides; `always`: a boundary wherever a node could cut off
+// (tests, small projects); `off`: one wave, as before early cutoff.
+enum class CutoffMode { automatic, always, off };
+
+// "auto" | "always" | "off"; errors "usage" naming the value.
+[[nodiscard]] Result<CutoffMode> cutoff_mode_from_string(const std::string& text);
+
+struct Wave {
+  std::vector<std::string> now;         // BUILD node ids this wave builds (in plan order)
+  std::vector<std::string> later;       // BUILD node ids held back to be re-planned (in plan order)
+  std::vector<std::string> candidates;  // the nodes built now whose content decides `later`
+  double spare_seconds = 0;             // the recorded build seconds of `later`
+  std::string why;                      // one sentence: the boundary, or why there is none
+};
+
+// The next wave of `plan` (its BUILD entries; reuses are ignored). Candidates: BUILD models
+// built only for new upstream data (first reason new_upstream_data) that have BUILD
+// descendants; `later` is those descendants. `node_seconds`: each node's recorded build time
+// (absent: unknown, counted as 0, so unknown durations never pay for a call);
+// `extra_call_seconds`: what one more dbt call and content probe cost. `content_measurable`:
+// whether the warehouse's content can be fingerprinted at all (false: one wave).
+Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
+               const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
+               bool content_measurable);
+
+}  // namespace ods::run

@@ -1,0 +1,98 @@
+#include "ods/run/cutoff_waves.h"
+
+#include <cstdio>
+#include <set>
+#include <unordered_map>
+
+namespace ods::run {
+
+Result<CutoffMode> cutoff_mode_from_string(const std::string& text) {
+  if (text == "auto") return CutoffMode::automatic;
+  if (text == "always") return CutoffMode::always;
+  if (text == "off") return CutoffMode::off;
+  return fail("usage", "--cutoff: '" + text + "' is not one of auto, always, off");
+}
+
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+// The BUILD entries downstream of `from` through BUILD entries only: a reused node between
+// them means the one below builds for a reason of its own, which `from`'s content can't spare.
+void collect_descendants(const std::string& from,
+                         const std::unordered_map<std::string, std::vector<std::string>>& children,
+                         const std::set<std::string>& building, std::set<std::string>& out) {
+  std::vector<std::string> stack{from};
+  while (!stack.empty()) {
+    std::string id = std::move(stack.back());
+    stack.pop_back();
+    auto it = children.find(id);
+    if (it == children.end()) continue;
+    for (const auto& child : it->second) {
+      if (!building.contains(child) || !out.insert(child).second) continue;
+      stack.push_back(child);
+    }
+  }
+}
+
+}  // namespace
+
+Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
+               const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
+               bool content_measurable) {
+  Wave wave;
+  std::set<std::string> building;
+  for (const auto& e : plan.entries)
+    if (e.action == planner::Action::build) building.insert(e.id);
+  auto all_now = [&](std::string why) {
+    for (const auto& e : plan.entries)
+      if (e.action == planner::Action::build) wave.now.push_back(e.id);
+    wave.later.clear();
+    wave.candidates.clear();
+    wave.why = std::move(why);
+    return wave;
+  };
+  if (mode == CutoffMode::off) return all_now("early cutoff is off (--cutoff off)");
+  if (!content_measurable) return all_now("this warehouse's content can't be fingerprinted, so nothing cuts off");
+
+  std::unordered_map<std::string, std::vector<std::string>> children;
+  for (const auto& n : inputs.nodes)
+    for (const auto& p : n.parents) children[p].push_back(n.id);
+  std::set<std::string> later;
+  for (const auto& e : plan.entries) {
+    if (e.action != planner::Action::build || e.resource_type != "model" || e.reasons.empty() ||
+        e.reasons.front().code != "new_upstream_data")
+      continue;
+    std::set<std::string> below;
+    collect_descendants(e.id, children, building, below);
+    if (below.empty()) continue;
+    wave.candidates.push_back(e.id);
+    later.insert(below.begin(), below.end());
+  }
+  // A candidate below another candidate waits too: its own cutoff is judged in a later wave.
+  std::erase_if(wave.candidates, [&](const std::string& id) { return later.contains(id); });
+  if (wave.candidates.empty()) return all_now("no node built only for new data has descendants to spare");
+  for (const auto& id : later)
+    if (auto s = node_seconds.find(id); s != node_seconds.end()) wave.spare_seconds += s->second;
+  if (mode == CutoffMode::automatic && wave.spare_seconds <= extra_call_seconds)
+    return all_now("one wave: the " + std::to_string(later.size()) + " nodes early cutoff could spare took " +
+                   seconds_text(wave.spare_seconds) + " when last built, not more than another dbt call (" +
+                   seconds_text(extra_call_seconds) + ")");
+  for (const auto& e : plan.entries) {
+    if (e.action != planner::Action::build) continue;
+    (later.contains(e.id) ? wave.later : wave.now).push_back(e.id);
+  }
+  wave.why = "a wave boundary after " + std::to_string(wave.candidates.size()) +
+             " node(s) built only for new data: their content decides " + std::to_string(wave.later.size()) +
+             " descendant(s) (" + seconds_text(wave.spare_seconds) + " when last built" +
+             (mode == CutoffMode::always ? ", --cutoff always"
+                                         : " > " + seconds_text(extra_call_seconds) + " for another dbt call") +
+             ")";
+  return wave;
+}
+
+}  // namespace ods::run

@@ -1,0 +1,108 @@
+// The waves of early cutoff: where the cost model draws a boundary, and where it doesn't.
+#include "ods/run/cutoff_waves.h"
+
+#include <gtest/gtest.h>
+
+namespace ods::run {
+namespace {
+
+using Ids = std::vector<std::string>;
+
+// stg (built for new data) -> mid -> top, and other (built for code) beside them; `reused`
+// reads stg but is reused.
+struct Fixture {
+  planner::ProjectInputs inputs;
+  planner::ExecutionPlan plan;
+
+  Fixture(const std::string& stg_reason = "new_upstream_data") {
+    auto node = [&](const std::string& id, Ids parents) {
+      planner::NodeInput n;
+      n.id = id;
+      n.name = id;
+      n.resource_type = "model";
+      n.parents = std::move(parents);
+      inputs.nodes.push_back(n);
+    };
+    node("stg", {"source.raw"});
+    node("mid", {"stg"});
+    node("top", {"mid"});
+    node("other", {"source.raw"});
+    node("reused", {"stg"});
+    auto entry = [&](const std::string& id, planner::Action action, const std::string& code) {
+      planner::PlanEntry e;
+      e.id = id;
+      e.name = id;
+      e.resource_type = "model";
+      e.action = action;
+      e.reasons.push_back({code, ""});
+      plan.entries.push_back(e);
+    };
+    entry("other", planner::Action::build, "fingerprint_changed");
+    entry("stg", planner::Action::build, stg_reason);
+    entry("mid", planner::Action::build, "new_upstream_data");
+    entry("top", planner::Action::build, "new_upstream_data");
+    entry("reused", planner::Action::reuse, "unchanged");
+  }
+};
+
+const std::map<std::string, double> kSeconds{{"stg", 1}, {"mid", 20}, {"top", 30}, {"other", 5}};
+
+TEST(CutoffWaves, BoundaryWhereTheSparedDescendantsCostMoreThanTheCall) {
+  Fixture f;
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 10.0, CutoffMode::automatic, true);
+  EXPECT_EQ(w.now, (Ids{"other", "stg"}));
+  EXPECT_EQ(w.later, (Ids{"mid", "top"}));  // mid is a candidate too, but below stg: judged next wave
+  EXPECT_EQ(w.candidates, (Ids{"stg"}));
+  EXPECT_DOUBLE_EQ(w.spare_seconds, 50.0);
+  EXPECT_NE(w.why.find("wave boundary"), std::string::npos) << w.why;
+}
+
+TEST(CutoffWaves, NoBoundaryWhenTheCallCostsMore) {
+  Fixture f;
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 50.0, CutoffMode::automatic, true);
+  EXPECT_EQ(w.now, (Ids{"other", "stg", "mid", "top"}));
+  EXPECT_TRUE(w.later.empty());
+  EXPECT_NE(w.why.find("not more than another dbt call (50.0 s)"), std::string::npos) << w.why;
+}
+
+TEST(CutoffWaves, UnknownDurationsNeverPayForACall) {
+  Fixture f;
+  Wave w = next_wave(f.inputs, f.plan, {}, 0.5, CutoffMode::automatic, true);
+  EXPECT_TRUE(w.later.empty());
+  EXPECT_EQ(w.now.size(), 4u);
+}
+
+TEST(CutoffWaves, AlwaysDrawsTheBoundaryWhateverTheCost) {
+  Fixture f;
+  Wave w = next_wave(f.inputs, f.plan, {}, 1000.0, CutoffMode::always, true);
+  EXPECT_EQ(w.later, (Ids{"mid", "top"}));
+}
+
+TEST(CutoffWaves, OffAndUnmeasurableContentMeanOneWave) {
+  Fixture f;
+  EXPECT_TRUE(next_wave(f.inputs, f.plan, kSeconds, 0, CutoffMode::off, true).later.empty());
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 0, CutoffMode::always, false);
+  EXPECT_TRUE(w.later.empty());
+  EXPECT_NE(w.why.find("can't be fingerprinted"), std::string::npos) << w.why;
+}
+
+TEST(CutoffWaves, OnlyNodesBuiltForNewUpstreamDataAreCandidates) {
+  Fixture f("relation_missing");
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 0, CutoffMode::always, true);
+  // mid is built only for new data and has top below it: the boundary is after mid.
+  EXPECT_EQ(w.candidates, (Ids{"mid"}));
+  EXPECT_EQ(w.later, (Ids{"top"}));
+}
+
+TEST(CutoffWaves, ModeWords) {
+  EXPECT_EQ(*cutoff_mode_from_string("auto"), CutoffMode::automatic);
+  EXPECT_EQ(*cutoff_mode_from_string("always"), CutoffMode::always);
+  EXPECT_EQ(*cutoff_mode_from_string("off"), CutoffMode::off);
+  auto bad = cutoff_mode_from_string("sometimes");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, "usage");
+  EXPECT_NE(bad.error().message.find("'sometimes'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ods::run

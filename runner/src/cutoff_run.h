@@ -1,0 +1,31 @@
+#pragma once
+// `ods state run`'s build in waves (early cutoff, docs/early-cutoff.md): build a wave, read
+// the content of what it built, record it, re-plan the nodes held back against that record,
+// build what still must build. run/cutoff_waves.h draws the boundaries.
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "dbt_session.h"
+#include "ods/planner/planner.h"
+#include "ods/run/cutoff_waves.h"
+#include "project_loader.h"
+#include "run_recording.h"
+
+namespace ods::cli {
+
+struct WaveSettings {
+  run::CutoffMode mode = run::CutoffMode::automatic;
+  std::vector<std::string> target_path;    // --target-path, for every dbt call
+  std::vector<std::string> source_checks;  // `source:<name>` the first wave's build tests
+  std::string adapter_type;
+};
+
+// Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later
+// wave's re-plan keeps them, selecting only the nodes held back). On return run.plan is the
+// whole run's plan: the first plan, with the held-back nodes' entries as re-planned.
+// Returns the command's exit code (130 when dbt was interrupted; waves before stay recorded).
+int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
+                   planner::PlanOptions options, RunContext& run, const WaveSettings& settings);
+
+}  // namespace ods::cli
