@@ -28,7 +28,7 @@ struct PlanOptions {
   // only. They get no entry; their readers see them as built, a code build as rule 5 does, a
   // data build by comparing the content recorded after it with the content the reader read.
   // `previous` must then be the snapshot that recorded those builds.
-  std::map<std::string, bool> built_earlier;
+  std::map<std::string, bool> built_earlier = {};
 };
 
 // True when a BUILD entry is built for code (its own or an upstream node's: never built,
@@ -59,8 +59,8 @@ struct RunOutcome {
   // this run built it (absent: not measured; readers then never cut off on it), and the nodes
   // this run built for code (built_for_code), whose readers left unbuilt lose the content
   // they read (a code change never cuts off).
-  std::map<std::string, DataVersion> node_contents;
-  std::vector<std::string> built_for_code;
+  std::map<std::string, DataVersion> node_contents = {};
+  std::vector<std::string> built_for_code = {};
   // A test-only run (`ods state test`, #220): it built nothing, so node_status is ignored and
   // every build is kept as it was; only the check results count.
   bool checks_only = false;
