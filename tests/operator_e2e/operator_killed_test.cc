@@ -143,7 +143,7 @@ TEST(OperatorKilledMidRun, EveryRunEndsOnceWithOnePodAndTheStoreHoldsTheLastOrTh
   int replicas = 0;
   std::string leader = "replica-" + std::to_string(replicas++);
   ASSERT_TRUE(w.start_operator(leader));
-  ProcessResult applied = w.kubectl_apply(w.shop_project("shop"));
+  ProcessResult applied = w.kubectl_apply(w.shop_project("shop", "0 6 * * *", /*with_digest_key=*/true));
   ASSERT_EQ(applied.exit_code, 0) << applied.errors;
 
   // The first run builds everything, uninterrupted: how long each phase lasts.

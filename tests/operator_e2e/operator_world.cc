@@ -271,19 +271,20 @@ std::pair<int, std::string> OperatorWorld::post_callback(const std::string& path
 
 void OperatorWorld::stop_operator(const std::string& identity) { replica(identity).process.stop(); }
 
-Json OperatorWorld::shop_project(const std::string& name, const std::string& schedule) const {
-  return {{"apiVersion", "ods.dev/v1alpha1"},
-          {"kind", "DbtProject"},
-          {"metadata", {{"name", name}, {"namespace", kAppNamespace}}},
-          {"spec",
-           {{"source", {{"image", {{"path", project_->dir().string()}}}}},
-            {"image", "ods-runner:test"},
-            {"profileSecretRef", {{"name", "shop-profile"}}},
-            {"digestKeySecretRef", {{"name", "shop-digest-key"}}},
-            {"target", "dev"},
-            {"schedule", schedule},
-            {"policies", {{"runTimeout", "10m"}}},
-            {"historyLimit", 10}}}};
+Json OperatorWorld::shop_project(const std::string& name, const std::string& schedule, bool with_digest_key) const {
+  Json project{{"apiVersion", "ods.dev/v1alpha1"},
+               {"kind", "DbtProject"},
+               {"metadata", {{"name", name}, {"namespace", kAppNamespace}}},
+               {"spec",
+                {{"source", {{"image", {{"path", project_->dir().string()}}}}},
+                 {"image", "ods-runner:test"},
+                 {"profileSecretRef", {{"name", "shop-profile"}}},
+                 {"target", "dev"},
+                 {"schedule", schedule},
+                 {"policies", {{"runTimeout", "10m"}}},
+                 {"historyLimit", 10}}}};
+  if (with_digest_key) project["spec"]["digestKeySecretRef"] = {{"name", "shop-digest-key"}};
+  return project;
 }
 
 ProcessResult OperatorWorld::kubectl_apply(const Json& document) {

@@ -73,7 +73,11 @@ class OperatorWorld {
   void stop_all_operators();
 
   // The DbtProject `name` for the copy of examples/shop (image source: its directory).
-  kube::Json shop_project(const std::string& name, const std::string& schedule = "0 6 * * *") const;
+  // with_digest_key: spec.digestKeySecretRef names the world's digest-key Secret, so the runner
+  // pod digests dim_customers' env_var hook and can reuse it (issue #14); without it that node
+  // builds on every run, which the tests that need a build in every run rely on.
+  kube::Json shop_project(const std::string& name, const std::string& schedule = "0 6 * * *",
+                          bool with_digest_key = false) const;
   // kubectl apply -f of a document written to a file; the result.
   ProcessResult kubectl_apply(const kube::Json& document);
   // Creates a manual DbtRun of `project`.
