@@ -158,11 +158,16 @@ bench_shop_scale() {
   ods_run "$p" "$tmp/r.json" >/dev/null
   ods_run "$p" "$tmp/r.json" >/dev/null
   capture_probe "$p"
+  local log_from
   for ((r = 1; r <= reps; r++)); do
+    log_from=$(wc -l <"$p/logs/dbt.log")
     none+=("$(ods_run "$p" "$tmp/none.json")")
+    dbt_phases "$p/logs/dbt.log" "$log_from" >"$tmp/none.phases"
     l_none=$(load1)
     log "shop $scale: ods state run, nothing changed $r/$reps: ${none[-1]} s, built: $(field "$tmp/none.json" "$built_names") (load $l_none)"
+    log_from=$(wc -l <"$p/logs/dbt.log")
     floor+=("$(replay_probe)")
+    dbt_phases "$p/logs/dbt.log" "$log_from" >"$tmp/floor.phases"
     l_floor=$(load1)
     log "shop $scale: floor (the probe's dbt show, driven directly) $r/$reps: ${floor[-1]} s (load $l_floor)"
     if ((driver_off)); then
@@ -210,6 +215,10 @@ bench_shop_scale() {
     awk -v c="$(field "$tmp/none.json" 'd["run"]["timings"]["compile"]')" -v p="$p0" 'BEGIN {
       printf "  its dbt compile beyond a dbt parse (what skipping a provably unchanged compile could save): %.2f s\n", c - p }'
     phases "$tmp/none.json" "$s0" "$p0" "$fl"
+    echo "    by dbt's own events (the compile step's rest before dbt's first event: the driver's start and the import):"
+    cat "$tmp/none.phases"
+    echo "    the floor's one command, by its events (and before them, the process start and the import):"
+    cat "$tmp/floor.phases"
     ((driver_off)) && echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"
     echo "raw.customers changed, built:    $(field "$tmp/one.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/one.json" 'd["run"]["timings"]'))"
@@ -236,6 +245,42 @@ print("    dbt compile step %.2f = start + import + parse (a dbt parse alone: %.
       % (t["compile"], parse, imp, t["compile"] - parse))
 print("    probe's dbt show call %.2f = statements %.2f + the call's own %.2f; floor (start + parse + probe, alone) %.2f"
       % (t["probe_dbt"], statements, t["probe_dbt"] - statements, floor))
+PY
+}
+
+# dbt_phases LOG FROM_LINE: dbt's own phases in each dbt command logged in LOG (dbt's
+# logs/dbt.log, JSON lines) after line FROM_LINE, from its events' timestamps: setup (start to
+# AdapterRegistered), parse (to FoundStats: partial parsing, or the handed-over manifest, the
+# inline node and the manifest written), run (ConcurrencyLine to EndRunResult: compiling the
+# nodes, or the probe's statements) and the artifacts written after it.
+dbt_phases() {
+  "$py" - "$@" <<'PY'
+import json, sys
+from datetime import datetime
+commands, order = {}, []
+with open(sys.argv[1], errors="replace") as f:
+    for number, line in enumerate(f, 1):
+        if number <= int(sys.argv[2]) or not line.startswith("{"):
+            continue
+        try:
+            d = json.loads(line)
+            info = d["info"]
+            ts = datetime.fromisoformat(info["ts"].rstrip("Z")).timestamp()
+        except (ValueError, KeyError, TypeError):
+            continue
+        c = commands.setdefault(info.get("invocation_id"), {})
+        if not c:
+            order.append(c)
+        c.setdefault(info.get("name"), ts)
+        if info.get("name") == "ResourceReport":
+            c["command"] = d.get("data", {}).get("command_name", "?")
+def span(c, a, b):
+    return "%.2f" % (c[b] - c[a]) if a in c and b in c else "-"
+for c in order:
+    print("    dbt %-8s %s s: setup %s, parse %s, run %s, artifacts %s" % (
+        c.get("command", "?"), span(c, "MainReportVersion", "CommandCompleted"),
+        span(c, "MainReportVersion", "AdapterRegistered"), span(c, "AdapterRegistered", "FoundStats"),
+        span(c, "ConcurrencyLine", "EndRunResult"), span(c, "EndRunResult", "CommandCompleted")))
 PY
 }
 
