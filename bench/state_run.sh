@@ -21,7 +21,8 @@
 #   and cached in $BENCH_DIR/shop-data (keyed by the scale, the generator and DuckDB's version).
 #   and prints the seconds, the ratios (no change against the floor, the limit
 #   1.1 x floor + 0.5 s, and against the full build; the limit at scale 10000 is 0.15),
-#   ODS's own split of the no-change run, the load average beside each figure, and which nodes
+#   ODS's own split of the no-change run and its phases (ODS's own, dbt's per command from its
+#   log events, beside the floor's command's), the load average beside each figure, and which nodes
 #   each ods run built next to the descendants of raw.customers.
 # probe: for N in $BENCH_PROBE_SOURCES, a generated project with N source tables
 #   (bench/gen_sources_project.py, cached in $BENCH_DIR/probe<N>); after one ods state run
