@@ -65,7 +65,7 @@ std::vector<std::pair<std::string, callback::RunSummary>> PhaseLog::phases() {
 
 std::unique_ptr<callback::CallbackServer> start_test_server(
     TestRuns& runs, PhaseLog& log, contracts::StateStore& store, int port, std::size_t max_body_bytes,
-    std::function<void(const callback::RefusedRequest&)> on_refused) {
+    std::function<void(const callback::RefusedRequest&)> on_refused, std::chrono::milliseconds body_deadline) {
   std::string last_error;
   // A free port: another one when a race for it was lost. A fixed port (a restart on the
   // port pods know): wait while the kernel still holds it for the closed server's connections.
@@ -80,7 +80,7 @@ std::unique_ptr<callback::CallbackServer> start_test_server(
       }
       p = *free;
     }
-    callback::CallbackServerOptions options{"127.0.0.1", p, max_body_bytes, on_refused};
+    callback::CallbackServerOptions options{"127.0.0.1", p, max_body_bytes, on_refused, body_deadline};
     auto server = callback::start_callback_server(
         options, callback::CallbackDeps{*callback::RunTokens::from_key(kControllerKey), runs, log, store});
     if (server) return std::move(*server);

@@ -3,6 +3,7 @@
 // process, a database per test), the controller's callback server in this process on a
 // free loopback port with a map of runs and a log of phases, and `ods pod` as a child
 // process on a copy of examples/shop (DuckDB).
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -48,10 +49,12 @@ class PhaseLog final : public callback::RunListener {
 
 // A callback server on 127.0.0.1: on `port` (0: a free one, retried when lost to a race).
 // Fails the test and returns nullptr when it cannot listen.
-// `on_refused` is told each refused request (CallbackServerOptions::on_refused).
+// `on_refused` is told each refused request (CallbackServerOptions::on_refused); `body_deadline`
+// is CallbackServerOptions::body_deadline.
 std::unique_ptr<callback::CallbackServer> start_test_server(
     TestRuns& runs, PhaseLog& log, contracts::StateStore& store, int port = 0, std::size_t max_body_bytes = 64u << 20,
-    std::function<void(const callback::RefusedRequest&)> on_refused = {});
+    std::function<void(const callback::RefusedRequest&)> on_refused = {},
+    std::chrono::milliseconds body_deadline = callback::kDefaultBodyDeadline);
 
 // The port of a server's url ("http://127.0.0.1:PORT").
 int port_of(const callback::CallbackServer& server);
