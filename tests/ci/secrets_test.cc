@@ -46,8 +46,8 @@ ApiStandIn::Options standin_options() {
 }
 
 std::string state_url(const PostgresServer& server) {
-  return "postgresql://" + server.user() + ":" + kStatePassword + "@127.0.0.1:" + std::to_string(server.port()) +
-         "/" + server.database();
+  return "postgresql://" + server.user() + ":" + kStatePassword + "@127.0.0.1:" + std::to_string(server.port()) + "/" +
+         server.database();
 }
 
 // `log` without GitHub's ::add-mask:: workflow commands: the runner consumes those (they are how a
@@ -64,8 +64,8 @@ std::string without_mask_commands(const std::string& log) {
 void expect_clean_requests(SecretSearch& search, const ApiStandIn& api) {
   for (auto request : api.requests()) {
     for (const char* header : {"authorization", "private-token"}) request["headers"].erase(header);
-    search.expect_clean("the API stand-in's request " + request.value("method", "") + " " +
-                            request.value("path", "") + " (headers but the token's)",
+    search.expect_clean("the API stand-in's request " + request.value("method", "") + " " + request.value("path", "") +
+                            " (headers but the token's)",
                         request.dump());
   }
 }
@@ -133,7 +133,8 @@ TEST(CiSecretsNeverLeak, GitHubTwoClonesShareAPostgresStateThenAPullRequestIsPla
   EXPECT_FALSE(fs::exists(second.dir().parent_path() / ".ods-state" / "state.db"));
 
   second.replace_in("models/marts/fct_orders.sql", "o.amount,\n", "o.amount,\n    o.amount * 2 as doubled_amount,\n");
-  auto plan = run_action(shop_action_spec(plan_inputs, second.dir().parent_path(), api.url(), "feature", 7, kToken, env));
+  auto plan =
+      run_action(shop_action_spec(plan_inputs, second.dir().parent_path(), api.url(), "feature", 7, kToken, env));
   ASSERT_EQ(plan.at("conclusion"), "success") << plan.at("log");
   ASSERT_EQ(api.requests("POST").size(), 1u) << "the plan's review comment: " << plan.at("log");
 

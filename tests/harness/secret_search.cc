@@ -56,8 +56,8 @@ std::vector<SecretForm> secret_forms(const std::string& name, const std::string&
       {"base64url of " + name, url_safe},
       {"hex of " + name, hex_of(secret, "0123456789abcdef")},
       {"upper-case hex of " + name, hex_of(secret, "0123456789ABCDEF")},
-      {"sha256 of " + name, hex_of(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest),
-                                   "0123456789abcdef")},
+      {"sha256 of " + name,
+       hex_of(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest), "0123456789abcdef")},
   };
   return forms;
 }
