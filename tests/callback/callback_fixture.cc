@@ -10,6 +10,7 @@
 #include "harness/loopback_port.h"
 #include "harness/postgres_server.h"
 #include "ods/planner/planner.h"
+#include "ods/state/stores.h"
 
 namespace ods::testing {
 
@@ -39,6 +40,14 @@ std::string fresh_state_database() {
   ProcessResult created = pg->psql("create database " + name);
   EXPECT_EQ(created.exit_code, 0) << created.errors;
   return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " user=" + pg->user() + " dbname=" + name;
+}
+
+std::unique_ptr<contracts::StateStore> fresh_postgres_store() {
+  const std::string dsn = fresh_state_database();
+  if (dsn.empty()) return nullptr;
+  auto opened = state::open_postgres_store(dsn);
+  EXPECT_TRUE(opened) << opened.error().message;
+  return opened ? std::move(*opened) : nullptr;
 }
 
 void TestRuns::add(const std::string& ns, const std::string& name, const std::string& uid) {

@@ -23,6 +23,9 @@ inline const std::string kControllerKey = "test-controller-key-0123456789";
 // A new empty database on the suite's PostgreSQL server; its libpq connection string.
 // Fails the test (and returns "") when the server cannot start.
 std::string fresh_state_database();
+// The PostgreSQL state store on a fresh_state_database(); fails the test and returns nullptr when
+// it cannot be made or opened.
+std::unique_ptr<contracts::StateStore> fresh_postgres_store();
 
 // DbtRun stand-ins: "<namespace>/<name>" -> RunInfo. Thread-safe.
 class TestRuns final : public callback::RunLookup {

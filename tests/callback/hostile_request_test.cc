@@ -18,7 +18,6 @@
 #include "callback_fixture.h"
 #include "harness/loopback_port.h"
 #include "ods/callback/protocol.h"
-#include "ods/state/stores.h"
 #include "test_inputs.h"
 
 namespace ods::testing {
@@ -83,11 +82,8 @@ struct Case {
 class HostileCallbackRequests : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string dsn = fresh_state_database();
-    ASSERT_FALSE(dsn.empty());
-    auto opened = state::open_postgres_store(dsn);
-    ASSERT_TRUE(opened) << opened.error().message;
-    store = std::move(*opened);
+    store = fresh_postgres_store();
+    ASSERT_NE(store, nullptr);
     server = start_test_server(runs, phases, *store, 0, kLimit, [this](const callback::RefusedRequest& r) {
       std::lock_guard lock(refusals_mutex);
       refusals.push_back(r.method + " " + r.path + " " + std::to_string(r.status) + " " + r.body);
