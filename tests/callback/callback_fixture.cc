@@ -10,6 +10,7 @@
 #include "harness/loopback_port.h"
 #include "harness/postgres_server.h"
 #include "ods/planner/planner.h"
+#include "ods/state/stores.h"
 
 namespace ods::testing {
 
@@ -41,6 +42,14 @@ std::string fresh_state_database() {
   return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " user=" + pg->user() + " dbname=" + name;
 }
 
+std::unique_ptr<contracts::StateStore> fresh_postgres_store() {
+  const std::string dsn = fresh_state_database();
+  if (dsn.empty()) return nullptr;
+  auto opened = state::open_postgres_store(dsn);
+  EXPECT_TRUE(opened) << opened.error().message;
+  return opened ? std::move(*opened) : nullptr;
+}
+
 void TestRuns::add(const std::string& ns, const std::string& name, const std::string& uid) {
   std::lock_guard lock(mutex_);
   runs_[ns + "/" + name] = callback::RunInfo{uid, "shop", "", planner::scope_of("shop", "")};
@@ -65,7 +74,7 @@ std::vector<std::pair<std::string, callback::RunSummary>> PhaseLog::phases() {
 
 std::unique_ptr<callback::CallbackServer> start_test_server(
     TestRuns& runs, PhaseLog& log, contracts::StateStore& store, int port, std::size_t max_body_bytes,
-    std::function<void(const callback::RefusedRequest&)> on_refused) {
+    std::function<void(const callback::RefusedRequest&)> on_refused, std::chrono::milliseconds body_deadline) {
   std::string last_error;
   // A free port: another one when a race for it was lost. A fixed port (a restart on the
   // port pods know): wait while the kernel still holds it for the closed server's connections.
@@ -80,7 +89,7 @@ std::unique_ptr<callback::CallbackServer> start_test_server(
       }
       p = *free;
     }
-    callback::CallbackServerOptions options{"127.0.0.1", p, max_body_bytes, on_refused};
+    callback::CallbackServerOptions options{"127.0.0.1", p, max_body_bytes, on_refused, body_deadline};
     auto server = callback::start_callback_server(
         options, callback::CallbackDeps{*callback::RunTokens::from_key(kControllerKey), runs, log, store});
     if (server) return std::move(*server);

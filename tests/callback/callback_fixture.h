@@ -3,6 +3,7 @@
 // process, a database per test), the controller's callback server in this process on a
 // free loopback port with a map of runs and a log of phases, and `ods pod` as a child
 // process on a copy of examples/shop (DuckDB).
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -22,6 +23,9 @@ inline const std::string kControllerKey = "test-controller-key-0123456789";
 // A new empty database on the suite's PostgreSQL server; its libpq connection string.
 // Fails the test (and returns "") when the server cannot start.
 std::string fresh_state_database();
+// The PostgreSQL state store on a fresh_state_database(); fails the test and returns nullptr when
+// it cannot be made or opened.
+std::unique_ptr<contracts::StateStore> fresh_postgres_store();
 
 // DbtRun stand-ins: "<namespace>/<name>" -> RunInfo. Thread-safe.
 class TestRuns final : public callback::RunLookup {
@@ -48,10 +52,12 @@ class PhaseLog final : public callback::RunListener {
 
 // A callback server on 127.0.0.1: on `port` (0: a free one, retried when lost to a race).
 // Fails the test and returns nullptr when it cannot listen.
-// `on_refused` is told each refused request (CallbackServerOptions::on_refused).
+// `on_refused` is told each refused request (CallbackServerOptions::on_refused); `body_deadline`
+// is CallbackServerOptions::body_deadline.
 std::unique_ptr<callback::CallbackServer> start_test_server(
     TestRuns& runs, PhaseLog& log, contracts::StateStore& store, int port = 0, std::size_t max_body_bytes = 64u << 20,
-    std::function<void(const callback::RefusedRequest&)> on_refused = {});
+    std::function<void(const callback::RefusedRequest&)> on_refused = {},
+    std::chrono::milliseconds body_deadline = callback::kDefaultBodyDeadline);
 
 // The port of a server's url ("http://127.0.0.1:PORT").
 int port_of(const callback::CallbackServer& server);

@@ -7,15 +7,17 @@
 // phases told (what the operator writes into the DbtRun status) are as before.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "callback_fixture.h"
 #include "harness/loopback_port.h"
 #include "ods/callback/protocol.h"
-#include "ods/state/stores.h"
 #include "test_inputs.h"
 
 namespace ods::testing {
@@ -80,11 +82,8 @@ struct Case {
 class HostileCallbackRequests : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string dsn = fresh_state_database();
-    ASSERT_FALSE(dsn.empty());
-    auto opened = state::open_postgres_store(dsn);
-    ASSERT_TRUE(opened) << opened.error().message;
-    store = std::move(*opened);
+    store = fresh_postgres_store();
+    ASSERT_NE(store, nullptr);
     server = start_test_server(runs, phases, *store, 0, kLimit, [this](const callback::RefusedRequest& r) {
       std::lock_guard lock(refusals_mutex);
       refusals.push_back(r.method + " " + r.path + " " + std::to_string(r.status) + " " + r.body);
@@ -263,8 +262,8 @@ TEST_F(HostileCallbackRequests, RequestsThatAreNotHttpChangeNothingAndTheServerS
       "POST /v1/runs/team/open/inputs HTTP/9.9\r\nContent-Length: 2\r\n\r\n{}",
       "POST /v1/runs/team/open/inputs HTTP/1.1\r\nthis header has no colon\r\n\r\n",
       "POST /v1/runs/team/open/inputs HTTP/1.1\r\nContent-Length: -5\r\n\r\n{}",
-      // Claims 2 GiB and sends 2 bytes: cpprestsdk answers only once the body is read, so this
-      // connection gets no answer until the client gives up (a known limit: docs/hardening-crash.md).
+      // Claims 2 GiB and sends 2 bytes: no answer before the body deadline (30 s here; the
+      // slow-body test below shows the 408 after it), and the client gives up first.
       "POST /v1/runs/team/open/inputs HTTP/1.1\r\nContent-Length: 2147483648\r\n\r\n{}",
       "POST /v1/runs/team/open/inputs HTTP/1.1\r\nContent-Length: twelve\r\n\r\n{}",
       std::string("\0\0\0\0\x16\x03\x01\x02\x00", 9),  // a TLS hello's start
@@ -282,6 +281,59 @@ TEST_F(HostileCallbackRequests, RequestsThatAreNotHttpChangeNothingAndTheServerS
   }
   EXPECT_EQ(post("open", "inputs", inputs_body()).status, 200) << "the server no longer answers";
   std::cout << "[ hostile  ] " << garbage.size() << " requests that are not HTTP\n";
+}
+
+// Clients announcing more body than they send (a slow or stalled pod, or an attacker holding
+// connections): each is answered 408 request_timeout with Connection: close once the body
+// deadline passes, and its connection is closed; meanwhile the server answers other requests.
+TEST_F(HostileCallbackRequests, ABodyThatNeverArrivesIsCutOffAtTheDeadlineWhileOthersAreAnswered) {
+  // A deadline far beyond what a valid request takes on a loaded machine (the order asserted below
+  // needs the valid request answered first), short enough to keep the suite quick.
+  constexpr auto kDeadline = std::chrono::seconds(10);
+  auto slow_server = start_test_server(runs, phases, *store, 0, kLimit, {}, kDeadline);
+  ASSERT_NE(slow_server, nullptr);
+  const int port = port_of(*slow_server);
+  const std::string valid = inputs_body();
+  const std::string whole = http("POST /v1/runs/team/open/inputs HTTP/1.1", token("open"), valid);
+  const std::vector<std::string> stalled = {
+      // Headers and half the body, then nothing (the connection stays open).
+      whole.substr(0, whole.find("\r\n\r\n") + 4 + valid.size() / 2),
+      // Headers alone, announcing a body.
+      "POST /v1/runs/team/open/inputs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000\r\n\r\n",
+      // More than the limit announced, a little of it sent.
+      "POST /v1/runs/team/open/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(kLimit * 4) +
+          "\r\n\r\n{\"protocol\":",
+  };
+  const std::string before = world();
+  std::vector<std::future<std::expected<std::string, std::string>>> slow;
+  // Each exchange reads until the server closes, or 120 s without a byte (far past the deadline).
+  for (const auto& request : stalled)
+    slow.push_back(std::async(std::launch::async, [port, request] { return loopback_exchange(port, request, 120); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the stalled requests arrive first
+
+  auto raw = loopback_exchange(port, http("POST /v1/runs/team/open/inputs HTTP/1.1", token("open"), valid), 60);
+  ASSERT_TRUE(raw) << raw.error();
+  EXPECT_EQ(parse_answer(*raw).status, 200) << raw->substr(0, 500);
+  for (auto& s : slow)
+    EXPECT_EQ(s.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+        << "a stalled request was answered before the valid one";
+  const std::string after_valid = world();
+
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    auto got = slow[i].get();
+    ASSERT_TRUE(got) << got.error();
+    const Answer a = parse_answer(*got);
+    EXPECT_EQ(a.status, 408) << json(stalled[i]).dump() << ": " << got->substr(0, 500);
+    EXPECT_NE(got->find("Connection: close"), std::string::npos) << got->substr(0, 500);
+    json body = json::parse(a.body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << a.body;
+    EXPECT_EQ(body["error"].value("code", ""), "request_timeout") << body.dump();
+  }
+  EXPECT_EQ(world(), after_valid) << "a stalled request changed the ledger, the snapshots or the phases";
+  EXPECT_NE(after_valid, before) << "the valid request planned nothing";
+  EXPECT_EQ(post("open", "inputs", valid).status, 200) << "the fixture's server no longer answers";
+  std::cout << "[ hostile  ] " << stalled.size() << " stalled bodies cut off at the deadline\n";
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "harness/eventually.h"
 #include "ods/callback/protocol.h"
 #include "ods/planner/json_io.h"
-#include "ods/state/stores.h"
 
 namespace ods::testing {
 namespace {
@@ -23,11 +22,8 @@ using nlohmann::json;
 class PodCallback : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string dsn = fresh_state_database();
-    ASSERT_FALSE(dsn.empty());
-    auto opened = state::open_postgres_store(dsn);
-    ASSERT_TRUE(opened) << opened.error().message;
-    store = std::move(*opened);
+    store = fresh_postgres_store();
+    ASSERT_NE(store, nullptr);
     server = start_test_server(runs, log, *store);
     ASSERT_NE(server, nullptr);
   }

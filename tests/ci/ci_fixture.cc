@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -161,6 +162,79 @@ nlohmann::json shop_action_spec(const nlohmann::json& inputs, const fs::path& wo
           {"github_token", token},
           {"workspace", workspace.string()},
           {"temp", temp.string()}};
+}
+
+namespace {
+
+// The .gitlab-ci.yml of GitLabRepo.
+constexpr const char* kPipeline = R"(include:
+  - local: ci/gitlab/ods.gitlab-ci.yml
+
+variables:
+  ODS_PROJECT_DIR: shop
+  ODS_PROFILES_DIR: shop
+  ODS_CI_DIR: $CI_PROJECT_DIR/ci/common
+
+ods-plan:
+  extends: .ods-plan
+  rules:
+    - if: $CI_MERGE_REQUEST_IID
+
+ods-run:
+  extends: .ods-run
+  rules:
+    - if: $CI_MERGE_REQUEST_IID == null
+
+report:
+  needs: [ods-run]
+  rules:
+    - if: $CI_MERGE_REQUEST_IID == null
+  script:
+    - echo "dotenv built=$ODS_BUILT reused=$ODS_REUSED failed=$ODS_FAILED"
+)";
+
+}  // namespace
+
+void GitLabRepo::set_up() {
+  repo_ = project_.dir().parent_path() / "repo";
+  fs::create_directories(repo_ / "ci");
+  fs::copy(project_.dir(), repo_ / "shop", fs::copy_options::recursive);
+  fs::copy(ci_source_dir() / "gitlab", repo_ / "ci" / "gitlab", fs::copy_options::recursive);
+  fs::copy(ci_source_dir() / "common", repo_ / "ci" / "common", fs::copy_options::recursive);
+  std::ofstream(repo_ / ".gitlab-ci.yml") << kPipeline;
+  std::ofstream(repo_ / ".gitignore") << "*.duckdb\n*.duckdb.wal\n";
+  ASSERT_EQ(git(repo_, {"init", "-q", "-b", "main"}).exit_code, 0);
+  git(repo_, {"remote", "add", "origin", "https://gitlab.example.com/shop-co/analytics.git"});
+  ASSERT_EQ(git(repo_, {"add", "-A"}).exit_code, 0);
+  ASSERT_EQ(git(repo_, {"commit", "-qm", "shop"}).exit_code, 0);
+  warehouse_ = project_.dir().parent_path() / "warehouse.duckdb";
+  ASSERT_EQ(project_.generate_data().exit_code, 0);
+  fs::copy_file(project_.dir() / "shop.duckdb", warehouse_);
+}
+
+ProcessResult GitLabRepo::pipeline(const ApiStandIn& api, int mr_iid, const std::vector<std::string>& variables) const {
+  std::vector<std::string> all{"ODS_PATH=" + ods_binary().string(),
+                               "ODS_DBT=" + (venv_bin() / "dbt").string(),
+                               "SHOP_DUCKDB_PATH=" + warehouse_.string(),
+                               "CI_API_V4_URL=" + api.url() + "/api/v4",
+                               "CI_PROJECT_ID=42",
+                               "ODS_GITLAB_TOKEN=good-token",
+                               "DBT_SEND_ANONYMOUS_USAGE_STATS=false"};
+  if (mr_iid > 0) {
+    all.insert(all.end(), {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main",
+                           "CI_PIPELINE_SOURCE=merge_request_event"});
+  }
+  all.insert(all.end(), variables.begin(), variables.end());  // gitlab-ci-local: the last one wins
+  std::vector<std::string> argv{(npm_tools_bin() / "gitlab-ci-local").string(), "--shell-isolation", "--no-color"};
+  for (const auto& v : all) argv.insert(argv.end(), {"--variable", v});
+  return run_process(argv, repo_, {"HOME=" + repo_.parent_path().string()});
+}
+
+nlohmann::json GitLabRepo::dotenv_line(const std::string& output) {
+  std::smatch m;
+  std::regex re("dotenv built=(\\d*) reused=(\\d*) failed=(\\d*)");
+  if (!std::regex_search(output, m, re)) return nullptr;
+  return {{"built", m[1].str()}, {"reused", m[2].str()}, {"failed", m[3].str()}};
 }
 
 const nlohmann::json& step(const nlohmann::json& result, const std::string& name) {

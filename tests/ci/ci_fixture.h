@@ -68,6 +68,27 @@ nlohmann::json shop_action_spec(const nlohmann::json& inputs, const std::filesys
                                 const std::string& api_url, const std::string& branch, int pr_number,
                                 const std::string& token, const std::vector<std::string>& extra = {});
 
+// A git repository holding examples/shop at shop/, the CI template (ci/gitlab, ci/common) and a
+// .gitlab-ci.yml including it (an ods-run job outside merge requests, ods-plan inside them, and a
+// `report` job printing the run's dotenv), run by gitlab-ci-local on the shell executor.
+class GitLabRepo {
+ public:
+  // Builds the repository (one commit) and the warehouse beside it; fails the test if it can't.
+  void set_up();
+  // One pipeline; `mr_iid` > 0 makes it a merge request pipeline into main. `variables`
+  // ("NAME=value") are added to (or override) the defaults: the built ods, the venv's dbt, the
+  // warehouse, the stand-in's API URL, project 42, ODS_GITLAB_TOKEN=good-token.
+  ProcessResult pipeline(const ApiStandIn& api, int mr_iid, const std::vector<std::string>& variables = {}) const;
+  // {built, reused, failed} of the report job's line, null when it printed none.
+  static nlohmann::json dotenv_line(const std::string& output);
+  const std::filesystem::path& dir() const { return repo_; }
+
+ private:
+  DbtProject project_{"shop"};
+  std::filesystem::path repo_;
+  std::filesystem::path warehouse_;
+};
+
 // A step's record by name in a harness result; fails the test when absent.
 const nlohmann::json& step(const nlohmann::json& result, const std::string& name);
 

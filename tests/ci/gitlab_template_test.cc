@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <regex>
 
 #include "ci_fixture.h"
 
@@ -18,32 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPipeline = R"(include:
-  - local: ci/gitlab/ods.gitlab-ci.yml
-
-variables:
-  ODS_PROJECT_DIR: shop
-  ODS_PROFILES_DIR: shop
-  ODS_CI_DIR: $CI_PROJECT_DIR/ci/common
-
-ods-plan:
-  extends: .ods-plan
-  rules:
-    - if: $CI_MERGE_REQUEST_IID
-
-ods-run:
-  extends: .ods-run
-  rules:
-    - if: $CI_MERGE_REQUEST_IID == null
-
-report:
-  needs: [ods-run]
-  rules:
-    - if: $CI_MERGE_REQUEST_IID == null
-  script:
-    - echo "dotenv built=$ODS_BUILT reused=$ODS_REUSED failed=$ODS_FAILED"
-)";
-
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
@@ -51,66 +24,15 @@ std::string slurp(const fs::path& p) {
 
 class GitLabTemplate : public ::testing::Test {
  protected:
-  void SetUp() override {
-    repo_ = project_.dir().parent_path() / "repo";
-    fs::create_directories(repo_ / "ci");
-    fs::copy(project_.dir(), repo_ / "shop", fs::copy_options::recursive);
-    fs::copy(ci_source_dir() / "gitlab", repo_ / "ci" / "gitlab", fs::copy_options::recursive);
-    fs::copy(ci_source_dir() / "common", repo_ / "ci" / "common", fs::copy_options::recursive);
-    std::ofstream(repo_ / ".gitlab-ci.yml") << kPipeline;
-    std::ofstream(repo_ / ".gitignore") << "*.duckdb\n*.duckdb.wal\n";
-    ASSERT_EQ(git(repo_, {"init", "-q", "-b", "main"}).exit_code, 0);
-    git(repo_, {"remote", "add", "origin", "https://gitlab.example.com/shop-co/analytics.git"});
-    ASSERT_EQ(git(repo_, {"add", "-A"}).exit_code, 0);
-    ASSERT_EQ(git(repo_, {"commit", "-qm", "shop"}).exit_code, 0);
-    warehouse_ = project_.dir().parent_path() / "warehouse.duckdb";
-    ASSERT_EQ(project_.generate_data().exit_code, 0);
-    fs::copy_file(project_.dir() / "shop.duckdb", warehouse_);
-  }
-
-  // One pipeline; `mr_iid` > 0 makes it a merge request pipeline into main.
-  ProcessResult pipeline(const ApiStandIn& api, int mr_iid) {
-    std::vector<std::string> argv{(npm_tools_bin() / "gitlab-ci-local").string(),
-                                  "--shell-isolation",
-                                  "--no-color",
-                                  "--variable",
-                                  "ODS_PATH=" + ods_binary().string(),
-                                  "--variable",
-                                  "ODS_DBT=" + (venv_bin() / "dbt").string(),
-                                  "--variable",
-                                  "SHOP_DUCKDB_PATH=" + warehouse_.string(),
-                                  "--variable",
-                                  "CI_API_V4_URL=" + api.url() + "/api/v4",
-                                  "--variable",
-                                  "CI_PROJECT_ID=42",
-                                  "--variable",
-                                  "ODS_GITLAB_TOKEN=good-token",
-                                  "--variable",
-                                  "DBT_SEND_ANONYMOUS_USAGE_STATS=false"};
-    if (mr_iid > 0) {
-      for (const std::string& v :
-           {"CI_MERGE_REQUEST_IID=" + std::to_string(mr_iid), std::string("CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main"),
-            std::string("CI_PIPELINE_SOURCE=merge_request_event")}) {
-        argv.push_back("--variable");
-        argv.push_back(v);
-      }
-    }
-    return run_process(argv, repo_, {"HOME=" + repo_.parent_path().string()});
-  }
-
+  void SetUp() override { repo_.set_up(); }
+  ProcessResult pipeline(const ApiStandIn& api, int mr_iid) { return repo_.pipeline(api, mr_iid); }
   fs::path cached_state() const {
-    return repo_ / ".gitlab-ci-local" / "cache" / "ods-state-main" / ".ods-state" / "state.db";
+    return repo_.dir() / ".gitlab-ci-local" / "cache" / "ods-state-main" / ".ods-state" / "state.db";
   }
-  nlohmann::json dotenv_line(const std::string& output) const {
-    std::smatch m;
-    std::regex re("dotenv built=(\\d*) reused=(\\d*) failed=(\\d*)");
-    if (!std::regex_search(output, m, re)) return nullptr;
-    return {{"built", m[1].str()}, {"reused", m[2].str()}, {"failed", m[3].str()}};
-  }
+  nlohmann::json dotenv_line(const std::string& output) const { return GitLabRepo::dotenv_line(output); }
+  fs::path repo() const { return repo_.dir(); }
 
-  DbtProject project_{"shop"};
-  fs::path repo_;
-  fs::path warehouse_;
+  GitLabRepo repo_;
 };
 
 TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace) {
@@ -125,7 +47,7 @@ TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace
   EXPECT_EQ(first.at("reused"), "0");
   EXPECT_EQ(first.at("failed"), "0");
   ASSERT_TRUE(fs::exists(cached_state())) << "the run job's cache holds no state";
-  const fs::path artifacts = repo_ / ".gitlab-ci-local" / "artifacts" / "ods-run";
+  const fs::path artifacts = repo() / ".gitlab-ci-local" / "artifacts" / "ods-run";
   EXPECT_TRUE(fs::exists(artifacts / "ods-ci" / "plan.json")) << "the plan JSON is an artifact";
   EXPECT_NE(slurp(artifacts / "ods-ci" / "summary.md").find("|"), std::string::npos);
 
@@ -140,12 +62,12 @@ TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace
   EXPECT_TRUE(api.requests().empty()) << "no note outside a merge request";
 
   const std::string before = file_sha256(cached_state());
-  const fs::path model = repo_ / "shop" / "models" / "marts" / "fct_orders.sql";
+  const fs::path model = repo() / "shop" / "models" / "marts" / "fct_orders.sql";
   std::string sql = slurp(model);
   ASSERT_NE(sql.find("o.amount,\n"), std::string::npos);
   sql.replace(sql.find("o.amount,\n"), 10, "o.amount,\n    o.amount * 2 as doubled_amount,\n");
   std::ofstream(model, std::ios::trunc) << sql;
-  ASSERT_EQ(git(repo_, {"commit", "-qam", "change"}).exit_code, 0);
+  ASSERT_EQ(git(repo(), {"commit", "-qam", "change"}).exit_code, 0);
   ProcessResult plan1 = pipeline(api, 5);
   ASSERT_EQ(plan1.exit_code, 0) << plan1.output << plan1.errors;
   ProcessResult plan2 = pipeline(api, 5);

@@ -1,59 +1,24 @@
 // Secrets never leak (the CLI part): a state-store password in the URL and in PGPASSWORD, and a
 // warehouse password in the environment, given to every command that opens the store; then
-// their plain, sha256-hex and base64 forms are searched for in everything ods printed and in
+// their forms (harness/secret_search.h) are searched for in everything ods printed and in
 // every file of the project (target/, .ods/, logs/).
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 
 #include <iostream>
 
 #include "harness/loopback_port.h"
+#include "harness/secret_search.h"
 #include "harness/shop_baseline.h"
 
 namespace ods::testing {
 namespace {
 
-std::string sha256_hex(const std::string& s) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) (out += hex[c >> 4]) += hex[c & 15];
-  return out;
-}
-
-std::string base64(const std::string& s) {
-  std::string out(4 * ((s.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-// Each secret in the forms someone could search or check a guess with.
-std::vector<std::string> forms_of(const std::vector<std::string>& secrets) {
-  std::vector<std::string> out;
-  for (const auto& s : secrets) {
-    out.push_back(s);
-    out.push_back(sha256_hex(s));
-    out.push_back(base64(s));
-  }
-  return out;
-}
-
-// "" when none of `forms` occurs in `text`, else which one.
-std::string leaked(const std::string& text, const std::vector<std::string>& forms) {
-  for (const auto& f : forms)
-    if (text.find(f) != std::string::npos) return f;
-  return "";
-}
-
 TEST(SecretsNeverLeak, PasswordsInTheStateUrlAndTheEnvironmentAreNeverPrintedOrWritten) {
   const std::string url_password = "url-Secret-7f3a9c";
   const std::string pg_password = "env-Secret-51be20";
   const std::string warehouse_password = "wh-Secret-c0ffee";
-  const auto forms = forms_of({url_password, pg_password, warehouse_password});
+  SecretSearch search(
+      {{"state URL password", url_password}, {"PGPASSWORD", pg_password}, {"warehouse password", warehouse_password}});
   DbtProject p = DbtProject::copy_of(shop_baseline());
   p.add_env({"PGPASSWORD=" + pg_password, "SHOP_PG_PASSWORD=" + warehouse_password,
              "DBT_ENV_SECRET_WAREHOUSE=" + warehouse_password});
@@ -75,7 +40,6 @@ TEST(SecretsNeverLeak, PasswordsInTheStateUrlAndTheEnvironmentAreNeverPrintedOrW
       {"state", "plan", "--state",
        "host=127.0.0.1 port=" + std::to_string(*port) + " user=ods password=" + url_password + " dbname=ods_state"},
   };
-  int checked = 0;
   for (const auto& args : commands) {
     ProcessResult r = p.ods(args);
     std::string what = "ods";
@@ -85,16 +49,11 @@ TEST(SecretsNeverLeak, PasswordsInTheStateUrlAndTheEnvironmentAreNeverPrintedOrW
     if (args[1] != "record") {
       EXPECT_NE(r.errors.find("127.0.0.1"), std::string::npos) << what << ": the error names no server:\n" << r.errors;
     }
-    EXPECT_EQ(leaked(r.output + r.errors, forms), "") << what << " printed a secret:\n" << r.output << r.errors;
-    ++checked;
+    search.expect_clean("the output of " + what, r.output + r.errors);
   }
-  for (const auto& e : std::filesystem::recursive_directory_iterator(p.dir())) {
-    if (!e.is_regular_file()) continue;
-    EXPECT_EQ(leaked(read_text_file(e.path()), forms), "") << e.path() << " holds a secret";
-    ++checked;
-  }
-  std::cout << "secrets: " << commands.size() << " commands' output and " << checked - commands.size()
-            << " project files searched for 3 secrets in 3 forms each" << std::endl;
+  const std::size_t files = search.expect_clean_tree(p.dir());
+  std::cout << "secrets: " << commands.size() << " commands' output and " << files << " project files searched for "
+            << search.forms() << " forms of 3 secrets" << std::endl;
 }
 
 }  // namespace

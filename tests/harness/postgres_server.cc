@@ -272,6 +272,15 @@ ProcessResult PostgresServer::psql(const std::string& sql, const std::string& db
                      fs::temp_directory_path(), {"PGCONNECT_TIMEOUT=10"});
 }
 
+ProcessResult PostgresServer::dump_all_rows() const {
+  fs::path binary = bin_dir_ / "pg_dumpall";
+  std::error_code ec;
+  if (!fs::exists(binary, ec)) binary = "pg_dumpall";
+  return run_process({binary.string(), "--data-only", "-h", "127.0.0.1", "-p", std::to_string(port_), "-U",
+                      options_.user, "-l", options_.database},
+                     fs::temp_directory_path(), {"PGCONNECT_TIMEOUT=10"});
+}
+
 std::string PostgresServer::log_tail(std::size_t lines) const { return file_tail(dir_ / "server.log", lines); }
 
 }  // namespace ods::testing

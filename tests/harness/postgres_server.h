@@ -86,6 +86,8 @@ class PostgresServer {
   // `output` holds unaligned, tuples-only rows ('|' between columns), one per line.
   ProcessResult psql(const std::string& sql) const;
   ProcessResult psql(const std::string& sql, const std::string& db) const;
+  // `pg_dumpall --data-only` over TCP: every row of every database as SQL text (COPY blocks).
+  ProcessResult dump_all_rows() const;
 
   // The last `lines` lines of server.log (for failure messages).
   std::string log_tail(std::size_t lines = 30) const;

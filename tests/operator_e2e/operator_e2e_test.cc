@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "dashboard_check.h"
 #include "harness/loopback_port.h"
 #include "harness/prometheus_server.h"
+#include "harness/secret_search.h"
 #include "operator_world.h"
 
 namespace ods::testing {
@@ -354,6 +356,75 @@ TEST_F(OperatorE2E, AWatchBrokenWith410RelistsAndMissesNothing) {
   }
   EXPECT_GE(relists, 1) << scrape(w().replica("replica-f"));
   w().stop_operator("replica-f");
+}
+
+// Secrets never leak (the operator's part of issue #16). After a run of a project with the digest
+// key, and a callback that presents the callback key itself as its token, every form of each of
+// the world's secrets (harness/secret_search.h) is searched for in: every replica's log, every
+// runner pod's log and files (but the Secret volumes mounted into it), the project's files, every
+// DbtProject and DbtRun (statuses included), Job, Pod, Event, ConfigMap and Lease, and every row
+// (the run ledger, the snapshots, the plans) and the log of the state server. This test runs last
+// and so also searches what every earlier test left behind.
+TEST_F(OperatorE2E, NoSecretReachesALogAStatusAnEventAConfigMapOrAStateRow) {
+  ensure_replica("replica-s");
+  ASSERT_TRUE(w().wait_ready("replica-s")) << "replica-s did not become ready (leader)";
+  ASSERT_EQ(w().kubectl_apply(w().shop_project("shop", "0 6 * * *", /*with_digest_key=*/true)).exit_code, 0);
+  Json run = run_to_success("secrets-1");
+  ASSERT_FALSE(HasFailure());
+  auto refused = w().post_callback("/v1/runs/analytics/secrets-1/results", kCallbackKey, "{}");
+  EXPECT_EQ(refused.first, 401) << refused.second;
+  w().stop_operator("replica-s");  // its log is complete
+
+  SecretSearch search({{"state password", kStatePassword},
+                       {"callback key", kCallbackKey},
+                       {"warehouse password", kWarehousePassword},
+                       {"digest key", kShopDigestKey}});
+  ProcessResult objects = w().plane().kubectl(
+      {"get", "dbtprojects,dbtruns,jobs,pods,events,events.events.k8s.io,configmaps,leases", "-A", "-o", "json"});
+  ASSERT_EQ(objects.exit_code, 0) << objects.errors;
+  const Json listed = Json::parse(objects.output, nullptr, false);
+  ASSERT_FALSE(listed.is_discarded()) << objects.output.substr(0, 500);
+  std::set<std::string> secret_volumes;  // what the Jobs mount from Secrets: the files that hold them
+  std::map<std::string, int> kinds;
+  for (const auto& item : listed["items"]) {
+    const std::string kind = item.value("kind", "");
+    ++kinds[kind];
+    search.expect_clean(kind + " " + item["metadata"].value("namespace", "") + "/" + item["metadata"].value("name", ""),
+                        item.dump());
+    if (kind == "Job") {
+      for (const auto& volume : item["spec"]["template"]["spec"].value("volumes", Json::array()))
+        if (volume.contains("secret")) secret_volumes.insert(volume.value("name", ""));
+    }
+  }
+  for (const char* kind : {"DbtProject", "DbtRun", "Job", "Event", "Lease"})
+    EXPECT_GT(kinds[kind], 0) << "no " << kind << " was listed: " << Json(kinds).dump();
+  EXPECT_FALSE(secret_volumes.empty()) << "the Jobs mount no Secret (the profile)";
+
+  std::size_t replica_logs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(w().plane().dir())) {
+    if (!e.path().filename().string().starts_with("operator-")) continue;
+    search.expect_clean("replica log " + e.path().filename().string(), read_text_file(e.path()));
+    ++replica_logs;
+  }
+  EXPECT_GT(replica_logs, 0u);
+  const std::size_t pod_files = search.expect_clean_tree(w().plane().dir() / "pods", [&](const auto& path) {
+    for (auto part = path.begin(); part != path.end(); ++part)
+      if (*part == "volumes" && std::next(part) != path.end() && secret_volumes.contains(std::next(part)->string()))
+        return true;
+    return false;
+  });
+  EXPECT_GT(pod_files, 0u);
+  const std::size_t project_files = search.expect_clean_tree(w().project().dir());
+  ProcessResult rows = w().postgres().dump_all_rows();
+  ASSERT_EQ(rows.exit_code, 0) << rows.errors;
+  EXPECT_NE(rows.output.find(run["metadata"]["uid"].get<std::string>()), std::string::npos)
+      << "the run is not in the state server's ledger";
+  search.expect_clean("the state server's rows", rows.output);
+  search.expect_clean("the state server's log", read_text_file(w().postgres().dir() / "server.log"));
+  std::cout << "secrets (operator): " << listed["items"].size() << " objects, " << replica_logs << " replica logs, "
+            << pod_files << " pod files, " << project_files
+            << " project files, the state rows: " << search.texts_searched() << " texts, " << search.bytes_searched()
+            << " bytes searched for " << search.forms() << " forms of 4 secrets" << std::endl;
 }
 
 }  // namespace

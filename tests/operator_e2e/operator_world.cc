@@ -52,8 +52,6 @@ Json secret(const std::string& ns, const std::string& name, const std::map<std::
           {"data", d}};
 }
 
-constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
-
 std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_DIR) / "ods-operator"; }
 
 // Waits for the replica's "ods-operator started" line, which it logs once /metrics listens.
@@ -126,9 +124,10 @@ std::expected<std::unique_ptr<OperatorWorld>, std::string> OperatorWorld::start(
 
 std::expected<void, std::string> OperatorWorld::make_secrets() {
   const std::string profile = "shop:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: \"" +
-                              (project_->dir() / "shop.duckdb").string() + "\"\n      threads: 2\n";
+                              (project_->dir() / "shop.duckdb").string() + "\"\n      threads: 2\n" +
+                              "      password: " + kWarehousePassword + "\n";
   const Json secrets[] = {
-      secret(kOperatorNamespace, "ods-state", {{"dsn", postgres_->dsn()}}),
+      secret(kOperatorNamespace, "ods-state", {{"dsn", postgres_->dsn() + " password=" + kStatePassword}}),
       secret(kOperatorNamespace, "ods-callback", {{"key", kCallbackKey}}),
       secret(kAppNamespace, "shop-profile", {{"profiles.yml", profile}}),
       secret(kAppNamespace, "shop-digest-key", {{"digest-key", kShopDigestKey}}),

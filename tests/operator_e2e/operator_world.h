@@ -37,6 +37,14 @@ struct OperatorReplica {
   BackgroundProcess process;
 };
 
+// The world's secrets, each distinctive so that a search for it finds nothing else: the state
+// store's password (in the DSN of Secret ods-system/ods-state; the test server trusts the loopback
+// and ignores it), the callback key (Secret ods-system/ods-callback) and a warehouse password in
+// the dbt profile (Secret analytics/shop-profile; dbt-duckdb ignores it).
+inline constexpr const char* kStatePassword = "e2e-State-Pw-4c1d9a";
+inline constexpr const char* kCallbackKey = "a-test-key-of-32-bytes-0123456789";
+inline constexpr const char* kWarehousePassword = "e2e-Warehouse-Pw-77b2e0";
+
 // The digest key of the shop project's runner pods (Secret shop-digest-key in the app
 // namespace, spec.digestKeySecretRef): dim_customers' env-reading hook is fingerprinted.
 inline constexpr const char* kShopDigestKey = "e2e-shop-digest-key-0123456789abcdef";

@@ -1,6 +1,7 @@
 #pragma once
 // The HTTP server runner pods report to (cpprestsdk http_listener): POST requests to
 // /v1/runs/<namespace>/<name>/{inputs,results}, handled by a CallbackService.
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -12,6 +13,7 @@
 namespace ods::callback {
 
 inline constexpr std::size_t kDefaultMaxBodyBytes = 64u << 20;  // 64 MiB
+inline constexpr std::chrono::milliseconds kDefaultBodyDeadline{30'000};
 
 // A request the server answered with a 4xx or 5xx status, as it is logged: never the
 // Authorization header nor the body (they may carry a token or a key).
@@ -28,6 +30,9 @@ struct CallbackServerOptions {
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;  // larger bodies: 413, not read further
   // Told each refused request (on the handling thread; must be thread-safe). Empty: not told.
   std::function<void(const RefusedRequest&)> on_refused;
+  // How long a request's body may take to arrive, from its headers on: a client announcing more
+  // than it sends gets 408 (request_timeout) then, and its connection is closed.
+  std::chrono::milliseconds body_deadline = kDefaultBodyDeadline;
 };
 
 class CallbackServer {
