@@ -64,7 +64,8 @@ class ParallelShowProbe final : public contracts::RelationProbe {
       content_share.merge(result->contents_elsewhere);
     }
     if (failed == count)
-      return fail("probe_failed", "every part of the probe (" + std::to_string(count) + ") failed; part 1: " + failures[0]);
+      return fail("probe_failed",
+                  "every part of the probe (" + std::to_string(count) + ") failed; part 1: " + failures[0]);
     mark_failed_shares(merged.sources, source_share, failures);
     mark_failed_shares(merged.contents, content_share, failures);
     merged.call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
