@@ -42,8 +42,8 @@ class ThriftProbe : public ::testing::Test {
     ASSERT_EQ(started.exit_code, 0) << started.errors;
     std::string port = without_trailing_newlines(started.output);
     port = port.substr(port.rfind('\n') + 1);
-    project_->add_env({"ODS_LAKE_DIR=" + lake_->string(), "ODS_DELTA_JARS=" + env.delta_jars,
-                       "ODS_THRIFT_PORT=" + port, "DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});
+    project_->add_env({"ODS_LAKE_DIR=" + lake_->string(), "ODS_DELTA_JARS=" + env.delta_jars, "ODS_THRIFT_PORT=" + port,
+                       "DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});
     ProcessResult made = run_process(
         {env.bin("python").string(), "scripts/lake.py", "sql", "create database if not exists raw",
          "create table raw.a using delta as select 1 as id", "create table raw.b using delta as select 2 as id",
@@ -130,8 +130,9 @@ TEST_F(ThriftProbe, Step1PartsAtOnceGiveTheSerialProbesVersions) {
 // order (a, b, c, p, v, then zz_ghost.nowhere) it is at position 5: share 2 of 3 (positions
 // 2 and 5: c and ghost). c's reader builds, quoting dbt; the other parts' readers are reused.
 TEST_F(ThriftProbe, Step2AFailedPartLeavesOnlyItsSharesSourcesUnknown) {
-  project_->write("models/ghost.yml",
-                  "version: 2\nsources:\n  - name: zz_ghost\n    schema: nowhere\n    tables:\n      - name: nowhere\n");
+  project_->write(
+      "models/ghost.yml",
+      "version: 2\nsources:\n  - name: zz_ghost\n    schema: nowhere\n    tables:\n      - name: nowhere\n");
   auto entries = run(3);
   ASSERT_EQ(entries.size(), kModels.size());
   EXPECT_EQ(decision(entries.at("stg_c")), "build:missing_data_evidence") << entries.at("stg_c").dump(2);
