@@ -30,6 +30,7 @@ class ThriftProbe : public ::testing::Test {
     env_ = new SparkEnv(env);
     project_ = new DbtProject("lakehouse");
     fs::remove_all(project_->dir() / "models");
+    fs::create_directories(project_->dir() / "models");
     project_->replace_in("dbt_project.yml", "+materialized: table", "+materialized: view");
     std::string sources = "version: 2\nsources:\n  - name: raw\n    schema: raw\n    tables:\n";
     for (const auto& [model, table] : kModels) {
