@@ -117,6 +117,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
+  auto probe_parts = probe_parts_setting(ctx);
+  if (!probe_parts) return report(ctx, probe_parts.error());
   auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
   const std::vector<std::string> target_path = target_path_flags(args, ctx);
 
@@ -134,7 +136,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
     inputs.check_selected = std::move(selection->checks);
   }
   t = Clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now(), *probe_parts);
   inputs.probe_seconds = seconds_since(t);
   inputs.inputs = std::move(project->inputs);
   inputs.relations_exist = evidence.relations_exist;

@@ -29,6 +29,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   auto mode = run::cutoff_mode_from_string(args.has("--cutoff") ? args.get("--cutoff") : "auto");
   if (!mode) return report(ctx, mode.error());
   RunTimings timings;
+  auto probe_parts = probe_parts_setting(ctx);
+  if (!probe_parts) return report(ctx, probe_parts.error());
   auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
 
   auto t = Clock::now();
@@ -52,7 +54,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   timings.load = seconds_since(t);
 
   t = Clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, options.now);
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, options.now, *probe_parts);
   timings.probe = seconds_since(t);
   options.relations_exist = evidence.relations_exist;
 

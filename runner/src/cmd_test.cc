@@ -46,6 +46,8 @@ std::string plural(std::size_t n, const std::string& word) {
 
 int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
+  auto probe_parts = probe_parts_setting(ctx);
+  if (!probe_parts) return report(ctx, probe_parts.error());
   auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
   const std::vector<std::string> target_path = target_path_flags(args, ctx);
   if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
@@ -71,7 +73,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (!*head) return report(ctx, nothing_recorded);
 
   TestRun run{scope, **store, std::move(**head), {}, {}, started};
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now());
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now(), *probe_parts);
   for (const auto& source : project->inputs.sources)
     if (source.version) run.source_versions[source.id] = *source.version;
   run.checks = planner::plan_checks(project->inputs, &run.head.snapshot, options);

@@ -27,6 +27,12 @@ class ProcessDbtSession final : public DbtSession {
     return execute(args, what);
   }
 
+  std::unique_ptr<DbtSession> sibling() const override {
+    DbtSettings settings = settings_;
+    settings.forward_interrupts = false;
+    return std::make_unique<ProcessDbtSession>(ctx_, std::move(settings));
+  }
+
   std::vector<std::string> shared_flags() const override {
     std::vector<std::string> flags{"--project-dir", ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {
@@ -45,6 +51,7 @@ class ProcessDbtSession final : public DbtSession {
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
     if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
+    options.forward_interrupts = settings_.forward_interrupts;
     std::vector<std::string> full_args = args;
     for (const auto& f : shared_flags()) full_args.push_back(f);
     if (what.empty()) return dbt::run_dbt_command(launcher, options, full_args);

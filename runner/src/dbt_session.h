@@ -18,6 +18,8 @@ namespace ods::cli {
 struct DbtSettings {
   std::string binary;        // explicit --dbt; "" -> $ODS_DBT -> "dbt" on PATH
   std::string profiles_dir;  // --profiles-dir; "" -> dbt's default
+  // Forward Ctrl-C to dbt while it runs (one forwarder per process: a sibling's is off).
+  bool forward_interrupts = true;
 };
 
 class DbtSession : public dbt::DbtCommand {
@@ -30,6 +32,10 @@ class DbtSession : public dbt::DbtCommand {
                                                                              const std::string& what) = 0;
   // The flags run() appends to every call: --project-dir, and --target when given.
   virtual std::vector<std::string> shared_flags() const = 0;
+  // Another session with the same binary and flags and a dbt process of its own, to run at
+  // the same time as this one (a parallel probe's parts). It forwards no interrupts (one
+  // forwarder per process: this session's): on Ctrl-C its dbt call runs to its end.
+  virtual std::unique_ptr<DbtSession> sibling() const = 0;
 };
 
 // Errors: none at creation; a missing binary shows on the first run ("dbt_not_found").

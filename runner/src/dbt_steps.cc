@@ -1,10 +1,15 @@
 #include "dbt_steps.h"
 
+#include <charconv>
 #include <iostream>
 
 #include "commands.h"
 
 namespace ods::cli {
+
+namespace {
+constexpr std::size_t kMaxProbeParts = 16;
+}  // namespace
 
 void step(const CommandContext& ctx, const std::string& line) {
   if (ctx.format == "text")
@@ -43,11 +48,25 @@ int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vecto
   return kExitOk;
 }
 
+Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
+  const std::string value = ctx.env.getenv("ODS_PROBE_PARTS");
+  if (value.empty()) return 1;
+  std::size_t parts = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parts);
+  if (ec != std::errc{} || end != value.data() + value.size() || parts < 1 || parts > kMaxProbeParts)
+    return fail("usage", "ODS_PROBE_PARTS is '" + value + "': it must be a whole number from 1 to " +
+                             std::to_string(kMaxProbeParts) + " (how many dbt show calls the probe runs at once).");
+  return parts;
+}
+
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now) {
+                                 const std::string& now, std::size_t parts) {
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
-                std::to_string(project.inputs.nodes.size()) + " relations (one dbt show call)");
-  GatheredEvidence evidence = gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now);
+                std::to_string(project.inputs.nodes.size()) + " relations (" +
+                (parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once") +
+                ")");
+  GatheredEvidence evidence =
+      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now, parts);
   for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   return evidence;
 }

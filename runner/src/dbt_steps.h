@@ -29,9 +29,15 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
 // (dbt failed, interrupted, or could not be started).
 int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path);
 
-// The probe (one dbt show call) with a step line; its warnings are printed on stderr.
-// Applies each source's chosen version to project.inputs (see gather_evidence).
+// How many parts the probe runs in at once: $ODS_PROBE_PARTS, 1 (one dbt show call) when unset.
+// More than 1 only for targets whose connections are independent (dbt-spark's thrift, http or
+// odbc method, Databricks, PostgreSQL); the probe refuses dbt-spark's session mode.
+// Errors: "usage" when the value is not a whole number from 1 to 16 (naming the variable).
+[[nodiscard]] Result<std::size_t> probe_parts_setting(const CommandContext& ctx);
+
+// The probe (one dbt show call, or `parts` at once) with a step line; its warnings are printed
+// on stderr. Applies each source's chosen version to project.inputs (see gather_evidence).
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now);
+                                 const std::string& now, std::size_t parts = 1);
 
 }  // namespace ods::cli

@@ -1,6 +1,8 @@
 #include "evidence_gathering.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ods/content/content_versions.h"
 #include "ods/dbt/show_probe.h"
@@ -53,7 +55,7 @@ std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, co
 }
 
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
-                                 planner::ProjectInputs& inputs, const std::string& now) {
+                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts) {
   GatheredEvidence out;
   out.observed_at = now;
   auto provider = change_provider_for(adapter_type);
@@ -64,7 +66,15 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   } else {
     request.sources = false;  // nothing to read for versions; still check relations
   }
-  auto probe = dbt::make_show_probe(dbt, {{"--target-path", target_dir + "/ods-probe"}});
+  // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
+  // artifacts directory (dbt processes running at once must not share one).
+  std::vector<std::unique_ptr<DbtSession>> siblings;
+  std::vector<dbt::ShowProbePart> parts{{&dbt, {{"--target-path", target_dir + "/ods-probe"}}}};
+  for (std::size_t i = 1; i < probe_parts; ++i) {
+    siblings.push_back(dbt.sibling());
+    parts.push_back({siblings.back().get(), {{"--target-path", target_dir + "/ods-probe-" + std::to_string(i + 1)}}});
+  }
+  auto probe = dbt::make_parallel_show_probe(std::move(parts));
   auto report = probe->probe(request);
   std::map<std::string, contracts::SourceVersion> versions;
   std::string why_all_unknown;

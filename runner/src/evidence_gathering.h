@@ -25,8 +25,11 @@ struct GatheredEvidence {
 // Never fails: a failed probe makes every source unknown and every relation unverified
 // (a warning says why), so readers build (rule 2).
 // The probe's own artifacts go to <target_dir>/ods-probe, so the build's stay as they are.
+// probe_parts > 1: the probe in that many parts at once (dbt::make_parallel_show_probe), part
+// i+1 through a sibling session with artifacts in <target_dir>/ods-probe-<i+1>; only for
+// targets whose connections are independent (see probe_parts_setting, dbt_steps.h).
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
-                                 planner::ProjectInputs& inputs, const std::string& now);
+                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts = 1);
 
 // Whether this adapter's relations can be content-fingerprinted (a ChangeProvider reads it).
 bool content_measurable(const std::string& adapter_type);

@@ -105,6 +105,12 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
     for (const auto& a : c.args) what += " '" + a + "'";
     expect_refused(what, c.args, c.exit_code, c.says);
   }
+  for (const std::string bad : {"0", "17", "3x", "-1", " 2"}) {  // how many probe calls at once
+    project_->add_env({"ODS_PROBE_PARTS=" + bad});               // the last entry of a name wins
+    for (const char* command : {"run", "test"})
+      expect_refused("ODS_PROBE_PARTS='" + bad + "' ods state " + command, {"state", command}, 2,
+                     "ODS_PROBE_PARTS is '" + bad + "'");
+  }
   std::cout << "bad-input corpus: " << tried_ << " malformed command lines tried" << std::endl;
 }
 

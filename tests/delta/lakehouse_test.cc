@@ -13,6 +13,7 @@
 #include <memory>
 #include <regex>
 
+#include "delta/spark_env.h"
 #include "harness/dbt_project.h"
 
 namespace ods::testing {
@@ -46,20 +47,11 @@ std::string all_evidence_of(const nlohmann::json& e, const std::string& kind) {
 class Lakehouse : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ProcessResult env = run_process({(source_dir() / "scripts" / "spark-env.sh").string()}, source_dir());
-    ASSERT_EQ(env.exit_code, 0) << env.errors;
-    std::string out = env.output;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    spark_env_ = new fs::path(out.substr(out.rfind('\n') + 1));
-    std::string jars;
-    {
-      std::FILE* f = std::fopen((*spark_env_ / "delta-jars").c_str(), "r");
-      ASSERT_NE(f, nullptr) << "no delta-jars in " << *spark_env_;
-      char buf[4096];
-      while (std::fgets(buf, sizeof buf, f)) jars += buf;
-      std::fclose(f);
-    }
-    while (!jars.empty() && jars.back() == '\n') jars.pop_back();
+    SparkEnv env;
+    find_spark_env(env);
+    if (::testing::Test::HasFatalFailure()) return;
+    spark_env_ = new fs::path(env.dir);
+    const std::string& jars = env.delta_jars;
     project_ = new DbtProject("lakehouse");
     project_->add_env({"ODS_LAKE_DIR=" + (project_->dir() / "lake").string(), "ODS_DELTA_JARS=" + jars,
                        "DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});

@@ -6,6 +6,8 @@ python; scripts/spark-env.sh), configured as profiles.yml configures dbt's.
 
 $ODS_LAKE_DIR holds the warehouse and the Derby metastore; $ODS_DELTA_JARS lists the Delta jars.
 Derby allows one process at a time: run this only while no dbt process uses the lake.
+With $ODS_THRIFT_PORT set, the statements go to the Spark Thrift server on that loopback port
+(scripts/spark-thrift.sh, which holds the lake) instead of a Spark of its own.
 """
 import os
 import sys
@@ -56,10 +58,27 @@ def session():
     )
 
 
+def run_through_thrift(port, statements):
+    from pyhive import hive
+
+    cursor = hive.connect(host="127.0.0.1", port=int(port), username="ods").cursor()
+    for statement in statements:
+        cursor.execute(statement)
+        print(">>", statement, flush=True)
+        if cursor.description:
+            names = [d[0] for d in cursor.description]
+            for row in cursor.fetchall()[:20]:
+                print("  ", dict(zip(names, row)), flush=True)
+    cursor.close()
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] not in ("create", "sql"):
         sys.exit(__doc__)
     statements = CREATE if argv[1] == "create" else argv[2:]
+    if os.environ.get("ODS_THRIFT_PORT"):
+        run_through_thrift(os.environ["ODS_THRIFT_PORT"], statements)
+        return
     spark = session()
     spark.sparkContext.setLogLevel("ERROR")
     for statement in statements:

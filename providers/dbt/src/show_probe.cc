@@ -123,6 +123,11 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     if (answer.contains("contents") && answer["contents"].is_object())
       for (const auto& [id, a] : answer["contents"].items())
         if (a.is_object()) report.contents[id] = answer_from_json(a);
+    for (const auto& [field, into] : {std::pair{"sources_elsewhere", &report.sources_elsewhere},
+                                      std::pair{"contents_elsewhere", &report.contents_elsewhere}})
+      if (answer.contains(field) && answer[field].is_object())
+        for (const auto& [id, share] : answer[field].items())
+          if (share.is_number_unsigned()) (*into)[id] = share.get<std::size_t>();
     if (answer.contains("nodes") && answer["nodes"].is_object())
       for (const auto& [id, exists] : answer["nodes"].items())
         if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();

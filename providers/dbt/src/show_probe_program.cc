@@ -9,8 +9,6 @@ namespace ods::dbt {
 namespace {
 
 // Runs only when dbt executes the node (at parse time listings and run_query return None).
-// Lists each schema once and looks relations up by lower-cased identifier.
-// Runs only when dbt executes the node (at parse time listings and run_query return None).
 // Lists each schema once (a node's schema only when it exists: models may not be built yet; a
 // source's schema that does not exist fails the call, as a broken project should) and looks
 // relations up by lower-cased identifier. The listing's shape is the adapter's own: name and
@@ -21,21 +19,35 @@ namespace {
 // never queried. Structured values (maps, lists) are JSON text already: dbt's agate conversion
 // writes them so. The answer travels as the hex of its JSON text: warehouses disagree on
 // backslashes in string literals (Spark reads them as escapes, DuckDB and PostgreSQL don't).
+// A share of a parallel probe (relation_probe 0.4) takes the sources and content nodes at its
+// positions in unique-id order and names the others' shares; node existence is share 0's. A
+// split probe refuses dbt-spark's session mode (each process would start its own Spark on one
+// Derby metastore), failing the call with a message that says so.
 constexpr const char* kProgram = R"JINJA(
-{%- set ods = {'sources': {}, 'nodes': {}, 'contents': {}, 'listed': {}} -%}
+{%- set ods = {'sources': {}, 'nodes': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
 {%- set ods_items = [] -%}
-{%- if ods_wanted.sources -%}{%- for s in graph.sources.values() -%}{%- do ods_items.append(('source', s.unique_id, s.database, s.schema, s.identifier)) -%}{%- endfor -%}{%- endif -%}
-{%- if ods_wanted.nodes -%}{%- for n in graph.nodes.values() -%}
+{%- set ods_share = namespace(mine=__SHARE__, of=__SHARES__) -%}
+{%- if execute and ods_share.of > 1 and target.get('method') == 'session' -%}
+  {%- do exceptions.raise_compiler_error("the probe was split into parts that run at once, but this target's method is 'session' (Spark inside each dbt process, one metastore): its parts can't run at once; set ODS_PROBE_PARTS=1") -%}
+{%- endif -%}
+{%- if ods_wanted.sources -%}{%- for uid in graph.sources.keys() | sort -%}
+  {%- set s = graph.sources[uid] -%}
+  {%- if loop.index0 % ods_share.of == ods_share.mine -%}{%- do ods_items.append(('source', s.unique_id, s.database, s.schema, s.identifier)) -%}
+  {%- else -%}{%- do ods.sources_elsewhere.update({uid: loop.index0 % ods_share.of}) -%}{%- endif -%}
+{%- endfor -%}{%- endif -%}
+{%- if ods_wanted.nodes and ods_share.mine == 0 -%}{%- for n in graph.nodes.values() -%}
   {%- if n.resource_type in ['model', 'seed', 'snapshot'] and n.config.materialized != 'ephemeral' and n.config.enabled -%}
     {%- do ods_items.append(('node', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-{%- set ods_content_ids = graph.nodes.keys() | list if ods_wanted.contents is none else ods_wanted.contents -%}
+{%- set ods_content_ids = (graph.nodes.keys() | list if ods_wanted.contents is none else ods_wanted.contents) | sort -%}
 {%- for uid in ods_content_ids -%}
   {%- set n = graph.nodes.get(uid) -%}
-  {%- if n is not none and n.resource_type in ['model', 'seed', 'snapshot'] and n.config.materialized != 'ephemeral' -%}
+  {%- if loop.index0 % ods_share.of != ods_share.mine -%}
+    {%- do ods.contents_elsewhere.update({uid: loop.index0 % ods_share.of}) -%}
+  {%- elif n is not none and n.resource_type in ['model', 'seed', 'snapshot'] and n.config.materialized != 'ephemeral' -%}
     {%- do ods_items.append(('content', n.unique_id, n.database, n.schema, n.alias or n.name)) -%}
   {%- elif ods_wanted.contents is not none -%}
     {%- do ods.contents.update({uid: {'status': 'missing', 'why': 'no relation for ' ~ uid ~ ' in the project'}}) -%}
@@ -107,7 +119,7 @@ constexpr const char* kProgram = R"JINJA(
     {%- endif -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents}) | string).encode('utf-8').hex() }}' as ods_probe
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
 constexpr std::size_t kMaxContentListBytes = 64 * 1024;
@@ -134,6 +146,8 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   replace_all(program, "__BRANCHES__", branches.dump());
   replace_all(program, "__SOURCES__", request.sources ? "True" : "False");
   replace_all(program, "__NODES__", request.nodes ? "True" : "False");
+  replace_all(program, "__SHARE__", std::to_string(request.share));
+  replace_all(program, "__SHARES__", std::to_string(request.shares == 0 ? 1 : request.shares));
   // One command-line argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN): a longer list
   // of ids is replaced by every node's relation, a superset (more statements, same answers).
   std::string contents = nlohmann::json(request.content_nodes).dump();

@@ -35,7 +35,7 @@ contracts::ProbeRequest request() {
 
 TEST(ShowProbe, ProgramIteratesTheGraphAndHasNoProjectNames) {
   std::string program = show_probe_program(request());
-  EXPECT_NE(program.find("graph.sources.values()"), std::string::npos);
+  EXPECT_NE(program.find("graph.sources.keys() | sort"), std::string::npos);
   EXPECT_NE(program.find("graph.nodes.values()"), std::string::npos);
   EXPECT_NE(program.find("select count(*) as row_count from {relation}"), std::string::npos);
   EXPECT_LT(program.size(), 8000u);

@@ -8,6 +8,8 @@
 // 0.3 (additive): a request may name nodes (models, seeds, snapshots) whose relations get the
 // same statements as sources (early cutoff reads a built node's content); their answers are
 // in ProbeReport::contents.
+// 0.4 (additive): a request may ask for one share of the work (share of shares), so that several
+// calls over independent connections run at once (a parallel probe, ods/dbt/show_probe.h).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -48,6 +50,11 @@ struct ProbeRequest {
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
   std::optional<ProbeFallback> fallback;   // 0.2; a relation matching neither filter is skipped
   std::vector<std::string> content_nodes;  // 0.3: node ids whose relations get the statements too
+  // 0.4: run only share `share` of `shares`: the sources, and the content nodes, at positions
+  // i (in the order of their unique ids) with i % shares == share; node existence only in
+  // share 0. The others are reported as elsewhere (ProbeReport), never queried.
+  std::size_t share = 0;
+  std::size_t shares = 1;
 };
 
 using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
@@ -70,12 +77,16 @@ struct ProbeReport {
   std::map<std::string, bool> relations_exist;  // node id -> exists (nodes it could check)
   std::map<std::string, ProbeAnswer> contents;  // 0.3: node id -> answer, for each content_nodes id
   double call_seconds = 0;                      // the whole call, start-up included, before its answer is read
+  // 0.4: with shares > 1, the source and content-node ids left to the other shares -> their share
+  std::map<std::string, std::size_t> sources_elsewhere;
+  std::map<std::string, std::size_t> contents_elsewhere;
 };
 
 class RelationProbe {
  public:
   virtual ~RelationProbe() = default;
-  // Runs `request`. Success: a report that answers every source the project has (when asked),
+  // Runs `request`. Success: a report that answers every source the project has (when asked; 0.4:
+  // those of its share, the others in sources_elsewhere),
   // every content_nodes id (a node the project lacks or that has no relation: missing) and every
   // node it could check (nodes it could not check are absent from relations_exist). Error:
   // nothing was read ("probe_failed", quoting the warehouse's or dbt's error; "cancelled").

@@ -21,6 +21,24 @@ struct ShowProbeOptions {
 // The probe borrows `dbt` (not owned); it must outlive the probe.
 std::unique_ptr<contracts::RelationProbe> make_show_probe(DbtCommand& dbt, ShowProbeOptions options);
 
+// One part of a parallel probe: the dbt command it runs through (not owned; it must outlive
+// the probe) and its options (each part needs a --target-path of its own).
+struct ShowProbePart {
+  DbtCommand* dbt = nullptr;
+  ShowProbeOptions options;
+};
+
+// The probe split into parts.size() shares (relation_probe 0.4) that run at once, one dbt show
+// call per part on a thread of its own: for adapters whose connections are independent (a Spark
+// Thrift server, Databricks, PostgreSQL); dbt-spark's session mode is refused by the program.
+// Each part stays one fixed-size call, filtered as the serial probe is. The merged report
+// answers every source: a part that failed leaves the sources of its share unknown, its why
+// quoting that part's error (which sources those are, the other parts say); relations_exist
+// is part 0's (empty when part 0 failed: nothing verified). call_seconds: the whole, start to
+// last answer. Errors: "cancelled" when a part was interrupted; "probe_failed" when every part
+// failed (quoting the first). One part: the serial probe itself.
+std::unique_ptr<contracts::RelationProbe> make_parallel_show_probe(std::vector<ShowProbePart> parts);
+
 // The Jinja program for `request` (exposed for tests and for reading). Its size depends only
 // on the request's statements, never on the project.
 std::string show_probe_program(const contracts::ProbeRequest& request);
