@@ -36,7 +36,7 @@ TEST_F(RunResultsTest, ReadsABuild) {
   EXPECT_EQ(run.command, "build");
   EXPECT_FALSE(run.empty);
   EXPECT_FALSE(run.sample);
-  EXPECT_EQ(run.invocation_id, manifest_["metadata"]["invocation_id"]);
+  EXPECT_EQ(run.invocation_id, manifest_["metadata"]["invocation_id"].get<std::string>());
   EXPECT_EQ(run.started_at, "2026-11-29T20:49:50.980065Z");
   EXPECT_GT(run.elapsed_seconds, 0);
   ASSERT_EQ(run.results.size(), 15u);
