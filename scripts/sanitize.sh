@@ -24,7 +24,7 @@ clang=${SANITIZE_CXX:-/usr/lib/llvm-16/bin/clang++}
 asan_unit="json_tests planner_tests state_store_tests callback_tests control_tests kube_unit_tests
   process_tests base_tests callback_protocol_tests"
 asan_integration=""
-tsan_suites="planner_tests state_store_tests"
+tsan_suites="planner_tests state_store_tests control_tests"
 sup=$root/scripts/sanitizers
 case "$mode" in
   asan)
