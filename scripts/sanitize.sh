@@ -22,9 +22,9 @@ clang=${SANITIZE_CXX:-/usr/lib/llvm-16/bin/clang++}
 # The suites that pass under the sanitizer (docs/hardening.md); the unit and integration suites
 # still to be run join the lists as they pass.
 asan_unit="json_tests planner_tests state_store_tests callback_tests control_tests kube_unit_tests
-  process_tests base_tests callback_protocol_tests content_versions_tests"
+  process_tests base_tests callback_protocol_tests content_versions_tests dbt_provider_tests"
 asan_integration=""
-tsan_suites="planner_tests state_store_tests control_tests"
+tsan_suites="planner_tests state_store_tests control_tests dbt_provider_tests"
 sup=$root/scripts/sanitizers
 case "$mode" in
   asan)
