@@ -33,6 +33,7 @@ function(ods_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   target_link_libraries(${name} PRIVATE ods_settings ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_options(${name} PRIVATE ${ODS_TEST_COMPILE_OPTIONS})  # cmake/OdsHardening.cmake
   target_compile_definitions(${name} PRIVATE
     ODS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
   if(ARG_NO_CTEST)

@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
 # The sanitizer passes (docs/hardening.md): a build directory of its own, compiled with clang 16
-# and -DODS_SANITIZE=..., the named test suites built and run. Any finding stops
-# the test that made it (halt_on_error=1) and fails the pass.
+# and -DODS_SANITIZE=..., the named test suites built and run. Any finding stops the process that
+# made it (halt_on_error=1) and fails the pass, in the test binary or in a child it started.
 #
-#   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/ (the
-#                              tree scripts/fuzz.sh builds its targets in), over the suites of
-#                              the JSON reader and the planner ($asan_suites)
+#   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer),
+#                              build-asan/ (the tree scripts/fuzz.sh builds its targets in, so
+#                              the libraries are compiled once for both), over every unit suite
+#                              ($asan_unit) and the integration suites in $asan_integration
 #   scripts/sanitize.sh tsan   ThreadSanitizer, build-tsan/, over the suites of the threaded
-#                              components ($tsan_suites): the planner's preparation
-# Not yet in the lists (not yet run under a sanitizer; SANITIZE_SUITES runs them):
-# dbt_provider_tests (manifest workers, ThreadedSink) state_store_tests callback_tests
-# control_tests (work queue) kube_unit_tests (leader election).
+#                              components ($tsan_suites)
 #
-# SANITIZE_SUITES="a b" replaces the list; JOBS is the build's and ctest's parallelism (2).
+# A suite is a test binary's name, or name:gtest-filter to run part of it. SANITIZE_SUITES="a b"
+# replaces the list; JOBS is the build's and the runs' parallelism (2); SANITIZE_SUITE_TIMEOUT
+# bounds one suite's run in seconds (1800): a hung suite fails the pass instead of holding CI.
+# SANITIZE_BUILD=0 runs the suites as built, without building (while another build runs there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mode=${1:-}
 clang=${SANITIZE_CXX:-/usr/lib/llvm-16/bin/clang++}
-asan_suites="json_tests planner_tests"
-tsan_suites="planner_tests"
+# The suites that pass under the sanitizer (docs/hardening.md); the unit and integration suites
+# still to be run join the lists as they pass.
+asan_unit="json_tests planner_tests state_store_tests callback_tests control_tests kube_unit_tests
+  process_tests base_tests callback_protocol_tests content_versions_tests dbt_provider_tests"
+asan_integration=""
+tsan_suites="planner_tests state_store_tests control_tests dbt_provider_tests"
+sup=$root/scripts/sanitizers
 case "$mode" in
   asan)
     build=${SANITIZE_BUILD_DIR:-build-asan}
     flags=(-DODS_SANITIZE=address,undefined -DODS_FUZZ=ON)
-    suites=${SANITIZE_SUITES:-$asan_suites}
+    suites=${SANITIZE_SUITES:-$asan_unit $asan_integration}
     ;;
   tsan)
     build=${SANITIZE_BUILD_DIR:-build-tsan}
@@ -40,28 +46,46 @@ esac
 . scripts/lib/harden.sh
 harden_require_clang "$clang" sanitize
 harden_configure "$build" "$clang" "${flags[@]}"
+# shellcheck disable=SC2086 # one suite per word; the target is the name before ':'
+targets=$(printf '%s\n' $suites | cut -d: -f1 | sort -u | tr '\n' ' ')
 # shellcheck disable=SC2086 # one target per word
-cmake --build "$build" -j "${JOBS:-2}" --target $suites
+[ "${SANITIZE_BUILD:-1}" = 0 ] || cmake --build "$build" -j "${JOBS:-2}" --target $targets
 
 harden_symbolizer "$clang"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:external_symbolizer_path=${HARDEN_SYMBOLIZER:-}}
+logs=$root/$build/sanitize-logs
+mkdir -p "$logs"
 # Each suite's binary runs whole (one process: the sanitizer runtime starts once, not once per
-# test as under ctest's per-test discovery), two at a time; its log in $build/sanitize-logs/.
-mkdir -p "$build/sanitize-logs"
+# test as under ctest's per-test discovery), two at a time; its output in $logs/<suite>.log. The
+# runtimes write their reports to $logs/<suite>.report.<pid> (log_path), the test binary's and
+# those of the sanitized `ods` children it starts alike (they inherit the options), so a finding
+# in a child fails the suite even where the test only reads the child's exit code, and no
+# report lands in an output a test compares.
 run_suite() {
-  local suite=$1 log=$build/sanitize-logs/$1.log rc=0
-  (cd "$build/tests" && "./$suite" --gtest_color=no) >"$log" 2>&1 || rc=$?
-  if ((rc)); then
-    echo "sanitize $mode: $suite FAILED (exit $rc), log $log:"
-    grep -m1 -A30 -E 'ERROR: (Address|Leak|Thread)Sanitizer|WARNING: ThreadSanitizer|runtime error:|\[  FAILED  \]' "$log" |
-      sed 's/^/  /'
+  local spec=$1 suite=${1%%:*} filter= name log rc=0
+  [[ $spec == *:* ]] && filter=${spec#*:}
+  name=$suite${filter:+.${filter//[^A-Za-z0-9_]/_}}
+  log=$logs/$name.log
+  rm -f "$logs/$name.report".*
+  (
+    cd "$root/$build/tests"
+    report=$logs/$name.report
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}:log_path=$report
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$sup/lsan.supp:print_suppressions=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}:log_path=$report
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$sup/tsan.supp:external_symbolizer_path=${HARDEN_SYMBOLIZER:-}}:log_path=$report
+    exec timeout -k 30 "${SANITIZE_SUITE_TIMEOUT:-1800}" "./$suite" --gtest_color=no ${filter:+--gtest_filter=$filter}
+  ) >"$log" 2>&1 || rc=$?
+  local reports
+  reports=$(find "$logs" -maxdepth 1 -name "$name.report.*" | sort)
+  if ((rc)) || [ -n "$reports" ]; then
+    echo "sanitize $mode: $name FAILED (exit $rc), log $log${reports:+, reports: $reports}"
+    grep -m1 -A30 -E '\[  FAILED  \]|Timeout|Terminated' "$log" | sed 's/^/  /' || true
+    for r in $reports; do head -n 20 "$r" | sed 's/^/  /'; done
     return 1
   fi
-  echo "sanitize $mode: $suite ok: $(grep -m1 -o '[0-9]* tests\? from [0-9]* test suites\? ran' "$log" || echo '? tests')"
+  echo "sanitize $mode: $name ok: $(grep -m1 -o '[0-9]* tests\? from [0-9]* test suites\? ran.*' "$log" || echo '? tests')"
 }
 # shellcheck disable=SC2086 # one suite per word
 harden_run_bounded "${JOBS:-2}" run_suite $suites
 ((HARDEN_FAILED == 0)) || { echo "sanitize $mode: $HARDEN_FAILED suites failed (above)" >&2; exit 1; }
-echo "sanitize $mode: no finding in: $suites"
+echo "sanitize $mode: no finding in:" $suites

@@ -36,7 +36,7 @@ TEST_F(RunResultsTest, ReadsABuild) {
   EXPECT_EQ(run.command, "build");
   EXPECT_FALSE(run.empty);
   EXPECT_FALSE(run.sample);
-  EXPECT_EQ(run.invocation_id, manifest_["metadata"]["invocation_id"]);
+  EXPECT_EQ(run.invocation_id, manifest_["metadata"]["invocation_id"].get<std::string>());
   EXPECT_EQ(run.started_at, "2026-11-29T20:49:50.980065Z");
   EXPECT_GT(run.elapsed_seconds, 0);
   ASSERT_EQ(run.results.size(), 15u);
@@ -114,7 +114,7 @@ TEST_F(RunResultsTest, OnlyADbtTestOfTheSameInvocationIsATestRun) {
 TEST_F(RunResultsTest, OutcomeOfASuccessfulBuild) {
   const auto outcome = to_run_outcome(read_results_ok(build_), project_);
   ASSERT_TRUE(outcome.has_value()) << outcome.error().message;
-  EXPECT_EQ(outcome->run_id, manifest_["metadata"]["invocation_id"]);
+  EXPECT_EQ(outcome->run_id, manifest_["metadata"]["invocation_id"].get<std::string>());
   EXPECT_EQ(outcome->started_at, "2026-11-29T20:49:50.980065Z");
   EXPECT_EQ(outcome->node_status.size(), 8u);  // planned nodes only: no tests, no ephemeral models
   EXPECT_EQ(outcome->node_status.at("model.shop.orders"), "success");
