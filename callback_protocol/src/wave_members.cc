@@ -14,7 +14,8 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
   out.observed_at = string_at(v, path, "observed_at", false);
   const std::string word = string_at(v, path, "exactness");
   auto exactness = planner::exactness_from_string(word);
-  if (!exactness) refuse(path + ".exactness", "'" + word + "' is not an exactness (exact, semantic, proxy, inferred, none)");
+  if (!exactness)
+    refuse(path + ".exactness", "'" + word + "' is not an exactness (exact, semantic, proxy, inferred, none)");
   out.exactness = *exactness;
   if (out.value.empty()) refuse(path + ".value", "must not be empty");
   if (out.origin.empty()) refuse(path + ".origin", "must not be empty");
@@ -59,7 +60,8 @@ WaveInfo wave_info_at(const json& object, const std::string& parent, const std::
 
 std::string cutoff_mode_at(const json& object, const std::string& key) {
   std::string mode = string_at(object, "", key);
-  if (mode != "auto" && mode != "always" && mode != "off") refuse(key, "'" + mode + "' is not one of auto, always, off");
+  if (mode != "auto" && mode != "always" && mode != "off")
+    refuse(key, "'" + mode + "' is not one of auto, always, off");
   return mode;
 }
 

@@ -16,16 +16,7 @@ namespace ods::callback::detail {
 namespace {
 
 void add_plan_to(RunSummary& s, const planner::ExecutionPlan& plan, const InputsRequest& request) {
-  for (const auto& e : plan.entries) {
-    const std::string reason = e.reasons.empty() ? "unspecified" : e.reasons.front().code;
-    if (e.action == planner::Action::build) {
-      ++s.planned_build;
-      ++s.build_reasons[reason];
-    } else {
-      ++s.planned_reuse;
-      ++s.reuse_reasons[reason];
-    }
-  }
+  count_plan(s, plan);
   s.probe_seconds = request.probe.source_seconds;
   for (const auto& source : request.inputs.sources)
     if (!source.version) ++s.unknown_data_versions;
@@ -52,6 +43,22 @@ PlanAnswer answer_from_planned(const RunCall& call, const contracts::RunRecord& 
 }
 
 }  // namespace
+
+void count_plan(RunSummary& s, const planner::ExecutionPlan& plan) {
+  s.planned_build = s.planned_reuse = 0;
+  s.build_reasons.clear();
+  s.reuse_reasons.clear();
+  for (const auto& e : plan.entries) {
+    const std::string reason = e.reasons.empty() ? "unspecified" : e.reasons.front().code;
+    if (e.action == planner::Action::build) {
+      ++s.planned_build;
+      ++s.build_reasons[reason];
+    } else {
+      ++s.planned_reuse;
+      ++s.reuse_reasons[reason];
+    }
+  }
+}
 
 Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps) {
   const std::string& scope = call.run.scope;

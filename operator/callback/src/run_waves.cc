@@ -41,8 +41,9 @@ WaveState wave_of(contracts::StateStore& store, const std::string& scope, const 
 
 Answer<planner::ExecutionPlan> plan_of(const contracts::RunRecord& entry) {
   auto plan = planner::plan_from_json(entry.plan);
-  if (!plan) return refuse_with(500, "corrupt", "", "the plan kept in ledger entry " + entry.run_id + ": " +
-                                                        plan.error().message);
+  if (!plan)
+    return refuse_with(500, "corrupt", "",
+                       "the plan kept in ledger entry " + entry.run_id + ": " + plan.error().message);
   return std::move(*plan);
 }
 
@@ -55,23 +56,23 @@ Answer<std::pair<contracts::RunRecord, WaveState>> expecting(const RunCall& call
   if (!before) return store_refusal(before.error(), "reading the run ledger of " + call.run.scope);
   if (!*before) {
     if (number == 1)
-      return refuse_with(409, "not_planned", "", "a wave before inputs: run " + run + " has no plan; post its inputs first");
-    return refuse_with(409, "wave_out_of_order", "wave",
-                       "is " + std::to_string(number) + " but run " + run + " has not recorded wave " +
-                           std::to_string(number - 1));
+      return refuse_with(409, "not_planned", "",
+                         "a wave before inputs: run " + run + " has no plan; post its inputs first");
+    return refuse_with(
+        409, "wave_out_of_order", "wave",
+        "is " + std::to_string(number) + " but run " + run + " has not recorded wave " + std::to_string(number - 1));
   }
   auto state = wave_state_of(**before);
   if (!state)
     return refuse_with(409, "not_in_waves", "wave",
                        "run " + run + " was planned in one wave: post its build to results");
   if (state->number != number)
-    return refuse_with(409, "wave_out_of_order", "wave",
-                       "is " + std::to_string(number) + " but run " + run + " builds wave " +
-                           std::to_string(state->number));
+    return refuse_with(
+        409, "wave_out_of_order", "wave",
+        "is " + std::to_string(number) + " but run " + run + " builds wave " + std::to_string(state->number));
   if (state->last)
     return refuse_with(409, "last_wave", "wave",
-                       "wave " + std::to_string(number) + " of run " + run +
-                           " is its last: post its build to results");
+                       "wave " + std::to_string(number) + " of run " + run + " is its last: post its build to results");
   return std::pair{std::move(**before), std::move(*state)};
 }
 
@@ -115,9 +116,14 @@ Answer<state::Head> commit_wave(const RunCall& call, const WaveReport& report, c
 }  // namespace
 
 json wave_state_to_json(const WaveState& s) {
-  json doc{{"number", s.number},       {"last", s.last},           {"why", s.why},
-           {"mode", s.mode},           {"extra_call_seconds", s.extra_call_seconds},
-           {"building", s.building},   {"held_back", s.held_back}, {"built_earlier", s.built_earlier},
+  json doc{{"number", s.number},
+           {"last", s.last},
+           {"why", s.why},
+           {"mode", s.mode},
+           {"extra_call_seconds", s.extra_call_seconds},
+           {"building", s.building},
+           {"held_back", s.held_back},
+           {"built_earlier", s.built_earlier},
            {"relations_exist", s.relations_exist ? json(*s.relations_exist) : json(nullptr)}};
   return doc;
 }
@@ -145,9 +151,7 @@ std::optional<WaveState> wave_state_of(const contracts::RunRecord& entry) {
 
 WaveInfo wave_info_of(const WaveState& s) { return WaveInfo{s.number, s.last, s.why}; }
 
-std::string wave_entry_id(const std::string& run_uid, int number) {
-  return run_uid + ".wave" + std::to_string(number);
-}
+std::string wave_entry_id(const std::string& run_uid, int number) { return run_uid + ".wave" + std::to_string(number); }
 
 WaveState first_wave(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
                      const planner::ExecutionPlan& plan, const std::string& mode, double call_seconds,
@@ -237,8 +241,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
       ++s.failed;
   }
   for (const auto& [id, seconds] : report.build.results->node_seconds) s.build_seconds += seconds;
-  s.planned_build = whole->count(planner::Action::build);
-  s.planned_reuse = whole->count(planner::Action::reuse);
+  count_plan(s, *whole);
   s.selection = select;
   s.seconds_saved = run::time_saved_seconds(deps.store, scope, *whole);
   s.message = "wave " + std::to_string(report.wave) + ": " + report.build.results->summary + "; " +
@@ -257,8 +260,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   contracts::RunRecord entry{entry_id,
                              scope,
                              report.build.results->started_at,
-                             report.build.results->finished_at.empty() ? deps.now()
-                                                                       : report.build.results->finished_at,
+                             report.build.results->finished_at.empty() ? deps.now() : report.build.results->finished_at,
                              "success",
                              before.inputs_digest,
                              planner::to_json(*whole, false),

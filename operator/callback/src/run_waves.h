@@ -26,11 +26,11 @@ struct WaveState {
   int number = 1;  // the wave the pod builds now
   bool last = true;
   std::string why;
-  std::string mode;                           // "auto" | "always" (run::CutoffMode)
-  double extra_call_seconds = 0;              // what one more wave costs (two dbt calls)
-  std::vector<std::string> building;          // BUILD node ids of this wave
-  std::vector<std::string> held_back;         // BUILD node ids held back behind it
-  std::map<std::string, bool> built_earlier;  // built by the waves before: id -> for code
+  std::string mode;                                            // "auto" | "always" (run::CutoffMode)
+  double extra_call_seconds = 0;                               // what one more wave costs (two dbt calls)
+  std::vector<std::string> building;                           // BUILD node ids of this wave
+  std::vector<std::string> held_back;                          // BUILD node ids held back behind it
+  std::map<std::string, bool> built_earlier;                   // built by the waves before: id -> for code
   std::optional<std::map<std::string, bool>> relations_exist;  // the pod's, for the re-plans
 };
 
