@@ -24,8 +24,14 @@ WaveReport wave_report() {
   r.inputs = test_inputs();
   r.build.exit_code = 0;
   r.build.seconds = 4;
-  r.build.results = BuildResults{"inv-1", "2026-11-30T01:00:00Z", "2026-11-30T01:00:04Z", {{testing::kStg, "success"}},
-                                 {},      {},                     {{testing::kStg, 0.4}}, "1 success"};
+  r.build.results = BuildResults{"inv-1",
+                                 "2026-11-30T01:00:00Z",
+                                 "2026-11-30T01:00:04Z",
+                                 {{testing::kStg, "success"}},
+                                 {},
+                                 {},
+                                 {{testing::kStg, 0.4}},
+                                 "1 success"};
   r.node_contents = {{testing::kStg, kContent}};
   return r;
 }
