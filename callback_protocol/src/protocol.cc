@@ -4,6 +4,7 @@
 #include "ods/base/sha256.h"
 #include "ods/planner/fingerprint.h"
 #include "ods/planner/json_io.h"
+#include "shared_members.h"
 
 namespace ods::callback {
 
@@ -42,6 +43,7 @@ InputsRequest read_inputs_request(const json& doc) {
   const json& timings = object_at(doc, "", "timings");
   r.compile_seconds = number_at(timings, "timings", "compile");
   r.probe_seconds = number_at(timings, "timings", "probe");
+  if (member(doc, "", "cutoff", false)) r.cutoff = cutoff_mode_at(doc, "cutoff");
   return r;
 }
 
@@ -54,6 +56,7 @@ PlanAnswer read_plan_answer(const json& doc) {
   const json& counts = object_at(doc, "", "counts");
   a.build = integer_at(counts, "counts", "build");
   a.reuse = integer_at(counts, "counts", "reuse");
+  if (member(doc, "", "wave", false)) a.wave = wave_info_at(doc, "", "wave");
   return a;
 }
 
@@ -75,18 +78,8 @@ ResultsRequest read_results_request(const json& doc) {
   ResultsRequest r;
   r.inputs = inputs_at(doc);
   r.total_seconds = number_at(doc, "", "total_seconds");
-  if (const json* build = member(doc, "", "build", false)) {
-    if (!build->is_object()) refuse("build", "must be an object or null");
-    BuildReport b;
-    b.exit_code = integer_at(*build, "build", "exit_code");
-    b.error_text = string_at(*build, "build", "error_text", false);
-    b.seconds = number_at(*build, "build", "seconds");
-    if (const json* results = member(*build, "build", "results", false)) {
-      if (!results->is_object()) refuse("build.results", "must be an object or null");
-      b.results = read_build_results(*results, "build.results");
-    }
-    r.build = std::move(b);
-  }
+  if (const json* build = member(doc, "", "build", false)) r.build = build_report_from(*build, "build");
+  r.node_contents = contents_at(doc, "", "node_contents");
   return r;
 }
 
@@ -105,7 +98,64 @@ RecordedAnswer read_recorded_answer(const json& doc) {
   return a;
 }
 
+WaveReport read_wave_report(const json& doc) {
+  WaveReport r;
+  const int version = integer_at(doc, "", "wave_protocol");
+  if (version != kWaveProtocolVersion)
+    refuse("wave_protocol", "version " + std::to_string(version) + " is not spoken here (this side speaks " +
+                                std::to_string(kWaveProtocolVersion) + ")");
+  r.wave = integer_at(doc, "", "wave");
+  if (r.wave < 1) refuse("wave", "must be 1 or more");
+  r.inputs = inputs_at(doc);
+  r.build = build_report_from(object_at(doc, "", "build"), "build");
+  if (!r.build.results) refuse("build.results", "is missing: a wave that ran no node is reported to results");
+  r.node_contents = contents_at(doc, "", "node_contents");
+  return r;
+}
+
+WaveAnswer read_wave_answer(const json& doc) {
+  WaveAnswer a;
+  a.run_id = string_at(doc, "", "run_id");
+  a.wave = wave_info_at(doc, "", "wave");
+  a.select = strings_at(doc, "", "select");
+  a.plan_json = object_at(doc, "", "plan").dump();
+  const json& counts = object_at(doc, "", "counts");
+  a.build = integer_at(counts, "counts", "build");
+  a.reuse = integer_at(counts, "counts", "reuse");
+  a.cut_off = integer_at(counts, "counts", "cut_off");
+  if (const json* id = member(doc, "", "snapshot_id", false)) a.snapshot_id = string_value(*id, "snapshot_id");
+  return a;
+}
+
 }  // namespace
+
+BuildReport detail::build_report_from(const json& build, const std::string& path) {
+  if (!build.is_object()) refuse(path, "must be an object or null");
+  BuildReport b;
+  b.exit_code = integer_at(build, path, "exit_code");
+  b.error_text = string_at(build, path, "error_text", false);
+  b.seconds = number_at(build, path, "seconds");
+  if (const json* results = member(build, path, "results", false)) {
+    if (!results->is_object()) refuse(path + ".results", "must be an object or null");
+    b.results = read_build_results(*results, path + ".results");
+  }
+  return b;
+}
+
+json detail::build_report_to_json(const BuildReport& b) {
+  json results = nullptr;
+  if (const auto& res = b.results) {
+    results = {{"invocation_id", res->invocation_id},
+               {"started_at", res->started_at},
+               {"finished_at", res->finished_at},
+               {"node_status", res->node_status},
+               {"node_tests_passed", res->node_tests_passed},
+               {"source_tests_passed", res->source_tests_passed},
+               {"node_seconds", res->node_seconds},
+               {"summary", res->summary}};
+  }
+  return {{"exit_code", b.exit_code}, {"results", results}, {"error_text", b.error_text}, {"seconds", b.seconds}};
+}
 
 std::string to_json(const InputsRequest& r) {
   json doc{{"protocol", kProtocolVersion},
@@ -118,6 +168,7 @@ std::string to_json(const InputsRequest& r) {
              {"source_seconds", r.probe.source_seconds},
              {"warnings", r.probe.warnings}}},
            {"timings", {{"compile", r.compile_seconds}, {"probe", r.probe_seconds}}}};
+  if (r.cutoff) doc["cutoff"] = *r.cutoff;
   return splice_member(doc, "inputs", planner::to_json(r.inputs));
 }
 
@@ -127,29 +178,15 @@ std::string to_json(const PlanAnswer& a) {
            {"scope", a.scope},
            {"select", a.select},
            {"counts", {{"build", a.build}, {"reuse", a.reuse}}}};
+  if (a.wave) doc["wave"] = wave_info_to_json(*a.wave);
   return splice_member(doc, "plan", a.plan_json);
 }
 
 std::string to_json(const ResultsRequest& r) {
-  json build = nullptr;
-  if (r.build) {
-    json results = nullptr;
-    if (const auto& res = r.build->results) {
-      results = {{"invocation_id", res->invocation_id},
-                 {"started_at", res->started_at},
-                 {"finished_at", res->finished_at},
-                 {"node_status", res->node_status},
-                 {"node_tests_passed", res->node_tests_passed},
-                 {"source_tests_passed", res->source_tests_passed},
-                 {"node_seconds", res->node_seconds},
-                 {"summary", res->summary}};
-    }
-    build = {{"exit_code", r.build->exit_code},
-             {"results", results},
-             {"error_text", r.build->error_text},
-             {"seconds", r.build->seconds}};
-  }
-  json doc{{"protocol", kProtocolVersion}, {"build", build}, {"total_seconds", r.total_seconds}};
+  json doc{{"protocol", kProtocolVersion},
+           {"build", r.build ? build_report_to_json(*r.build) : json(nullptr)},
+           {"total_seconds", r.total_seconds},
+           {"node_contents", contents_to_json(r.node_contents)}};
   return splice_member(doc, "inputs", planner::to_json(r.inputs));
 }
 
@@ -164,6 +201,25 @@ std::string to_json(const RecordedAnswer& a) {
       .dump();
 }
 
+std::string to_json(const WaveReport& r) {
+  json doc{{"protocol", kProtocolVersion},
+           {"wave_protocol", kWaveProtocolVersion},
+           {"wave", r.wave},
+           {"build", build_report_to_json(r.build)},
+           {"node_contents", contents_to_json(r.node_contents)}};
+  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+}
+
+std::string to_json(const WaveAnswer& a) {
+  json doc{{"protocol", kProtocolVersion},
+           {"run_id", a.run_id},
+           {"wave", wave_info_to_json(a.wave)},
+           {"select", a.select},
+           {"counts", {{"build", a.build}, {"reuse", a.reuse}, {"cut_off", a.cut_off}}},
+           {"snapshot_id", a.snapshot_id ? json(*a.snapshot_id) : json(nullptr)}};
+  return splice_member(doc, "plan", a.plan_json);
+}
+
 std::string error_json(const std::string& code, const std::string& field, const std::string& message) {
   return json{{"error", {{"code", code}, {"field", field}, {"message", message}}}}.dump();
 }
@@ -172,6 +228,8 @@ Parsed<InputsRequest> parse_inputs_request(std::string_view body) { return guard
 Parsed<PlanAnswer> parse_plan_answer(std::string_view body) { return guarded(body, read_plan_answer); }
 Parsed<ResultsRequest> parse_results_request(std::string_view body) { return guarded(body, read_results_request); }
 Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body) { return guarded(body, read_recorded_answer); }
+Parsed<WaveReport> parse_wave_report(std::string_view body) { return guarded(body, read_wave_report); }
+Parsed<WaveAnswer> parse_wave_answer(std::string_view body) { return guarded(body, read_wave_answer); }
 
 std::string inputs_digest(const planner::ProjectInputs& inputs) { return ods::sha256_hex(planner::to_json(inputs)); }
 

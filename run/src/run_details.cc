@@ -50,6 +50,7 @@ std::string to_json(const RunDetails& d) {
   if (d.head) doc["head"] = *d.head ? json(**d.head) : json(nullptr);
   if (d.planned_entry) doc["planned_entry"] = *d.planned_entry;
   if (d.dbt_invocation_id) doc["dbt_invocation_id"] = *d.dbt_invocation_id;
+  if (d.waves) doc["waves"] = *d.waves;
   return doc.dump();
 }
 
@@ -88,6 +89,7 @@ RunDetails details_from_json(std::string_view text) {
   }
   read_member(doc, "planned_entry", d.planned_entry);
   read_member(doc, "dbt_invocation_id", d.dbt_invocation_id);
+  if (auto it = doc.find("waves"); it != doc.end() && it->is_object()) d.waves = *it;
   return d;
 }
 

@@ -2,6 +2,9 @@
 // the project inputs to the controller's callback server, builds what the controller's plan
 // selects, and sends the run results; the controller plans and records (the pod has no
 // state store). Protocol: callback_protocol/ (docs/kubernetes.md, "Runner pod ↔ controller").
+// Early cutoff (docs/early-cutoff.md): where content can be measured the pod asks for waves,
+// measures what each wave built and reports every wave but the last; the controller answers
+// the next selection.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -13,8 +16,11 @@
 #include "callback_client.h"
 #include "commands.h"
 #include "dbt_steps.h"
+#include "evidence_gathering.h"
 #include "ods/callback/protocol.h"
 #include "ods/dbt/selector.h"
+#include "ods/run/cutoff_waves.h"
+#include "ods/run/wave_plans.h"
 #include "plan_format.h"
 #include "project_loader.h"
 
@@ -113,6 +119,75 @@ Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSess
   return report;
 }
 
+// Builds the controller's selections wave by wave: after each wave it measures the content of
+// what it built (when the pod asked for waves) and, unless the wave was the last or failed,
+// reports it and builds the selection the controller answers. The last wave's build and
+// contents go into `results` (none when the controller had nothing left to build).
+class WaveBuilder {
+ public:
+  WaveBuilder(const CommandContext& ctx, DbtSession& dbt, const CallbackEndpoint& endpoint,
+              const std::vector<std::string>& target_path, std::string adapter_type, bool measuring)
+      : ctx_(ctx),
+        dbt_(dbt),
+        endpoint_(endpoint),
+        target_path_(target_path),
+        adapter_type_(std::move(adapter_type)),
+        measuring_(measuring) {}
+
+  Result<void> build(const callback::PlanAnswer& plan, callback::ResultsRequest& results) const {
+    callback::WaveInfo wave = plan.wave.value_or(callback::WaveInfo{});
+    std::vector<std::string> select = plan.select;
+    while (!select.empty()) {
+      if (!wave.last || wave.number > 1) step(ctx_, "wave " + std::to_string(wave.number) + ": " + wave.why);
+      auto built = build_selection(ctx_, dbt_, select, target_path_);
+      if (!built) return std::unexpected(built.error());
+      auto contents = measure(results.inputs, *built);
+      if (wave.last || built->exit_code != 0 || !built->results) {
+        if (!wave.last)
+          step(ctx_, "wave " + std::to_string(wave.number) + " failed: the nodes held back are not built");
+        results.build = std::move(*built);
+        results.node_contents = std::move(contents);
+        return {};
+      }
+      callback::WaveReport report{wave.number, results.inputs, std::move(*built), std::move(contents)};
+      step(ctx_, "reporting wave " + std::to_string(wave.number) + " to the controller");
+      auto body = exchange(endpoint_, "wave", callback::to_json(report), ctx_);
+      if (!body) return std::unexpected(body.error());
+      auto next = callback::parse_wave_answer(*body);
+      if (!next)
+        return fail("protocol", "the controller's wave answer: " + next.error().field + ": " + next.error().message);
+      step(ctx_, "early cutoff: " + std::to_string(next->cut_off) + " held-back nodes reused; " +
+                     (next->select.empty() ? std::string("nothing left to build")
+                                           : "wave " + std::to_string(next->wave.number) + " builds the rest"));
+      wave = next->wave;
+      select = next->select;
+    }
+    return {};
+  }
+
+ private:
+  // The content of the built nodes some node reads (run::nodes_with_readers), measured now.
+  std::map<std::string, planner::DataVersion> measure(const planner::ProjectInputs& inputs,
+                                                      const callback::BuildReport& built) const {
+    if (!measuring_ || !built.results) return {};
+    std::vector<std::string> succeeded;
+    for (const auto& [id, status] : built.results->node_status)
+      if (status == "success") succeeded.push_back(id);
+    std::vector<std::string> warnings;
+    auto contents = measure_contents(dbt_, adapter_type_, ctx_.target_dir.string(),
+                                     run::nodes_with_readers(inputs, succeeded), ctx_.env.now(), warnings);
+    for (const auto& w : warnings) *ctx_.err << "ods: warning: " << w << "\n";
+    return contents;
+  }
+
+  const CommandContext& ctx_;
+  DbtSession& dbt_;
+  const CallbackEndpoint& endpoint_;
+  const std::vector<std::string>& target_path_;
+  std::string adapter_type_;
+  bool measuring_;
+};
+
 int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
@@ -141,6 +216,11 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   inputs.inputs = std::move(project->inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = {evidence.strategy, evidence.call_seconds, evidence.probe_seconds, evidence.warnings};
+  auto cutoff = run::cutoff_mode_from_string(
+      setting(args, ctx, "--cutoff", "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, "--cutoff", "ODS_CUTOFF"));
+  if (!cutoff) return report(ctx, cutoff.error());
+  if (*cutoff != run::CutoffMode::off && content_measurable(project->adapter_type))
+    inputs.cutoff = *cutoff == run::CutoffMode::always ? "always" : "auto";
 
   step(ctx, "sending the project inputs to the controller (run " + endpoint->run + ")");
   auto plan_body = exchange(*endpoint, "inputs", callback::to_json(inputs), ctx);
@@ -157,12 +237,12 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   } else {
     step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
                   " nodes, reusing " + std::to_string(plan->reuse));
-    auto built = build_selection(ctx, *session, plan->select, target_path);
+    const WaveBuilder waves{ctx, *session, *endpoint, target_path, project->adapter_type, inputs.cutoff.has_value()};
+    auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());
       return built.error().code == "interrupted" ? 130 : code;
     }
-    results.build = std::move(*built);
   }
   results.total_seconds = seconds_since(started);
   step(ctx, "sending the run results to the controller");
@@ -202,6 +282,9 @@ std::vector<FlagSpec> pod_flags() {
       {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
       {"--profiles-dir", true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
       {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},
+      {"--cutoff", true,
+       "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "
+       "(one wave, no content measured; default: $ODS_CUTOFF, else auto)"},
   };
 }
 

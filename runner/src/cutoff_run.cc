@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <set>
-#include <unordered_map>
 
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
+#include "ods/run/wave_plans.h"
 
 namespace ods::cli {
 
@@ -19,42 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// `plan` with only the entries of `ids` among its BUILD entries (its reuses kept).
-planner::ExecutionPlan only_building(const planner::ExecutionPlan& plan, const std::vector<std::string>& ids) {
-  const std::set<std::string> keep(ids.begin(), ids.end());
-  planner::ExecutionPlan out = plan;
-  std::erase_if(out.entries, [&](const planner::PlanEntry& e) {
-    return e.action == planner::Action::build && !keep.contains(e.id);
-  });
-  out.select.clear();
-  for (const auto& e : out.entries)
-    if (e.action == planner::Action::build) out.select += (out.select.empty() ? "" : " ") + e.name;
-  return out;
-}
-
-// The built nodes whose content a reader could cut off on: those with a reader in the project.
-std::vector<std::string> with_readers(const planner::ProjectInputs& inputs, const std::vector<std::string>& built) {
-  std::set<std::string> parents;
-  for (const auto& n : inputs.nodes) parents.insert(n.parents.begin(), n.parents.end());
-  std::vector<std::string> out;
-  for (const auto& id : built)
-    if (parents.contains(id)) out.push_back(id);
-  return out;
-}
-
-// `whole` with the entries `replan` has for the same ids; its selection recomputed.
-void merge_replan(planner::ExecutionPlan& whole, const planner::ExecutionPlan& replan) {
-  std::unordered_map<std::string, const planner::PlanEntry*> by_id;
-  for (const auto& e : replan.entries) by_id.emplace(e.id, &e);
-  whole.select.clear();
-  for (auto& e : whole.entries) {
-    if (auto it = by_id.find(e.id); it != by_id.end()) e = *it->second;
-    if (e.action == planner::Action::build) whole.select += (whole.select.empty() ? "" : " ") + e.name;
-  }
-  for (const auto& w : replan.warnings)
-    if (std::find(whole.warnings.begin(), whole.warnings.end(), w) == whole.warnings.end()) whole.warnings.push_back(w);
-}
 
 }  // namespace
 
@@ -76,7 +39,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   for (int number = 1;; ++number) {
     const run::Wave wave =
         run::next_wave(project.inputs, current, node_seconds, extra_call_seconds, settings.mode, measurable);
-    run.plan = only_building(current, wave.now);
+    run.plan = run::only_building(current, wave.now);
     if (number > 1 || !wave.later.empty())
       step(ctx,
            "wave " + std::to_string(number) + ": building " + std::to_string(wave.now.size()) + " nodes; " + wave.why);
@@ -94,13 +57,13 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
       return 130;
     }
     WaveEvidence evidence;
-    for (const auto& e : run.plan.entries)
-      if (planner::built_for_code(e)) evidence.built_for_code.push_back(e.id);
+    evidence.built_for_code = run::built_for_code_ids(run.plan);
     if (measurable) {
       t = Clock::now();
       std::vector<std::string> warnings;
-      evidence.node_contents = measure_contents(dbt, settings.adapter_type, ctx.target_dir.string(),
-                                                with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
+      evidence.node_contents =
+          measure_contents(dbt, settings.adapter_type, ctx.target_dir.string(),
+                           run::nodes_with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
       for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
       run.timings.probe += seconds_since(t);
     }
@@ -120,7 +83,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     options.selected = wave.later;
     auto replan = planner::plan(project.inputs, run.head ? &run.head->snapshot : nullptr, options);
     if (!replan) return report(ctx, replan.error());
-    merge_replan(whole, *replan);
+    run::merge_replan(whole, *replan);
     const int cut = replan->count(planner::Action::reuse);
     step(ctx, "early cutoff: " + std::to_string(cut) + " of " + std::to_string(wave.later.size()) +
                   " held-back nodes reused (the content they read is unchanged)");

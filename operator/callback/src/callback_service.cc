@@ -6,6 +6,7 @@
 
 #include "ods/callback/protocol.h"
 #include "run_steps.h"
+#include "run_waves.h"
 
 namespace ods::callback {
 
@@ -32,7 +33,7 @@ const char* to_string(RunPhase phase) {
 namespace {
 
 struct Route {
-  std::string ns, name, step;  // step: "inputs" | "results"
+  std::string ns, name, step;  // step: "inputs" | "wave" | "results"
 };
 
 std::vector<std::string> split_path(const std::string& path) {
@@ -50,11 +51,11 @@ std::vector<std::string> split_path(const std::string& path) {
 Answer<Route> route_of(const CallbackRequest& request) {
   auto parts = split_path(request.path);
   if (request.path.empty() || request.path[0] != '/' || parts.size() != 5 || parts[0] != "v1" || parts[1] != "runs" ||
-      (parts[4] != "inputs" && parts[4] != "results"))
+      (parts[4] != "inputs" && parts[4] != "wave" && parts[4] != "results"))
     return refuse_with(404, "not_found", "",
                        request.path +
                            ": no such endpoint; POST /v1/runs/<namespace>/<name>/"
-                           "inputs or .../results");
+                           "inputs, .../wave or .../results");
   if (parts[2].empty() || parts[3].empty())
     return refuse_with(400, "bad_path", "", request.path + ": the run's namespace and name must not be empty");
   if (request.method != "POST") return refuse_with(405, "method_not_allowed", "", request.method + ": only POST");
@@ -86,6 +87,13 @@ class Service final : public CallbackService {
       auto body = parse_inputs_request(request.body);
       if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
       auto answer = plan_run(*call, *body, deps_);
+      if (!answer) return respond(answer.error());
+      return {200, to_json(*answer)};
+    }
+    if (route->step == "wave") {
+      auto body = parse_wave_report(request.body);
+      if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
+      auto answer = record_wave(*call, *body, deps_);
       if (!answer) return respond(answer.error());
       return {200, to_json(*answer)};
     }

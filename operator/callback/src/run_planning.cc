@@ -5,25 +5,18 @@
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/run_details.h"
+#include "ods/run/wave_plans.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
+#include "run_waves.h"
 
 namespace ods::callback::detail {
 
 namespace {
 
 void add_plan_to(RunSummary& s, const planner::ExecutionPlan& plan, const InputsRequest& request) {
-  for (const auto& e : plan.entries) {
-    const std::string reason = e.reasons.empty() ? "unspecified" : e.reasons.front().code;
-    if (e.action == planner::Action::build) {
-      ++s.planned_build;
-      ++s.build_reasons[reason];
-    } else {
-      ++s.planned_reuse;
-      ++s.reuse_reasons[reason];
-    }
-  }
+  count_plan(s, plan);
   s.probe_seconds = request.probe.source_seconds;
   for (const auto& source : request.inputs.sources)
     if (!source.version) ++s.unknown_data_versions;
@@ -44,10 +37,28 @@ Answer<void> check_identity(const RunCall& call, const planner::ProjectInputs& i
 
 PlanAnswer answer_from_planned(const RunCall& call, const contracts::RunRecord& planned) {
   const RunSummary s = summary_of(planned);
-  return PlanAnswer{call.run.uid, call.run.scope, planned.plan, s.selection, s.planned_build, s.planned_reuse};
+  PlanAnswer a{call.run.uid, call.run.scope, planned.plan, s.selection, s.planned_build, s.planned_reuse};
+  if (auto waves = wave_state_of(planned)) a.wave = wave_info_of(*waves);
+  return a;
 }
 
 }  // namespace
+
+void count_plan(RunSummary& s, const planner::ExecutionPlan& plan) {
+  s.planned_build = s.planned_reuse = 0;
+  s.build_reasons.clear();
+  s.reuse_reasons.clear();
+  for (const auto& e : plan.entries) {
+    const std::string reason = e.reasons.empty() ? "unspecified" : e.reasons.front().code;
+    if (e.action == planner::Action::build) {
+      ++s.planned_build;
+      ++s.build_reasons[reason];
+    } else {
+      ++s.planned_reuse;
+      ++s.reuse_reasons[reason];
+    }
+  }
+}
 
 Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps) {
   const std::string& scope = call.run.scope;
@@ -85,9 +96,15 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
 
   add_plan_to(summary, *plan, request);
   summary.seconds_saved = run::time_saved_seconds(deps.store, scope, *plan);
+  // A pod that measures content builds in waves (run_waves.h); wave 1 may hold nodes back.
+  std::optional<WaveState> waves;
+  if (request.cutoff && *request.cutoff != "off" && summary.planned_build > 0)
+    waves = first_wave(deps.store, scope, request.inputs, *plan, *request.cutoff, request.probe.call_seconds,
+                       request.relations_exist);
   if (summary.planned_build > 0)
     summary.selection =
-        run::build_selection(*plan, run::source_checks_to_run(request.inputs, previous, request.check_selected));
+        run::build_selection(waves ? run::only_building(*plan, waves->building) : *plan,
+                             run::source_checks_to_run(request.inputs, previous, request.check_selected));
   const std::string now = deps.now();
   run::RunDetails details;
   details.recorded_by = "ods-operator";
@@ -96,13 +113,14 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
   details.probe = run::ProbeDetails{request.probe.strategy, request.probe.call_seconds, request.probe.source_seconds,
                                     request.probe.warnings};
   details.timings = {{"compile", request.compile_seconds}, {"probe", request.probe_seconds}};
+  if (waves) details.waves = wave_state_to_json(*waves);
   contracts::RunRecord entry{
       planned_entry_id(call.run.uid), scope,       now, now, "planned", digest, planner::to_json(*plan, false),
       run::to_json(details),          std::nullopt};
   if (auto appended = deps.store.append_run(entry); !appended)
     return store_refusal(appended.error(), "keeping the plan of run " + call.ns + "/" + call.name);
   deps.listener.on_phase(RunPhase::building, summary);
-  return PlanAnswer{call.run.uid, scope, entry.plan, summary.selection, summary.planned_build, summary.planned_reuse};
+  return answer_from_planned(call, entry);
 }
 
 }  // namespace ods::callback::detail

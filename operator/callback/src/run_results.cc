@@ -5,9 +5,11 @@
 
 #include "ods/planner/json_io.h"
 #include "ods/run/run_details.h"
+#include "ods/run/wave_plans.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
+#include "run_waves.h"
 
 namespace ods::callback::detail {
 
@@ -18,23 +20,16 @@ RunPhase final_phase(const std::string& outcome) {
   return outcome == "success" || outcome == "reused" ? RunPhase::succeeded : RunPhase::failed;
 }
 
-planner::RunOutcome outcome_of(const std::string& run_uid, const BuildResults& r,
-                               const planner::ProjectInputs& inputs) {
-  planner::RunOutcome outcome;
-  outcome.run_id = run_uid;
-  outcome.started_at = r.started_at;
-  outcome.node_status = r.node_status;
-  outcome.node_tests_passed = r.node_tests_passed;
-  outcome.source_tests_passed = r.source_tests_passed;
-  for (const auto& source : inputs.sources)  // measured by the probe, before the build started
-    if (source.version) outcome.source_versions[source.id] = *source.version;
-  return outcome;
-}
-
 // Counts and outcome of the results into `s`.
 void add_results_to(RunSummary& s, const ResultsRequest& request) {
   s.reused = s.planned_reuse;
   s.duration_seconds = request.total_seconds;
+  if (!request.build && s.built > 0) {  // waves: every node held back behind the last one was reused
+    s.outcome = "success";
+    s.message = "built " + std::to_string(s.built) + " in waves, reused " + std::to_string(s.planned_reuse) +
+                " (early cutoff spared the nodes held back)";
+    return;
+  }
   if (!request.build) {
     s.outcome = "reused";
     s.message = "all " + std::to_string(s.planned_reuse) + " nodes reused; dbt build not started";
@@ -68,7 +63,7 @@ Answer<void> check_against_plan(const RunCall& call, const ResultsRequest& reque
   if (inputs_digest(request.inputs) != planned.inputs_digest)
     return refuse_with(409, "inputs_differ", "inputs",
                        "differ from the inputs run " + call.ns + "/" + call.name + " was planned with");
-  if (!request.build && s.planned_build > 0)
+  if (!request.build && !s.selection.empty())
     return refuse_with(400, "missing_build", "build",
                        "is missing: the plan has " + std::to_string(s.planned_build) + " nodes to build");
   return {};
@@ -80,7 +75,7 @@ contracts::RunRecord recorded_entry(const RunCall& call, const ResultsRequest& r
                                     const std::optional<std::string>& snapshot, const std::string& now) {
   run::RunDetails details = run::details_from_json(planned.details);
   details.run_summary = summary_to_json(s);
-  details.planned_entry = planned.run_id;
+  details.planned_entry = planned_entry_id(call.run.uid);
   if (request.build) {
     details.timings["build"] = request.build->seconds;
     if (request.build->results) {
@@ -100,6 +95,19 @@ contracts::RunRecord recorded_entry(const RunCall& call, const ResultsRequest& r
 
 }  // namespace
 
+planner::RunOutcome outcome_of(const std::string& run_uid, const BuildResults& r,
+                               const planner::ProjectInputs& inputs) {
+  planner::RunOutcome outcome;
+  outcome.run_id = run_uid;
+  outcome.started_at = r.started_at;
+  outcome.node_status = r.node_status;
+  outcome.node_tests_passed = r.node_tests_passed;
+  outcome.source_tests_passed = r.source_tests_passed;
+  for (const auto& source : inputs.sources)  // measured by the probe, before the build started
+    if (source.version) outcome.source_versions[source.id] = *source.version;
+  return outcome;
+}
+
 Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& request, CallbackDeps& deps) {
   const std::string& scope = call.run.scope;
   const std::string run = call.ns + "/" + call.name;
@@ -115,8 +123,11 @@ Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& req
   if (!*planned)
     return refuse_with(409, "not_planned", "",
                        "results before inputs: run " + run + " has no plan; post its inputs first");
-  RunSummary s = summary_of(**planned);
-  if (auto ok = check_against_plan(call, request, **planned, s); !ok) return std::unexpected(ok.error());
+  // A run in waves: the newest wave entry holds the whole plan and the last wave's selection.
+  auto newest = newest_entry_of(deps.store, scope, call.run.uid, std::move(**planned));
+  if (!newest) return store_refusal(newest.error(), "reading the run ledger of " + scope);
+  RunSummary s = summary_of(*newest);
+  if (auto ok = check_against_plan(call, request, *newest, s); !ok) return std::unexpected(ok.error());
   add_results_to(s, request);
   deps.listener.on_phase(RunPhase::recording, s);
 
@@ -130,15 +141,19 @@ Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& req
     auto head = state::read_head(deps.store, scope);
     if (!head) return store_refusal(head.error(), "reading the head of " + scope);
     std::ostringstream retries;
-    auto committed = state::commit_outcome(deps.store, scope, request.inputs, std::move(*head),
-                                           outcome_of(call.run.uid, *request.build->results, request.inputs), retries);
+    planner::RunOutcome outcome = outcome_of(call.run.uid, *request.build->results, request.inputs);
+    outcome.node_contents = request.node_contents;
+    auto plan = planner::plan_from_json(newest->plan);
+    if (!plan) return refuse_with(500, "corrupt", "", "the plan kept for run " + run + ": " + plan.error().message);
+    outcome.built_for_code = run::built_for_code_ids(*plan);
+    auto committed = state::commit_outcome(deps.store, scope, request.inputs, std::move(*head), outcome, retries);
     if (!committed && committed.error().code == "stale_run")
       return refuse_with(409, "stale_run", "build.results.started_at", committed.error().message);
     if (!committed) return store_refusal(committed.error(), "recording run " + run);
     snapshot = committed->stored.id;
   }
   if (snapshot) s.snapshot_id = *snapshot;
-  auto entry = recorded_entry(call, request, **planned, s, snapshot, deps.now());
+  auto entry = recorded_entry(call, request, *newest, s, snapshot, deps.now());
   if (auto appended = deps.store.append_run(entry); !appended)
     return store_refusal(appended.error(), "writing the ledger entry of run " + run);
   deps.listener.on_phase(final_phase(s.outcome), s);

@@ -17,4 +17,13 @@ namespace ods::callback::detail {
 // Refused: results before the inputs, or results of other inputs than planned (409).
 [[nodiscard]] Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& request, CallbackDeps& deps);
 
+// The plan's counts into `s`: nodes to build and to reuse, by first reason code (replacing
+// what `s` held of a plan before).
+void count_plan(RunSummary& s, const planner::ExecutionPlan& plan);
+
+// What record() gets of a build reported as run `run_id`: the results, and the sources'
+// versions the probe measured before the build started.
+planner::RunOutcome outcome_of(const std::string& run_id, const BuildResults& results,
+                               const planner::ProjectInputs& inputs);
+
 }  // namespace ods::callback::detail

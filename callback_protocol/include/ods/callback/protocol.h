@@ -5,6 +5,8 @@
 //
 //   POST /v1/runs/<namespace>/<name>/inputs   InputsRequest  -> PlanAnswer
 //   POST /v1/runs/<namespace>/<name>/results  ResultsRequest -> RecordedAnswer
+//   POST /v1/runs/<namespace>/<name>/wave     WaveReport     -> WaveAnswer  (early cutoff:
+//        a pod that asked for waves reports each wave but the last; the answer is the next)
 //   Authorization: Bearer <run token>  (ods/callback/run_token.h)
 //   errors: {"error": {"code": "...", "field": "...", "message": "..."}}
 #include <map>
@@ -19,6 +21,9 @@
 namespace ods::callback {
 
 inline constexpr int kProtocolVersion = 1;
+// The version of the wave messages (WaveReport, WaveAnswer, the plan answer's `wave`): each
+// carries "wave_protocol" beside "protocol"; a reader refuses another.
+inline constexpr int kWaveProtocolVersion = 1;
 
 // A refused body: the field (a JSON path such as "build.results.node_status") and why.
 struct FieldError {
@@ -43,6 +48,19 @@ struct InputsRequest {
   std::optional<std::vector<std::string>> check_selected;      // node and source ids whose checks it selects
   ProbeReport probe;
   double compile_seconds = 0, probe_seconds = 0;
+  // Early cutoff (docs/early-cutoff.md): "auto" or "always" when the pod can measure the
+  // content of what it builds and report waves; nullopt or "off": one wave (older pods).
+  std::optional<std::string> cutoff = std::nullopt;
+};
+
+// Which wave a selection is, for a pod that asked for waves.
+struct WaveInfo {
+  int number = 1;
+  // true: the wave's build goes to `results`, as a one-wave run's; false: to `wave` (nodes
+  // are held back behind it; the answer is the next selection). A failed wave goes to
+  // `results` either way: the nodes held back behind it are not built.
+  bool last = true;
+  std::string why;  // the boundary, or why there is none (run::Wave::why)
 };
 
 // The controller's plan for the run.
@@ -52,6 +70,7 @@ struct PlanAnswer {
   std::string plan_json;            // the ExecutionPlan document (`ods state plan --format json`)
   std::vector<std::string> select;  // `dbt build --select` arguments; empty: build nothing
   int build = 0, reuse = 0;
+  std::optional<WaveInfo> wave = std::nullopt;  // present when the pod asked for waves
 };
 
 // What dbt's run_results.json said, read against the pod's manifest.
@@ -75,6 +94,29 @@ struct ResultsRequest {
   planner::ProjectInputs inputs;     // the same inputs the plan was made from (digest-checked)
   std::optional<BuildReport> build;  // nullopt: dbt build was not started (nothing to build)
   double total_seconds = 0;          // the pod's whole run
+  // Early cutoff: node id -> the content of its relation measured right after this build
+  // (planner::RunOutcome::node_contents); empty from pods that measure none.
+  std::map<std::string, planner::DataVersion> node_contents = {};
+};
+
+// One wave's build, reported by a pod whose plan (or previous wave answer) said `last: false`.
+struct WaveReport {
+  int wave = 1;                   // the number of the wave built
+  planner::ProjectInputs inputs;  // the same inputs the plan was made from (digest-checked)
+  BuildReport build;              // its results required: a wave that ran no node is the last
+  std::map<std::string, planner::DataVersion> node_contents;  // as in ResultsRequest
+};
+
+// The controller's answer to a wave: it recorded the wave, re-planned the nodes held back
+// behind it, and this is what builds next.
+struct WaveAnswer {
+  std::string run_id;
+  WaveInfo wave;                           // the next wave
+  std::vector<std::string> select;         // its `dbt build --select` arguments; empty: nothing left to build
+  std::string plan_json;                   // the whole run's plan, the held-back nodes' entries re-planned
+  int build = 0, reuse = 0;                // of the whole plan
+  int cut_off = 0;                         // held-back nodes this re-plan reused
+  std::optional<std::string> snapshot_id;  // the snapshot that recorded the wave
 };
 
 struct RecordedAnswer {
@@ -90,6 +132,8 @@ std::string to_json(const InputsRequest& request);
 std::string to_json(const PlanAnswer& answer);
 std::string to_json(const ResultsRequest& request);
 std::string to_json(const RecordedAnswer& answer);
+std::string to_json(const WaveReport& report);
+std::string to_json(const WaveAnswer& answer);
 std::string error_json(const std::string& code, const std::string& field, const std::string& message);
 
 // Readers: each refuses a body that is not JSON, lacks a required field, has a field of the
@@ -98,6 +142,8 @@ std::string error_json(const std::string& code, const std::string& field, const 
 [[nodiscard]] Parsed<PlanAnswer> parse_plan_answer(std::string_view body);
 [[nodiscard]] Parsed<ResultsRequest> parse_results_request(std::string_view body);
 [[nodiscard]] Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body);
+[[nodiscard]] Parsed<WaveReport> parse_wave_report(std::string_view body);
+[[nodiscard]] Parsed<WaveAnswer> parse_wave_answer(std::string_view body);
 
 // The digest the controller keeps of a run's inputs (SHA-256 of their canonical JSON).
 std::string inputs_digest(const planner::ProjectInputs& inputs);

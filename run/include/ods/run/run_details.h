@@ -7,7 +7,8 @@
 //   {"recorded_by", "summary": "12 success, 1 error" | {the operator's run summary},
 //    "command", "counts": {...}, "seconds", "timings": {phase: seconds}, "probe": {"strategy",
 //    "call_seconds", "source_seconds", "warnings"}, "node_seconds": {node id: seconds},
-//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id"}
+//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id", "waves": {the
+//    operator's wave state}}
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -40,6 +41,9 @@ struct RunDetails {
   std::optional<std::optional<std::string>> head;             // the snapshot planned against (inner nullopt: none)
   std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
   std::optional<std::string> dbt_invocation_id;
+  // The operator's early-cutoff wave state of a run in waves (operator/callback's
+  // run_waves.h writes and reads it), kept as is.
+  std::optional<nlohmann::json> waves;
 
   // The one line a person reads in `ods state history`: the summary line, else the operator
   // summary's message.
