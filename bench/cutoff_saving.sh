@@ -6,7 +6,8 @@
 # $work/cutoff<N>/base, built and recorded by ods with content measured), then, $reps times on
 # fresh copies of it, each change followed by `ods state run --cutoff off` on one copy and
 # `--cutoff auto` on another (same change, same state, order alternating):
-#   normalised: raw_01.src_01_01.v + 0.001, which its staging readers round away: their output
+#   filtered:   2 rows with k = -1 inserted into raw_01.src_01_01, which its staging readers
+#               filter out (`where k >= var('bench_min_k')`, 0): their output
 #               is unchanged, so `auto` can spare their descendants (today's cascade, `off`,
 #               builds them); prints nodes built and wall seconds, and what auto saved;
 #   code edit:  one mid-layer model's code edited (`gen_project.py --changed`): nothing is
@@ -57,7 +58,7 @@ cutoff_pair() {
   for mode in off auto; do
     cutoff_copy "$base" "$base.$mode"
     case $kind in
-      normalised) cutoff_sql "$base.$mode" "update raw_01.src_01_01 set v = v + 0.001" ;;
+      filtered) cutoff_sql "$base.$mode" "insert into raw_01.src_01_01 select 1000 + range, -1, 1.5, timestamp '2025-01-03' from range(2)" ;;
       code) run_logged "$tmp/gen.log" "$py" "$bench/gen_project.py" "$cutoff_nodes" "$base.$mode" --changed
         sed -i "s|path: \".*bench.duckdb\"|path: \"bench.duckdb\"|" "$base.$mode/profiles.yml" ;;
     esac
@@ -82,21 +83,21 @@ bench_cutoff() {
   local base=$work/cutoff$cutoff_nodes/base r kind
   log "cutoff: generating and recording a $cutoff_nodes-node project (load $(load1))"
   cutoff_base "$cutoff_nodes" "$base"
-  rm -f "$tmp/cutoff_normalised" "$tmp/cutoff_code"
+  rm -f "$tmp/cutoff_filtered" "$tmp/cutoff_code"
   for ((r = 1; r <= reps; r++)); do
-    cutoff_pair normalised "$base" "$r"
+    cutoff_pair filtered "$base" "$r"
     cutoff_pair code "$base" "$r"
   done
   {
     echo "early cutoff: bench/gen_project.py $cutoff_nodes nodes on DuckDB; medians of $reps pairs (wall s, load: 1-minute"
     echo "load average after the pair's last run); --cutoff off is today's cascade, auto the default"
-    for kind in normalised code; do
+    for kind in filtered code; do
       local f=$tmp/cutoff_$kind off auto ob ab cut ap op l
       off=$(median $(cutoff_col "$f" 1)) auto=$(median $(cutoff_col "$f" 2))
       ob=$(median $(cutoff_col "$f" 3)) ab=$(median $(cutoff_col "$f" 4)) cut=$(median $(cutoff_col "$f" 5))
       ap=$(median $(cutoff_col "$f" 6)) op=$(median $(cutoff_col "$f" 7)) l=$(tail -n 1 "$f" | awk '{print $8}')
       case $kind in
-        normalised) echo "one source change its staging readers round away (raw_01.src_01_01.v + 0.001):" ;;
+        filtered) echo "one source change its staging readers filter out (2 rows with k = -1 in raw_01.src_01_01):" ;;
         code) echo "one mid-layer model's code edited (nothing built only for new data: nothing can cut off):" ;;
       esac
       awk -v off="$off" -v auto="$auto" -v ob="$ob" -v ab="$ab" -v cut="$cut" -v ap="$ap" -v op="$op" -v l="$l" 'BEGIN {

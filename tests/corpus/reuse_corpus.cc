@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <numeric>
 
 #include "harness/relation_contents.h"
@@ -17,6 +18,18 @@ std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
   return out;
+}
+
+// One step's line of the report.
+std::string step_line(const StepOutcome& o) {
+  char line[160];
+  std::snprintf(line, sizeof line, "  %-62s %3d / %-3d wrong %zu", o.step.c_str(), o.reused, o.unchanged,
+                o.wrong.size());
+  std::string out = line;
+  if (!o.lost.empty()) out += "  lost: " + joined(o.lost);
+  if (!o.wrong.empty()) out += "  WRONG: " + joined(o.wrong);
+  if (!o.diverged.empty()) out += "  diverged builds: " + joined(o.diverged);
+  return out + "\n";
 }
 
 }  // namespace
@@ -73,6 +86,7 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
     if (!same_as_control) (reused ? out.wrong : out.diverged).push_back(rel);
   }
   previous_control_ = ctl;
+  std::cout << step_line(out) << std::flush;  // as it happens, for a long run's log
   outcomes_.push_back(out);
   return out;
 }
@@ -95,16 +109,8 @@ int ReuseCorpus::diverged_total() const {
 void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "reuse corpus: " << title << " (" << relations_.size()
       << " relations judged; reused / unchanged by the full-build control)\n";
+  for (const auto& o : outcomes_) out << step_line(o);
   char line[160];
-  for (const auto& o : outcomes_) {
-    std::snprintf(line, sizeof line, "  %-62s %3d / %-3d wrong %zu", o.step.c_str(), o.reused, o.unchanged,
-                  o.wrong.size());
-    out << line;
-    if (!o.lost.empty()) out << "  lost: " << joined(o.lost);
-    if (!o.wrong.empty()) out << "  WRONG: " << joined(o.wrong);
-    if (!o.diverged.empty()) out << "  diverged builds: " << joined(o.diverged);
-    out << "\n";
-  }
   const int u = unchanged_total();
   std::snprintf(line, sizeof line, "  overall %d / %d = %.1f%%, %d wrong reuses\n", reused_total(), u,
                 u ? 100.0 * reused_total() / u : 0.0, wrong_total());

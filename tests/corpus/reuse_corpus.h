@@ -13,11 +13,10 @@
 // Snapshots are not judged (their rows carry the time they were taken). DuckDB only.
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/dbt_project.h"
 
@@ -32,7 +31,7 @@ struct CorpusStep {
 struct StepOutcome {
   std::string step;
   int unchanged = 0;
-  int reused = 0;  // of the unchanged
+  int reused = 0;                     // of the unchanged
   std::vector<std::string> lost;      // "name (first reason code)"
   std::vector<std::string> wrong;     // reused, rows differ from the control
   std::vector<std::string> diverged;  // built, rows differ from the control

@@ -3,11 +3,12 @@
 // of changes; after each, `ods state run --cutoff always` is judged against a full-build
 // control. Asserts 0 wrong reuses, that every built relation holds what the control holds, and
 // that ods reused at least 90% of the relations whose rows the control left unchanged.
+#include "corpus/reuse_corpus.h"
+
 #include <gtest/gtest.h>
 
 #include <iostream>
 
-#include "corpus/reuse_corpus.h"
 #include "harness/shop_baseline.h"
 #include "harness/warehouse.h"
 
@@ -40,10 +41,11 @@ TEST(ReuseCorpus, Shop) {
   const std::vector<CorpusStep> steps{
       {"nothing changed", [](DbtProject&) {}},
       {"5 orders (and payments) appended",
-       [](DbtProject& q) { ODS_ASSERT_OK(q.generate_data({"--append-orders", "5"})); }},
+       [](DbtProject& q) {
+         ODS_ASSERT_OK(q.generate_data({"--append-orders", "5"}));
+       }},
       {"order status case changed (stg_orders lower-cases it)",
        [](DbtProject& q) { sql_step(q, "update raw.orders set status = upper(status) where order_id <= 5"); }},
-      {"a customer's email changed", [](DbtProject& q) { ODS_ASSERT_OK(q.generate_data({"--update-customers", "1"})); }},
       {"email case changed (stg_customers lower-cases it)",
        [](DbtProject& q) { sql_step(q, "update raw.customers set email = upper(email) where customer_id = 3"); }},
       {"comment-only edit of stg_orders",
@@ -56,8 +58,6 @@ TEST(ReuseCorpus, Shop) {
                       "    s.last_ordered_at,\n    c.created_at as customer_created_at\n");
        }},
       {"env var read by dim_customers' hook changed", [](DbtProject& q) { q.add_env({"SHOP_AUDIT_TAG=release-2"}); }},
-      {"raw.customers dropped and reloaded with the same rows",
-       [](DbtProject& q) { sql_step(q, duckdb_warehouse().recreate_customers_sql()); }},
   };
   for (const auto& s : steps) {
     corpus.step(s);
@@ -111,8 +111,10 @@ TEST(ReuseCorpus, GeneratedProject) {
                   "insert into raw_01.src_01_01 select 20 + range, range % 7, range * 1.5, "
                   "timestamp '2025-01-02' + to_hours(range) from range(3)");
        }},
-      {"values rounded away by staging (src_01_02.v + 0.001)",
-       [](DbtProject& q) { sql_step(q, "update raw_01.src_01_02 set v = v + 0.001"); }},
+      {"2 rows its staging readers filter out (k < 0) added to src_01_02",
+       [](DbtProject& q) {
+         sql_step(q, "insert into raw_01.src_01_02 select 100 + range, -1, 1.5, timestamp '2025-01-03' from range(2)");
+       }},
       {"a column no model selects added to src_01_03",
        [](DbtProject& q) { sql_step(q, "alter table raw_01.src_01_03 add column note varchar default 'n'"); }},
       {"a row updated in that unselected column",

@@ -18,8 +18,8 @@ std::string contents_sql(const Warehouse& w, const std::vector<std::string>& rel
   std::string sql;
   for (const auto& rel : relations) {
     if (!sql.empty()) sql += " union all ";
-    sql += "select '" + rel + "' as rel, count(*)::varchar || '/' || " + hash + " as content from " + from(rel) +
-           " as t";
+    sql +=
+        "select '" + rel + "' as rel, count(*)::varchar || '/' || " + hash + " as content from " + from(rel) + " as t";
   }
   return sql;
 }
@@ -28,8 +28,8 @@ std::string contents_sql(const Warehouse& w, const std::vector<std::string>& rel
 std::map<std::string, std::string> contents_through_dbt(const DbtProject& p, const Warehouse& w,
                                                         const std::vector<std::string>& relations) {
   const std::string sql = contents_sql(w, relations, [](const std::string& rel) { return "{{ ref('" + rel + "') }}"; });
-  std::vector<std::string> args{"show",  "--inline",     sql,   "--output", "json", "--limit",
-                                std::to_string(relations.size()), "--log-format", "json"};
+  std::vector<std::string> args{
+      "show", "--inline", sql, "--output", "json", "--limit", std::to_string(relations.size()), "--log-format", "json"};
   auto target = w.target_args();
   args.insert(args.end(), target.begin(), target.end());
   ProcessResult r = p.dbt(args);
@@ -68,7 +68,7 @@ std::map<std::string, std::string> contents_from_duckdb_file(const DbtProject& p
 std::map<std::string, std::string> relation_contents(const DbtProject& p, const Warehouse& w,
                                                      const std::vector<std::string>& relations) {
   auto out = w.content_origin() == "duckdb_content" ? contents_from_duckdb_file(p, w, relations)
-                                                     : contents_through_dbt(p, w, relations);
+                                                    : contents_through_dbt(p, w, relations);
   EXPECT_EQ(out.size(), relations.size()) << "relations missing from the contents read";
   return out;
 }
