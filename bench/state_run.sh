@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks `ods state run` (see docs/benchmarks.md, "ods state run" sections).
 #
-#   bench/state_run.sh [shop|probe]...      default: both
+#   bench/state_run.sh [shop|probe|cutoff]...      default: all three
 #
 # shop: for each scale S in $BENCH_SHOP_SCALES, examples/shop copied to $BENCH_DIR/shop<S>, its
 #   data generated at --scale S (DuckDB). Runs with a digest key ($ODS_DIGEST_KEY, a bench key
@@ -30,6 +30,7 @@
 #   ($BENCH_REPS times, medians): the probe step's wall seconds (one dbt show call), the sum
 #   of the per-source statement seconds, seconds per source, and the fixed cost of the call
 #   (intercept of the line through the smallest and the largest N).
+# cutoff: the early-cutoff saving and the cost of its content probe (bench/cutoff_saving.sh).
 #
 # Environment:
 #   ODS_BIN              the ods binary (default: <repo>/build/bin/ods)
@@ -39,11 +40,12 @@
 #                        10k customers, 100k orders; 10000: 1M customers, 10M orders)
 #   BENCH_PROBE_SOURCES  source counts (default "10 100 1000")
 #   BENCH_DRIVER_OFF     0: leave out the ODS_DBT_DRIVER=off runs (default 1)
+#   BENCH_CUTOFF_NODES   nodes of the cutoff part's generated project (default 1000)
 #   ODS_DIGEST_KEY       the digest key (default: a fixed bench key; never a real one here)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
-if (($#)); then parts=("$@"); else parts=(shop probe); fi
+if (($#)); then parts=("$@"); else parts=(shop probe cutoff); fi
 reps=${BENCH_REPS:-3}
 driver_off=${BENCH_DRIVER_OFF:-1}
 scales=(${BENCH_SHOP_SCALES:-${BENCH_SHOP_SCALE:-100 1000 10000}})
@@ -61,6 +63,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # log, run_logged, median
 source "$bench/common.sh"
+# bench_cutoff
+source "$bench/cutoff_saving.sh"
 now() { date +%s.%N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
@@ -334,6 +338,7 @@ for part in "${parts[@]}"; do
   case $part in
     shop) bench_shop ;;
     probe) bench_probe ;;
-    *) echo "bench: unknown part '$part' (shop or probe)" >&2; exit 2 ;;
+    cutoff) bench_cutoff ;;
+    *) echo "bench: unknown part '$part' (shop, probe or cutoff)" >&2; exit 2 ;;
   esac
 done

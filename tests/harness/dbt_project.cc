@@ -92,11 +92,22 @@ DbtProject DbtProject::copy_of(const DbtProject& other) {
   fs::copy(other.dir_, p.dir_, fs::copy_options::recursive);
   p.env_ = other.env_;
   p.bin_ = other.bin_;
+  p.duckdb_file_ = other.duckdb_file_;
+  return p;
+}
+
+DbtProject DbtProject::empty(const std::string& name) {
+  DbtProject p;
+  p.dir_ = ods::testing::fresh_test_dir("p") / name;
+  fs::create_directories(p.dir_);
   return p;
 }
 
 DbtProject::DbtProject(DbtProject&& other) noexcept
-    : dir_(std::move(other.dir_)), env_(std::move(other.env_)), bin_(std::move(other.bin_)) {
+    : dir_(std::move(other.dir_)),
+      env_(std::move(other.env_)),
+      bin_(std::move(other.bin_)),
+      duckdb_file_(std::move(other.duckdb_file_)) {
   other.dir_.clear();
 }
 
@@ -140,8 +151,8 @@ ProcessResult DbtProject::generate_data(const std::vector<std::string>& args) co
 }
 
 ProcessResult DbtProject::sql(const std::string& statement) const {
-  std::string script = "import duckdb,sys\ncon=duckdb.connect('shop.duckdb')\ncon.execute(sys.argv[1])\ncon.close()\n";
-  return run_process({(venv() / "python").string(), "-c", script, statement}, dir_, env_);
+  std::string script = "import duckdb,sys\ncon=duckdb.connect(sys.argv[2])\ncon.execute(sys.argv[1])\ncon.close()\n";
+  return run_process({(venv() / "python").string(), "-c", script, statement, duckdb_file_}, dir_, env_);
 }
 
 nlohmann::json DbtProject::plan_json(std::vector<std::string> extra) const {

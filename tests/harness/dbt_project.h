@@ -25,6 +25,8 @@ class DbtProject {
   explicit DbtProject(const std::string& example);
   // Copies an existing project directory (everything, state included) into a fresh temp dir.
   static DbtProject copy_of(const DbtProject& other);
+  // A fresh empty temp dir `<tmp>/<name>`, for a generator (e.g. bench/gen_project.py) to fill.
+  static DbtProject empty(const std::string& name);
   ~DbtProject();
   DbtProject(DbtProject&&) noexcept;
   DbtProject& operator=(DbtProject&&) = delete;
@@ -39,6 +41,9 @@ class DbtProject {
   // of scripts/dbt-venv.sh (the dbt compatibility matrix). copy_of keeps it.
   void use_venv(std::filesystem::path bin) { bin_ = std::move(bin); }
   std::filesystem::path venv() const;
+  // The DuckDB file (relative to dir()) that sql() opens: shop.duckdb unless set; copy_of keeps it.
+  void use_duckdb_file(std::string relative) { duckdb_file_ = std::move(relative); }
+  const std::string& duckdb_file() const { return duckdb_file_; }
   // `dbt <args...> --profiles-dir <dir>` with the project's DuckDB file inside dir().
   ProcessResult dbt(std::vector<std::string> args) const;
   // `ods <args...> --project-dir <dir>`.
@@ -47,7 +52,7 @@ class DbtProject {
   ProcessResult generate_data(const std::vector<std::string>& args = {}) const;
   // `ods state plan --format json` parsed; fails the test on a non-zero exit.
   nlohmann::json plan_json(std::vector<std::string> extra = {}) const;
-  // Runs SQL against the project's DuckDB file through the venv's python duckdb module.
+  // Runs SQL against the project's DuckDB file (use_duckdb_file) through the venv's python duckdb module.
   ProcessResult sql(const std::string& statement) const;
 
   std::string read(const std::string& relative) const;
@@ -62,6 +67,7 @@ class DbtProject {
   std::filesystem::path dir_;
   std::vector<std::string> env_;
   std::filesystem::path bin_;  // "" -> venv_bin()
+  std::string duckdb_file_ = "shop.duckdb";
 };
 
 std::filesystem::path source_dir();

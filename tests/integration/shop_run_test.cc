@@ -16,6 +16,7 @@
 
 #include "harness/background_process.h"
 #include "harness/eventually.h"
+#include "harness/relation_contents.h"
 #include "harness/shop_baseline.h"
 #include "harness/warehouse.h"
 
@@ -343,50 +344,13 @@ TEST_P(ShopRun, SigintDuringTheBuildInTheDbtDriverRecordsNothing) {
 const char* const kRelations[] = {"country_codes", "stg_customers", "stg_orders",  "stg_payments",
                                   "fct_orders",    "dim_customers", "orders_daily"};
 
-// Each relation's row count and order-independent hash of its rows, read through one
-// `dbt show --inline` (so refs resolve as dbt's own). relation name -> "rows/hash".
-std::map<std::string, std::string> relation_contents(const DbtProject& p, const Warehouse& w) {
-  const bool duckdb = w.content_origin() == "duckdb_content";
-  std::string sql;
-  for (const char* rel : kRelations) {
-    if (!sql.empty()) sql += " union all ";
-    const std::string hash = duckdb
-                                 ? "coalesce(sum(hash(t)), 0)::varchar"
-                                 : "coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), 0)::text";
-    sql += std::string("select '") + rel + "' as rel, count(*)::varchar || '/' || " + hash +
-           " as content from {{ ref('" + rel + "') }} as t";
-  }
-  std::vector<std::string> args{"show", "--inline", sql, "--output", "json", "--limit", "100", "--log-format", "json"};
-  auto target = w.target_args();
-  args.insert(args.end(), target.begin(), target.end());
-  ProcessResult r = p.dbt(args);
-  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-  std::map<std::string, std::string> out;
-  std::size_t start = 0;
-  while (start < r.output.size()) {
-    std::size_t end = r.output.find('\n', start);
-    if (end == std::string::npos) end = r.output.size();
-    auto event = nlohmann::json::parse(r.output.substr(start, end - start), nullptr, false);
-    start = end + 1;
-    if (event.is_discarded() || !event.contains("data") || !event["data"].contains("preview")) continue;
-    auto preview = event["data"]["preview"];
-    if (preview.is_string()) preview = nlohmann::json::parse(preview.get<std::string>());
-    for (const auto& row : preview) out[row.at("rel").get<std::string>()] = row.at("content").get<std::string>();
-  }
-  EXPECT_EQ(out.size(), std::size(kRelations)) << r.output;
-  return out;
-}
-
 // What the relations hold after the run, and after a full build from scratch on the same data
 // (dbt build --full-refresh: every table and view replaced, the incremental model rebuilt).
 void expect_same_as_full_build(const DbtProject& p, const Warehouse& w) {
-  const auto after_run = relation_contents(p, w);
-  std::vector<std::string> args{"build", "--full-refresh", "--exclude", "resource_type:snapshot"};
-  auto target = w.target_args();
-  args.insert(args.end(), target.begin(), target.end());
-  ProcessResult built = p.dbt(args);
-  ASSERT_EQ(built.exit_code, 0) << built.output << built.errors;
-  EXPECT_EQ(after_run, relation_contents(p, w)) << "the relations differ from a full build's";
+  const std::vector<std::string> relations(std::begin(kRelations), std::end(kRelations));
+  const auto after_run = relation_contents(p, w, relations);
+  ASSERT_TRUE(full_build(p, w));
+  EXPECT_EQ(after_run, relation_contents(p, w, relations)) << "the relations differ from a full build's";
 }
 
 std::map<std::string, nlohmann::json> cutoff_entries_by_name(const nlohmann::json& doc) {
