@@ -17,9 +17,12 @@
 #                 `dbt show --inline <probe>` command line ods ran (captured once through a
 #                 wrapper with ODS_DBT_DRIVER=off), one process doing all three
 #     also shown: Python importing dbt-core and dbt-duckdb, and `dbt parse` alone
+#   The raw tables are generated inside DuckDB (generate_data.py --engine sql) once per scale
+#   and cached in $BENCH_DIR/shop-data (keyed by the scale, the generator and DuckDB's version).
 #   and prints the seconds, the ratios (no change against the floor, the issue's limit
 #   1.1 x floor + 0.5 s, and against the full build; the issue's limit at scale 10000 is 0.15),
-#   ODS's own split of the no-change run, the load average beside each figure, and which nodes
+#   ODS's own split of the no-change run and its phases (ODS's own, dbt's per command from its
+#   log events, beside the floor's command's), the load average beside each figure, and which nodes
 #   each ods run built next to the descendants of raw.customers.
 # probe: for N in $BENCH_PROBE_SOURCES, a generated project with N source tables
 #   (bench/gen_sources_project.py, cached in $BENCH_DIR/probe<N>); after one ods state run
@@ -115,14 +118,34 @@ replay_probe() {
   (cd "$(cat "$tmp/probe.cwd")" && timed env -i "${envs[@]}" "$ODS_DBT" "${args[@]}")
 }
 
+# shop_data S P: the raw tables at --scale S (generated inside DuckDB: --engine sql) in
+# P/shop.duckdb, copied from a cache in $BENCH_DIR/shop-data keyed by the scale, the
+# generator's text and DuckDB's version (a file holding the raw schema only, written before
+# dbt ever opens it, so a copy is what a fresh generation would give).
+shop_data() {
+  local scale=$1 p=$2 key cached
+  key=$( (sha256sum "$p/scripts/generate_data.py" | cut -c1-16; "$py" -c 'import duckdb; print(duckdb.__version__)') | tr '\n' '-')
+  cached=$work/shop-data/raw-scale$scale-${key%-}.duckdb
+  if [ ! -s "$cached" ]; then
+    mkdir -p "$work/shop-data"
+    rm -f "$cached.tmp"
+    local t0=$(now)
+    run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --db "$cached.tmp" --fresh --scale "$scale" --engine sql
+    log "shop $scale: generated in $(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}') s: $(tail -n 1 "$tmp/gen.log")"
+    mv "$cached.tmp" "$cached"
+  else
+    log "shop $scale: raw tables from the cache $cached"
+  fi
+  cp "$cached" "$p/shop.duckdb"
+}
+
 bench_shop_scale() {
   local scale=$1 p=$work/shop$1
   log "shop $scale: copying examples/shop and generating data at --scale $scale (load $(load))"
   rm -rf "$p"
   mkdir -p "$p"
   (cd "$root/examples/shop" && git ls-files -z . | xargs -0 tar cf -) | tar xf - -C "$p"
-  run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --fresh --scale "$scale"
-  log "shop $scale: $(tail -n 1 "$tmp/gen.log")"
+  shop_data "$scale" "$p"
   local dbt=("$ODS_DBT" build --project-dir "$p" --profiles-dir "$p")
   (cd "$p" && run_logged "$tmp/build0.log" "${dbt[@]}")  # the first build creates the snapshot and incremental table
   local full=() none=() none_off=() one=() floor=() parse=() start=() r
@@ -136,11 +159,16 @@ bench_shop_scale() {
   ods_run "$p" "$tmp/r.json" >/dev/null
   ods_run "$p" "$tmp/r.json" >/dev/null
   capture_probe "$p"
+  local log_from
   for ((r = 1; r <= reps; r++)); do
+    log_from=$(wc -l <"$p/logs/dbt.log")
     none+=("$(ods_run "$p" "$tmp/none.json")")
+    dbt_phases "$p/logs/dbt.log" "$log_from" >"$tmp/none.phases"
     l_none=$(load1)
     log "shop $scale: ods state run, nothing changed $r/$reps: ${none[-1]} s, built: $(field "$tmp/none.json" "$built_names") (load $l_none)"
+    log_from=$(wc -l <"$p/logs/dbt.log")
     floor+=("$(replay_probe)")
+    dbt_phases "$p/logs/dbt.log" "$log_from" >"$tmp/floor.phases"
     l_floor=$(load1)
     log "shop $scale: floor (the probe's dbt show, driven directly) $r/$reps: ${floor[-1]} s (load $l_floor)"
     if ((driver_off)); then
@@ -187,6 +215,11 @@ bench_shop_scale() {
     echo "  (ods timings: $(field "$tmp/none.json" 'd["run"]["timings"]'))"
     awk -v c="$(field "$tmp/none.json" 'd["run"]["timings"]["compile"]')" -v p="$p0" 'BEGIN {
       printf "  its dbt compile beyond a dbt parse (what skipping a provably unchanged compile could save): %.2f s\n", c - p }'
+    phases "$tmp/none.json" "$s0" "$p0" "$fl"
+    echo "    by dbt's own events (the compile step's rest before dbt's first event: the driver's start and the import):"
+    cat "$tmp/none.phases"
+    echo "    the floor's one command, by its events (and before them, the process start and the import):"
+    cat "$tmp/floor.phases"
     ((driver_off)) && echo "  (ODS_DBT_DRIVER=off: $(field "$tmp/none_off.json" 'd["run"]["timings"]'))"
     echo "raw.customers changed, built:    $(field "$tmp/one.json" "$built_names")"
     echo "  (ods timings: $(field "$tmp/one.json" 'd["run"]["timings"]'))"
@@ -195,6 +228,61 @@ bench_shop_scale() {
     outside=$(comm -23 <(field "$tmp/one.json" "$built_names" | tr ' ' '\n' | sort) <(tr ' ' '\n' <<<"$descendants" | sort) | tr '\n' ' ')
     echo "built outside the descendants:   ${outside:-none}"
   } | tee "$work/state_run_shop$scale.txt"
+}
+
+# phases RUN_JSON IMPORT_S PARSE_S FLOOR_S: where the no-change run's seconds go (its last
+# repetition), beside the floor's parts measured alone: ODS's own phases; dbt's compile step
+# (the driver's start, dbt's import and parse, then the compile proper: about the step less
+# a `dbt parse` alone); the probe's dbt show call (its statements, the rest of the call).
+phases() {
+  "$py" - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); t = d["run"]["timings"]
+imp, parse, floor = (float(x) for x in sys.argv[2:5])
+statements = sum(d["run"]["probe_seconds"].values())
+print("  phases of the last no-change run (s): ODS's own %.2f (load %.2f, probe parse %.2f, plan %.2f, ledger %.2f);"
+      % (t["ods"], t["load"], t["probe_parse"], t["plan"], t["ledger"]))
+print("    dbt compile step %.2f = start + import + parse (a dbt parse alone: %.2f, of which import %.2f) + compile (~%.2f);"
+      % (t["compile"], parse, imp, t["compile"] - parse))
+print("    probe's dbt show call %.2f = statements %.2f + the call's own %.2f; floor (start + parse + probe, alone) %.2f"
+      % (t["probe_dbt"], statements, t["probe_dbt"] - statements, floor))
+PY
+}
+
+# dbt_phases LOG FROM_LINE: dbt's own phases in each dbt command logged in LOG (dbt's
+# logs/dbt.log, JSON lines) after line FROM_LINE, from its events' timestamps: setup (start to
+# AdapterRegistered), parse (to FoundStats: partial parsing, or the handed-over manifest, the
+# inline node and the manifest written), run (ConcurrencyLine to EndRunResult: compiling the
+# nodes, or the probe's statements) and the artifacts written after it.
+dbt_phases() {
+  "$py" - "$@" <<'PY'
+import json, sys
+from datetime import datetime
+commands, order = {}, []
+with open(sys.argv[1], errors="replace") as f:
+    for number, line in enumerate(f, 1):
+        if number <= int(sys.argv[2]) or not line.startswith("{"):
+            continue
+        try:
+            d = json.loads(line)
+            info = d["info"]
+            ts = datetime.fromisoformat(info["ts"].rstrip("Z")).timestamp()
+        except (ValueError, KeyError, TypeError):
+            continue
+        c = commands.setdefault(info.get("invocation_id"), {})
+        if not c:
+            order.append(c)
+        c.setdefault(info.get("name"), ts)
+        if info.get("name") == "ResourceReport":
+            c["command"] = d.get("data", {}).get("command_name", "?")
+def span(c, a, b):
+    return "%.2f" % (c[b] - c[a]) if a in c and b in c else "-"
+for c in order:
+    print("    dbt %-8s %s s: setup %s, parse %s, run %s, artifacts %s" % (
+        c.get("command", "?"), span(c, "MainReportVersion", "CommandCompleted"),
+        span(c, "MainReportVersion", "AdapterRegistered"), span(c, "AdapterRegistered", "FoundStats"),
+        span(c, "ConcurrencyLine", "EndRunResult"), span(c, "EndRunResult", "CommandCompleted")))
+PY
 }
 
 bench_shop() {

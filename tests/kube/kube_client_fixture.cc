@@ -131,4 +131,36 @@ Json config_map(const std::string& name, const std::string& value, const Json& l
           {"data", {{"key", value}}}};
 }
 
+Json runner_project(const std::string& name, const Json& source, const Json& policies) {
+  return {{"apiVersion", "ods.dev/v1alpha1"},
+          {"kind", "DbtProject"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"source", source},
+            {"image", "ghcr.io/acme/ods-runner:0.1"},
+            {"profileSecretRef", {{"name", "shop-profile"}}},
+            {"target", "prod"},
+            {"policies", policies}}}};
+}
+
+Json runner_profile_secret() {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", {{"name", "shop-profile"}}},
+          {"stringData", {{"profiles.yml", "shop: {target: prod}\n"}}}};
+}
+
+Json runner_run(const std::string& name, const std::string& project, const Json& spec_extra) {
+  Json spec = {{"projectRef", {{"name", project}}}};
+  spec.merge_patch(spec_extra);
+  return {{"apiVersion", "ods.dev/v1alpha1"}, {"kind", "DbtRun"}, {"metadata", {{"name", name}}}, {"spec", spec}};
+}
+
+std::string write_runner_script(const std::filesystem::path& dir, const std::string& script) {
+  const auto path = dir / "ods";
+  std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path.string();
+}
+
 }  // namespace ods::testing

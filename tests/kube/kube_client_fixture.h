@@ -46,4 +46,13 @@ inline const kube::Resource kNamespaces{"", "v1", "namespaces", false};
 // A ConfigMap named `name` with data {key: value} and labels.
 Json config_map(const std::string& name, const std::string& value, const Json& labels = Json::object());
 
+// The runner tests' resources: a DbtProject `name` reading `source` (e.g. {"image": {...}} or
+// {"git": {...}}) with the runner image, the profile Secret shop-profile, target prod and
+// `policies`; that profile Secret; a DbtRun `name` of project `project` with `spec_extra` merged.
+Json runner_project(const std::string& name, const Json& source, const Json& policies);
+Json runner_profile_secret();
+Json runner_run(const std::string& name, const std::string& project, const Json& spec_extra = Json::object());
+// Writes `script` as the executable shell file `dir`/ods (the runner the stand-in starts); its path.
+std::string write_runner_script(const std::filesystem::path& dir, const std::string& script);
+
 }  // namespace ods::testing

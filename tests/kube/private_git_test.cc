@@ -44,11 +44,7 @@ class KubePrivateGitTest : public KubeClientTest {
     // the certificate the pod trusts lives outside /tmp, in the build tree.
     ca_file_ = std::filesystem::path(ODS_BIN_DIR).parent_path() / ("private-git-ca-" + namespace_ + ".pem");
     std::filesystem::copy_file(server_.certificate(), ca_file_, std::filesystem::copy_options::overwrite_existing);
-    const Json profile = {{"apiVersion", "v1"},
-                          {"kind", "Secret"},
-                          {"metadata", {{"name", "shop-profile"}}},
-                          {"stringData", {{"profiles.yml", "shop: {target: prod}\n"}}}};
-    ASSERT_TRUE(client().create(res::kSecrets, namespace_, profile));
+    ASSERT_TRUE(client().create(res::kSecrets, namespace_, runner_profile_secret()));
   }
 
   // A project reading the server's repository with the git Secret `secret` (none when empty),
@@ -56,27 +52,15 @@ class KubePrivateGitTest : public KubeClientTest {
   void create_project_and_run(const std::string& name, const std::string& secret) {
     Json git = {{"url", server_.url()}, {"revision", "main"}, {"path", "analytics"}};
     if (!secret.empty()) git["secretRef"] = {{"name", secret}};
-    const Json project = {{"apiVersion", "ods.dev/v1alpha1"},
-                          {"kind", "DbtProject"},
-                          {"metadata", {{"name", name}}},
-                          {"spec",
-                           {{"source", {{"git", git}}},
-                            {"image", "ghcr.io/acme/ods-runner:0.1"},
-                            {"profileSecretRef", {{"name", "shop-profile"}}},
-                            {"target", "prod"},
-                            {"policies", {{"runTimeout", "5m"}}},
-                            // The stand-in's pod trusts the server's certificate; dbt is a stub that fails, so the
-                            // pod ends right after the checkout (no callback server in this test).
-                            {"runnerPodTemplate",
-                             {{"env",
-                               {{{"name", "GIT_SSL_CAINFO"}, {"value", ca_path_in_pod()}},
-                                {{"name", "ODS_DBT"}, {"value", "/bin/false"}},
-                                {{"name", "ODS_CALLBACK_RETRY_SECONDS"}, {"value", "0"}}}}}}}}};
+    Json project = runner_project(name, {{"git", git}}, {{"runTimeout", "5m"}});
+    // The stand-in's pod trusts the server's certificate; dbt is a stub that fails, so the pod
+    // ends right after the checkout (no callback server in this test).
+    project["spec"]["runnerPodTemplate"] = {{"env",
+                                             {{{"name", "GIT_SSL_CAINFO"}, {"value", ca_path_in_pod()}},
+                                              {{"name", "ODS_DBT"}, {"value", "/bin/false"}},
+                                              {{"name", "ODS_CALLBACK_RETRY_SECONDS"}, {"value", "0"}}}}};
     ASSERT_TRUE(client().create(res::kDbtProjects, namespace_, project));
-    const Json run = {{"apiVersion", "ods.dev/v1alpha1"},
-                      {"kind", "DbtRun"},
-                      {"metadata", {{"name", name + "-run"}}},
-                      {"spec", {{"projectRef", {{"name", name}}}}}};
+    const Json run = runner_run(name + "-run", name);
     ASSERT_TRUE(client().create(res::kDbtRuns, namespace_, run));
   }
 

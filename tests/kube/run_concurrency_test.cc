@@ -46,31 +46,16 @@ class KubeRunConcurrencyTest : public KubeClientTest {
 
   // The project (policies.concurrency `policy`) and its profile; the runner's `ods` is `script`.
   void create_project(const std::string& policy, const std::string& script) {
-    const auto path = dir_ / "ods";
-    std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-    const Json project = {{"apiVersion", "ods.dev/v1alpha1"},
-                          {"kind", "DbtProject"},
-                          {"metadata", {{"name", "shop"}}},
-                          {"spec",
-                           {{"source", {{"image", {{"path", "/project"}}}}},
-                            {"image", "ghcr.io/acme/ods-runner:0.1"},
-                            {"profileSecretRef", {{"name", "shop-profile"}}},
-                            {"target", "prod"},
-                            {"policies", {{"concurrency", policy}, {"runTimeout", "10m"}}}}}};
-    const Json profile = {{"apiVersion", "v1"},
-                          {"kind", "Secret"},
-                          {"metadata", {{"name", "shop-profile"}}},
-                          {"stringData", {{"profiles.yml", "shop: {target: prod}\n"}}}};
+    write_runner_script(dir_, script);
+    const Json project =
+        runner_project("shop", {{"image", {{"path", "/project"}}}}, {{"concurrency", policy}, {"runTimeout", "10m"}});
+    const Json profile = runner_profile_secret();
     ASSERT_TRUE(client().create(res::kDbtProjects, namespace_, project));
     ASSERT_TRUE(client().create(res::kSecrets, namespace_, profile));
   }
 
   void create_run(const std::string& name) {
-    const Json run = {{"apiVersion", "ods.dev/v1alpha1"},
-                      {"kind", "DbtRun"},
-                      {"metadata", {{"name", name}}},
-                      {"spec", {{"projectRef", {{"name", "shop"}}}, {"trigger", "Manual"}}}};
+    const Json run = runner_run(name, "shop", {{"trigger", "Manual"}});
     auto created = client().create(res::kDbtRuns, namespace_, run);
     ASSERT_TRUE(created) << created.error().message;
   }

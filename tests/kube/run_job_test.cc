@@ -30,28 +30,11 @@ class KubeRunJobTest : public KubeClientTest {
   // A project (with `spec_patch` merged into its spec), its profile Secret and a run of it; the
   // runner's `ods` is the shell `script`.
   void create_run(const std::string& run_timeout, const std::string& script, const Json& spec_patch = Json::object()) {
-    const auto path = dir_ / "ods";
-    std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-    executable_ = path.string();
-    Json project = {{"apiVersion", "ods.dev/v1alpha1"},
-                    {"kind", "DbtProject"},
-                    {"metadata", {{"name", "shop"}}},
-                    {"spec",
-                     {{"source", {{"image", {{"path", "/project"}}}}},
-                      {"image", "ghcr.io/acme/ods-runner:0.1"},
-                      {"profileSecretRef", {{"name", "shop-profile"}}},
-                      {"target", "prod"},
-                      {"policies", {{"runTimeout", run_timeout}}}}}};
+    executable_ = write_runner_script(dir_, script);
+    Json project = runner_project("shop", {{"image", {{"path", "/project"}}}}, {{"runTimeout", run_timeout}});
     project["spec"].merge_patch(spec_patch);
-    const Json profile = {{"apiVersion", "v1"},
-                          {"kind", "Secret"},
-                          {"metadata", {{"name", "shop-profile"}}},
-                          {"stringData", {{"profiles.yml", "shop: {target: prod}\n"}}}};
-    const Json run = {{"apiVersion", "ods.dev/v1alpha1"},
-                      {"kind", "DbtRun"},
-                      {"metadata", {{"name", "shop-run"}}},
-                      {"spec", {{"projectRef", {{"name", "shop"}}}}}};
+    const Json profile = runner_profile_secret();
+    const Json run = runner_run("shop-run", "shop");
     for (const auto& [resource, object] :
          {std::pair{&res::kDbtProjects, project}, std::pair{&res::kSecrets, profile}, std::pair{&res::kDbtRuns, run}}) {
       auto created = client().create(*resource, namespace_, object);
