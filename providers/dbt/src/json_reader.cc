@@ -119,7 +119,7 @@ std::string_view JsonReader::skip_raw() {
   return tokens_.text().substr(start, tokens_.offset() - start);
 }
 
-Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
+Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string_view context,
                                         std::span<const std::string_view> drop, RawMembers* top_level) {
   thread_local ods::json::Reader reader({});  // reused for its scratch space
   reader.reset(text);

@@ -148,7 +148,7 @@ void append_json_string(std::string_view s, std::string& out);
 // `context` and the byte. When `top_level` is given
 // and `text` is an object, its members (dropped ones too) are listed there with their
 // values' text, so a caller can read a few of them without scanning the text again.
-Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
+Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string_view context,
                                         std::span<const std::string_view> drop = {}, RawMembers* top_level = nullptr);
 
 }  // namespace ods::dbt::internal
