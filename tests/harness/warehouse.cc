@@ -118,12 +118,15 @@ Warehouse& postgres_warehouse() {
 }
 
 std::string write_dbt_wrapper(const DbtProject& p, const std::string& name, const std::string& subcommand,
-                              const std::string& before) {
+                              const std::string& before, const std::string& after) {
   fs::path script = p.dir() / name;
+  const std::string dbt = (venv_bin() / "dbt").string();
   {
     std::ofstream out(script);
-    out << "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = " << subcommand << " ]; then\n  " << before
-        << "\nfi; done\nexec " << (venv_bin() / "dbt").string() << " \"$@\"\n";
+    out << "#!/bin/sh\nmatch=0\nfor a in \"$@\"; do if [ \"$a\" = " << subcommand << " ]; then match=1; fi; done\n"
+        << "if [ $match = 1 ]; then\n  " << (before.empty() ? ":" : before) << "\n";
+    if (!after.empty()) out << "  " << dbt << " \"$@\"\n  code=$?\n  " << after << "\n  exit $code\n";
+    out << "fi\nexec " << dbt << " \"$@\"\n";
   }
   fs::permissions(script, fs::perms::owner_all);
   return script.string();

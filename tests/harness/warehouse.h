@@ -60,9 +60,10 @@ Warehouse& duckdb_warehouse();
 Warehouse& postgres_warehouse();
 
 // Writes <p.dir()>/<name>, a dbt wrapper: when the dbt subcommand (any argument) equals
-// `subcommand`, it runs the shell line `before` first; then it execs .venv's dbt with all
-// arguments. Returns its path (for `ods --dbt`).
+// `subcommand`, it runs the shell line `before` first, then .venv's dbt with all arguments,
+// then the shell line `after` (when given; the wrapper exits with dbt's code); any other
+// command execs .venv's dbt. Returns its path (for `ods --dbt`).
 std::string write_dbt_wrapper(const DbtProject& p, const std::string& name, const std::string& subcommand,
-                              const std::string& before);
+                              const std::string& before, const std::string& after = "");
 
 }  // namespace ods::testing

@@ -157,6 +157,31 @@ TEST_P(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
   EXPECT_EQ(decision(entry(plan, "country_codes")), "reuse:unchanged");
 }
 
+// Issue #13: the record step records the project that was planned (no second manifest read).
+// A wrapper rewrites every model's SQL in target/manifest.json after dbt build: were the
+// manifest read again at record, the next run would find the rebuilt models' code changed.
+TEST_P(ShopRun, TheRecordIsOfThePlannedProjectNotTheManifestOnDiskAfterTheBuild) {
+  ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
+  const std::string manifest = (project_->dir() / "target" / "manifest.json").string();
+  const std::string rewrite = (venv_bin() / "python").string() +
+                              " -c 'import json,sys; p=sys.argv[1]; m=json.load(open(p)); "
+                              "[n.update(raw_code=\"select 1 as rewritten\", compiled_code=\"select 1 as rewritten\", "
+                              "checksum={\"name\": \"sha256\", \"checksum\": \"0\" * 64}) "
+                              "for n in m[\"nodes\"].values() if n[\"resource_type\"] == \"model\"]; "
+                              "json.dump(m, open(p, \"w\"))' " +
+                              manifest;
+  const std::string dbt = write_dbt_wrapper(*project_, "dbt-rewrites-manifest.sh", "build", "", rewrite);
+  std::string errors;
+  auto [code, doc] = run_ods({"--dbt", dbt}, &errors);
+  ASSERT_EQ(code, 0) << errors;
+  EXPECT_EQ(decision(entry(doc.at("plan"), "stg_orders")), "build:new_upstream_data");
+  auto [next_code, next] = run_ods();
+  ASSERT_EQ(next_code, 0) << next.dump(2);
+  EXPECT_EQ(decision(entry(next.at("plan"), "stg_orders")), "reuse:unchanged");
+  EXPECT_EQ(decision(entry(next.at("plan"), "orders_daily")), "reuse:unchanged");
+  EXPECT_EQ(next.at("run").at("counts").at("built"), 1);  // dim_customers, which always builds
+}
+
 TEST_P(ShopRun, ExcludeLeavesNodesOutOfThePlanTheBuildAndTheRecord) {
   ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
   const std::size_t recorded_before = snapshots(*project_, *warehouse_).size();

@@ -196,6 +196,29 @@ Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& pat
   return sink.finish(std::move(streamed));
 }
 
+// Only the `metadata` section; stops the stream once it is read (dbt writes it first).
+class MetadataSink final : public internal::StreamSink {
+ public:
+  explicit MetadataSink(std::string file) : file_(std::move(file)) {}
+  Keep keep_key(std::size_t, const internal::EntrySoFar&, std::string_view) const override { return Keep::kSkip; }
+  bool on_value(std::size_t /*section*/, Json&& metadata) override {
+    meta_ = internal::read_manifest_meta(metadata, file_);
+    return false;
+  }
+  bool on_entry(std::size_t, std::string&&, Json&&, const internal::RawMembers&) override { return true; }
+  Result<ManifestMeta> finish(Result<std::vector<bool>> streamed) {
+    if (meta_) return std::move(*meta_);
+    if (!streamed) return std::unexpected(std::move(streamed.error()));
+    return fail("invalid_artifact", file_ + ": metadata: missing");
+  }
+
+ private:
+  std::string file_;
+  std::optional<Result<ManifestMeta>> meta_;
+};
+
+constexpr std::array<internal::SectionSpec, 1> kMetadataOnly = {{{"metadata", SectionMode::kWhole}}};
+
 }  // namespace
 
 ArtifactPaths ArtifactPaths::in_project(const std::filesystem::path& project_dir) {
@@ -226,6 +249,13 @@ Result<planner::ProjectInputs> read_project_inputs(const ArtifactPaths& paths, c
 Result<planner::ProjectInputs> read_project_inputs(const std::filesystem::path& project_dir,
                                                    const ReadOptions& options) {
   return read_project_inputs(ArtifactPaths::in_project(project_dir), options);
+}
+
+Result<ManifestMeta> read_manifest_metadata(const std::filesystem::path& manifest) {
+  ODS_TRY(const internal::MappedFile file, internal::MappedFile::open(manifest));
+  const std::string name = manifest.string();
+  MetadataSink sink(name);
+  return sink.finish(internal::stream_sections(file.text(), name, kMetadataOnly, sink));
 }
 
 }  // namespace ods::dbt

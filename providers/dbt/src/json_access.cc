@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ods/json/canonical.h"
+#include "ods/json/reader.h"
 
 namespace ods::dbt::internal {
 
@@ -84,11 +85,15 @@ Result<std::optional<std::string>> decode_string(std::string_view text, std::str
   }
   const std::string_view inner = text.substr(1, text.size() - 2);
   if (inner.find('\\') == std::string_view::npos) return std::optional<std::string>(std::string(inner));
-  JsonReader reader(text, file);
-  reader.set_context(joined(path, key));
-  std::string out;
-  if (!reader.read_string(&out)) return std::unexpected(std::move(*reader.error()));
-  return std::optional<std::string>(std::move(out));
+  thread_local ods::json::Reader reader({});  // reused: a Reader's first use allocates its levels
+  reader.reset(text);
+  try {
+    std::string out = reader.string();
+    reader.finish();
+    return std::optional<std::string>(std::move(out));
+  } catch (const ods::json::SyntaxError& e) {
+    return std::unexpected(artifact_syntax_error(file, joined(path, key), e));
+  }
 }
 
 Result<std::vector<std::string>> decode_strings(std::string_view text, std::string_view file, std::string_view path,
@@ -99,15 +104,19 @@ Result<std::vector<std::string>> decode_strings(std::string_view text, std::stri
     return std::unexpected(
         Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected an array of strings"});
   };
-  JsonReader reader(text, file);
-  if (!reader.consume('[')) return not_strings();
-  if (reader.consume(']')) return out;
-  do {
-    if (reader.peek() != '"') return not_strings();
-    out.emplace_back();
-    if (!reader.read_string(&out.back())) return std::unexpected(std::move(*reader.error()));
-  } while (reader.consume(','));
-  if (!reader.consume(']')) return not_strings();
+  thread_local ods::json::Reader reader({});  // reused, as in decode_string
+  reader.reset(text);
+  try {
+    if (reader.peek() != ods::json::Type::array) return not_strings();
+    reader.begin_array();
+    while (reader.next_element()) {
+      if (reader.peek() != ods::json::Type::string) return not_strings();
+      out.push_back(reader.string());
+    }
+    reader.finish();
+  } catch (const ods::json::SyntaxError& e) {
+    return std::unexpected(artifact_syntax_error(file, joined(path, key), e));
+  }
   return out;
 }
 
@@ -152,12 +161,14 @@ Result<RawMembers> RawEntry::object_members(std::string_view key) const {
   const auto value = text(key);
   if (!value) return out;
   if (value->front() != '{') return std::unexpected(error(key, "expected an object"));
-  JsonReader reader(*value, file_);
-  reader.set_context(path_ + "." + std::string(key));
+  thread_local JsonReader reader({}, {});  // reused for its scratch space
+  reader.reset(*value, file_);
   Json ignored;
-  if (!reader.read_object_members(
-          &ignored, 0, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out)) {
-    return std::unexpected(std::move(*reader.error()));
+  try {
+    reader.read_object_members(
+        &ignored, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out);
+  } catch (const ods::json::SyntaxError& e) {
+    return std::unexpected(artifact_syntax_error(file_, path_ + "." + std::string(key), e));
   }
   return out;
 }

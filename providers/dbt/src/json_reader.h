@@ -1,11 +1,11 @@
 #pragma once
-// A fast JSON tokenizer (RFC 8259) over text in memory, building nlohmann DOMs only for
-// what the caller keeps. Used by the artifact streams (json_stream.h) and for members
-// kept as raw text (canonical JSON straight from text, without a DOM).
+// Reading artifacts' JSON over text in memory, building nlohmann DOMs only for what the
+// caller keeps. Used by the artifact streams (json_stream.h) and for members kept as raw
+// text (canonical JSON straight from text, without a DOM).
 //
-// Why not nlohmann's own parser: its lexer reads one character at a time through an
-// input adapter; with a handler that does nothing it measured 118-160 MB/s here, below
-// the 100 MB/s the manifest reader needs once entries are built and converted.
+// Why not nlohmann's own parser: its lexer reads one character at a time through an input
+// adapter; with a handler that does nothing it measured 146 MB/s on the 50k-node manifest,
+// 4.9x slower than json/'s Reader (docs/adr/0030-one-json-reader.md).
 #include <cstddef>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ods/base/result.h"
+#include "ods/json/reader.h"
 
 namespace ods::dbt::internal {
 
@@ -57,96 +58,85 @@ class EntrySoFar {
   const RawMembers* raw_;
 };
 
-inline constexpr int kMaxJsonDepth = 512;
-
-// Reads one text. Not thread-safe; the text must outlive the reader and any RawMembers.
-// Every read_* returns false on malformed input; error() then says what and at which byte
-// ("<file>: not valid JSON at byte N (reading <context>): <what>").
+// Builds nlohmann DOMs from the tokens of an ods::json::Reader (json/, the one JSON tokenizer:
+// numbers, escapes and UTF-8 validation are read there), keeping only what the caller asks
+// for. Not thread-safe; the text must outlive the reader and any RawMembers. Malformed text
+// throws ods::json::SyntaxError (byte offset and member path); artifact_syntax_error turns
+// it into the error the provider returns.
 class JsonReader {
  public:
   JsonReader(std::string_view text, std::string_view file);
   // Reads another text, keeping the scratch space (no allocation once warm).
   void reset(std::string_view text, std::string_view file);
 
-  void ws();
-  bool consume(char c);  // skips whitespace; consumes `c` when next
-  bool expect(char c);   // consume(c) or a syntax error
-  char peek();           // skips whitespace; '\0' at the end
-  bool at_end() const { return p_ == end_; }
-  bool read_string(std::string* out);     // at a '"'; nullptr: skip
-  bool read_value(Json* out, int depth);  // any value; nullptr: skip without building
-  std::string_view skip_raw(int depth);   // skips a value, returning its text ("" on error)
+  // The tokenizer, for a caller that walks the structure itself (json_stream.cc).
+  ods::json::Reader& tokens() { return tokens_; }
+  std::string_view file() const { return file_; }
+  // Any value into *out; nullptr: skip it, validating, without building.
+  void read_value(Json* out);
+  // Skips a value, returning its text.
+  std::string_view skip_raw();
   // An object whose members are kept according to keep(EntrySoFar, key) -> Keep.
   // kRaw members go to `raw` (must not be nullptr if keep can return kRaw).
   template <class KeepFn>
-  bool read_object_members(Json* out, int depth, KeepFn&& keep, RawMembers* raw);
-  bool syntax_error(std::string_view what);
-  void set_context(std::string context) { context_ = std::move(context); }
-  std::optional<Error>& error() { return error_; }
+  void read_object_members(Json* out, KeepFn&& keep, RawMembers* raw);
 
  private:
   using Members = EntrySoFar::Members;
-  bool read_escape(std::string* out);
-  bool read_hex4(unsigned& out);
-  bool read_number(Json* out);
-  bool read_literal(std::string_view word);
-  bool begin_object(std::size_t depth, Members*& scratch, std::size_t& first);
-  bool finish_object(Json* out, Members* scratch, std::size_t first);
+  Members& scratch_at(std::size_t depth);
+  static void finish_object(Json* out, Members& scratch, std::size_t first);
 
-  const char* begin_;
-  const char* p_;
-  const char* end_;
+  ods::json::Reader tokens_;
   std::string_view file_;
-  std::string context_;
-  std::optional<Error> error_;
+  std::size_t depth_ = 0;  // objects open in read_object_members
   // Per depth, allocated when first reached; behind pointers so they never move.
   std::vector<std::unique_ptr<Members>> scratch_;
 };
 
 template <class KeepFn>
-bool JsonReader::read_object_members(Json* out, int depth, KeepFn&& keep, RawMembers* raw) {
-  if (depth > kMaxJsonDepth) return syntax_error("nesting too deep");
-  Members* scratch = nullptr;
-  std::size_t first = 0;
-  if (!begin_object(static_cast<std::size_t>(depth), scratch, first)) return false;
-  if (consume('}')) return finish_object(out, scratch, first);
-  std::string key;
-  do {
-    ws();
-    key.clear();
-    if (!read_string(&key) || !expect(':')) return false;
-    const Keep what = out == nullptr ? Keep::kSkip : keep(EntrySoFar(*scratch, first, raw), key);
+void JsonReader::read_object_members(Json* out, KeepFn&& keep, RawMembers* raw) {
+  Members& scratch = scratch_at(depth_);
+  const std::size_t first = scratch.size();
+  tokens_.begin_object();  // the tokenizer refuses nesting deeper than ods::json::kMaxDepth
+  ++depth_;
+  std::string_view key;
+  while (tokens_.next_member(key)) {
+    const Keep what = out == nullptr ? Keep::kSkip : keep(EntrySoFar(scratch, first, raw), key);
     if (what == Keep::kBuild) {
-      scratch->emplace_back(std::move(key), Json());
-      if (!read_value(&scratch->back().second, depth + 1)) return false;
+      scratch.emplace_back(std::string(key), Json());
+      read_value(&scratch.back().second);
     } else if (what == Keep::kRaw) {
-      const std::string_view text = skip_raw(depth + 1);
-      if (text.empty()) return false;
-      raw->emplace_back(std::move(key), text);
-    } else if (!read_value(nullptr, depth + 1)) {
-      return false;
+      std::string name(key);
+      raw->emplace_back(std::move(name), skip_raw());
+    } else {
+      tokens_.skip();
     }
-  } while (consume(','));
-  if (!expect('}')) return false;
-  return finish_object(out, scratch, first);
+  }
+  --depth_;
+  finish_object(out, scratch, first);
 }
+
+// The provider's error for malformed JSON: "invalid_artifact", "<file>: not valid JSON at byte
+// N (reading <context>.<member path, its first 200 characters>): <problem>".
+Error artifact_syntax_error(std::string_view file, std::string_view context, const ods::json::SyntaxError& e);
 
 // Parses `text` (one JSON value) into a DOM; for an object, only the top-level members
 // `keep` returns kBuild for are built. Errors: "invalid_artifact" naming `file`, `context`.
 template <class KeepFn>
-Result<Json> parse_json_text(std::string_view text, std::string_view file, std::string context, KeepFn&& keep) {
+Result<Json> parse_json_text(std::string_view text, std::string_view file, std::string_view context, KeepFn&& keep) {
   thread_local JsonReader reader({}, {});  // reused for its scratch space
   reader.reset(text, file);
-  reader.set_context(std::move(context));
   Json out;
-  bool ok = false;
-  if (reader.peek() == '{') {
-    ok = reader.read_object_members(&out, 0, keep, nullptr);
-  } else {
-    ok = reader.read_value(&out, 0);
+  try {
+    if (reader.tokens().peek() == ods::json::Type::object) {
+      reader.read_object_members(&out, keep, nullptr);
+    } else {
+      reader.read_value(&out);
+    }
+    reader.tokens().finish();
+  } catch (const ods::json::SyntaxError& e) {
+    return std::unexpected(artifact_syntax_error(file, context, e));
   }
-  if (ok && (reader.ws(), !reader.at_end())) ok = reader.syntax_error("unexpected data after the JSON value");
-  if (!ok) return std::unexpected(std::move(*reader.error()));
   return out;
 }
 
@@ -158,7 +148,7 @@ void append_json_string(std::string_view s, std::string& out);
 // `context` and the byte. When `top_level` is given
 // and `text` is an object, its members (dropped ones too) are listed there with their
 // values' text, so a caller can read a few of them without scanning the text again.
-Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string context,
+Result<std::string> canonical_json_text(std::string_view text, std::string_view file, std::string_view context,
                                         std::span<const std::string_view> drop = {}, RawMembers* top_level = nullptr);
 
 }  // namespace ods::dbt::internal

@@ -6,15 +6,27 @@
 namespace ods::dbt::internal {
 namespace {
 
+using ods::json::Type;
+
 class SectionReader {
  public:
   SectionReader(std::string_view text, std::string_view file, std::span<const SectionSpec> sections, StreamSink& sink)
-      : reader_(text, file), file_(file), sections_(sections), sink_(sink), seen_(sections.size(), false) {}
+      : reader_(text, file),
+        tokens_(reader_.tokens()),
+        file_(file),
+        sections_(sections),
+        sink_(sink),
+        seen_(sections.size(), false) {}
 
   Result<std::vector<bool>> run() {
-    const bool ok = read_root();
+    bool ok = false;
+    try {
+      ok = read_root();
+    } catch (const ods::json::SyntaxError& e) {
+      return std::unexpected(artifact_syntax_error(file_, "", e));
+    }
     if (stopped_) return fail(std::string(kStoppedBySink), "");
-    if (!ok) return std::unexpected(std::move(type_error_ ? *type_error_ : *reader_.error()));
+    if (!ok) return std::unexpected(std::move(*type_error_));
     return std::move(seen_);
   }
 
@@ -27,11 +39,10 @@ class SectionReader {
   bool read_entry(std::size_t section, std::string&& key) {
     Json entry;
     raw_.clear();
-    const bool ok = reader_.read_object_members(
-        &entry, 1,
-        [&](const EntrySoFar& partial, const std::string& member) { return sink_.keep_key(section, partial, member); },
+    reader_.read_object_members(
+        &entry,
+        [&](const EntrySoFar& partial, std::string_view member) { return sink_.keep_key(section, partial, member); },
         &raw_);
-    if (!ok) return false;
     if (!sink_.on_entry(section, std::move(key), std::move(entry), raw_)) {
       stopped_ = true;
       return false;
@@ -41,45 +52,33 @@ class SectionReader {
 
   bool read_entry_map(std::size_t section) {
     const std::string name(sections_[section].name);
-    if (reader_.peek() != '{') return type_error(name, "an object");
-    reader_.consume('{');
-    if (reader_.consume('}')) return true;
-    do {
-      reader_.ws();
-      std::string key;
-      if (!reader_.read_string(&key) || !reader_.expect(':')) return false;
-      if (reader_.peek() != '{') return type_error(name + "." + key, "an object");
-      reader_.set_context(name + "." + key);
-      if (!read_entry(section, std::move(key))) return false;
-    } while (reader_.consume(','));
-    reader_.set_context(name);
-    return reader_.expect('}');
+    if (tokens_.peek() != Type::object) return type_error(name, "an object");
+    tokens_.begin_object();
+    std::string_view key;
+    while (tokens_.next_member(key)) {
+      if (tokens_.peek() != Type::object) return type_error(name + "." + std::string(key), "an object");
+      if (!read_entry(section, std::string(key))) return false;
+    }
+    return true;
   }
 
   bool read_entry_list(std::size_t section) {
     const std::string name(sections_[section].name);
-    if (reader_.peek() != '[') return type_error(name, "an array");
-    reader_.consume('[');
-    if (reader_.consume(']')) return true;
-    std::size_t index = 0;
-    do {
-      const std::string label = name + "[" + std::to_string(index) + "]";
-      if (reader_.peek() != '{') return type_error(label, "an object");
-      reader_.set_context(label);
+    if (tokens_.peek() != Type::array) return type_error(name, "an array");
+    tokens_.begin_array();
+    for (std::size_t index = 0; tokens_.next_element(); ++index) {
+      if (tokens_.peek() != Type::object) return type_error(name + "[" + std::to_string(index) + "]", "an object");
       if (!read_entry(section, std::to_string(index))) return false;
-      ++index;
-    } while (reader_.consume(','));
-    reader_.set_context(name);
-    return reader_.expect(']');
+    }
+    return true;
   }
 
   bool read_section(std::size_t section) {
     seen_[section] = true;
-    reader_.set_context(std::string(sections_[section].name));
     switch (sections_[section].mode) {
       case SectionMode::kWhole: {
         Json value;
-        if (!reader_.read_value(&value, 1)) return false;
+        reader_.read_value(&value);
         if (!sink_.on_value(section, std::move(value))) {
           stopped_ = true;
           return false;
@@ -95,38 +94,27 @@ class SectionReader {
   }
 
   bool read_root() {
-    if (reader_.peek() != '{') {
-      if (reader_.at_end()) return reader_.syntax_error("empty input");
-      return type_error("top level", "an object");
+    if (tokens_.text().find_first_not_of(" \t\n\r") == std::string_view::npos) tokens_.fail("empty input");
+    if (tokens_.peek() != Type::object) return type_error("top level", "an object");
+    tokens_.begin_object();
+    std::string_view key;
+    while (tokens_.next_member(key)) {
+      std::size_t section = sections_.size();
+      for (std::size_t i = 0; i < sections_.size(); ++i) {
+        if (sections_[i].name == key) section = i;
+      }
+      if (section == sections_.size()) {
+        tokens_.skip();
+      } else if (!read_section(section)) {
+        return false;
+      }
     }
-    reader_.consume('{');
-    if (!reader_.consume('}')) {
-      std::string key;
-      do {
-        reader_.ws();
-        key.clear();
-        reader_.set_context("");
-        if (!reader_.read_string(&key) || !reader_.expect(':')) return false;
-        std::size_t section = sections_.size();
-        for (std::size_t i = 0; i < sections_.size(); ++i) {
-          if (sections_[i].name == key) section = i;
-        }
-        if (section == sections_.size()) {
-          reader_.set_context(key);
-          if (!reader_.read_value(nullptr, 1)) return false;
-        } else if (!read_section(section)) {
-          return false;
-        }
-      } while (reader_.consume(','));
-      reader_.set_context("");
-      if (!reader_.expect('}')) return false;
-    }
-    reader_.ws();
-    if (!reader_.at_end()) return reader_.syntax_error("unexpected data after the JSON value");
+    tokens_.finish();
     return true;
   }
 
   JsonReader reader_;
+  ods::json::Reader& tokens_;  // reader_'s
   std::string_view file_;
   std::span<const SectionSpec> sections_;
   StreamSink& sink_;

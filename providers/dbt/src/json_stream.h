@@ -44,10 +44,10 @@ inline constexpr std::string_view kStoppedBySink = "stopped_by_sink";
 
 // Streams `text` (a JSON object) through `sink`. `file` names the artifact in errors.
 // Members not in `sections` are skipped. Returns which sections were present.
-// Errors: "invalid_artifact" for malformed JSON (RFC 8259; byte offset and the
-// section/entry being read; nesting deeper than 512 levels is refused) or a section of the
-// wrong type (e.g. "manifest.json: nodes: expected an object"); kStoppedBySink when the
-// sink returned false. Strings are not checked to be valid UTF-8 (they are only hashed).
+// Errors: "invalid_artifact" for malformed JSON (ods::json::Reader's rules: RFC 8259, UTF-8
+// validated, nesting deeper than 512 levels refused; the message gives the byte offset and
+// the member path being read) or a section of the wrong type (e.g. "manifest.json: nodes:
+// expected an object"); kStoppedBySink when the sink returned false.
 [[nodiscard]] Result<std::vector<bool>> stream_sections(std::string_view text, std::string_view file,
                                                         std::span<const SectionSpec> sections, StreamSink& sink);
 

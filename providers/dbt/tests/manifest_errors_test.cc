@@ -152,7 +152,44 @@ TEST(ManifestErrors, DeepNestingIsRefusedNotACrash) {
   paths.manifest = write_text(text, "manifest.json");
   const auto project = read_dbt_project(paths, {});
   ASSERT_FALSE(project.has_value());
-  EXPECT_THAT(project.error().message, HasSubstr("nesting too deep"));
+  EXPECT_THAT(project.error().message, HasSubstr("nesting deeper than 512"));
+  EXPECT_THAT(project.error().message, HasSubstr("(reading docs[0][0]"));
+  EXPECT_LT(project.error().message.size(), 500u) << "the member path is shortened";
+}
+
+}  // namespace
+}  // namespace ods::dbt
+
+namespace ods::dbt {
+namespace {
+
+using namespace ods::dbt::testing;
+using ::testing::HasSubstr;
+
+TEST(ManifestMetadata, ReadsOnlyTheMetadataWhichDbtWritesFirst) {
+  const std::string text = read_text(fixture_path("build_manifest.json"));
+  const auto whole = read_manifest_metadata(fixture_path("build_manifest.json"));
+  ASSERT_TRUE(whole.has_value()) << whole.error().message;
+  EXPECT_EQ(whole->project_name, "shop");
+  EXPECT_FALSE(whole->invocation_id.empty());
+  // Cut after the metadata: the nodes are not read, so the rest of the text does not matter.
+  const std::size_t nodes = text.find("\"nodes\"");
+  ASSERT_NE(nodes, std::string::npos);
+  ASSERT_LT(text.find("\"metadata\""), nodes) << "the fixture's metadata comes first, as dbt writes it";
+  const auto cut = read_manifest_metadata(write_text(text.substr(0, nodes + 20), "manifest.json"));
+  ASSERT_TRUE(cut.has_value()) << cut.error().message;
+  EXPECT_EQ(cut->invocation_id, whole->invocation_id);
+}
+
+TEST(ManifestMetadata, MissingOrMalformedMetadataIsAnError) {
+  auto none = read_manifest_metadata(write_text(R"({"nodes": {}})", "manifest.json"));
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code, "invalid_artifact");
+  EXPECT_THAT(none.error().message, HasSubstr("manifest.json: metadata: missing"));
+  auto broken = read_manifest_metadata(write_text(R"({"metadata": {"project_name": )", "manifest.json"));
+  ASSERT_FALSE(broken.has_value());
+  EXPECT_THAT(broken.error().message, HasSubstr("not valid JSON at byte"));
+  EXPECT_FALSE(read_manifest_metadata("/nonexistent/manifest.json").has_value());
 }
 
 }  // namespace

@@ -71,6 +71,12 @@ struct DbtProject {
   std::map<std::string, std::vector<LiteralHook>> literal_hooks;
 };
 
+// Reads only manifest.json's `metadata` (the read stops there: dbt writes it first), e.g. to
+// learn which dbt invocation wrote the manifest now on disk without reading its nodes again.
+// Errors: "missing_artifact" (the file cannot be opened), "invalid_artifact" (malformed JSON
+// before or in the metadata, or no metadata).
+[[nodiscard]] Result<ManifestMeta> read_manifest_metadata(const std::filesystem::path& manifest);
+
 // Reads the manifest (and sources.json when `paths.sources` is set) into a DbtProject.
 // Success: one NodeInput per model (ephemeral models excluded: inlined), seed and
 // snapshot, in manifest order; one SourceInput per source.

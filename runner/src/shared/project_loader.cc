@@ -102,7 +102,8 @@ std::size_t count_checks(const LoadedProject& project, const std::vector<std::st
   return checks.size();
 }
 
-Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project, RunKind kind) {
+Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project, RunKind kind,
+                           const dbt::ManifestMeta* written_by) {
   if (!project.dbt_project) throw std::logic_error("load_run: the project was loaded with ProjectUse::plan_only");
   const dbt::DbtProject& dbt_project = *project.dbt_project;
   fs::path path = ctx.target_dir / "run_results.json";
@@ -110,8 +111,9 @@ Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& proje
     return fail("missing_artifact", path.string() + ": not found; run `dbt build` before `ods state record`");
   auto run = dbt::read_run_results(path);
   if (!run) return std::unexpected(run.error());
-  auto ok = kind == RunKind::build ? dbt::check_recordable(*run, dbt_project.meta)
-                                   : dbt::check_test_run(*run, dbt_project.meta);
+  dbt::ManifestMeta meta = dbt_project.meta;
+  if (written_by != nullptr) meta.invocation_id = written_by->invocation_id;
+  auto ok = kind == RunKind::build ? dbt::check_recordable(*run, meta) : dbt::check_test_run(*run, meta);
   if (!ok) {
     Error e = ok.error();
     e.message = "not recorded: " + e.message;

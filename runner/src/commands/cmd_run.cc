@@ -79,9 +79,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
   const auto source_checks =
       run::source_checks_to_run(project->inputs, head ? &head->snapshot : nullptr, checks_selected);
-  RunContext run_ctx{scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started, {}};
-  for (const auto& source : project->inputs.sources)
-    if (source.version) run_ctx.source_versions[source.id] = *source.version;
+  RunContext run_ctx{*project, scope,  **store, std::move(head), std::move(*plan), std::move(evidence),
+                     timings,  started};
   if (to_build == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
     return finish_without_build(ctx, run_ctx);

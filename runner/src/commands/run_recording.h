@@ -10,6 +10,7 @@
 #include "ods/contracts/state_store.h"
 #include "ods/dbt/dbt_command.h"
 #include "ods/planner/plan.h"
+#include "project_loader.h"
 #include "state_access.h"
 
 namespace ods::cli {
@@ -24,6 +25,10 @@ struct RunTimings {
 };
 
 struct RunContext {
+  // The evidenced project the plan was made from (its sources carry the probe's versions):
+  // what is recorded, so the manifest is not read a second time and a manifest changed on
+  // disk after the plan does not change what is recorded. Outlives the run.
+  const LoadedProject& project;
   std::string scope;
   contracts::StateStore& store;
   std::optional<Head> head;  // the state the plan was made against
@@ -31,7 +36,6 @@ struct RunContext {
   GatheredEvidence evidence;
   RunTimings timings;
   std::chrono::steady_clock::time_point started;
-  std::map<std::string, planner::DataVersion> source_versions;  // chosen before the build started
 };
 
 // `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
@@ -58,7 +62,9 @@ struct WaveRecord {
   double saved = 0;  // the last build times of the wave plan's reused nodes
 };
 
-// Records one wave's dbt build from its own artifacts: a snapshot committed on `run.head`
+// Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on
+// disk only its metadata is read: the invocation that wrote it must be the one that wrote
+// run_results.json): a snapshot committed on `run.head`
 // (which then becomes the committed state, for the next wave) and a ledger entry holding
 // `run.plan`, the wave's plan. Fills `out`; returns kExitOk, or an exit code after reporting
 // why nothing was recorded (each wave before stays recorded: rule 4).

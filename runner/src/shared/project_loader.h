@@ -11,7 +11,8 @@
 #include "ods/planner/planner.h"
 
 namespace ods::dbt {
-struct DbtProject;  // ods/dbt/artifacts.h
+struct DbtProject;    // ods/dbt/artifacts.h
+struct ManifestMeta;  // ods/dbt/artifacts.h
 }  // namespace ods::dbt
 
 namespace ods::cli {
@@ -56,7 +57,10 @@ enum class RunKind { build, checks_only };
 // build of the manifest's code (ADR-0013): codes "not_a_build", "empty_run", "other_invocation", "no_project_name".
 // RunKind::checks_only: a `dbt test` of the manifest's code instead ("not_a_test_run"), read
 // as a test-only outcome (RunOutcome::checks_only).
+// `written_by`: the metadata of the manifest now on disk when `project` was read before dbt ran
+// (ods state run keeps the project it planned): run_results.json must come from the
+// invocation that wrote that manifest; null: from the one that wrote `project`'s.
 [[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project,
-                                         RunKind kind = RunKind::build);
+                                         RunKind kind = RunKind::build, const dbt::ManifestMeta* written_by = nullptr);
 
 }  // namespace ods::cli

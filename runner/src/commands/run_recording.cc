@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "commit_retry.h"
 #include "ods/base/sha256.h"
+#include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
@@ -167,14 +168,18 @@ int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan
 int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
                 const WaveEvidence& evidence, WaveRecord& out) {
   auto t = Clock::now();
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
-  auto loaded = load_run(ctx, *project);
-  if (!loaded) return report_nothing_recorded(ctx, build, "dbt build failed before running any node", loaded.error());
-  loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before the build started
+  const LoadedProject& project = run.project;
+  const char* failed_early = "dbt build failed before running any node";
+  auto written = dbt::read_manifest_metadata(ctx.target_dir / "manifest.json");
+  if (!written) return report_nothing_recorded(ctx, build, failed_early, written.error());
+  auto loaded = load_run(ctx, project, RunKind::build, &*written);
+  if (!loaded) return report_nothing_recorded(ctx, build, failed_early, loaded.error());
+  loaded->outcome.source_versions.clear();  // the probe's, measured before the build started
+  for (const auto& source : project.inputs.sources)
+    if (source.version) loaded->outcome.source_versions[source.id] = *source.version;
   loaded->outcome.node_contents = evidence.node_contents;
   loaded->outcome.built_for_code = evidence.built_for_code;
-  auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
+  auto committed = commit_outcome(run.store, run.scope, project.inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
@@ -206,7 +211,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                               loaded->outcome.started_at,
                               loaded->finished_at,
                               outcome,
-                              ods::sha256_hex(planner::to_json(project->inputs)),
+                              ods::sha256_hex(planner::to_json(project.dbt_project->inputs)),  // without evidence
                               planner::to_json(run.plan, false),
                               details_of(run, counts, loaded->node_seconds, out.saved),
                               committed->stored.id};
