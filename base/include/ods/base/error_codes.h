@@ -56,6 +56,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {"outdated_schema", "A database has an older schema that this command does not migrate."},
     {"permission_denied", "The operating system refused access (an executable, a file)."},
     {"probe_failed", "A relation probe could not be run."},
+    {"protocol", "A peer's answer does not follow the pod<->controller protocol (names the field)."},
     {"refused", "A peer (the operator's callback server) answered the request with a refusal."},
     {"run_finished", "The DbtRun already finished; its phase no longer changes."},
     {"sample_run", "run_results.json comes from a sampled run, which proves nothing."},
