@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -40,40 +41,22 @@ nlohmann::json control_rows(const DbtProject& p) {
   return relation_rows(control);
 }
 
-std::map<std::string, std::string> dbt_statuses(const std::filesystem::path& run_results, const std::string& run_id) {
-  std::map<std::string, std::string> out;
-  auto doc = nlohmann::json::parse(read_text_file(run_results), nullptr, false);
-  if (doc.is_discarded() || doc.at("metadata").value("invocation_id", "") != run_id) return out;
-  for (const auto& r : doc.at("results")) out[r.at("unique_id")] = r.at("status");
-  return out;
+std::string check_after_kill(const WatchedRun& run, const RecordedState& before, const RecordedState& after) {
+  return check_after_kill(
+      [&](const std::string& run_id) {
+        auto it = run.dbt_results.find(run_id);
+        return it == run.dbt_results.end() ? DbtStatuses{} : it->second;
+      },
+      before, after);
 }
 
-std::string check_after_kill(const std::filesystem::path& run_results, const RecordedState& before,
-                             const RecordedState& after) {
-  return check_after_kill([&](const std::string& run_id) { return dbt_statuses(run_results, run_id); }, before, after);
-}
+namespace {
 
-std::string check_after_kill(const std::function<DbtStatuses(const std::string& run_id)>& dbt_reported,
-                             const RecordedState& before, const RecordedState& after, std::size_t ledger_per_run) {
-  if (!after.error.empty()) return "the state database can't be read: " + after.error;
-  if (auto chain = chain_problem(after); !chain.empty()) return "the history is not one chain: " + chain;
-  const std::size_t n = before.snapshots.size();
-  if (after.snapshots.size() < n || after.snapshots.size() > n + 1) {
-    return "had " + std::to_string(n) + " snapshots, now " + std::to_string(after.snapshots.size());
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (after.snapshots[i].id != before.snapshots[i].id || after.snapshots[i].document != before.snapshots[i].document)
-      return "committed snapshot " + before.snapshots[i].id + " changed";
-  }
-  if (after.run_ids.size() < before.run_ids.size() || after.run_ids.size() > before.run_ids.size() + ledger_per_run)
-    return "the run ledger went from " + std::to_string(before.run_ids.size()) + " to " +
-           std::to_string(after.run_ids.size()) + " entries";
-  if (after.snapshots.size() == n) return "";
-  // One new snapshot: built nodes are this run's dbt successes, the rest is the previous head's.
-  const RecordedSnapshot& next = after.snapshots.back();
-  const auto statuses = dbt_reported(next.run_id);
+// `next` follows `previous` (the head it was committed on): its nodes recorded as built by its
+// run are ones dbt reported `success`; every other node is the previous head's entry.
+std::string check_new_snapshot(const DbtStatuses& statuses, const nlohmann::json& previous,
+                               const RecordedSnapshot& next) {
   if (statuses.empty()) return "snapshot " + next.id + " records run " + next.run_id + ", whose run_results are absent";
-  const nlohmann::json previous = n ? before.snapshots.back().document.at("nodes") : nlohmann::json::object();
   for (const auto& [id, node] : next.document.at("nodes").items()) {
     if (node.value("run_id", "") == next.run_id) {
       auto it = statuses.find(id);
@@ -82,8 +65,36 @@ std::string check_after_kill(const std::function<DbtStatuses(const std::string& 
                (it == statuses.end() ? std::string("nothing") : it->second);
     } else if (!previous.contains(id) || previous.at(id).at("run_id") != node.at("run_id") ||
                previous.at(id).at("fingerprint") != node.at("fingerprint")) {
-      return id + " in the new snapshot is neither built by its run nor the previous head's entry";
+      return id + " in snapshot " + next.id + " is neither built by its run nor the previous head's entry";
     }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string check_after_kill(const std::function<DbtStatuses(const std::string& run_id)>& dbt_reported,
+                             const RecordedState& before, const RecordedState& after, std::size_t ledger_per_run) {
+  if (!after.error.empty()) return "the state database can't be read: " + after.error;
+  if (auto chain = chain_problem(after); !chain.empty()) return "the history is not one chain: " + chain;
+  const std::size_t n = before.snapshots.size();
+  if (after.snapshots.size() < n) {
+    return "had " + std::to_string(n) + " snapshots, now " + std::to_string(after.snapshots.size());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (after.snapshots[i].id != before.snapshots[i].id || after.snapshots[i].document != before.snapshots[i].document)
+      return "committed snapshot " + before.snapshots[i].id + " changed";
+  }
+  const std::size_t added = after.snapshots.size() - n;
+  const std::size_t ledger_limit = ledger_per_run * std::max<std::size_t>(1, added);
+  if (after.run_ids.size() < before.run_ids.size() || after.run_ids.size() > before.run_ids.size() + ledger_limit)
+    return "the run ledger went from " + std::to_string(before.run_ids.size()) + " to " +
+           std::to_string(after.run_ids.size()) + " entries (" + std::to_string(added) + " new snapshots)";
+  // Each new snapshot (one per wave the run recorded) on the one before it.
+  for (std::size_t i = n; i < after.snapshots.size(); ++i) {
+    const RecordedSnapshot& next = after.snapshots[i];
+    const nlohmann::json previous = i ? after.snapshots[i - 1].document.at("nodes") : nlohmann::json::object();
+    if (auto broken = check_new_snapshot(dbt_reported(next.run_id), previous, next); !broken.empty()) return broken;
   }
   return "";
 }

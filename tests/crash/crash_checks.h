@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "crash/crash_run.h"
 #include "crash/recorded_state.h"
 #include "harness/dbt_project.h"
 
@@ -26,23 +27,18 @@ nlohmann::json relation_rows(const DbtProject& p);
 // `dbt build`: what the warehouse holds when nothing was ever reused or interrupted.
 nlohmann::json control_rows(const DbtProject& p);
 
-// The statuses dbt wrote in `run_results` (a run_results.json), when it is of invocation
-// `run_id` (else empty).
-std::map<std::string, std::string> dbt_statuses(const std::filesystem::path& run_results, const std::string& run_id);
-
 // The invariants after a kill, given the store's state before the round and after it: "" or
-// what broke. The committed snapshots are unchanged and at most one is new (the last
-// committed or the next, never a mix); the ledger grew by at most one; the history is one
-// chain; in a new snapshot every node recorded as built by its run is one dbt reported
-// `success` (in `run_results`, the run_results.json of the interrupted run's dbt build) and
-// every other node is the previous head's entry.
-std::string check_after_kill(const std::filesystem::path& run_results, const RecordedState& before,
-                             const RecordedState& after);
+// what broke. The committed snapshots are unchanged; the new ones (none, or one per wave the run
+// recorded: each wave of early cutoff commits its own) are each complete, never a mix; the
+// ledger grew by at most one entry per new snapshot (one when there is none); the history is
+// one chain; in each new snapshot every node recorded as built by its run is one dbt reported
+// `success` for that run (in the run_results.json `run` saw dbt write for it) and every other
+// node is the entry of the snapshot before it.
+std::string check_after_kill(const WatchedRun& run, const RecordedState& before, const RecordedState& after);
 // The same, with the statuses dbt reported for ODS run `run_id` coming from `dbt_reported`
 // (empty when that run's results are unknown): for runs whose ids are not dbt's invocation id.
-using DbtStatuses = std::map<std::string, std::string>;
-// `ledger_per_run` is how many ledger entries one uninterrupted run adds (the operator's
-// callback server keeps the plan's entry beside the result's).
+// `ledger_per_run` is how many ledger entries one uninterrupted run adds per snapshot (the
+// operator's callback server keeps the plan's entry beside the result's).
 std::string check_after_kill(const std::function<DbtStatuses(const std::string& run_id)>& dbt_reported,
                              const RecordedState& before, const RecordedState& after, std::size_t ledger_per_run = 1);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "harness/background_process.h"
@@ -44,15 +45,37 @@ RunPhase current_phase(const std::string& log, bool results_rewritten) {
   return RunPhase::compile;
 }
 
+// Adds the statuses in `results` to run.dbt_results: false while the file can't be parsed (dbt
+// is still writing it).
+bool keep_results(const fs::path& results, WatchedRun& run) {
+  auto doc = nlohmann::json::parse(read_text_file(results), nullptr, false);
+  if (doc.is_discarded() || !doc.contains("metadata") || !doc.contains("results")) return false;
+  DbtStatuses& statuses = run.dbt_results[doc.at("metadata").value("invocation_id", "")];
+  for (const auto& r : doc.at("results")) statuses[r.value("unique_id", "")] = r.value("status", "");
+  return true;
+}
+
 }  // namespace
+
+std::size_t waves_started(const std::string& log) {
+  std::size_t count = 0;
+  for (auto at = log.find("ods: wave "); at != std::string::npos; at = log.find("ods: wave ", at + 1)) {
+    const auto colon = log.find(':', at + 10);
+    if (colon != std::string::npos && log.compare(colon, 10, ": building") == 0) ++count;
+  }
+  return count;
+}
 
 WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& extra, std::optional<RunPhase> kill_phase,
                          double kill_after, std::chrono::seconds deadline, const std::function<void()>& instead) {
   const fs::path log = p.dir() / "ods-crash.log";
   const fs::path results = p.dir() / "target" / "run_results.json";
   fs::remove(log);
-  // dbt compile writes run_results.json too: the build's is the one written after it started.
+  // dbt compile writes run_results.json too: the build's is the one written after it (or its
+  // latest wave) started.
   std::optional<fs::file_time_type> results_at_build;
+  std::size_t waves = 0;
+  fs::file_time_type results_read = mtime_or_min(results);
   std::vector<std::string> argv{"/usr/bin/env"};
   argv.insert(argv.end(), p.env().begin(), p.env().end());
   argv.push_back("ODS_DBT=" + (p.venv() / "dbt").string());
@@ -75,6 +98,12 @@ WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& ex
     const bool ended = ods.exited();
     text = read_text_file(log);
     if (!results_at_build && text.find("ods: building") != std::string::npos) results_at_build = mtime_or_min(results);
+    if (const std::size_t seen_waves = waves_started(text); seen_waves > waves) {
+      waves = seen_waves;
+      results_at_build = mtime_or_min(results);
+    }
+    if (const auto written = mtime_or_min(results); written != results_read && keep_results(results, run))
+      results_read = written;
     auto rewritten = [&] { return results_at_build && mtime_or_min(results) != *results_at_build; };
     const RunPhase now = ended ? RunPhase::exited : current_phase(text, rewritten());
     for (RunPhase ph = RunPhase::compile; ph <= now; ph = static_cast<RunPhase>(static_cast<int>(ph) + 1)) {
@@ -102,6 +131,7 @@ WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& ex
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   run.log = read_text_file(log);
+  keep_results(results, run);
   const std::string how = ods.exit_description();
   const std::string prefix = "exited with code ";
   if ((!run.killed_in || instead) && how.starts_with(prefix)) run.exit_code = std::stoi(how.substr(prefix.size()));

@@ -15,9 +15,13 @@
 namespace ods::testing {
 
 // The steps of `ods state run`, in order. `record` starts when dbt build has written its
-// run_results.json and ends when ods exits.
+// run_results.json and ends when ods exits; in a run of several waves (early cutoff) each wave's
+// build is `build` and what follows it until the next wave starts is `record`.
 enum class RunPhase { compile, probe, build, record, exited };
 std::string phase_name(RunPhase phase);
+
+// What dbt reported per node (unique id -> status) in one run_results.json.
+using DbtStatuses = std::map<std::string, std::string>;
 
 struct WatchedRun {
   // When each step was first seen, in seconds after the start.
@@ -27,6 +31,9 @@ struct WatchedRun {
   std::optional<RunPhase> killed_in;
   int exit_code = -1;  // when it ended on its own (also after an `instead` action)
   std::string log;     // stdout and stderr
+  // Every run_results.json dbt wrote while the run was watched, by dbt invocation id: a run of
+  // several waves writes one per wave, each replacing the last on disk.
+  std::map<std::string, DbtStatuses> dbt_results;
 };
 
 // Runs `ods state run <extra>` on `p` (its output in <dir>/ods-crash.log). With `kill_phase`
@@ -38,6 +45,10 @@ WatchedRun watch_ods_run(const DbtProject& p, const std::vector<std::string>& ex
                          std::optional<RunPhase> kill_phase = std::nullopt, double kill_after = 0,
                          std::chrono::seconds deadline = std::chrono::seconds(900),
                          const std::function<void()>& instead = nullptr);
+
+// How many waves `log` (an `ods state run`'s output) shows started ("ods: wave N: building
+// ..."): 0 for a run in one wave, which prints none.
+std::size_t waves_started(const std::string& log);
 
 // How long each step (compile, probe, build, record) of an uninterrupted `run` took, into
 // `duration`: "" or which step was not seen.

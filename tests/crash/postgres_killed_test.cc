@@ -97,7 +97,7 @@ TEST(PostgresKilledMidCommit, TheStoreHoldsTheLastOrTheNextSnapshotAndTheNextRun
     if (run.exit_code == 0) {
       EXPECT_TRUE(moved) << "round " << round << ": ods succeeded but the store holds no new snapshot:\n" << run.log;
     }
-    const std::string broken = check_after_kill(p.dir() / "target" / "run_results.json", before, after);
+    const std::string broken = check_after_kill(run, before, after);
     ASSERT_EQ(broken, "") << "round " << round << " (seed " << seed << "):\n" << run.log;
     ProcessResult doctor = p.ods({"state", "doctor", "--state", url});
     ASSERT_EQ(doctor.exit_code, 0) << "round " << round << ": " << doctor.output << doctor.errors;
