@@ -232,14 +232,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   }
 
   RunSummary s = summary_of(before);
-  for (const auto& [id, status] : report.build.results->node_status) {
-    if (status == "success")
-      ++s.built;
-    else if (status == "skipped")
-      ++s.skipped;
-    else
-      ++s.failed;
-  }
+  add_node_counts(s, report.build.results->node_status);
   for (const auto& [id, seconds] : report.build.results->node_seconds) s.build_seconds += seconds;
   count_plan(s, *whole);
   s.selection = select;
