@@ -70,8 +70,7 @@ std::string details_of(const RunContext& run, const json& counts, std::map<std::
   d.summary = counts.value("summary", "");
   d.counts = counts;
   d.timings = timings_of(run);
-  d.probe = run::ProbeDetails{run.evidence.strategy, run.evidence.call_seconds, run.evidence.probe_seconds,
-                              run.evidence.warnings};
+  d.probe = probe_details_of(run.evidence);
   d.node_seconds = std::move(node_seconds);
   d.time_saved_seconds = saved;
   return run::to_json(d);
