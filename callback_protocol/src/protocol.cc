@@ -19,6 +19,57 @@ planner::ProjectInputs inputs_at(const json& doc) {
   return std::move(*parsed);
 }
 
+// The members a pod's report of a build has, to results and to wave alike: the inputs, its
+// build (`build_required`: a non-null object) and the contents measured after it.
+template <class Report>
+void read_build_members(const json& doc, Report& r, bool build_required) {
+  r.inputs = inputs_at(doc);
+  if (build_required)
+    r.build = build_report_from(object_at(doc, "", "build"), "build");
+  else if (const json* build = member(doc, "", "build", false))
+    r.build = build_report_from(*build, "build");
+  r.node_contents = contents_at(doc, "", "node_contents");
+}
+
+// The members the controller's plan answer and wave answer share: the run, what builds now
+// (`select`), the whole plan and its counts (returned, for the members only one has).
+template <class Answer>
+const json& read_selection_members(const json& doc, Answer& a) {
+  a.run_id = string_at(doc, "", "run_id");
+  a.select = strings_at(doc, "", "select");
+  a.plan_json = object_at(doc, "", "plan").dump();
+  const json& counts = object_at(doc, "", "counts");
+  a.build = integer_at(counts, "counts", "build");
+  a.reuse = integer_at(counts, "counts", "reuse");
+  return counts;
+}
+
+// The writer of read_build_members' members (`build`: the build's JSON), and the protocol
+// version, into `doc`, which holds the body's other members.
+template <class Report>
+std::string with_build_members(json doc, const Report& r, json build) {
+  doc["protocol"] = kProtocolVersion;
+  doc["build"] = std::move(build);
+  doc["node_contents"] = contents_to_json(r.node_contents);
+  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+}
+
+// The writer of read_selection_members' members, and the protocol version, into `doc`.
+template <class Answer>
+std::string with_selection_members(json doc, const Answer& a) {
+  doc["protocol"] = kProtocolVersion;
+  doc["run_id"] = a.run_id;
+  doc["select"] = a.select;
+  doc["counts"]["build"] = a.build;
+  doc["counts"]["reuse"] = a.reuse;
+  return splice_member(doc, "plan", a.plan_json);
+}
+
+std::optional<std::string> snapshot_id_at(const json& doc) {
+  if (const json* id = member(doc, "", "snapshot_id", false)) return string_value(*id, "snapshot_id");
+  return std::nullopt;
+}
+
 template <class T>
 Parsed<T> guarded(std::string_view body, T (*read)(const json&)) {
   try {
@@ -49,13 +100,8 @@ InputsRequest read_inputs_request(const json& doc) {
 
 PlanAnswer read_plan_answer(const json& doc) {
   PlanAnswer a;
-  a.run_id = string_at(doc, "", "run_id");
+  read_selection_members(doc, a);
   a.scope = string_at(doc, "", "scope");
-  a.plan_json = object_at(doc, "", "plan").dump();
-  a.select = strings_at(doc, "", "select");
-  const json& counts = object_at(doc, "", "counts");
-  a.build = integer_at(counts, "counts", "build");
-  a.reuse = integer_at(counts, "counts", "reuse");
   if (member(doc, "", "wave", false)) a.wave = wave_info_at(doc, "", "wave");
   return a;
 }
@@ -76,10 +122,8 @@ BuildResults read_build_results(const json& r, const std::string& path) {
 
 ResultsRequest read_results_request(const json& doc) {
   ResultsRequest r;
-  r.inputs = inputs_at(doc);
+  read_build_members(doc, r, false);
   r.total_seconds = number_at(doc, "", "total_seconds");
-  if (const json* build = member(doc, "", "build", false)) r.build = build_report_from(*build, "build");
-  r.node_contents = contents_at(doc, "", "node_contents");
   return r;
 }
 
@@ -87,7 +131,7 @@ RecordedAnswer read_recorded_answer(const json& doc) {
   RecordedAnswer a;
   a.run_id = string_at(doc, "", "run_id");
   a.outcome = string_at(doc, "", "outcome");
-  if (const json* id = member(doc, "", "snapshot_id", false)) a.snapshot_id = string_value(*id, "snapshot_id");
+  a.snapshot_id = snapshot_id_at(doc);
   const json& counts = object_at(doc, "", "counts");
   a.built = integer_at(counts, "counts", "built");
   a.reused = integer_at(counts, "counts", "reused");
@@ -100,30 +144,20 @@ RecordedAnswer read_recorded_answer(const json& doc) {
 
 WaveReport read_wave_report(const json& doc) {
   WaveReport r;
-  const int version = integer_at(doc, "", "wave_protocol");
-  if (version != kWaveProtocolVersion)
-    refuse("wave_protocol", "version " + std::to_string(version) + " is not spoken here (this side speaks " +
-                                std::to_string(kWaveProtocolVersion) + ")");
+  check_wave_protocol(doc, "");
   r.wave = integer_at(doc, "", "wave");
   if (r.wave < 1) refuse("wave", "must be 1 or more");
-  r.inputs = inputs_at(doc);
-  r.build = build_report_from(object_at(doc, "", "build"), "build");
+  read_build_members(doc, r, true);
   if (!r.build.results) refuse("build.results", "is missing: a wave that ran no node is reported to results");
-  r.node_contents = contents_at(doc, "", "node_contents");
   return r;
 }
 
 WaveAnswer read_wave_answer(const json& doc) {
   WaveAnswer a;
-  a.run_id = string_at(doc, "", "run_id");
+  const json& counts = read_selection_members(doc, a);
   a.wave = wave_info_at(doc, "", "wave");
-  a.select = strings_at(doc, "", "select");
-  a.plan_json = object_at(doc, "", "plan").dump();
-  const json& counts = object_at(doc, "", "counts");
-  a.build = integer_at(counts, "counts", "build");
-  a.reuse = integer_at(counts, "counts", "reuse");
   a.cut_off = integer_at(counts, "counts", "cut_off");
-  if (const json* id = member(doc, "", "snapshot_id", false)) a.snapshot_id = string_value(*id, "snapshot_id");
+  a.snapshot_id = snapshot_id_at(doc);
   return a;
 }
 
@@ -173,21 +207,14 @@ std::string to_json(const InputsRequest& r) {
 }
 
 std::string to_json(const PlanAnswer& a) {
-  json doc{{"protocol", kProtocolVersion},
-           {"run_id", a.run_id},
-           {"scope", a.scope},
-           {"select", a.select},
-           {"counts", {{"build", a.build}, {"reuse", a.reuse}}}};
+  json doc{{"scope", a.scope}};
   if (a.wave) doc["wave"] = wave_info_to_json(*a.wave);
-  return splice_member(doc, "plan", a.plan_json);
+  return with_selection_members(std::move(doc), a);
 }
 
 std::string to_json(const ResultsRequest& r) {
-  json doc{{"protocol", kProtocolVersion},
-           {"build", r.build ? build_report_to_json(*r.build) : json(nullptr)},
-           {"total_seconds", r.total_seconds},
-           {"node_contents", contents_to_json(r.node_contents)}};
-  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+  return with_build_members(json{{"total_seconds", r.total_seconds}}, r,
+                            r.build ? build_report_to_json(*r.build) : json(nullptr));
 }
 
 std::string to_json(const RecordedAnswer& a) {
@@ -202,22 +229,15 @@ std::string to_json(const RecordedAnswer& a) {
 }
 
 std::string to_json(const WaveReport& r) {
-  json doc{{"protocol", kProtocolVersion},
-           {"wave_protocol", kWaveProtocolVersion},
-           {"wave", r.wave},
-           {"build", build_report_to_json(r.build)},
-           {"node_contents", contents_to_json(r.node_contents)}};
-  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+  return with_build_members(json{{"wave_protocol", kWaveProtocolVersion}, {"wave", r.wave}}, r,
+                            build_report_to_json(r.build));
 }
 
 std::string to_json(const WaveAnswer& a) {
-  json doc{{"protocol", kProtocolVersion},
-           {"run_id", a.run_id},
-           {"wave", wave_info_to_json(a.wave)},
-           {"select", a.select},
-           {"counts", {{"build", a.build}, {"reuse", a.reuse}, {"cut_off", a.cut_off}}},
+  json doc{{"wave", wave_info_to_json(a.wave)},
+           {"counts", {{"cut_off", a.cut_off}}},
            {"snapshot_id", a.snapshot_id ? json(*a.snapshot_id) : json(nullptr)}};
-  return splice_member(doc, "plan", a.plan_json);
+  return with_selection_members(std::move(doc), a);
 }
 
 std::string error_json(const std::string& code, const std::string& field, const std::string& message) {

@@ -18,6 +18,9 @@ json contents_to_json(const std::map<std::string, planner::DataVersion>& content
 std::map<std::string, planner::DataVersion> contents_at(const json& object, const std::string& parent,
                                                         const std::string& key);
 
+// Refuses `object` (at `path`) unless its "wave_protocol" is kWaveProtocolVersion.
+void check_wave_protocol(const json& object, const std::string& path);
+
 json wave_info_to_json(const WaveInfo& wave);
 // The object `key` of `object` as a WaveInfo, with "wave_protocol": kWaveProtocolVersion.
 WaveInfo wave_info_at(const json& object, const std::string& parent, const std::string& key);

@@ -43,13 +43,18 @@ json wave_info_to_json(const WaveInfo& wave) {
   return {{"wave_protocol", kWaveProtocolVersion}, {"number", wave.number}, {"last", wave.last}, {"why", wave.why}};
 }
 
+void check_wave_protocol(const json& object, const std::string& path) {
+  const int version = integer_at(object, path, "wave_protocol");
+  if (version != kWaveProtocolVersion)
+    refuse(path_of(path, "wave_protocol"), "version " + std::to_string(version) +
+                                               " is not spoken here (this side speaks " +
+                                               std::to_string(kWaveProtocolVersion) + ")");
+}
+
 WaveInfo wave_info_at(const json& object, const std::string& parent, const std::string& key) {
   const json& w = object_at(object, parent, key);
   const std::string path = path_of(parent, key);
-  const int version = integer_at(w, path, "wave_protocol");
-  if (version != kWaveProtocolVersion)
-    refuse(path + ".wave_protocol", "version " + std::to_string(version) + " is not spoken here (this side speaks " +
-                                        std::to_string(kWaveProtocolVersion) + ")");
+  check_wave_protocol(w, path);
   WaveInfo out;
   out.number = integer_at(w, path, "number");
   if (out.number < 1) refuse(path + ".number", "must be 1 or more");

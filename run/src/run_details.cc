@@ -25,6 +25,43 @@ std::map<std::string, double> numbers_of(const json& doc) {
   return out;
 }
 
+json waves_to_json(const WaveDetails& w) {
+  json doc{{"number", w.number},
+           {"last", w.last},
+           {"why", w.why},
+           {"mode", w.mode},
+           {"extra_call_seconds", w.extra_call_seconds},
+           {"building", w.building},
+           {"held_back", w.held_back},
+           {"built_earlier", w.built_earlier},
+           {"relations_exist", w.relations_exist ? json(*w.relations_exist) : json(nullptr)}};
+  if (w.cut_off) doc["cut_off"] = *w.cut_off;
+  return doc;
+}
+
+// Unset when "number" or "last" is missing or a member has the wrong type: a run whose wave
+// state is unreadable reads as one in a single wave (its last).
+std::optional<WaveDetails> waves_from_json(const json& doc) {
+  if (!doc.is_object()) return std::nullopt;
+  try {
+    WaveDetails w;
+    w.number = doc.at("number").get<int>();
+    w.last = doc.at("last").get<bool>();
+    w.why = doc.value("why", "");
+    w.mode = doc.value("mode", "auto");
+    w.extra_call_seconds = doc.value("extra_call_seconds", 0.0);
+    w.building = doc.value("building", std::vector<std::string>{});
+    w.held_back = doc.value("held_back", std::vector<std::string>{});
+    w.built_earlier = doc.value("built_earlier", std::map<std::string, bool>{});
+    if (auto it = doc.find("relations_exist"); it != doc.end() && it->is_object())
+      w.relations_exist = it->get<std::map<std::string, bool>>();
+    if (auto it = doc.find("cut_off"); it != doc.end() && it->is_number_integer()) w.cut_off = it->get<int>();
+    return w;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string RunDetails::summary_line() const {
@@ -50,7 +87,7 @@ std::string to_json(const RunDetails& d) {
   if (d.head) doc["head"] = *d.head ? json(**d.head) : json(nullptr);
   if (d.planned_entry) doc["planned_entry"] = *d.planned_entry;
   if (d.dbt_invocation_id) doc["dbt_invocation_id"] = *d.dbt_invocation_id;
-  if (d.waves) doc["waves"] = *d.waves;
+  if (d.waves) doc["waves"] = waves_to_json(*d.waves);
   return doc.dump();
 }
 
@@ -89,7 +126,7 @@ RunDetails details_from_json(std::string_view text) {
   }
   read_member(doc, "planned_entry", d.planned_entry);
   read_member(doc, "dbt_invocation_id", d.dbt_invocation_id);
-  if (auto it = doc.find("waves"); it != doc.end() && it->is_object()) d.waves = *it;
+  if (auto it = doc.find("waves"); it != doc.end()) d.waves = waves_from_json(*it);
   return d;
 }
 

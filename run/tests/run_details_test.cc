@@ -44,6 +44,51 @@ TEST(RunDetails, OperatorSummaryIsAnObjectAndItsMessageTheLine) {
   EXPECT_EQ(to_json(back), text);
 }
 
+TEST(RunDetails, OperatorWaveStateReadsBackAsWritten) {
+  RunDetails d;
+  d.recorded_by = "ods-operator";
+  WaveDetails w;
+  w.number = 2;
+  w.last = false;
+  w.why = "a boundary";
+  w.mode = "always";
+  w.extra_call_seconds = 3;
+  w.building = {"model.shop.a"};
+  w.held_back = {"model.shop.b"};
+  w.built_earlier = {{"model.shop.c", true}};
+  w.relations_exist = std::map<std::string, bool>{{"model.shop.a", true}};
+  w.cut_off = 1;
+  d.waves = w;
+  const std::string text = to_json(d);
+  EXPECT_EQ(json::parse(text)["waves"]["cut_off"], 1);
+  const RunDetails back = details_from_json(text);
+  ASSERT_TRUE(back.waves.has_value());
+  EXPECT_EQ(back.waves->number, 2);
+  EXPECT_FALSE(back.waves->last);
+  EXPECT_EQ(back.waves->held_back, std::vector<std::string>{"model.shop.b"});
+  EXPECT_EQ(back.waves->built_earlier, w.built_earlier);
+  EXPECT_EQ(back.waves->relations_exist, w.relations_exist);
+  EXPECT_EQ(back.waves->cut_off, 1);
+  EXPECT_EQ(to_json(back), text);
+
+  d.waves = WaveDetails{};  // wave 1: no cut_off yet, the pod's relations unknown
+  const json first = json::parse(to_json(d))["waves"];
+  EXPECT_FALSE(first.contains("cut_off"));
+  EXPECT_TRUE(first["relations_exist"].is_null());
+  EXPECT_FALSE(details_from_json(to_json(d)).waves->relations_exist.has_value());
+}
+
+TEST(RunDetails, UnreadableWaveStateReadsAsARunInOneWave) {
+  EXPECT_FALSE(details_from_json(R"({"waves": {"last": false}})").waves) << "no number";
+  EXPECT_FALSE(details_from_json(R"({"waves": {"number": 1}})").waves) << "no last";
+  EXPECT_FALSE(details_from_json(R"({"waves": {"number": 1, "last": false, "building": "a"}})").waves);
+  EXPECT_FALSE(details_from_json(R"({"waves": [1]})").waves);
+  const auto lenient = details_from_json(R"({"waves": {"number": 2, "last": true, "cut_off": "x"}})").waves;
+  ASSERT_TRUE(lenient.has_value());
+  EXPECT_FALSE(lenient->cut_off.has_value()) << "a cut_off of the wrong type is only a count lost";
+  EXPECT_EQ(lenient->mode, "auto");
+}
+
 TEST(RunDetails, UnreadableHistoryReadsAsEmptyOrUnset) {
   EXPECT_EQ(details_from_json("").recorded_by, "");
   EXPECT_EQ(details_from_json("not json").summary_line(), "");

@@ -64,6 +64,18 @@ Answer<Route> route_of(const CallbackRequest& request) {
 
 CallbackResponse respond(const Refusal& r) { return {r.status, error_json(r.code, r.field, r.message)}; }
 
+// One step of a run: its `body` refused (400, naming the field) when it does not read, else
+// `step`'s answer (200) or refusal.
+template <class Body, class Answered>
+CallbackResponse respond_to(const Parsed<Body>& body,
+                            Answer<Answered> (*step)(const RunCall&, const Body&, CallbackDeps&), const RunCall& call,
+                            CallbackDeps& deps) {
+  if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
+  auto answer = step(call, *body, deps);
+  if (!answer) return respond(answer.error());
+  return {200, to_json(*answer)};
+}
+
 class Service final : public CallbackService {
  public:
   explicit Service(CallbackDeps deps) : deps_(std::move(deps)) {}
@@ -83,25 +95,9 @@ class Service final : public CallbackService {
     auto call = authenticate(*route, request.authorization);
     if (!call) return respond(call.error());
     std::lock_guard run_lock(*lock_of(route->ns + "/" + route->name));
-    if (route->step == "inputs") {
-      auto body = parse_inputs_request(request.body);
-      if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
-      auto answer = plan_run(*call, *body, deps_);
-      if (!answer) return respond(answer.error());
-      return {200, to_json(*answer)};
-    }
-    if (route->step == "wave") {
-      auto body = parse_wave_report(request.body);
-      if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
-      auto answer = record_wave(*call, *body, deps_);
-      if (!answer) return respond(answer.error());
-      return {200, to_json(*answer)};
-    }
-    auto body = parse_results_request(request.body);
-    if (!body) return respond({400, "bad_request", body.error().field, body.error().message});
-    auto answer = record_run(*call, *body, deps_);
-    if (!answer) return respond(answer.error());
-    return {200, to_json(*answer)};
+    if (route->step == "inputs") return respond_to(parse_inputs_request(request.body), plan_run, *call, deps_);
+    if (route->step == "wave") return respond_to(parse_wave_report(request.body), record_wave, *call, deps_);
+    return respond_to(parse_results_request(request.body), record_run, *call, deps_);
   }
 
   // The run, when the token is its own. An unknown run and a wrong token are told apart

@@ -97,7 +97,7 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
   add_plan_to(summary, *plan, request);
   summary.seconds_saved = run::time_saved_seconds(deps.store, scope, *plan);
   // A pod that measures content builds in waves (run_waves.h); wave 1 may hold nodes back.
-  std::optional<WaveState> waves;
+  std::optional<run::WaveDetails> waves;
   if (request.cutoff && *request.cutoff != "off" && summary.planned_build > 0)
     waves = first_wave(deps.store, scope, request.inputs, *plan, *request.cutoff, request.probe.call_seconds,
                        request.relations_exist);
@@ -110,10 +110,9 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
   details.recorded_by = "ods-operator";
   details.head = *head ? std::optional<std::string>((*head)->stored.id) : std::nullopt;
   details.run_summary = summary_to_json(summary);
-  details.probe = run::ProbeDetails{request.probe.strategy, request.probe.call_seconds, request.probe.source_seconds,
-                                    request.probe.warnings};
+  details.probe = request.probe;
   details.timings = {{"compile", request.compile_seconds}, {"probe", request.probe_seconds}};
-  if (waves) details.waves = wave_state_to_json(*waves);
+  details.waves = waves;
   contracts::RunRecord entry{
       planned_entry_id(call.run.uid), scope,       now, now, "planned", digest, planner::to_json(*plan, false),
       run::to_json(details),          std::nullopt};

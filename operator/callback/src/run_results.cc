@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ods/planner/json_io.h"
+#include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
 #include "ods/run/wave_plans.h"
 #include "ods/state/state_commit.h"
@@ -42,15 +43,8 @@ void add_results_to(RunSummary& s, const ResultsRequest& request) {
     return;
   }
   for (const auto& [id, seconds] : b.results->node_seconds) s.build_seconds += seconds;
-  for (const auto& [id, status] : b.results->node_status) {
-    if (status == "success")
-      ++s.built;
-    else if (status == "skipped")
-      ++s.skipped;
-    else
-      ++s.failed;
-  }
-  s.outcome = b.exit_code == 0 ? "success" : (s.built > 0 ? "partial" : "failed");
+  add_node_counts(s, b.results->node_status);
+  s.outcome = run::build_outcome(b.exit_code, s.built);
   s.message = b.results->summary.empty() ? s.outcome : b.results->summary;
   if (b.exit_code != 0)
     s.message += "; the nodes that failed or were skipped keep their last state (dbt exit code " +
@@ -94,6 +88,13 @@ contracts::RunRecord recorded_entry(const RunCall& call, const ResultsRequest& r
 }
 
 }  // namespace
+
+void add_node_counts(RunSummary& s, const std::map<std::string, std::string>& node_status) {
+  const run::NodeCounts counts = run::count_node_results(node_status);
+  s.built += counts.built;
+  s.skipped += counts.skipped;
+  s.failed += counts.failed;
+}
 
 planner::RunOutcome outcome_of(const std::string& run_uid, const BuildResults& r,
                                const planner::ProjectInputs& inputs) {

@@ -21,6 +21,10 @@ namespace ods::callback::detail {
 // what `s` held of a plan before).
 void count_plan(RunSummary& s, const planner::ExecutionPlan& plan);
 
+// The build's nodes (node id -> dbt status) counted into `s` (run::count_node_results), added
+// to what `s` holds: a run in waves counts the nodes of every wave.
+void add_node_counts(RunSummary& s, const std::map<std::string, std::string>& node_status);
+
 // What record() gets of a build reported as run `run_id`: the results, and the sources'
 // versions the probe measured before the build started.
 planner::RunOutcome outcome_of(const std::string& run_id, const BuildResults& results,

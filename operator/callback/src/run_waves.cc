@@ -16,8 +16,6 @@
 
 namespace ods::callback::detail {
 
-using nlohmann::json;
-
 namespace {
 
 run::CutoffMode mode_of(const std::string& mode) {
@@ -25,8 +23,8 @@ run::CutoffMode mode_of(const std::string& mode) {
 }
 
 // The wave after `built_earlier` of `plan` (a plan or a re-plan of the nodes held back).
-WaveState wave_of(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
-                  const planner::ExecutionPlan& plan, WaveState state) {
+run::WaveDetails wave_of(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
+                         const planner::ExecutionPlan& plan, run::WaveDetails state) {
   std::vector<std::string> building;
   for (const auto& e : plan.entries)
     if (e.action == planner::Action::build) building.push_back(e.id);
@@ -49,7 +47,8 @@ Answer<planner::ExecutionPlan> plan_of(const contracts::RunRecord& entry) {
 
 // The entry of the wave before `number` (the planned entry for wave 1) and its state, when the
 // run expects wave `number` to be reported.
-Answer<std::pair<contracts::RunRecord, WaveState>> expecting(const RunCall& call, int number, CallbackDeps& deps) {
+Answer<std::pair<contracts::RunRecord, run::WaveDetails>> expecting(const RunCall& call, int number,
+                                                                    CallbackDeps& deps) {
   const std::string run = call.ns + "/" + call.name;
   const std::string id = number == 1 ? planned_entry_id(call.run.uid) : wave_entry_id(call.run.uid, number - 1);
   auto before = find_entry(deps.store, call.run.scope, id);
@@ -85,7 +84,7 @@ WaveAnswer answer_from(const RunCall& call, const contracts::RunRecord& entry) {
   a.plan_json = entry.plan;
   a.build = s.planned_build;
   a.reuse = s.planned_reuse;
-  if (auto waves = run::details_from_json(entry.details).waves) a.cut_off = waves->value("cut_off", 0);
+  if (auto waves = wave_state_of(entry)) a.cut_off = waves->cut_off.value_or(0);
   a.snapshot_id = entry.snapshot_id;
   return a;
 }
@@ -115,48 +114,19 @@ Answer<state::Head> commit_wave(const RunCall& call, const WaveReport& report, c
 
 }  // namespace
 
-json wave_state_to_json(const WaveState& s) {
-  json doc{{"number", s.number},
-           {"last", s.last},
-           {"why", s.why},
-           {"mode", s.mode},
-           {"extra_call_seconds", s.extra_call_seconds},
-           {"building", s.building},
-           {"held_back", s.held_back},
-           {"built_earlier", s.built_earlier},
-           {"relations_exist", s.relations_exist ? json(*s.relations_exist) : json(nullptr)}};
-  return doc;
+std::optional<run::WaveDetails> wave_state_of(const contracts::RunRecord& entry) {
+  return run::details_from_json(entry.details).waves;
 }
 
-std::optional<WaveState> wave_state_of(const contracts::RunRecord& entry) {
-  auto doc = run::details_from_json(entry.details).waves;
-  if (!doc) return std::nullopt;
-  try {
-    WaveState s;
-    s.number = doc->at("number").get<int>();
-    s.last = doc->at("last").get<bool>();
-    s.why = doc->value("why", "");
-    s.mode = doc->value("mode", "auto");
-    s.extra_call_seconds = doc->value("extra_call_seconds", 0.0);
-    s.building = doc->value("building", std::vector<std::string>{});
-    s.held_back = doc->value("held_back", std::vector<std::string>{});
-    s.built_earlier = doc->value("built_earlier", std::map<std::string, bool>{});
-    if (auto it = doc->find("relations_exist"); it != doc->end() && it->is_object())
-      s.relations_exist = it->get<std::map<std::string, bool>>();
-    return s;
-  } catch (const json::exception&) {  // unreadable: as if the run were in one wave (its last)
-    return std::nullopt;
-  }
-}
-
-WaveInfo wave_info_of(const WaveState& s) { return WaveInfo{s.number, s.last, s.why}; }
+WaveInfo wave_info_of(const run::WaveDetails& s) { return WaveInfo{s.number, s.last, s.why}; }
 
 std::string wave_entry_id(const std::string& run_uid, int number) { return run_uid + ".wave" + std::to_string(number); }
 
-WaveState first_wave(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
-                     const planner::ExecutionPlan& plan, const std::string& mode, double call_seconds,
-                     std::optional<std::map<std::string, bool>> relations_exist) {
-  WaveState state;
+run::WaveDetails first_wave(contracts::StateStore& store, const std::string& scope,
+                            const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
+                            const std::string& mode, double call_seconds,
+                            std::optional<std::map<std::string, bool>> relations_exist) {
+  run::WaveDetails state;
   state.mode = mode;
   state.extra_call_seconds = 2 * call_seconds;
   state.relations_exist = std::move(relations_exist);
@@ -218,7 +188,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   run::merge_replan(*whole, *replan);
   const int cut_off = replan->count(planner::Action::reuse);
 
-  WaveState next = state;
+  run::WaveDetails next = state;
   next.number = report.wave + 1;
   std::vector<std::string> select;
   if (replan->count(planner::Action::build) == 0) {
@@ -232,14 +202,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   }
 
   RunSummary s = summary_of(before);
-  for (const auto& [id, status] : report.build.results->node_status) {
-    if (status == "success")
-      ++s.built;
-    else if (status == "skipped")
-      ++s.skipped;
-    else
-      ++s.failed;
-  }
+  add_node_counts(s, report.build.results->node_status);
   for (const auto& [id, seconds] : report.build.results->node_seconds) s.build_seconds += seconds;
   count_plan(s, *whole);
   s.selection = select;
@@ -254,9 +217,8 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   details.node_seconds = report.build.results->node_seconds;
   details.dbt_invocation_id = report.build.results->invocation_id;
   details.timings["build"] = report.build.seconds;
-  json waves = wave_state_to_json(next);
-  waves["cut_off"] = cut_off;
-  details.waves = std::move(waves);
+  next.cut_off = cut_off;
+  details.waves = std::move(next);
   contracts::RunRecord entry{entry_id,
                              scope,
                              report.build.results->started_at,

@@ -6,10 +6,10 @@
 // id `<run uid>.wave<N>`), re-plans the nodes held back against that snapshot and answers
 // the next selection. The last wave's build goes to `results` as a one-wave run's does.
 //
-// The state between requests lives in the ledger entries' details ("waves"): the planned
-// entry holds wave 1's, each wave entry the next wave's, so a restarted controller carries on.
+// The state between requests lives in the ledger entries' details (run::WaveDetails): the
+// planned entry holds wave 1's, each wave entry the next wave's, so a restarted controller
+// carries on.
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,26 +18,14 @@
 #include "ods/callback/protocol.h"
 #include "ods/contracts/state_store.h"
 #include "ods/planner/plan.h"
+#include "ods/run/run_details.h"
 #include "refusal.h"
 
 namespace ods::callback::detail {
 
-struct WaveState {
-  int number = 1;  // the wave the pod builds now
-  bool last = true;
-  std::string why;
-  std::string mode;                                            // "auto" | "always" (run::CutoffMode)
-  double extra_call_seconds = 0;                               // what one more wave costs (two dbt calls)
-  std::vector<std::string> building;                           // BUILD node ids of this wave
-  std::vector<std::string> held_back;                          // BUILD node ids held back behind it
-  std::map<std::string, bool> built_earlier;                   // built by the waves before: id -> for code
-  std::optional<std::map<std::string, bool>> relations_exist;  // the pod's, for the re-plans
-};
-
-nlohmann::json wave_state_to_json(const WaveState& state);
 // The wave state an entry's details keep; nullopt for a run not in waves.
-std::optional<WaveState> wave_state_of(const contracts::RunRecord& entry);
-WaveInfo wave_info_of(const WaveState& state);
+std::optional<run::WaveDetails> wave_state_of(const contracts::RunRecord& entry);
+WaveInfo wave_info_of(const run::WaveDetails& state);
 
 // "<run uid>.wave<N>": the ledger entry and snapshot run id of wave `number` reported.
 std::string wave_entry_id(const std::string& run_uid, int number);
@@ -45,9 +33,10 @@ std::string wave_entry_id(const std::string& run_uid, int number);
 // Wave 1 of `plan` for a pod that asked for cutoff `mode` ("auto" | "always"): which BUILD
 // nodes it builds and which it holds back (run::next_wave with the scope's recorded build
 // times; one more wave costs two dbt calls, each the pod's probe call time).
-WaveState first_wave(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
-                     const planner::ExecutionPlan& plan, const std::string& mode, double call_seconds,
-                     std::optional<std::map<std::string, bool>> relations_exist);
+run::WaveDetails first_wave(contracts::StateStore& store, const std::string& scope,
+                            const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
+                            const std::string& mode, double call_seconds,
+                            std::optional<std::map<std::string, bool>> relations_exist);
 
 // The newest ledger entry of a run: `planned`, else the last wave entry recorded after it.
 [[nodiscard]] Result<contracts::RunRecord> newest_entry_of(contracts::StateStore& store, const std::string& scope,

@@ -15,6 +15,7 @@
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
+#include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
 #include "plan_markdown.h"
 #include "project_loader.h"
@@ -69,8 +70,7 @@ std::string details_of(const RunContext& run, const json& counts, std::map<std::
   d.summary = counts.value("summary", "");
   d.counts = counts;
   d.timings = timings_of(run);
-  d.probe = run::ProbeDetails{run.evidence.strategy, run.evidence.call_seconds, run.evidence.probe_seconds,
-                              run.evidence.warnings};
+  d.probe = probe_details_of(run.evidence);
   d.node_seconds = std::move(node_seconds);
   d.time_saved_seconds = saved;
   return run::to_json(d);
@@ -81,7 +81,7 @@ std::vector<std::string> failed_nodes(const planner::ExecutionPlan& plan, const 
   std::vector<std::string> out;
   for (const auto& e : plan.entries) {
     auto it = outcome.node_status.find(e.id);
-    if (it != outcome.node_status.end() && it->second != "success" && it->second != "skipped")
+    if (it != outcome.node_status.end() && run::node_result(it->second) == run::NodeResult::failed)
       out.push_back(e.name + " (" + it->second + ")");
   }
   return out;
@@ -189,18 +189,14 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   t = Clock::now();
   out = WaveRecord{};
   out.saved = run::time_saved_seconds(run.store, run.scope, run.plan);
-  for (const auto& [id, status] : loaded->outcome.node_status) {
-    if (status == "success")
-      ++out.built;
-    else if (status == "skipped")
-      ++out.skipped;
-    else
-      ++out.failed;
-  }
+  const run::NodeCounts counts_of_wave = run::count_node_results(loaded->outcome.node_status);
+  out.built = counts_of_wave.built;
+  out.skipped = counts_of_wave.skipped;
+  out.failed = counts_of_wave.failed;
   out.run_id = loaded->outcome.run_id;
   out.summary = loaded->summary;
   out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
-  const std::string outcome = build.exit_code == 0 ? "success" : (out.built > 0 ? "partial" : "failed");
+  const std::string outcome = run::build_outcome(build.exit_code, out.built);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", out.failed},
@@ -235,7 +231,7 @@ int finish_run(const CommandContext& ctx, const RunContext& run, const std::vect
     summary += (summary.empty() ? "" : "; ") + w.summary;
   }
   if (waves.size() > 1) summary = std::to_string(waves.size()) + " waves: " + summary;
-  const std::string outcome = last_build.exit_code == 0 ? "success" : (built > 0 ? "partial" : "failed");
+  const std::string outcome = run::build_outcome(last_build.exit_code, built);
   json counts{{"built", built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", failed},

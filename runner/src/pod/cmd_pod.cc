@@ -215,7 +215,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   inputs.probe_seconds = seconds_since(t);
   inputs.inputs = std::move(project->inputs);
   inputs.relations_exist = evidence.relations_exist;
-  inputs.probe = {evidence.strategy, evidence.call_seconds, evidence.probe_seconds, evidence.warnings};
+  inputs.probe = probe_details_of(evidence);
   auto cutoff = run::cutoff_mode_from_string(
       setting(args, ctx, "--cutoff", "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, "--cutoff", "ODS_CUTOFF"));
   if (!cutoff) return report(ctx, cutoff.error());

@@ -25,6 +25,10 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
 
 }  // namespace
 
+run::ProbeDetails probe_details_of(const GatheredEvidence& evidence) {
+  return run::ProbeDetails{evidence.strategy, evidence.call_seconds, evidence.probe_seconds, evidence.warnings};
+}
+
 bool content_measurable(const std::string& adapter_type) { return change_provider_for(adapter_type) != nullptr; }
 
 std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, const std::string& adapter_type,

@@ -9,6 +9,7 @@
 
 #include "dbt_session.h"
 #include "ods/planner/inputs.h"
+#include "ods/run/probe_details.h"
 
 namespace ods::cli {
 
@@ -30,6 +31,9 @@ struct GatheredEvidence {
 // targets whose connections are independent (see probe_parts_setting, dbt_steps.h).
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
                                  planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts = 1);
+
+// What the probe measured, as the run's ledger entry keeps it and a pod sends it.
+run::ProbeDetails probe_details_of(const GatheredEvidence& evidence);
 
 // Whether this adapter's relations can be content-fingerprinted (a ChangeProvider reads it).
 bool content_measurable(const std::string& adapter_type);

@@ -215,15 +215,26 @@ std::string escape_markdown(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
-MarkdownInput markdown_input(const planner::ExecutionPlan& plan, CommandSummary summary) {
-  MarkdownInput in;
-  in.summary = std::move(summary);
+namespace {
+
+// `plan`'s entries as rows (the first reason's code, every reason's sentence) into `in`: those
+// whose action is `acting` in the acted table, the others folded; and its warnings.
+template <class Plan, class Action>
+void add_rows(MarkdownInput& in, const Plan& plan, Action acting) {
   for (const auto& e : plan.entries) {
     MarkdownRow row{e.name, e.resource_type, e.reasons.empty() ? "" : e.reasons.front().code, ""};
     for (const auto& r : e.reasons) row.sentence += (row.sentence.empty() ? "" : "; ") + r.message;
-    (e.action == planner::Action::build ? in.acted : in.folded).push_back(std::move(row));
+    (e.action == acting ? in.acted : in.folded).push_back(std::move(row));
   }
   in.warnings = plan.warnings;
+}
+
+}  // namespace
+
+MarkdownInput markdown_input(const planner::ExecutionPlan& plan, CommandSummary summary) {
+  MarkdownInput in;
+  in.summary = std::move(summary);
+  add_rows(in, plan, planner::Action::build);
   return in;
 }
 
@@ -232,12 +243,7 @@ MarkdownInput markdown_input(const planner::CheckPlan& plan, CommandSummary summ
   in.summary = std::move(summary);
   in.acted_label = "Test";
   in.folded_label = "Skip";
-  for (const auto& e : plan.entries) {
-    MarkdownRow row{e.name, e.resource_type, e.reasons.empty() ? "" : e.reasons.front().code, ""};
-    for (const auto& r : e.reasons) row.sentence += (row.sentence.empty() ? "" : "; ") + r.message;
-    (e.action == planner::CheckAction::run ? in.acted : in.folded).push_back(std::move(row));
-  }
-  in.warnings = plan.warnings;
+  add_rows(in, plan, planner::CheckAction::run);
   return in;
 }
 

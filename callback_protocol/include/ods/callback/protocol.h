@@ -17,6 +17,7 @@
 
 #include "ods/planner/inputs.h"
 #include "ods/planner/planner.h"
+#include "ods/run/probe_details.h"
 
 namespace ods::callback {
 
@@ -33,12 +34,8 @@ struct FieldError {
 template <class T>
 using Parsed = std::expected<T, FieldError>;
 
-struct ProbeReport {
-  std::string strategy;  // the ChangeProvider's origin ("" when none applies)
-  double call_seconds = 0;
-  std::map<std::string, double> source_seconds;  // source id -> statement latency
-  std::vector<std::string> warnings;
-};
+// What the pod's probe measured, as the run's ledger entry keeps it.
+using ProbeReport = run::ProbeDetails;
 
 // What the pod compiled and probed: everything the controller needs to plan.
 struct InputsRequest {

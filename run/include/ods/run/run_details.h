@@ -7,22 +7,33 @@
 //   {"recorded_by", "summary": "12 success, 1 error" | {the operator's run summary},
 //    "command", "counts": {...}, "seconds", "timings": {phase: seconds}, "probe": {"strategy",
 //    "call_seconds", "source_seconds", "warnings"}, "node_seconds": {node id: seconds},
-//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id", "waves": {the
-//    operator's wave state}}
+//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id", "waves": {"number",
+//    "last", "why", "mode", "extra_call_seconds", "building", "held_back", "built_earlier",
+//    "relations_exist", "cut_off"}}
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ods/run/probe_details.h"
+
 namespace ods::run {
 
-// What the probe (one dbt show call) measured.
-struct ProbeDetails {
-  std::string strategy;  // the ChangeProvider's origin ("" when none applies)
-  double call_seconds = 0;
-  std::map<std::string, double> source_seconds;  // source id -> statement latency
-  std::vector<std::string> warnings;
+// The operator's early-cutoff state of a run in waves (operator/callback's run_waves.h):
+// the planned entry holds wave 1's, each wave's entry the next wave's, so a restarted
+// controller carries on.
+struct WaveDetails {
+  int number = 1;  // the wave the pod builds now
+  bool last = true;
+  std::string why;
+  std::string mode;                                            // "auto" | "always" (run::CutoffMode)
+  double extra_call_seconds = 0;                               // what one more wave costs (two dbt calls)
+  std::vector<std::string> building;                           // BUILD node ids of this wave
+  std::vector<std::string> held_back;                          // BUILD node ids held back behind it
+  std::map<std::string, bool> built_earlier;                   // built by the waves before: id -> for code
+  std::optional<std::map<std::string, bool>> relations_exist;  // the pod's, for the re-plans
+  std::optional<int> cut_off;  // held-back nodes the re-plan after the wave before reused (not in wave 1)
 };
 
 struct RunDetails {
@@ -41,9 +52,7 @@ struct RunDetails {
   std::optional<std::optional<std::string>> head;             // the snapshot planned against (inner nullopt: none)
   std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
   std::optional<std::string> dbt_invocation_id;
-  // The operator's early-cutoff wave state of a run in waves (operator/callback's
-  // run_waves.h writes and reads it), kept as is.
-  std::optional<nlohmann::json> waves;
+  std::optional<WaveDetails> waves;  // a run in waves (its "number" and "last" required)
 
   // The one line a person reads in `ods state history`: the summary line, else the operator
   // summary's message.
