@@ -21,10 +21,9 @@ if(ODS_SANITIZE)
   add_link_options(-fsanitize=${ODS_SANITIZE})
   # The test executables' own sources (ods_add_test) at -O0 with line tables only: the product's
   # libraries keep RelWithDebInfo (and so their ccache entries, shared with the fuzz targets),
-  # while a test file, whose object misses the cache whenever the clone's path changes (its
-  # ODS_SOURCE_DIR definition), compiles in half the CPU time (6.5 s -> 3.1 s for
-  # planner/tests/fingerprint_test.cc under ASan+UBSan) and links smaller. The sanitizers check
-  # -O0 code fully.
+  # while a test file, whose object misses the cache whenever it changes, compiles in half the
+  # CPU time (6.5 s -> 3.1 s for planner/tests/fingerprint_test.cc under ASan+UBSan) and links
+  # smaller. The sanitizers check -O0 code fully.
   set(ODS_TEST_COMPILE_OPTIONS -O0 -gline-tables-only)
 endif()
 

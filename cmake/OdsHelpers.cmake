@@ -17,6 +17,15 @@ function(ods_add_library name)
   target_link_libraries(ods_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ods_settings ${ARG_PRIVATE_DEPS})
 endfunction()
 
+# The source tree's and the build's paths for the tests (tests/harness/source_paths.h). The one
+# object that has them compiled in: every other test object is free of the clone's path, so its
+# ccache entry serves any clone (CCACHE_BASEDIR, CMakeLists.txt; docs/hardening.md).
+add_library(ods_test_paths STATIC ${PROJECT_SOURCE_DIR}/tests/harness/source_paths.cc)
+target_include_directories(ods_test_paths PUBLIC ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(ods_test_paths PRIVATE ods_settings)
+target_compile_definitions(ods_test_paths PRIVATE
+  ODS_CONFIGURED_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_CONFIGURED_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+
 # ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s] [ONE_PROCESS|NO_CTEST])
 # One GoogleTest executable, discovered into ctest with its label. ONE_PROCESS registers the
 # whole binary as one ctest test, for suites that share an expensive fixture per process.
@@ -32,10 +41,8 @@ function(ods_add_test name)
   endif()
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  target_link_libraries(${name} PRIVATE ods_settings ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE ods_settings ods_test_paths ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${ODS_TEST_COMPILE_OPTIONS})  # cmake/OdsHardening.cmake
-  target_compile_definitions(${name} PRIVATE
-    ODS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ODS_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
   if(ARG_NO_CTEST)
     return()
   elseif(ARG_ONE_PROCESS)

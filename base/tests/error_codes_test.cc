@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "harness/source_paths.h"
+
 namespace ods {
 namespace {
 
@@ -28,7 +30,7 @@ TEST(ErrorCodes, EveryCodeTheProductFailsWithIsListed) {
   std::set<std::string> unknown;
   std::size_t files = 0, uses = 0;
   for (const char* component : {"base", "json", "planner", "providers", "runner", "operator"}) {
-    const std::filesystem::path root = std::filesystem::path(ODS_SOURCE_DIR) / component;
+    const std::filesystem::path root = ods::testing::source_dir() / component;
     if (!std::filesystem::exists(root)) continue;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
       const auto& path = entry.path();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "case_file.h"
+#include "harness/source_paths.h"
 
 namespace {
 
@@ -12,7 +13,7 @@ namespace fs = std::filesystem;
 using ods::planner::jinja_impurity;
 using ods::planner::reads_run_context;
 
-fs::path jinja_cases_dir() { return fs::path(ODS_SOURCE_DIR) / "planner/tests/cases/jinja"; }
+fs::path jinja_cases_dir() { return ods::testing::source_dir() / "planner/tests/cases/jinja"; }
 
 TEST(JinjaPurityCases, DirectoryHasCases) {
   EXPECT_FALSE(ods::test_cases::case_paths(jinja_cases_dir()).empty()) << jinja_cases_dir();

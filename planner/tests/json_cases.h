@@ -12,12 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/source_paths.h"
 #include "ods/planner/json_io.h"
 
 namespace ods::test_cases {
 
 inline std::filesystem::path json_cases_dir(const std::string& kind) {
-  return std::filesystem::path(ODS_SOURCE_DIR) / "planner/tests/cases" / kind;
+  return ods::testing::source_dir() / "planner/tests/cases" / kind;
 }
 
 // The sorted stems of the *.json files of cases/<kind>.

@@ -7,13 +7,14 @@
 #include <random>
 
 #include "case_file.h"
+#include "harness/source_paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ods::planner::normalize_sql;
 
-fs::path sql_cases_dir() { return fs::path(ODS_SOURCE_DIR) / "planner/tests/cases/sql"; }
+fs::path sql_cases_dir() { return ods::testing::source_dir() / "planner/tests/cases/sql"; }
 
 TEST(SqlNormalizerCases, DirectoryHasCases) {
   EXPECT_FALSE(ods::test_cases::case_paths(sql_cases_dir()).empty()) << sql_cases_dir();

@@ -16,9 +16,8 @@ namespace ods::testing {
 
 namespace fs = std::filesystem;
 
-fs::path source_dir() { return ODS_SOURCE_DIR; }
 fs::path venv_bin() { return source_dir() / ".venv" / "bin"; }
-fs::path ods_binary() { return fs::path(ODS_BIN_DIR) / "ods"; }
+fs::path ods_binary() { return bin_dir() / "ods"; }
 
 std::string read_text_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

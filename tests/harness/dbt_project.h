@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/source_paths.h"  // source_dir(), bin_dir()
+
 namespace ods::testing {
 
 struct ProcessResult {
@@ -70,7 +72,6 @@ class DbtProject {
   std::string duckdb_file_ = "shop.duckdb";
 };
 
-std::filesystem::path source_dir();
 std::filesystem::path venv_bin();
 std::filesystem::path ods_binary();
 // The whole content of a file; "" when it can't be read.

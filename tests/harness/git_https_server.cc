@@ -33,7 +33,7 @@ std::expected<void, std::string> GitHttpsServer::start(Options options) {
     if (done.exit_code != 0) return std::unexpected(step[1] + " failed: " + done.output + done.errors);
   }
   std::vector<std::string> argv{"/usr/bin/python3",
-                                std::string(ODS_SOURCE_DIR) + "/tests/harness/git_https_server.py",
+                                (source_dir() / "tests/harness/git_https_server.py").string(),
                                 "--root",
                                 (dir / "root").string(),
                                 "--cert",

@@ -225,47 +225,43 @@ std::expected<PodResult, std::string> KubeletStandin::run_job(const Json& job) {
   };
   // An env secretKeyRef that can't be resolved keeps the container waiting
   // (CreateContainerConfigError) and the Job active, as the kubelet does, until it can be, the
-  // Job is deleted or its activeDeadlineSeconds passes.
+  // Job is deleted or its activeDeadlineSeconds passes. The Pod's waiting message follows what is
+  // missing (the Secret, then its key), as the kubelet's does: one write each time it changes.
   std::optional<PodResult> result;
   auto secret_env = secret_environment(job, namespace_name);
-  if (!secret_env) {
-    auto pod_written = client_.merge_patch(
-        res::kPods, pod_key,
-        {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
-        ods::kube::Subresource::status);
-    if (!pod_written)
-      return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + pod_written.error().message);
-    auto job_written =
-        client_.merge_patch(res::kJobs, job_key, {{"status", {{"startTime", started}, {"active", 1}, {"ready", 0}}}},
-                            ods::kube::Subresource::status);
-    if (!job_written)
-      return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
-    const Json::json_pointer deadline_at("/spec/activeDeadlineSeconds");
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::seconds(job.contains(deadline_at) ? job.at(deadline_at).get<long long>() : 3600);
-    while (!secret_env) {
-      {
-        std::lock_guard lock(mutex_);
-        if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) break;
+  const Json::json_pointer deadline_at("/spec/activeDeadlineSeconds");
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(job.contains(deadline_at) ? job.at(deadline_at).get<long long>() : 3600);
+  std::string shown;  // the message the Pod's waiting status has ("" before the first)
+  while (!secret_env) {
+    if (secret_env.error() != shown) {
+      auto pod_written = client_.merge_patch(
+          res::kPods, pod_key,
+          {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
+          ods::kube::Subresource::status);
+      if (!pod_written)
+        return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + pod_written.error().message);
+      if (shown.empty()) {
+        auto job_written = client_.merge_patch(res::kJobs, job_key,
+                                               {{"status", {{"startTime", started}, {"active", 1}, {"ready", 0}}}},
+                                               ods::kube::Subresource::status);
+        if (!job_written)
+          return std::unexpected("writing the status of Job " + job_key.str() + ": " + job_written.error().message);
       }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        result = PodResult{PodResult::Ending::deadline_exceeded, 137, "killed at activeDeadlineSeconds"};
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const std::string before = secret_env.error();
-      secret_env = secret_environment(job, namespace_name);
-      if (!secret_env && secret_env.error() != before) {  // the kubelet's message follows what is missing
-        auto rewritten = client_.merge_patch(
-            res::kPods, pod_key,
-            {{"status", standin::pod_waiting_status(job, "CreateContainerConfigError", secret_env.error())}},
-            ods::kube::Subresource::status);
-        if (!rewritten)
-          return std::unexpected("writing the status of Pod " + pod_key.str() + ": " + rewritten.error().message);
-      }
+      shown = secret_env.error();
     }
-    if (!secret_env && !result) result = PodResult{PodResult::Ending::not_started, 1, secret_env.error()};
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_ || deleted_uids_.contains(job["metadata"].value("uid", ""))) break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result = PodResult{PodResult::Ending::deadline_exceeded, 137, "killed at activeDeadlineSeconds"};
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    secret_env = secret_environment(job, namespace_name);
   }
+  if (!secret_env && !result) result = PodResult{PodResult::Ending::not_started, 1, secret_env.error()};
   if (!result) {
     if (auto running = write_status(std::nullopt); !running) return std::unexpected(running.error());
     if (!missing.empty()) {

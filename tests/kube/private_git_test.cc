@@ -11,6 +11,7 @@
 
 #include "harness/git_https_server.h"
 #include "harness/kubelet_standin.h"
+#include "harness/source_paths.h"
 #include "kube/kube_client_fixture.h"
 #include "ods/control/run_reconciler.h"
 
@@ -42,7 +43,7 @@ class KubePrivateGitTest : public KubeClientTest {
     ASSERT_TRUE(started) << started.error();
     // The pod's /tmp is a volume (the stand-in maps paths under it into the pod's folder), so
     // the certificate the pod trusts lives outside /tmp, in the build tree.
-    ca_file_ = std::filesystem::path(ODS_BIN_DIR).parent_path() / ("private-git-ca-" + namespace_ + ".pem");
+    ca_file_ = bin_dir().parent_path() / ("private-git-ca-" + namespace_ + ".pem");
     std::filesystem::copy_file(server_.certificate(), ca_file_, std::filesystem::copy_options::overwrite_existing);
     ASSERT_TRUE(client().create(res::kSecrets, namespace_, runner_profile_secret()));
   }
@@ -88,9 +89,9 @@ class KubePrivateGitTest : public KubeClientTest {
     control::DbtRunReconciler reconciler(client(), clock, events,
                                          [](const Json&) { return std::string("token-of-the-run"); },
                                          {.callback_url = "http://127.0.0.1:1"});
-    KubeletStandin standin(client(), {.namespace_name = namespace_,
-                                      .root = dir_ / "pods",
-                                      .executables = {{"ods", std::string(ODS_BIN_DIR) + "/ods"}}});
+    KubeletStandin standin(
+        client(),
+        {.namespace_name = namespace_, .root = dir_ / "pods", .executables = {{"ods", (bin_dir() / "ods").string()}}});
     standin.start();
     const bool finished = eventually(
         [&] {

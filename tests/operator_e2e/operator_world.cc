@@ -52,7 +52,7 @@ Json secret(const std::string& ns, const std::string& name, const std::map<std::
           {"data", d}};
 }
 
-std::filesystem::path operator_binary() { return std::filesystem::path(ODS_BIN_DIR) / "ods-operator"; }
+std::filesystem::path operator_binary() { return bin_dir() / "ods-operator"; }
 
 // Waits for the replica's "ods-operator started" line, which it logs once /metrics listens.
 // "port_taken" when it exited because the port was no longer free (the caller retries with

@@ -23,7 +23,7 @@ TEST(PostgresConcurrency, EightProcessesFiftyRoundsFormOneChainAndLoseNothing) {
   const std::string dsn = fresh_database();
   ASSERT_FALSE(dsn.empty());
   ASSERT_NE(open_pg(dsn), nullptr) << "migrate once before the race";
-  const std::string racer = (std::filesystem::path(ODS_BIN_DIR).parent_path() / "tests" / "pg_commit_racer").string();
+  const std::string racer = (bin_dir().parent_path() / "tests" / "pg_commit_racer").string();
   std::vector<ProcessResult> results(kWriters);
   std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; ++w) {

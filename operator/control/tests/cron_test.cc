@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/source_paths.h"
 #include "ods/control/time_text.h"
 
 namespace ods::control {
@@ -27,7 +28,7 @@ std::vector<std::string> split_case(const std::string& line) {
 }
 
 TEST(Cron, DataDrivenCases) {
-  std::ifstream cases(std::string(ODS_CONTROL_TEST_DIR) + "/cron_cases.txt");
+  std::ifstream cases(ods::testing::source_dir() / "operator/control/tests/cron_cases.txt");
   ASSERT_TRUE(cases) << "cron_cases.txt not found";
   std::string line;
   int checked = 0;

@@ -11,13 +11,15 @@
 #include <set>
 #include <sstream>
 
+#include "harness/source_paths.h"
+
 namespace ods::telemetry {
 namespace {
 
 using nlohmann::json;
 
 json dashboard() {
-  std::ifstream in(std::string(ODS_SOURCE_DIR) + "/helm/ods/dashboards/ods.json");
+  std::ifstream in(ods::testing::source_dir() / "helm/ods/dashboards/ods.json");
   EXPECT_TRUE(in);
   std::ostringstream text;
   text << in.rdbuf();

@@ -9,13 +9,14 @@
 #include <set>
 #include <sstream>
 
+#include "harness/source_paths.h"
 #include "ods/telemetry/operator_metrics.h"
 
 namespace ods::telemetry {
 namespace {
 
 std::string read_source_file(const std::string& relative) {
-  std::ifstream in(std::string(ODS_SOURCE_DIR) + "/" + relative);
+  std::ifstream in(ods::testing::source_dir() / relative);
   EXPECT_TRUE(in) << relative;
   std::ostringstream text;
   text << in.rdbuf();

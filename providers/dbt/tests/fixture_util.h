@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/source_paths.h"
 #include "ods/dbt/artifacts.h"
 
 namespace ods::dbt::testing {
@@ -17,7 +18,7 @@ namespace ods::dbt::testing {
 using OJson = nlohmann::ordered_json;  // keeps dbt's member order
 
 inline std::filesystem::path fixture_path(const std::string& name) {
-  return std::filesystem::path(ODS_DBT_FIXTURES) / name;
+  return ods::testing::source_dir() / "providers/dbt/tests/fixtures" / name;
 }
 
 inline std::string read_text(const std::filesystem::path& path) {

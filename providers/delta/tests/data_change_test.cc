@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "harness/source_paths.h"
+
 namespace ods::delta {
 namespace {
 
@@ -67,7 +69,7 @@ CommitCase read_case(const fs::path& file) {
 
 std::vector<CommitCase> all_cases() {
   std::vector<CommitCase> cases;
-  for (const auto& entry : fs::directory_iterator(ODS_DELTA_COMMIT_CASES))
+  for (const auto& entry : fs::directory_iterator(ods::testing::source_dir() / "providers/delta/tests/commit_cases"))
     if (entry.path().extension() == ".case") cases.push_back(read_case(entry.path()));
   std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return cases;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/source_paths.h"
+
 namespace ods::cli {
 namespace {
 
@@ -67,7 +69,7 @@ MarkdownInput every_section() {
   return in;
 }
 
-fs::path golden_path() { return fs::path(ODS_RUNNER_TEST_DATA) / "plan_summary.golden.md"; }
+fs::path golden_path() { return ods::testing::source_dir() / "runner/tests/cli/data" / "plan_summary.golden.md"; }
 
 TEST(PlanMarkdown, EverySectionMatchesTheGoldenFile) {
   MarkdownLimits limits;

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/source_paths.h"
+
 namespace ods::dbt::testing {
 
 inline std::filesystem::path fixture_path(const std::string& name) {
-  return std::filesystem::path(ODS_DBT_CLI_FIXTURES) / name;
+  return ods::testing::source_dir() / "providers/dbt/cli/tests/fixtures" / name;
 }
 
 // The file's lines, without their '\n'; none when it does not exist.
