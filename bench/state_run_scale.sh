@@ -10,7 +10,8 @@
 #     1% changed:  gen_project.py --changed-percent 1 (N/100 models edited; their
 #                  descendants build too)
 # and prints, per run, ODS's own seconds per phase (load, probe_parse, plan, record, ledger;
-# "ods" their sum) beside dbt's (compile, the probe's dbt show call, build) and the total,
+# "ods" their sum) beside dbt's (compile, the probe's dbt show call, build, early cutoff's
+# content measurement after a wave) and the total,
 # the nodes built, and the ods process's peak RSS (dbt's processes not counted), all from the
 # run's JSON document (`run.timings`, `run.peak_rss_mb`; docs/cli.md). One run of each: a
 # first build of 10k nodes takes many minutes on a small machine.
@@ -61,15 +62,15 @@ n, case, path = sys.argv[1:]
 d = json.load(open(path))
 t, run = d["run"]["timings"], d["run"]
 ods = ["load", "probe_parse", "plan", "record", "ledger"]
-dbt = ["compile", "probe_dbt", "build"]
+dbt = ["compile", "probe_dbt", "build", "content"]
 cells = [n, case, str(run["counts"]["built"])] + ["%.3f" % t.get(k, 0) for k in ods + ["ods"]] \
     + ["%.1f" % t.get(k, 0) for k in dbt + ["total"]] + ["%.0f" % run.get("peak_rss_mb", 0)]
 print("| " + " | ".join(cells) + " |")
 PY
 }
 
-echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | total s | ods peak RSS MB |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | dbt content s | total s | ods peak RSS MB |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
   p=$work/run$n
   if [ "${BENCH_REUSE:-0}" = 1 ] && [ -d "$p/.ods" ] && [ -f "$p/bench.duckdb" ]; then
