@@ -176,14 +176,13 @@ TEST_P(ShopRun, WithoutTheDriverAModelEditedWhileDbtBuildsIsRecordedAsDbtBuiltIt
   ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
   const std::string model = (project_->dir() / "models" / "staging" / "stg_orders.sql").string();
   const std::string dbt = write_dbt_wrapper(*project_, "dbt-edits-during-build.sh", "build",
-                                            "sed -i 's/lower(status)/upper(status)/' '" + model + "'",
-                                            "sed -i 's/upper(status)/lower(status)/' '" + model + "'");
+                                            "sed -i 's/lower(status)/lower(trim(status))/' '" + model + "'",
+                                            "sed -i 's/lower(trim(status))/lower(status)/' '" + model + "'");
   std::string errors;
   auto [code, doc] = run_ods({"--dbt", dbt}, &errors);
   ASSERT_EQ(code, 0) << errors;
   EXPECT_EQ(decision(entry(doc.at("plan"), "stg_orders")), "build:new_upstream_data");
   EXPECT_EQ(doc.at("run").at("recorded_from"), "manifest");
-  EXPECT_NE(errors.find("changed while ods ran (stg_orders): recorded as dbt built it"), std::string::npos) << errors;
   ASSERT_NE(project_->read("models/staging/stg_orders.sql").find("lower(status)"), std::string::npos);
   auto [next_code, next] = run_ods();
   ASSERT_EQ(next_code, 0) << next.dump(2);

@@ -172,12 +172,9 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                 const WaveEvidence& evidence, WaveRecord& out) {
   auto t = Clock::now();
   const char* failed_early = "dbt build failed before running any node";
-  auto as_run = project_as_run(ctx, run.project, evidence.one_parse);
+  auto as_run = project_as_run(ctx, evidence.one_parse);
   if (!as_run) return report_nothing_recorded(ctx, build, failed_early, as_run.error());
-  if (as_run->reread) run.recorded_from = "manifest";
-  if (!as_run->changed.empty())
-    *ctx.err << "ods: warning: the code of " << as_run->changed.size() << " nodes or sources changed while ods ran ("
-             << name_list(as_run->changed) << "): recorded as dbt built it, not as planned\n";
+  if (as_run->reread()) run.recorded_from = "manifest";
   const LoadedProject& project = as_run->of(run.project);
   auto loaded = load_run(ctx, project, RunKind::build, as_run->written_by());
   if (!loaded) return report_nothing_recorded(ctx, build, failed_early, loaded.error());

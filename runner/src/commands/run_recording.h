@@ -39,7 +39,7 @@ struct RunContext {
   std::chrono::steady_clock::time_point started;
   // What record_wave recorded against: "plan" (the planned project: every dbt command ran on
   // one parse), or "manifest" once a wave's dbt build parsed the project itself and the
-  // manifest it wrote was read again (project_as_run.h). The run document's `recorded_from`.
+  // manifest it wrote was recorded (project_as_run.h). The run document's `recorded_from`.
   std::string recorded_from = "plan";
 };
 
@@ -70,9 +70,8 @@ struct WaveRecord {
 
 // Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on
 // disk only its metadata is read: the invocation that wrote it must be the one that wrote
-// run_results.json), or, when the build parsed the project itself (!evidence.one_parse) and
-// the code it built differs from the plan's, the manifest it wrote (project_as_run.h, rule 2;
-// a warning names the nodes): a snapshot committed on `run.head`
+// run_results.json), or, when the build parsed the project itself (!evidence.one_parse), the
+// manifest it wrote (project_as_run.h, rule 2): a snapshot committed on `run.head`
 // (which then becomes the committed state, for the next wave) and a ledger entry holding
 // `run.plan`, the wave's plan. Fills `out`; returns kExitOk, or an exit code after reporting
 // why nothing was recorded (each wave before stays recorded: rule 4).

@@ -126,11 +126,8 @@ int finish_without_tests(const CommandContext& ctx, const TestRun& run, bool dry
 int record_test_run(const CommandContext& ctx, TestRun& run, const LoadedProject& planned, bool one_parse,
                     const dbt::DbtCommandResult& dbt_test) {
   const char* failed_early = "dbt test failed before running any check";
-  auto as_run = project_as_run(ctx, planned, one_parse);
+  auto as_run = project_as_run(ctx, one_parse);
   if (!as_run) return report_nothing_recorded(ctx, dbt_test, failed_early, as_run.error());
-  if (!as_run->changed.empty())
-    *ctx.err << "ods: warning: the code of " << as_run->changed.size() << " nodes or sources changed while ods ran ("
-             << name_list(as_run->changed) << "): their checks are recorded as dbt ran them, not as planned\n";
   const LoadedProject* project = &as_run->of(planned);
   auto loaded = load_run(ctx, *project, RunKind::checks_only, as_run->written_by());
   if (!loaded) return report_nothing_recorded(ctx, dbt_test, failed_early, loaded.error());
@@ -158,7 +155,7 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const LoadedProject
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
   const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, dbt_test.error_text,
-                                       as_run->reread ? "manifest" : "plan");
+                                       as_run->reread() ? "manifest" : "plan");
   const int code = finish_after_dbt(ctx, dbt_test,
                                     "dbt test failed; the nodes and sources whose checks failed are untested and are "
                                     "tested again next time");

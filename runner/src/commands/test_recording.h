@@ -34,8 +34,7 @@ int finish_without_tests(const CommandContext& ctx, const TestRun& run, bool dry
 // dbt test ran (its checks may have failed): record its run_results.json against `planned`,
 // the project the checks were decided on (of the manifest dbt test wrote only the metadata is
 // read, when `one_parse`: DbtSession::one_parse), or against that manifest when dbt test
-// parsed the project itself and its code differs from the plan's (project_as_run.h, rule 2;
-// a warning names what differs); then summarise. The run document's `recorded_from` says
+// parsed the project itself (project_as_run.h, rule 2); then summarise. The run document's `recorded_from` says
 // which: "plan" or "manifest" (read again). Returns kExitOk when every check passed and the
 // state was committed; kExitFailed when a check failed (dbt's failure text is shown), dbt
 // failed before testing, or the commit failed.
