@@ -10,14 +10,22 @@
 #     1% changed:  gen_project.py --changed-percent 1 (N/100 models edited; their
 #                  descendants build too)
 # and prints, per run, ODS's own seconds per phase (load, probe_parse, plan, record, ledger;
-# "ods" their sum) beside dbt's (compile, the probe's dbt show call, build) and the total,
+# "ods" their sum) beside dbt's (compile, the probe's dbt show call, build, early cutoff's
+# content measurement after a wave) and the total,
 # the nodes built, and the ods process's peak RSS (dbt's processes not counted), all from the
 # run's JSON document (`run.timings`, `run.peak_rss_mb`; docs/cli.md). One run of each: a
 # first build of 10k nodes takes many minutes on a small machine.
 #
+# BENCH_REUSE=1 keeps a project an earlier run of this script built (its .ods state, target/
+# and DuckDB file): instead of the first build, the project is regenerated without the 1%
+# edit and one `ods state run` ("restore": builds back what the last 1% run changed) brings
+# its state to the unedited project; then the no-change and 1% runs as above. A size with
+# nothing built yet gets the first build as usual.
+#
 # Environment:
 #   ODS_BIN     the ods binary (default: <repo>/build/bin/ods)
 #   BENCH_DIR   work folder (default: <repo>/.cache/bench, git-ignored)
+#   BENCH_REUSE 1: reuse the projects built in BENCH_DIR (above)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
@@ -54,24 +62,32 @@ n, case, path = sys.argv[1:]
 d = json.load(open(path))
 t, run = d["run"]["timings"], d["run"]
 ods = ["load", "probe_parse", "plan", "record", "ledger"]
-dbt = ["compile", "probe_dbt", "build"]
+dbt = ["compile", "probe_dbt", "build", "content"]
 cells = [n, case, str(run["counts"]["built"])] + ["%.3f" % t.get(k, 0) for k in ods + ["ods"]] \
     + ["%.1f" % t.get(k, 0) for k in dbt + ["total"]] + ["%.0f" % run.get("peak_rss_mb", 0)]
 print("| " + " | ".join(cells) + " |")
 PY
 }
 
-echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | total s | ods peak RSS MB |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | dbt content s | total s | ods peak RSS MB |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
   p=$work/run$n
-  log "$n nodes: generating the project in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
-  rm -rf "$p/.ods" "$p/target" "$p/bench.duckdb" "$p/bench.duckdb.wal"
-  run_logged "$tmp/gen.json" "$py" "$bench/gen_project.py" "$n" "$p"
-  (cd "$p" && run_logged "$tmp/raw.log" "$ODS_DBT" run-operation bench_create_raw --project-dir "$p" --profiles-dir "$p")
-  log "$n nodes: first ods state run (builds every node)"
-  ods_run "$p" "$tmp/first.json"
-  row "$n" "first" "$tmp/first.json"
+  if [ "${BENCH_REUSE:-0}" = 1 ] && [ -d "$p/.ods" ] && [ -f "$p/bench.duckdb" ]; then
+    log "$n nodes: reusing the project built in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    run_logged "$tmp/gen.json" "$py" "$bench/gen_project.py" "$n" "$p"
+    log "$n nodes: ods state run on the unedited project (restore)"
+    ods_run "$p" "$tmp/restore.json"
+    row "$n" "restore" "$tmp/restore.json"
+  else
+    log "$n nodes: generating the project in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    rm -rf "$p/.ods" "$p/target" "$p/bench.duckdb" "$p/bench.duckdb.wal"
+    run_logged "$tmp/gen.json" "$py" "$bench/gen_project.py" "$n" "$p"
+    (cd "$p" && run_logged "$tmp/raw.log" "$ODS_DBT" run-operation bench_create_raw --project-dir "$p" --profiles-dir "$p")
+    log "$n nodes: first ods state run (builds every node)"
+    ods_run "$p" "$tmp/first.json"
+    row "$n" "first" "$tmp/first.json"
+  fi
   log "$n nodes: ods state run, nothing changed"
   ods_run "$p" "$tmp/same.json"
   row "$n" "no change" "$tmp/same.json"

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "harness/shop_baseline.h"
+#include "harness/warehouse.h"
 
 namespace ods::testing {
 namespace {
@@ -88,7 +89,29 @@ TEST_F(ShopTestCommand, AnEditedTestMakesOnlyItsNodeUntested) {
   EXPECT_EQ(decisions(t).at("stg_orders"), "run:checks_changed");
   EXPECT_EQ(t.doc.at("run").at("outcome"), "tested");
   EXPECT_EQ(t.doc.at("run").at("counts").at("failed"), 0);
+  // The real dbt runs in the ods dbt driver: one parse, recorded against the planned project.
+  EXPECT_EQ(t.doc.at("run").at("recorded_from"), "plan");
   EXPECT_EQ(ran(test_checks(project_)), std::vector<std::string>{}) << "a pass is recorded";
+}
+
+// Rule 2 without the driver (a wrapper script: dbt test parses the project itself): the test
+// is edited once more just before dbt test starts and put back after it. What passed is the
+// edit dbt ran, not the checks decided on, so the next `ods state test` runs them again.
+TEST_F(ShopTestCommand, WithoutTheDriverATestEditedWhileDbtTestRunsIsRecordedAsDbtRanIt) {
+  project_.replace_in("models/staging/_staging.yml", "values: [placed, shipped, completed, returned, cancelled]",
+                      "values: [placed, shipped, completed, returned, cancelled, lost]");
+  const std::string yml = (project_.dir() / "models" / "staging" / "_staging.yml").string();
+  const std::string dbt = write_dbt_wrapper(project_, "dbt-edits-during-test.sh", "test",
+                                            "sed -i 's/cancelled, lost]/cancelled, lost, missing]/' '" + yml + "'",
+                                            "sed -i 's/, missing]/]/' '" + yml + "'");
+  TestCommand t = test_checks(project_, {"--dbt", dbt});
+  ASSERT_EQ(t.exit_code, 0) << t.errors;
+  EXPECT_EQ(ran(t), std::vector<std::string>{"stg_orders"}) << t.doc.dump(2);
+  EXPECT_EQ(t.doc.at("run").at("recorded_from"), "manifest");
+  ASSERT_NE(project_.read("models/staging/_staging.yml").find("cancelled, lost]"), std::string::npos);
+  TestCommand next = test_checks(project_);
+  ASSERT_EQ(next.exit_code, 0) << next.errors;
+  EXPECT_EQ(decisions(next).at("stg_orders"), "run:checks_changed") << next.doc.dump(2);
 }
 
 TEST_F(ShopTestCommand, AFailingTestExitsNonZeroShowsDbtsFailureAndRunsAgainNextTime) {

@@ -95,7 +95,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
     *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
     return 130;
   }
-  return record_test_run(ctx, run, *tested);
+  return record_test_run(ctx, run, *project, session->one_parse(), *tested);
 }
 
 }  // namespace ods::cli

@@ -58,6 +58,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
+    evidence.one_parse = dbt.one_parse();
     if (measurable) {
       t = Clock::now();
       std::vector<std::string> warnings;
@@ -65,7 +66,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
           measure_contents(dbt, settings.adapter_type, ctx.target_dir.string(),
                            run::nodes_with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
       for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
-      run.timings.probe += seconds_since(t);
+      run.timings.content += seconds_since(t);
     }
     WaveRecord record;
     if (int code = record_wave(ctx, run, *built, evidence, record); code != kExitOk) return code;

@@ -18,6 +18,7 @@
 #include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
 #include "plan_markdown.h"
+#include "project_as_run.h"
 #include "project_loader.h"
 #include "recording_steps.h"
 
@@ -57,6 +58,7 @@ std::map<std::string, double> timings_of(const RunContext& run) {
           {"probe_parse", probe_parse},
           {"plan", t.plan},
           {"build", t.build},
+          {"content", t.content},
           {"record", t.record},
           {"ledger", t.ledger},
           {"ods", t.load + probe_parse + t.plan + t.record + t.ledger},
@@ -117,7 +119,8 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
                        {"timings", timings_of(run)},
                        {"probe_seconds", run.evidence.probe_seconds},
                        {"time_saved_seconds", saved},
-                       {"peak_rss_mb", peak_rss_mb()}};
+                       {"peak_rss_mb", peak_rss_mb()},
+                       {"recorded_from", run.recorded_from}};
     return document_of_members(
         {{"plan", planner::to_json(run.plan, true)}, {"run", run_doc.dump(2)}, {"summary", to_json(summary).dump(2)}});
   };
@@ -168,14 +171,15 @@ int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan
 int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
                 const WaveEvidence& evidence, WaveRecord& out) {
   auto t = Clock::now();
-  const LoadedProject& project = run.project;
   const char* failed_early = "dbt build failed before running any node";
-  auto written = dbt::read_manifest_metadata(ctx.target_dir / "manifest.json");
-  if (!written) return report_nothing_recorded(ctx, build, failed_early, written.error());
-  auto loaded = load_run(ctx, project, RunKind::build, &*written);
+  auto as_run = project_as_run(ctx, evidence.one_parse);
+  if (!as_run) return report_nothing_recorded(ctx, build, failed_early, as_run.error());
+  if (as_run->reread()) run.recorded_from = "manifest";
+  const LoadedProject& project = as_run->of(run.project);
+  auto loaded = load_run(ctx, project, RunKind::build, as_run->written_by());
   if (!loaded) return report_nothing_recorded(ctx, build, failed_early, loaded.error());
   loaded->outcome.source_versions.clear();  // the probe's, measured before the build started
-  for (const auto& source : project.inputs.sources)
+  for (const auto& source : run.project.inputs.sources)
     if (source.version) loaded->outcome.source_versions[source.id] = *source.version;
   loaded->outcome.node_contents = evidence.node_contents;
   loaded->outcome.built_for_code = evidence.built_for_code;

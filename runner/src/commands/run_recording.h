@@ -19,9 +19,10 @@ namespace ods::cli {
 // ODS's own (load: reading the manifest into planner inputs and the selection; probe_parse:
 // reading the probe's answer and choosing versions; plan: reading the head and planning;
 // record: reading run_results.json and committing the snapshot; ledger: time saved and the
-// ledger entry). docs/cli.md, "timings".
+// ledger entry); and content: measuring what a wave built, for early cutoff (a dbt show call,
+// dbt's). docs/cli.md, "timings".
 struct RunTimings {
-  double compile = 0, load = 0, probe = 0, plan = 0, build = 0, record = 0, ledger = 0;
+  double compile = 0, load = 0, probe = 0, plan = 0, build = 0, content = 0, record = 0, ledger = 0;
 };
 
 struct RunContext {
@@ -36,6 +37,10 @@ struct RunContext {
   GatheredEvidence evidence;
   RunTimings timings;
   std::chrono::steady_clock::time_point started;
+  // What record_wave recorded against: "plan" (the planned project: every dbt command ran on
+  // one parse), or "manifest" once a wave's dbt build parsed the project itself and the
+  // manifest it wrote was recorded (project_as_run.h). The run document's `recorded_from`.
+  std::string recorded_from = "plan";
 };
 
 // `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
@@ -51,6 +56,7 @@ int finish_without_build(const CommandContext& ctx, RunContext& run);
 struct WaveEvidence {
   std::map<std::string, planner::DataVersion> node_contents;
   std::vector<std::string> built_for_code;
+  bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
 };
 
 // One wave's dbt build as recorded: its counts and dbt's summary, the plan's nodes it failed.
@@ -64,7 +70,8 @@ struct WaveRecord {
 
 // Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on
 // disk only its metadata is read: the invocation that wrote it must be the one that wrote
-// run_results.json): a snapshot committed on `run.head`
+// run_results.json), or, when the build parsed the project itself (!evidence.one_parse), the
+// manifest it wrote (project_as_run.h, rule 2): a snapshot committed on `run.head`
 // (which then becomes the committed state, for the next wave) and a ledger entry holding
 // `run.plan`, the wave's plan. Fills `out`; returns kExitOk, or an exit code after reporting
 // why nothing was recorded (each wave before stays recorded: rule 4).

@@ -12,6 +12,7 @@
 #include "ods/planner/planner.h"
 #include "ods/run/run_details.h"
 #include "plan_markdown.h"
+#include "project_as_run.h"
 #include "project_loader.h"
 #include "recording_steps.h"
 
@@ -80,7 +81,7 @@ bool deliver(const CommandContext& ctx, const TestRun& run, const CommandSummary
 }
 
 bool print_summary(const CommandContext& ctx, const TestRun& run, const json& counts, const std::string& run_id,
-                   const std::string& outcome, const std::string& dbt_errors) {
+                   const std::string& outcome, const std::string& dbt_errors, const std::string& recorded_from) {
   if (ctx.format == "text") {
     const json& c = counts.at("checks");
     char line[320];
@@ -97,8 +98,11 @@ bool print_summary(const CommandContext& ctx, const TestRun& run, const json& co
   summary.failed = counts.value("failed", 0);
   summary.skipped = std::max(0, run.checks.count(planner::CheckAction::run) - summary.built - summary.failed);
   summary.outcome = outcome;
-  const json run_doc{
-      {"run_id", run_id}, {"outcome", outcome}, {"counts", counts}, {"seconds", seconds_since(run.started)}};
+  const json run_doc{{"run_id", run_id},
+                     {"outcome", outcome},
+                     {"counts", counts},
+                     {"seconds", seconds_since(run.started)},
+                     {"recorded_from", recorded_from}};
   return deliver(ctx, run, summary, run_doc, dbt_errors);
 }
 
@@ -119,12 +123,14 @@ int finish_without_tests(const CommandContext& ctx, const TestRun& run, bool dry
   return deliver(ctx, run, summary, run_doc) ? kExitOk : kExitFailed;
 }
 
-int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtCommandResult& dbt_test) {
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
-  auto loaded = load_run(ctx, *project, RunKind::checks_only);
-  if (!loaded)
-    return report_nothing_recorded(ctx, dbt_test, "dbt test failed before running any check", loaded.error());
+int record_test_run(const CommandContext& ctx, TestRun& run, const LoadedProject& planned, bool one_parse,
+                    const dbt::DbtCommandResult& dbt_test) {
+  const char* failed_early = "dbt test failed before running any check";
+  auto as_run = project_as_run(ctx, one_parse);
+  if (!as_run) return report_nothing_recorded(ctx, dbt_test, failed_early, as_run.error());
+  const LoadedProject* project = &as_run->of(planned);
+  auto loaded = load_run(ctx, *project, RunKind::checks_only, as_run->written_by());
+  if (!loaded) return report_nothing_recorded(ctx, dbt_test, failed_early, loaded.error());
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before dbt test started
   auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
@@ -143,12 +149,13 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const dbt::DbtComma
                               loaded->outcome.started_at,
                               loaded->finished_at,
                               outcome,
-                              ods::sha256_hex(planner::to_json(project->inputs)),
+                              ods::sha256_hex(planner::to_json(project->dbt_project->inputs)),  // without evidence
                               planner::to_json(run.checks, false),
                               run::to_json(details),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
-  const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, dbt_test.error_text);
+  const bool delivered = print_summary(ctx, run, counts, loaded->outcome.run_id, outcome, dbt_test.error_text,
+                                       as_run->reread() ? "manifest" : "plan");
   const int code = finish_after_dbt(ctx, dbt_test,
                                     "dbt test failed; the nodes and sources whose checks failed are untested and are "
                                     "tested again next time");

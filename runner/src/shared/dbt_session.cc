@@ -33,6 +33,8 @@ class ProcessDbtSession final : public DbtSession {
     return std::make_unique<ProcessDbtSession>(ctx_, std::move(settings));
   }
 
+  bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
+
   std::vector<std::string> shared_flags() const override {
     std::vector<std::string> flags{"--project-dir", ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {
@@ -98,7 +100,7 @@ class ProcessDbtSession final : public DbtSession {
   DbtSettings settings_;
   std::unique_ptr<process::ProcessLauncher> launcher_;
   bool chosen_ = false;
-  std::unique_ptr<process::ProcessLauncher> driver_;  // declared after launcher_: destroyed first
+  std::unique_ptr<dbt::DbtDriverLauncher> driver_;  // declared after launcher_: destroyed first
 };
 
 }  // namespace

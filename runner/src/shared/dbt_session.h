@@ -32,6 +32,12 @@ class DbtSession : public dbt::DbtCommand {
                                                                              const std::string& what) = 0;
   // The flags run() appends to every call: --project-dir, and --target when given.
   virtual std::vector<std::string> shared_flags() const = 0;
+  // True when every dbt command this session ran so far ran on one parse of the project: the
+  // ods dbt driver kept the manifest its first command parsed (every command of a session has
+  // the same parse arguments). Then what a command built or tested is the code the session's
+  // first command compiled. False for a dbt process per command: each parsed the project
+  // again, from the files as they were when it started.
+  virtual bool one_parse() const = 0;
   // Another session with the same binary and flags and a dbt process of its own, to run at
   // the same time as this one (a parallel probe's parts). It forwards no interrupts (one
   // forwarder per process: this session's): on Ctrl-C its dbt call runs to its end.

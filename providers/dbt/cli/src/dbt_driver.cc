@@ -130,7 +130,7 @@ class DriverCommand final : public process::RunningProcess {
   bool interrupted_ = false;  // guarded by mu_
 };
 
-class DriverLauncher final : public process::ProcessLauncher {
+class DriverLauncher final : public DbtDriverLauncher {
  public:
   DriverLauncher(process::ProcessLauncher& real, std::filesystem::path python, DriverNotice notice)
       : real_(real), python_(std::move(python)), notice_(std::move(notice)) {}
@@ -146,6 +146,11 @@ class DriverLauncher final : public process::ProcessLauncher {
       lock.unlock();
     }
     waiter_.join();
+  }
+
+  bool keeps_manifest() const override {
+    std::lock_guard start_lock(start_mu_);
+    return driver_ != nullptr && !per_process_ && !refused_;
   }
 
   Result<std::unique_ptr<process::RunningProcess>> start(process::ProcessSpec spec) override {
@@ -252,7 +257,7 @@ class DriverLauncher final : public process::ProcessLauncher {
   process::ProcessLauncher& real_;
   const std::filesystem::path python_;
   const DriverNotice notice_;
-  std::mutex start_mu_;
+  mutable std::mutex start_mu_;
   bool per_process_ = false;      // guarded by start_mu_; the driver declined: one process per command
   std::optional<Error> refused_;  // guarded by start_mu_; the driver refused this dbt
   DriverOutput output_;
@@ -283,8 +288,8 @@ std::optional<std::filesystem::path> console_script_python(const std::filesystem
 
 std::string_view dbt_driver_source() { return kDbtDriverSource; }
 
-std::unique_ptr<process::ProcessLauncher> make_dbt_driver_launcher(process::ProcessLauncher& real,
-                                                                   std::filesystem::path python, DriverNotice notice) {
+std::unique_ptr<DbtDriverLauncher> make_dbt_driver_launcher(process::ProcessLauncher& real,
+                                                            std::filesystem::path python, DriverNotice notice) {
   return std::make_unique<DriverLauncher>(real, std::move(python), std::move(notice));
 }
 

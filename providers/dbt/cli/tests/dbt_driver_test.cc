@@ -48,11 +48,13 @@ TEST(DbtDriver, RunsEveryCommandInOneDriverProcess) {
   auto real = process::make_process_launcher();
   {
     auto driver = make_dbt_driver_launcher(*real, answering_driver(dir, "build_success.jsonl", 0));
+    EXPECT_FALSE(driver->keeps_manifest()) << "nothing is known before the first command";
     for (const char* subcommand : {"compile", "show", "build"}) {
       auto result = run_dbt_command(*driver, options_for(dir), {subcommand, "--select", "x y"});
       ASSERT_TRUE(result) << result.error().message;
       EXPECT_EQ(result->exit_code, 0) << result->error_text;
       EXPECT_EQ(result->events, testing::fixture_lines("build_success.jsonl"));
+      EXPECT_TRUE(driver->keeps_manifest()) << subcommand;
     }
   }
   EXPECT_EQ(dir.read("starts"), "started\nbye\n");  // one driver, told to exit at the end
@@ -121,6 +123,7 @@ TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
     EXPECT_EQ(result.error().code, "unsupported_dbt");
     EXPECT_EQ(result.error().message, "dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.11");
   }
+  EXPECT_FALSE(driver->keeps_manifest());
 }
 
 TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessSaidOnce) {
@@ -145,6 +148,7 @@ TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessS
   }
   EXPECT_EQ(notices, std::vector<std::string>{"dbt 1.99.0: compiled nodes have fields the driver does not know how to "
                                               "reset: x; running one dbt process per command"});
+  EXPECT_FALSE(driver->keeps_manifest()) << "each command parsed the project itself";
   EXPECT_EQ(dir.read("starts"), "started\n");
   const std::string calls = dir.read("dbt-calls");
   EXPECT_NE(calls.find("--log-format json compile"), std::string::npos) << calls;

@@ -56,8 +56,17 @@ using DriverNotice = std::function<void(const std::string&)>;
 //
 // Destroying the launcher closes the driver's stdin and waits for it to exit (it does at
 // once when idle); a driver still running a command after a few seconds is killed.
-std::unique_ptr<process::ProcessLauncher> make_dbt_driver_launcher(process::ProcessLauncher& real,
-                                                                   std::filesystem::path python,
-                                                                   DriverNotice notice = {});
+class DbtDriverLauncher : public process::ProcessLauncher {
+ public:
+  // True once the driver has started and said it keeps the manifest its first command parsed:
+  // each later command with the same parse arguments (--project-dir, --profiles-dir, --target,
+  // --vars) runs on that parse, so its artifacts describe the code the first command read.
+  // False before the first command, and when the driver declined (a process per command) or
+  // refused the dbt.
+  virtual bool keeps_manifest() const = 0;
+};
+
+std::unique_ptr<DbtDriverLauncher> make_dbt_driver_launcher(process::ProcessLauncher& real,
+                                                            std::filesystem::path python, DriverNotice notice = {});
 
 }  // namespace ods::dbt
