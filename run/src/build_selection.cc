@@ -1,5 +1,8 @@
 #include "ods/run/build_selection.h"
 
+#include <map>
+#include <set>
+
 #include "ods/planner/checks.h"
 
 namespace ods::run {
@@ -15,12 +18,28 @@ std::vector<std::string> source_checks_to_run(const planner::ProjectInputs& inpu
   return out;
 }
 
-std::vector<std::string> build_selection(const planner::ExecutionPlan& plan,
+std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                                          const std::vector<std::string>& source_checks) {
-  std::vector<std::string> out;
+  std::map<std::string, std::set<std::string>> building;  // resource type -> BUILD node ids
   for (const auto& e : plan.entries)
-    if (e.action == planner::Action::build) out.push_back(e.name);
-  if (!out.empty()) out.insert(out.end(), source_checks.begin(), source_checks.end());
+    if (e.action == planner::Action::build) building[e.resource_type].insert(e.id);
+  if (building.empty()) return {};
+  const auto whole_type = [&](const std::string& type, const std::set<std::string>& ids) {
+    if (type.empty()) return false;
+    for (const auto& n : inputs.nodes)
+      if (n.resource_type == type && !ids.contains(n.id)) return false;
+    return true;
+  };
+  std::vector<std::string> out;
+  std::set<std::string> whole;
+  for (const auto& [type, ids] : building)
+    if (whole_type(type, ids)) {
+      whole.insert(type);
+      out.push_back("resource_type:" + type);
+    }
+  for (const auto& e : plan.entries)
+    if (e.action == planner::Action::build && !whole.contains(e.resource_type)) out.push_back(e.name);
+  out.insert(out.end(), source_checks.begin(), source_checks.end());
   return out;
 }
 

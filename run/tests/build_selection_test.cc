@@ -6,27 +6,58 @@
 namespace ods::run {
 namespace {
 
-planner::ExecutionPlan plan_of(std::vector<std::pair<std::string, planner::Action>> nodes) {
+planner::ExecutionPlan plan_of(std::vector<std::pair<std::string, planner::Action>> nodes,
+                               const std::string& type = "model") {
   planner::ExecutionPlan plan;
   for (auto& [name, action] : nodes) {
     planner::PlanEntry e;
-    e.id = "model.shop." + name;
+    e.id = type + ".shop." + name;
     e.name = name;
+    e.resource_type = type;
     e.action = action;
     plan.entries.push_back(e);
   }
   return plan;
 }
 
+// A project of `models` and `seeds` (names; ids as plan_of makes them).
+planner::ProjectInputs project_of(const std::vector<std::string>& models, const std::vector<std::string>& seeds) {
+  planner::ProjectInputs in;
+  for (const auto& [names, type] : {std::pair{&models, "model"}, std::pair{&seeds, "seed"}})
+    for (const auto& name : *names) {
+      planner::NodeInput n;
+      n.id = std::string(type) + ".shop." + name;
+      n.name = name;
+      n.resource_type = type;
+      in.nodes.push_back(n);
+    }
+  return in;
+}
+
 TEST(BuildSelection, BuildNodesThenSourceChecks) {
   const auto plan =
       plan_of({{"a", planner::Action::build}, {"b", planner::Action::reuse}, {"c", planner::Action::build}});
-  EXPECT_EQ(build_selection(plan, {"source:raw.orders"}), (std::vector<std::string>{"a", "c", "source:raw.orders"}));
+  EXPECT_EQ(build_selection(project_of({"a", "b", "c"}, {}), plan, {"source:raw.orders"}),
+            (std::vector<std::string>{"a", "c", "source:raw.orders"}));
 }
 
 TEST(BuildSelection, NothingToBuildSelectsNothingNotEvenSourceChecks) {
   const auto plan = plan_of({{"a", planner::Action::reuse}});
-  EXPECT_TRUE(build_selection(plan, {"source:raw.orders"}).empty());
+  EXPECT_TRUE(build_selection(project_of({"a"}, {}), plan, {"source:raw.orders"}).empty());
+}
+
+TEST(BuildSelection, ATypeWhoseEveryNodeBuildsIsNamedOnceTheOthersByName) {
+  auto plan = plan_of({{"a", planner::Action::build}, {"b", planner::Action::build}});
+  const auto seeds = plan_of({{"s1", planner::Action::build}, {"s2", planner::Action::reuse}}, "seed");
+  plan.entries.insert(plan.entries.end(), seeds.entries.begin(), seeds.entries.end());
+  EXPECT_EQ(build_selection(project_of({"a", "b"}, {"s1", "s2"}), plan, {"source:raw.orders"}),
+            (std::vector<std::string>{"resource_type:model", "s1", "source:raw.orders"}));
+}
+
+TEST(BuildSelection, ATypeIsNamedByNameWhenANodeOfItIsOutsideThePlan) {
+  // A wave, or --select, leaves model c out of the plan: resource_type:model would build it too.
+  const auto plan = plan_of({{"a", planner::Action::build}, {"b", planner::Action::build}});
+  EXPECT_EQ(build_selection(project_of({"a", "b", "c"}, {}), plan, {}), (std::vector<std::string>{"a", "b"}));
 }
 
 planner::ProjectInputs one_source_with_checks(const std::optional<planner::DataVersion>& version) {

@@ -103,7 +103,7 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
                        request.relations_exist);
   if (summary.planned_build > 0)
     summary.selection =
-        run::build_selection(waves ? run::only_building(*plan, waves->building) : *plan,
+        run::build_selection(request.inputs, waves ? run::only_building(*plan, waves->building) : *plan,
                              run::source_checks_to_run(request.inputs, previous, request.check_selected));
   const std::string now = deps.now();
   run::RunDetails details;

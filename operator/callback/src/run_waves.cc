@@ -198,7 +198,7 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
     next.why = "every node held back is reused: nothing left to build";
   } else {
     next = wave_of(deps.store, scope, report.inputs, *replan, next);
-    select = run::build_selection(run::only_building(*replan, next.building), {});
+    select = run::build_selection(report.inputs, run::only_building(*replan, next.building), {});
   }
 
   RunSummary s = summary_of(before);

@@ -19,9 +19,13 @@ std::vector<std::string> source_checks_to_run(const planner::ProjectInputs& inpu
                                               const planner::StateSnapshot* previous,
                                               const std::optional<std::vector<std::string>>& checks_selected);
 
-// The `dbt build --select` arguments: the names of `plan`'s BUILD nodes, then `source_checks`.
-// Empty when nothing builds (dbt build is then not started, and no source check runs).
-std::vector<std::string> build_selection(const planner::ExecutionPlan& plan,
+// The `dbt build --select` arguments: `plan`'s BUILD nodes, then `source_checks`. A resource
+// type whose every node in `inputs` builds is named once (`resource_type:model`), the others
+// node by node: dbt matches each name against every node, so naming 9,000 nodes of a 10k-node
+// project costs dbt tens of minutes before the first node builds (docs/benchmarks.md), where
+// the type selects the same nodes, and the same tests with them, in one pass. Empty when
+// nothing builds (dbt build is then not started, and no source check runs).
+std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                                          const std::vector<std::string>& source_checks);
 
 }  // namespace ods::run
