@@ -88,7 +88,8 @@ TEST_F(CallbackServiceTest, PlansThenRecordsARun) {
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->run_id, "uid-1");
   EXPECT_EQ(plan->build, 2);
-  EXPECT_EQ(plan->select, (std::vector<std::string>{"stg_orders", "fct_orders"}));
+  // Both of the project's models build: dbt is given their type, not their names (run::build_selection).
+  EXPECT_EQ(plan->select, std::vector<std::string>{"resource_type:model"});
   EXPECT_EQ(listener_.phases, (std::vector<std::string>{"Planning", "Building"}));
   EXPECT_EQ(listener_.last.build_reasons.at("never_built"), 2);
   EXPECT_EQ(ledger_size(), 1u);  // the planned entry
