@@ -1,7 +1,6 @@
 #include "ods/callback/protocol.h"
 
 #include "json_fields.h"
-#include "ods/base/sha256.h"
 #include "ods/planner/fingerprint.h"
 #include "ods/planner/json_io.h"
 #include "shared_members.h"
@@ -250,7 +249,5 @@ Parsed<ResultsRequest> parse_results_request(std::string_view body) { return gua
 Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body) { return guarded(body, read_recorded_answer); }
 Parsed<WaveReport> parse_wave_report(std::string_view body) { return guarded(body, read_wave_report); }
 Parsed<WaveAnswer> parse_wave_answer(std::string_view body) { return guarded(body, read_wave_answer); }
-
-std::string inputs_digest(const planner::ProjectInputs& inputs) { return ods::sha256_hex(planner::to_json(inputs)); }
 
 }  // namespace ods::callback

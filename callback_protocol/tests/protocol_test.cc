@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "ods/planner/json_io.h"
 #include "test_inputs.h"
 
 namespace ods::callback {
@@ -43,7 +44,7 @@ FieldError refusal_of(const std::string& body) {
 TEST(Protocol, InputsRequestReadsBackWhatWasWritten) {
   auto parsed = parse_inputs_request(to_json(inputs_request()));
   ASSERT_TRUE(parsed) << parsed.error().field << ": " << parsed.error().message;
-  EXPECT_EQ(inputs_digest(parsed->inputs), inputs_digest(test_inputs()));
+  EXPECT_EQ(planner::inputs_digest(parsed->inputs), planner::inputs_digest(test_inputs()));
   EXPECT_EQ(parsed->relations_exist->at(testing::kStg), true);
   EXPECT_FALSE(parsed->selected);
   EXPECT_EQ(parsed->probe.source_seconds.at(testing::kSrc), 0.02);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ods/callback/protocol.h"
+#include "ods/planner/json_io.h"
 #include "test_inputs.h"
 
 namespace ods::callback {
@@ -52,7 +53,7 @@ TEST(WaveProtocol, WaveReportReadsBackWhatWasWritten) {
   auto parsed = parse_wave_report(to_json(wave_report()));
   ASSERT_TRUE(parsed) << parsed.error().field << ": " << parsed.error().message;
   EXPECT_EQ(parsed->wave, 1);
-  EXPECT_EQ(inputs_digest(parsed->inputs), inputs_digest(test_inputs()));
+  EXPECT_EQ(planner::inputs_digest(parsed->inputs), planner::inputs_digest(test_inputs()));
   ASSERT_TRUE(parsed->build.results);
   EXPECT_EQ(parsed->build.results->node_status.at(testing::kStg), "success");
   ASSERT_EQ(parsed->node_contents.size(), 1u);

@@ -1,6 +1,7 @@
 // Project inputs <-> JSON.
 #include "json_fields.h"
 #include "json_values.h"
+#include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 
 namespace ods::planner {
@@ -104,6 +105,8 @@ std::string to_json(const ProjectInputs& in) {
               {"warnings", in.warnings}}
       .dump();
 }
+
+std::string inputs_digest(const ProjectInputs& inputs) { return sha256_hex(to_json(inputs)); }
 
 Result<ProjectInputs> inputs_from_json(std::string_view text) {
   json doc = json::parse(text, nullptr, false);

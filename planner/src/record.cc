@@ -1,4 +1,5 @@
 // record(): turns a finished run into the next snapshot. Only successful nodes advance (rule 4).
+#include <functional>
 #include <set>
 
 #include "dag.h"
@@ -14,7 +15,10 @@ bool is_failure(const std::string& status) {
   return status == "error" || status == "fail" || status == "runtime error";
 }
 
-NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateSnapshot& next,
+// The state recorded so far of a node (this run's, else the previous snapshot's), or null.
+using RecordedState = std::function<const NodeState*(const std::string& id)>;
+
+NodeState built_state(const NodeInput& node, const RunOutcome& run, const RecordedState& recorded,
                       const std::map<std::string, DataVersion>& versions) {
   NodeState s;
   s.fingerprint = node.fingerprint;
@@ -23,9 +27,9 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const StateS
   s.run_id = run.run_id;
   if (auto c = run.node_contents.find(node.id); c != run.node_contents.end()) s.content = c->second;
   for (const auto& p : node.parents) {
-    if (auto it = next.nodes.find(p); it != next.nodes.end()) {
-      s.parent_runs[p] = it->second.run_id;  // the build of the parent that this build read
-      if (it->second.content) s.parent_contents[p] = *it->second.content;  // and its content
+    if (const NodeState* parent = recorded(p)) {
+      s.parent_runs[p] = parent->run_id;                             // the build of the parent that this build read
+      if (parent->content) s.parent_contents[p] = *parent->content;  // and its content
     } else if (auto v = versions.find(p); v != versions.end()) {
       s.source_versions[p] = v->second;
     }
@@ -51,6 +55,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     if (at && *at < *started) versions.emplace(id, v);
   }
   StateSnapshot next;
+  const StateSnapshot* base = nullptr;  // the state this one continues (read, not copied: tens of MB at 10k nodes)
   if (previous && previous->target_identity == inputs.target_identity) {
     auto prev_started = parse_iso8601_micros(previous->run_started_at);
     if (prev_started && *started < *prev_started) {
@@ -58,7 +63,8 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
                                    ", before the recorded state's run " + previous->run_id + " (" +
                                    previous->run_started_at + "); recording it would go back in time");
     }
-    next = *previous;
+    base = previous;
+    next.sources = previous->sources;
   }
   next.schema = kSnapshotSchema;
   next.project = inputs.project;
@@ -77,17 +83,25 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     if (!run.checks_only && status != run.node_status.end() && is_success(status->second)) rebuilt_for_code.insert(id);
   }
   std::map<std::string, NodeState> nodes;  // only nodes still in the project
+  auto previous_state = [&](const std::string& id) -> const NodeState* {
+    if (base == nullptr) return nullptr;
+    auto it = base->nodes.find(id);
+    return it == base->nodes.end() ? nullptr : &it->second;
+  };
+  const RecordedState recorded = [&](const std::string& id) -> const NodeState* {
+    if (auto it = nodes.find(id); it != nodes.end()) return &it->second;
+    return previous_state(id);
+  };
   for (std::size_t i : dag->order) {
     const NodeInput& node = inputs.nodes[i];
     auto status = run.checks_only ? run.node_status.end() : run.node_status.find(node.id);
-    auto kept = next.nodes.find(node.id);
     if (status != run.node_status.end() && is_success(status->second)) {
-      next.nodes[node.id] = built_state(node, run, next, versions);
-      nodes[node.id] = next.nodes[node.id];
+      nodes[node.id] = built_state(node, run, recorded, versions);
       continue;
     }
-    if (kept == next.nodes.end()) continue;
-    NodeState state = kept->second;
+    const NodeState* kept = previous_state(node.id);
+    if (kept == nullptr) continue;
+    NodeState state = *kept;
     std::erase_if(state.parent_contents, [&](const auto& entry) { return rebuilt_for_code.contains(entry.first); });
     const bool failed = status != run.node_status.end() && is_failure(status->second);
     if (failed) state.tested.reset();
@@ -95,7 +109,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     if (tests != run.node_tests_passed.end() && !tests->second) state.tested.reset();
     if (tests != run.node_tests_passed.end() && tests->second && !failed && !node.checks_digest.empty())
       state.tested = TestRecord{run.run_id, run.started_at, node.checks_digest};  // a test-only run (#220)
-    nodes[node.id] = state;
+    nodes[node.id] = std::move(state);
   }
   next.nodes = std::move(nodes);
 

@@ -63,7 +63,7 @@ void count_plan(RunSummary& s, const planner::ExecutionPlan& plan) {
 Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps) {
   const std::string& scope = call.run.scope;
   if (auto ok = check_identity(call, request.inputs); !ok) return std::unexpected(ok.error());
-  const std::string digest = inputs_digest(request.inputs);
+  const std::string digest = planner::inputs_digest(request.inputs);
   auto recorded = deps.store.has_run(scope, call.run.uid);
   if (!recorded) return store_refusal(recorded.error(), "reading the run ledger of " + scope);
   if (*recorded)

@@ -54,7 +54,7 @@ void add_results_to(RunSummary& s, const ResultsRequest& request) {
 // Refuses results that don't fit the run's plan.
 Answer<void> check_against_plan(const RunCall& call, const ResultsRequest& request, const contracts::RunRecord& planned,
                                 const RunSummary& s) {
-  if (inputs_digest(request.inputs) != planned.inputs_digest)
+  if (planner::inputs_digest(request.inputs) != planned.inputs_digest)
     return refuse_with(409, "inputs_differ", "inputs",
                        "differ from the inputs run " + call.ns + "/" + call.name + " was planned with");
   if (!request.build && !s.selection.empty())

@@ -155,14 +155,14 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   auto again = find_entry(deps.store, scope, entry_id);
   if (!again) return store_refusal(again.error(), "reading the run ledger of " + scope);
   if (*again) {  // reported again: the first answer stands
-    if ((*again)->inputs_digest != inputs_digest(report.inputs))
+    if ((*again)->inputs_digest != planner::inputs_digest(report.inputs))
       return refuse_with(409, "inputs_differ", "inputs", "differ from the inputs run " + run + " was planned with");
     return answer_from(call, **again);
   }
   auto expected = expecting(call, report.wave, deps);
   if (!expected) return std::unexpected(expected.error());
   auto& [before, state] = *expected;
-  if (inputs_digest(report.inputs) != before.inputs_digest)
+  if (planner::inputs_digest(report.inputs) != before.inputs_digest)
     return refuse_with(409, "inputs_differ", "inputs", "differ from the inputs run " + run + " was planned with");
   if (report.build.exit_code != 0)
     return refuse_with(400, "failed_wave", "build.exit_code",

@@ -32,6 +32,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   // probe call took (dbt's start and the project's parse, a few statements).
   const double extra_call_seconds = 2 * run.evidence.call_seconds;
 
+  start_inputs_digest(run);  // while dbt builds
   planner::ExecutionPlan whole = run.plan;
   planner::ExecutionPlan current = run.plan;
   std::vector<WaveRecord> waves;

@@ -10,7 +10,6 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
-#include "ods/base/sha256.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
@@ -132,7 +131,20 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
   });
 }
 
+// The ledger's digest of the inputs recorded (without evidence): the one computed during the
+// build when they are the planned project's.
+std::string inputs_digest_of(const RunContext& run, const LoadedProject& recorded) {
+  if (&recorded == &run.project && run.planned_inputs_digest.valid()) return run.planned_inputs_digest.get();
+  return planner::inputs_digest(recorded.dbt_project->inputs);
+}
+
 }  // namespace
+
+void start_inputs_digest(RunContext& run) {
+  run.planned_inputs_digest = std::async(std::launch::async, [project = run.project.dbt_project] {
+                                return planner::inputs_digest(project->inputs);
+                              }).share();
+}
 
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
   const auto t = Clock::now();
@@ -183,12 +195,14 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     if (source.version) loaded->outcome.source_versions[source.id] = *source.version;
   loaded->outcome.node_contents = evidence.node_contents;
   loaded->outcome.built_for_code = evidence.built_for_code;
-  auto committed = commit_outcome(run.store, run.scope, project.inputs, run.head, loaded->outcome, *ctx.err);
+  // The head moves in and the committed state comes back: a copy of either is a whole
+  // snapshot (tens of MB at 10k nodes). A failed commit ends the run, head and all.
+  auto committed = commit_outcome(run.store, run.scope, project.inputs, std::move(run.head), loaded->outcome, *ctx.err);
   if (!committed) {
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
-  run.head = Head{committed->stored, committed->snapshot};  // a later wave plans and commits on it
+  run.head = Head{std::move(committed->stored), std::move(committed->snapshot)};  // a later wave's
   run.timings.record += seconds_since(t);
   t = Clock::now();
   out = WaveRecord{};
@@ -211,7 +225,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                               loaded->outcome.started_at,
                               loaded->finished_at,
                               outcome,
-                              ods::sha256_hex(planner::to_json(project.dbt_project->inputs)),  // without evidence
+                              inputs_digest_of(run, project),
                               planner::to_json(run.plan, false),
                               details_of(run, counts, loaded->node_seconds, out.saved),
                               committed->stored.id};
@@ -247,12 +261,6 @@ int finish_run(const CommandContext& ctx, const RunContext& run, const std::vect
       ctx, last_build,
       "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");
   return delivered ? code : kExitFailed;
-}
-
-int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build) {
-  WaveRecord wave;
-  if (int code = record_wave(ctx, run, build, {}, wave); code != kExitOk) return code;
-  return finish_run(ctx, run, {wave}, build);
 }
 
 }  // namespace ods::cli

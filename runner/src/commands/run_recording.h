@@ -2,6 +2,7 @@
 // The end of `ods state run`: record what dbt built (only successful nodes advance), write
 // the run ledger entry (plan, timings, per-source probe latency, outcome), print a summary.
 #include <chrono>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -41,7 +42,15 @@ struct RunContext {
   // one parse), or "manifest" once a wave's dbt build parsed the project itself and the
   // manifest it wrote was recorded (project_as_run.h). The run document's `recorded_from`.
   std::string recorded_from = "plan";
+  // The ledger's digest of the planned project's inputs (planner::inputs_digest: the inputs as
+  // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
+  // (start_inputs_digest); not valid before.
+  std::shared_future<std::string> planned_inputs_digest{};
 };
+
+// Starts computing run.planned_inputs_digest on a thread of its own (it reads only
+// run.project, which no one changes during the run).
+void start_inputs_digest(RunContext& run);
 
 // `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
 // the Markdown as the flags ask; `store` (null when there is none yet) gives the time saved.
@@ -83,9 +92,5 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
 // could not be written.
 int finish_run(const CommandContext& ctx, const RunContext& run, const std::vector<WaveRecord>& waves,
                const dbt::DbtCommandResult& last_build);
-
-// dbt build ran (it may have failed): record it from its own artifacts, then summarise.
-// Returns kExitFailed when dbt failed or the state could not be committed.
-int record_build(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build);
 
 }  // namespace ods::cli

@@ -142,7 +142,4 @@ std::string error_json(const std::string& code, const std::string& field, const 
 [[nodiscard]] Parsed<WaveReport> parse_wave_report(std::string_view body);
 [[nodiscard]] Parsed<WaveAnswer> parse_wave_answer(std::string_view body);
 
-// The digest the controller keeps of a run's inputs (SHA-256 of their canonical JSON).
-std::string inputs_digest(const planner::ProjectInputs& inputs);
-
 }  // namespace ods::callback

@@ -13,6 +13,9 @@
 namespace ods::planner {
 
 std::string to_json(const ProjectInputs& inputs);
+// SHA-256 (hex) of to_json(inputs): the digest a run's ledger entry and the controller keep of
+// the inputs a run was planned from.
+std::string inputs_digest(const ProjectInputs& inputs);
 [[nodiscard]] Result<ProjectInputs> inputs_from_json(std::string_view text);
 
 // Canonical (sorted keys, compact). Errors: "corrupt" (not JSON / wrong shape, naming the
