@@ -1,35 +1,48 @@
 #include "ods/run/build_seconds.h"
 
-#include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "ods/run/run_details.h"
 
 namespace ods::run {
 
-std::map<std::string, double> last_build_seconds(contracts::StateStore& store, const std::string& scope,
-                                                 const std::vector<std::string>& nodes) {
-  std::map<std::string, double> out;
-  if (nodes.empty()) return out;
+namespace {
+
+// Calls `found(id, seconds)` for each of `pending`'s nodes with its newest recorded build time,
+// erasing it from `pending` (views of ids the caller keeps alive).
+template <typename Found>
+void newest_build_seconds(contracts::StateStore& store, const std::string& scope,
+                          std::unordered_set<std::string_view>& pending, Found found) {
+  if (pending.empty()) return;
   auto runs = store.runs(scope, kBuildSecondsEntries);
-  if (!runs) return out;
-  std::set<std::string> pending(nodes.begin(), nodes.end());
+  if (!runs) return;
   for (const auto& run : *runs) {  // newest first
     if (pending.empty()) break;
     if (run.details.find("\"node_seconds\"") == std::string::npos) continue;  // no parse for entries without
     const RunDetails details = details_from_json(run.details);
     if (!details.node_seconds) continue;
     for (const auto& [id, seconds] : *details.node_seconds)
-      if (pending.erase(id) > 0) out[id] = seconds;
+      if (pending.erase(id) > 0) found(id, seconds);
   }
+}
+
+}  // namespace
+
+std::map<std::string, double> last_build_seconds(contracts::StateStore& store, const std::string& scope,
+                                                 const std::vector<std::string>& nodes) {
+  std::map<std::string, double> out;
+  std::unordered_set<std::string_view> pending(nodes.begin(), nodes.end());
+  newest_build_seconds(store, scope, pending, [&](const std::string& id, double s) { out[id] = s; });
   return out;
 }
 
 double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan) {
-  std::vector<std::string> reused;
+  std::unordered_set<std::string_view> reused;  // views of the plan's ids: no copy of 10k strings
   for (const auto& e : plan.entries)
-    if (e.action == planner::Action::reuse) reused.push_back(e.id);
+    if (e.action == planner::Action::reuse) reused.insert(e.id);
   double seconds = 0;
-  for (const auto& [id, s] : last_build_seconds(store, scope, reused)) seconds += s;
+  newest_build_seconds(store, scope, reused, [&](const std::string&, double s) { seconds += s; });
   return seconds;
 }
 

@@ -1,11 +1,11 @@
 #include "store_support.h"
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
 #include "ods/base/sha256.h"
+#include "ods/json/reader.h"
 
 namespace ods::state::internal {
 namespace {
@@ -33,7 +33,18 @@ std::string new_snapshot_id() {
 
 std::string content_digest(std::string_view data) { return "sha256:" + sha256_hex(data); }
 
-bool is_json(std::string_view text) { return nlohmann::json::accept(text); }
+// ods::json's reader, not nlohmann's accept(): as strict, and 4.9x as fast (ADR-0030); a
+// snapshot document of 10k nodes is tens of MB, validated on every commit.
+bool is_json(std::string_view text) {
+  try {
+    ods::json::Reader reader(text);
+    reader.skip();
+    reader.finish();
+    return true;
+  } catch (const ods::json::SyntaxError&) {
+    return false;
+  }
+}
 
 ods::Result<void> validate_commit(const std::string& scope, const std::string& run_id, const std::string& document) {
   if (scope.empty()) return ods::fail("invalid_argument", "Cannot commit a snapshot without a scope.");
