@@ -1,5 +1,4 @@
 // record(): turns a finished run into the next snapshot. Only successful nodes advance (rule 4).
-#include <functional>
 #include <set>
 
 #include "dag.h"
@@ -15,11 +14,22 @@ bool is_failure(const std::string& status) {
   return status == "error" || status == "fail" || status == "runtime error";
 }
 
-// The state recorded so far of a node (this run's, else the previous snapshot's), or null.
-using RecordedState = std::function<const NodeState*(const std::string& id)>;
+// `id`'s state in the snapshot this one continues (null: none, or no such node).
+const NodeState* previous_state(const std::string& id, const StateSnapshot* base) {
+  if (base == nullptr) return nullptr;
+  auto it = base->nodes.find(id);
+  return it == base->nodes.end() ? nullptr : &it->second;
+}
 
-NodeState built_state(const NodeInput& node, const RunOutcome& run, const RecordedState& recorded,
-                      const std::map<std::string, DataVersion>& versions) {
+// `id`'s state recorded so far: this run's (`recorded`), else the previous snapshot's.
+const NodeState* state_so_far(const std::string& id, const std::map<std::string, NodeState>& recorded,
+                              const StateSnapshot* base) {
+  if (auto it = recorded.find(id); it != recorded.end()) return &it->second;
+  return previous_state(id, base);
+}
+
+NodeState built_state(const NodeInput& node, const RunOutcome& run, const std::map<std::string, NodeState>& recorded,
+                      const StateSnapshot* base, const std::map<std::string, DataVersion>& versions) {
   NodeState s;
   s.fingerprint = node.fingerprint;
   s.raw_digest = node.raw_digest;
@@ -27,7 +37,7 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const Record
   s.run_id = run.run_id;
   if (auto c = run.node_contents.find(node.id); c != run.node_contents.end()) s.content = c->second;
   for (const auto& p : node.parents) {
-    if (const NodeState* parent = recorded(p)) {
+    if (const NodeState* parent = state_so_far(p, recorded, base)) {
       s.parent_runs[p] = parent->run_id;                             // the build of the parent that this build read
       if (parent->content) s.parent_contents[p] = *parent->content;  // and its content
     } else if (auto v = versions.find(p); v != versions.end()) {
@@ -83,23 +93,14 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     if (!run.checks_only && status != run.node_status.end() && is_success(status->second)) rebuilt_for_code.insert(id);
   }
   std::map<std::string, NodeState> nodes;  // only nodes still in the project
-  auto previous_state = [&](const std::string& id) -> const NodeState* {
-    if (base == nullptr) return nullptr;
-    auto it = base->nodes.find(id);
-    return it == base->nodes.end() ? nullptr : &it->second;
-  };
-  const RecordedState recorded = [&](const std::string& id) -> const NodeState* {
-    if (auto it = nodes.find(id); it != nodes.end()) return &it->second;
-    return previous_state(id);
-  };
   for (std::size_t i : dag->order) {
     const NodeInput& node = inputs.nodes[i];
     auto status = run.checks_only ? run.node_status.end() : run.node_status.find(node.id);
     if (status != run.node_status.end() && is_success(status->second)) {
-      nodes[node.id] = built_state(node, run, recorded, versions);
+      nodes[node.id] = built_state(node, run, nodes, base, versions);
       continue;
     }
-    const NodeState* kept = previous_state(node.id);
+    const NodeState* kept = previous_state(node.id, base);
     if (kept == nullptr) continue;
     NodeState state = *kept;
     std::erase_if(state.parent_contents, [&](const auto& entry) { return rebuilt_for_code.contains(entry.first); });

@@ -202,7 +202,8 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
                                                     "; the next run plans against the newer state"});
   }
-  run.head = Head{std::move(committed->stored), std::move(committed->snapshot)};  // a later wave's
+  // what a later wave plans and commits on
+  run.head = Head{std::move(committed->stored), std::move(committed->snapshot)};
   run.timings.record += seconds_since(t);
   t = Clock::now();
   out = WaveRecord{};
