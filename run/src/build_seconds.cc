@@ -15,7 +15,7 @@ template <typename Found>
 void newest_build_seconds(contracts::StateStore& store, const std::string& scope,
                           std::unordered_set<std::string_view>& pending, Found found) {
   if (pending.empty()) return;
-  auto runs = store.runs(scope, kBuildSecondsEntries);
+  auto runs = store.runs_without_plans(scope, kBuildSecondsEntries);
   if (!runs) return;
   for (const auto& run : *runs) {  // newest first
     if (pending.empty()) break;

@@ -321,6 +321,43 @@ TEST_P(StateStoreConformance, LedgerKeepsRunsNewestFirst) {
   EXPECT_EQ((*limited)[1].run_id, "run-2");
 }
 
+TEST_P(StateStoreConformance, RunsWithoutPlansKeepEverythingButThePlan) {
+  const auto chain = commit_chain(store(), kScope, 1);
+  ASSERT_EQ(chain.size(), 1u);
+  RunRecord first = make_run(kScope, "run-1", chain[0].id);
+  first.plan = R"({"entries":[{"node":"model.shop.orders","action":"build"}]})";
+  first.details = R"({"node_seconds":{"model.shop.orders":1.5}})";
+  RunRecord second = make_run(kScope, "run-2");
+  second.plan = R"({"entries":[]})";
+  RunRecord other = make_run(kOtherScope, "run-3");
+  for (const RunRecord& run : {first, second, other}) {
+    auto appended = store().append_run(run);
+    ASSERT_TRUE(appended.has_value()) << appended.error().message;
+  }
+  auto runs = store().runs_without_plans(kScope, 0);
+  ASSERT_TRUE(runs.has_value()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run_id, "run-2");
+  const RunRecord& oldest = (*runs)[1];
+  EXPECT_EQ(oldest.run_id, first.run_id);
+  EXPECT_EQ(oldest.scope, first.scope);
+  EXPECT_EQ(oldest.started_at, first.started_at);
+  EXPECT_EQ(oldest.finished_at, first.finished_at);
+  EXPECT_EQ(oldest.outcome, first.outcome);
+  EXPECT_EQ(oldest.inputs_digest, first.inputs_digest);
+  EXPECT_EQ(oldest.details, first.details);
+  EXPECT_EQ(oldest.snapshot_id, chain[0].id);
+  for (const RunRecord& run : *runs) EXPECT_EQ(run.plan, "") << run.run_id;
+  auto limited = store().runs_without_plans(kScope, 1);
+  ASSERT_TRUE(limited.has_value());
+  ASSERT_EQ(limited->size(), 1u);
+  EXPECT_EQ((*limited)[0].run_id, "run-2");
+  auto whole = store().runs(kScope, 0);  // the plans are still there for runs()
+  ASSERT_TRUE(whole.has_value());
+  ASSERT_EQ(whole->size(), 2u);
+  EXPECT_EQ((*whole)[1].plan, first.plan);
+}
+
 TEST_P(StateStoreConformance, DuplicateRunConflicts) {
   ASSERT_TRUE(store().append_run(make_run(kScope, "run-1")).has_value());
   RunRecord again = make_run(kScope, "run-1");

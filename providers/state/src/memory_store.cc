@@ -77,6 +77,13 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     return newest_first(data->runs, limit);
   }
 
+  ods::Result<std::vector<RunRecord>> runs_without_plans(const std::string& scope, std::size_t limit) override {
+    auto records = runs(scope, limit);
+    if (records)
+      for (auto& run : *records) run.plan.clear();
+    return records;
+  }
+
   ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) override {
     std::lock_guard lock(mutex_);
     const Scope* data = find(scope);

@@ -108,26 +108,11 @@ class PostgresStateStore final : public ods::contracts::StateStore {
   }
 
   ods::Result<std::vector<RunRecord>> runs(const std::string& scope, std::size_t limit) override {
-    std::lock_guard lock(mutex_);
-    constexpr std::string_view kWhat = "reading the run ledger";
-    auto transaction = PgTransaction::begin(connection_, kWhat, kReadOnly);
-    if (!transaction) return std::unexpected(transaction.error());
-    auto rows = connection_.exec(std::string("SELECT ") + kRunColumns +
-                                     " FROM runs WHERE scope = $1 ORDER BY seq DESC LIMIT " + sql_limit(limit),
-                                 Params{scope}, kWhat);
-    if (!rows) return std::unexpected(rows.error());
-    std::vector<std::string> plans;
-    for (int row = 0; row < rows->rows(); ++row) plans.push_back(rows->text(row, 6));
-    auto documents = load_documents(connection_, plans);
-    if (!documents) return std::unexpected(documents.error());
-    std::vector<RunRecord> records;
-    for (int row = 0; row < rows->rows(); ++row) {
-      records.push_back({rows->text(row, 0), rows->text(row, 1), rows->text(row, 2), rows->text(row, 3),
-                         rows->text(row, 4), rows->text(row, 5), documents->at(rows->text(row, 6)), rows->text(row, 7),
-                         rows->optional_text(row, 8)});
-    }
-    if (auto done = transaction->commit(kWhat); !done) return std::unexpected(done.error());
-    return records;
+    return read_runs(scope, limit, /*with_plans=*/true);
+  }
+
+  ods::Result<std::vector<RunRecord>> runs_without_plans(const std::string& scope, std::size_t limit) override {
+    return read_runs(scope, limit, /*with_plans=*/false);
   }
 
   ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) override {
@@ -209,6 +194,32 @@ class PostgresStateStore final : public ods::contracts::StateStore {
   }
 
  private:
+  // The ledger of `scope`, newest first; each plan read from its document when `with_plans`.
+  ods::Result<std::vector<RunRecord>> read_runs(const std::string& scope, std::size_t limit, bool with_plans) {
+    std::lock_guard lock(mutex_);
+    constexpr std::string_view kWhat = "reading the run ledger";
+    auto transaction = PgTransaction::begin(connection_, kWhat, kReadOnly);
+    if (!transaction) return std::unexpected(transaction.error());
+    auto rows = connection_.exec(std::string("SELECT ") + kRunColumns +
+                                     " FROM runs WHERE scope = $1 ORDER BY seq DESC LIMIT " + sql_limit(limit),
+                                 Params{scope}, kWhat);
+    if (!rows) return std::unexpected(rows.error());
+    std::vector<std::string> plans;
+    if (with_plans)
+      for (int row = 0; row < rows->rows(); ++row) plans.push_back(rows->text(row, 6));
+    auto documents = load_documents(connection_, plans);
+    if (!documents) return std::unexpected(documents.error());
+    std::vector<RunRecord> records;
+    for (int row = 0; row < rows->rows(); ++row) {
+      records.push_back({rows->text(row, 0), rows->text(row, 1), rows->text(row, 2), rows->text(row, 3),
+                         rows->text(row, 4), rows->text(row, 5),
+                         with_plans ? documents->at(rows->text(row, 6)) : std::string(), rows->text(row, 7),
+                         rows->optional_text(row, 8)});
+    }
+    if (auto done = transaction->commit(kWhat); !done) return std::unexpected(done.error());
+    return records;
+  }
+
   ods::Result<StoredSnapshot> commit_locked(const std::string& scope, const std::optional<std::string>& expected_parent,
                                             const std::string& run_id, const std::string& document) {
     constexpr std::string_view kWhat = "committing a snapshot";

@@ -44,6 +44,9 @@ constexpr char kInsertRun[] =
 constexpr char kSelectRuns[] =
     "SELECT run_id, scope, started_at, finished_at, outcome, inputs_digest, plan, details, snapshot_id FROM runs"
     " WHERE scope = ?1 ORDER BY seq DESC LIMIT ?2";
+constexpr char kSelectRunsWithoutPlans[] =
+    "SELECT run_id, scope, started_at, finished_at, outcome, inputs_digest, '', details, snapshot_id FROM runs"
+    " WHERE scope = ?1 ORDER BY seq DESC LIMIT ?2";
 constexpr char kHasRun[] =
     "SELECT EXISTS (SELECT 1 FROM runs WHERE scope = ?1 AND run_id = ?2)"
     " OR EXISTS (SELECT 1 FROM snapshots WHERE scope = ?1 AND run_id = ?2)";
@@ -56,13 +59,9 @@ constexpr char kDeleteUnusedDocuments[] =
 
 // Every statement the store runs; all must prepare against the schema at open.
 constexpr const char* kStatements[] = {
-    kSelectHead,     kSelectLatest,
-    kSelectHistory,  kInsertDocument,
-    kSelectDocument, kInsertSnapshot,
-    kMoveHead,       kInsertRun,
-    kSelectRuns,     kHasRun,
-    kDeleteHead,     kDeleteSnapshots,
-    kDeleteRuns,     kDeleteUnusedDocuments,
+    kSelectHead,     kSelectLatest, kSelectHistory,   kInsertDocument, kSelectDocument,
+    kInsertSnapshot, kMoveHead,     kInsertRun,       kSelectRuns,     kSelectRunsWithoutPlans,
+    kHasRun,         kDeleteHead,   kDeleteSnapshots, kDeleteRuns,     kDeleteUnusedDocuments,
     kSelectScopes,
 };
 
@@ -162,19 +161,11 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   }
 
   ods::Result<std::vector<RunRecord>> runs(const std::string& scope, std::size_t limit) override {
-    std::lock_guard lock(mutex_);
-    constexpr std::string_view kWhat = "reading the run ledger";
-    auto query = connection_.prepare(kSelectRuns, kWhat);
-    if (!query) return std::unexpected(query.error());
-    query->bind(1, scope).bind(2, sql_limit(limit));
-    std::vector<RunRecord> records;
-    for (;;) {
-      auto row = query->step(kWhat);
-      if (!row) return std::unexpected(row.error());
-      if (!*row) return records;
-      records.push_back({query->text(0), query->text(1), query->text(2), query->text(3), query->text(4), query->text(5),
-                         query->text(6), query->text(7), query->optional_text(8)});
-    }
+    return read_runs(kSelectRuns, scope, limit);
+  }
+
+  ods::Result<std::vector<RunRecord>> runs_without_plans(const std::string& scope, std::size_t limit) override {
+    return read_runs(kSelectRunsWithoutPlans, scope, limit);
   }
 
   ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) override {
@@ -243,6 +234,22 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   }
 
  private:
+  // The ledger of `scope` through `select` (kSelectRuns or kSelectRunsWithoutPlans).
+  ods::Result<std::vector<RunRecord>> read_runs(const char* select, const std::string& scope, std::size_t limit) {
+    std::lock_guard lock(mutex_);
+    constexpr std::string_view kWhat = "reading the run ledger";
+    auto query = connection_.prepare(select, kWhat);
+    if (!query) return std::unexpected(query.error());
+    query->bind(1, scope).bind(2, sql_limit(limit));
+    std::vector<RunRecord> records;
+    for (;;) {
+      auto row = query->step(kWhat);
+      if (!row) return std::unexpected(row.error());
+      if (!*row) return records;
+      records.push_back({query->text(0), query->text(1), query->text(2), query->text(3), query->text(4), query->text(5),
+                         query->text(6), query->text(7), query->optional_text(8)});
+    }
+  }
   // Columns: id, parent_id, scope, run_id, committed_at, body.
   static StoredSnapshot read_snapshot(const Statement& row) {
     return {row.text(0), row.optional_text(1), row.text(2), row.text(3), row.text(4), row.text(5)};

@@ -1,6 +1,7 @@
 // `ods state run`: compile, probe, plan, build only the BUILD set through dbt (in waves when early
 // cutoff may spare work: cutoff_run.h), record the run.
 #include <chrono>
+#include <future>
 #include <iostream>
 
 #include "commands.h"
@@ -51,6 +52,13 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     options.selected = std::move(selection->nodes);
     checks_selected = std::move(selection->checks);
   }
+  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
+  auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
+  if (!store && !(args.has("--dry-run") && store.error().code == "not_found")) return report(ctx, store.error());
+  // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
+  // dbt call runs; the store is thread-safe, and planning waits for it below.
+  std::future<Result<std::optional<Head>>> head_read;
+  if (store) head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
   timings.load = seconds_since(t);
 
   t = Clock::now();
@@ -59,13 +67,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   options.relations_exist = evidence.relations_exist;
 
   t = Clock::now();
-
-  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
-  auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
-  if (!store && !(args.has("--dry-run") && store.error().code == "not_found")) return report(ctx, store.error());
   std::optional<Head> head;
   if (store) {
-    auto h = read_head(**store, scope);
+    auto h = head_read.get();
     if (!h) return report(ctx, h.error());
     head = std::move(*h);
   }

@@ -61,6 +61,9 @@ class RacedStore final : public contracts::StateStore {
   Result<std::vector<contracts::RunRecord>> runs(const std::string& s, std::size_t n) override {
     return inner_->runs(s, n);
   }
+  Result<std::vector<contracts::RunRecord>> runs_without_plans(const std::string& s, std::size_t n) override {
+    return inner_->runs_without_plans(s, n);
+  }
   Result<bool> has_run(const std::string& s, const std::string& r) override { return inner_->has_run(s, r); }
   Result<std::vector<std::string>> scopes() override { return inner_->scopes(); }
   Result<contracts::CheckReport> check() override { return inner_->check(); }

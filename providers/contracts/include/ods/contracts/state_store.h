@@ -1,5 +1,5 @@
 #pragma once
-// StateStore contract (state_store 0.4): where snapshots and the run ledger live.
+// StateStore contract (state_store 0.5): where snapshots and the run ledger live.
 // Implementations: in-memory fake, SQLite (embedded default), PostgreSQL. One conformance
 // suite (providers/state/conformance) runs against every implementation.
 //
@@ -73,6 +73,12 @@ class StateStore {
 
   // Runs of `scope` in the ledger, newest first, at most `limit` (0: all).
   [[nodiscard]] virtual ods::Result<std::vector<RunRecord>> runs(const std::string& scope, std::size_t limit) = 0;
+
+  // As runs(), with each entry's `plan` left empty: for readers of the details alone (the
+  // newest build times), which at 10k nodes would otherwise read megabytes of plan per entry.
+  // (0.5)
+  [[nodiscard]] virtual ods::Result<std::vector<RunRecord>> runs_without_plans(const std::string& scope,
+                                                                               std::size_t limit) = 0;
 
   // Whether `run_id` was already committed as a snapshot or ledger entry in `scope`.
   [[nodiscard]] virtual ods::Result<bool> has_run(const std::string& scope, const std::string& run_id) = 0;
