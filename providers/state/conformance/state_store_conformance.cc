@@ -106,6 +106,18 @@ void expect_scope_empty(StateStore& store, const std::string& scope) {
   EXPECT_FALSE(*has);
 }
 
+// Every member of a ledger entry read back but its plan, as appended.
+void expect_entry_but_plan(const RunRecord& got, const RunRecord& appended) {
+  EXPECT_EQ(got.run_id, appended.run_id);
+  EXPECT_EQ(got.scope, appended.scope);
+  EXPECT_EQ(got.started_at, appended.started_at);
+  EXPECT_EQ(got.finished_at, appended.finished_at);
+  EXPECT_EQ(got.outcome, appended.outcome);
+  EXPECT_EQ(got.inputs_digest, appended.inputs_digest);
+  EXPECT_EQ(got.details, appended.details);
+  EXPECT_EQ(got.snapshot_id, appended.snapshot_id);
+}
+
 }  // namespace
 
 void StateStoreConformance::SetUp() {
@@ -305,14 +317,8 @@ TEST_P(StateStoreConformance, LedgerKeepsRunsNewestFirst) {
   EXPECT_EQ(middle.run_id, "run-2");
   EXPECT_EQ(middle.plan, second.plan);
   const RunRecord& oldest = (*runs)[2];
-  EXPECT_EQ(oldest.run_id, first.run_id);
-  EXPECT_EQ(oldest.scope, first.scope);
-  EXPECT_EQ(oldest.started_at, first.started_at);
-  EXPECT_EQ(oldest.finished_at, first.finished_at);
-  EXPECT_EQ(oldest.outcome, first.outcome);
-  EXPECT_EQ(oldest.inputs_digest, first.inputs_digest);
+  expect_entry_but_plan(oldest, first);
   EXPECT_EQ(oldest.plan, first.plan);
-  EXPECT_EQ(oldest.details, first.details);
   EXPECT_EQ(oldest.snapshot_id, chain[0].id);
   auto limited = store().runs(kScope, 2);
   ASSERT_TRUE(limited.has_value());
@@ -339,13 +345,7 @@ TEST_P(StateStoreConformance, RunsWithoutPlansKeepEverythingButThePlan) {
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].run_id, "run-2");
   const RunRecord& oldest = (*runs)[1];
-  EXPECT_EQ(oldest.run_id, first.run_id);
-  EXPECT_EQ(oldest.scope, first.scope);
-  EXPECT_EQ(oldest.started_at, first.started_at);
-  EXPECT_EQ(oldest.finished_at, first.finished_at);
-  EXPECT_EQ(oldest.outcome, first.outcome);
-  EXPECT_EQ(oldest.inputs_digest, first.inputs_digest);
-  EXPECT_EQ(oldest.details, first.details);
+  expect_entry_but_plan(oldest, first);
   EXPECT_EQ(oldest.snapshot_id, chain[0].id);
   for (const RunRecord& run : *runs) EXPECT_EQ(run.plan, "") << run.run_id;
   auto limited = store().runs_without_plans(kScope, 1);
