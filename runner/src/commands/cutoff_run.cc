@@ -49,7 +49,6 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
                                           number == 1 ? settings.source_checks : std::vector<std::string>{}))
       args.push_back(std::move(arg));
     args.insert(args.end(), settings.target_path.begin(), settings.target_path.end());
-    start_ledger_plan(run);  // while dbt builds
     auto t = Clock::now();
     auto built = dbt.run_with_progress(args, "dbt build");
     if (!built) return report(ctx, built.error());

@@ -146,11 +146,6 @@ void start_inputs_digest(RunContext& run) {
                               }).share();
 }
 
-void start_ledger_plan(RunContext& run) {
-  run.ledger_plan =
-      std::async(std::launch::async, [plan = &run.plan] { return planner::to_json(*plan, false); }).share();
-}
-
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
   const auto t = Clock::now();
   const std::string run_id = random_run_id();
@@ -232,7 +227,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                               loaded->finished_at,
                               outcome,
                               inputs_digest_of(run, project),
-                              run.ledger_plan.valid() ? run.ledger_plan.get() : planner::to_json(run.plan, false),
+                              planner::to_json(run.plan, false),
                               details_of(run, counts, loaded->node_seconds, out.saved),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);

@@ -46,19 +46,11 @@ struct RunContext {
   // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
   // (start_inputs_digest); not valid before.
   std::shared_future<std::string> planned_inputs_digest{};
-  // The ledger's plan document of the wave being built (planner::to_json(plan, false), MB at
-  // 10k nodes), written while dbt builds (start_ledger_plan); not valid before. Declared after
-  // `plan`, which it reads, so that it is waited for before `plan` goes.
-  std::shared_future<std::string> ledger_plan{};
 };
 
 // Starts computing run.planned_inputs_digest on a thread of its own (it reads only
 // run.project, which no one changes during the run).
 void start_inputs_digest(RunContext& run);
-
-// Starts writing run.ledger_plan from run.plan on a thread of its own; run.plan must not change
-// until the wave that builds it is recorded (record_wave takes the document).
-void start_ledger_plan(RunContext& run);
 
 // `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
 // the Markdown as the flags ask; `store` (null when there is none yet) gives the time saved.
