@@ -48,14 +48,24 @@ RunPhase current_phase(const std::string& log, bool results_rewritten) {
 // Adds the statuses in `results` to run.dbt_results: false while the file can't be parsed (dbt
 // is still writing it).
 bool keep_results(const fs::path& results, WatchedRun& run) {
-  auto doc = nlohmann::json::parse(read_text_file(results), nullptr, false);
-  if (doc.is_discarded() || !doc.contains("metadata") || !doc.contains("results")) return false;
-  DbtStatuses& statuses = run.dbt_results[doc.at("metadata").value("invocation_id", "")];
-  for (const auto& r : doc.at("results")) statuses[r.value("unique_id", "")] = r.value("status", "");
+  auto report = read_dbt_report(results);
+  if (!report) return false;
+  DbtStatuses& statuses = run.dbt_results[report->invocation_id];
+  for (auto& [id, status] : report->statuses) statuses[id] = std::move(status);
   return true;
 }
 
 }  // namespace
+
+std::optional<DbtReport> read_dbt_report(const fs::path& path) {
+  auto doc = nlohmann::json::parse(read_text_file(path), nullptr, false);
+  if (doc.is_discarded() || !doc.contains("metadata") || !doc.contains("results")) return std::nullopt;
+  DbtReport report;
+  report.invocation_id = doc.at("metadata").value("invocation_id", "");
+  report.command = doc.value("args", nlohmann::json::object()).value("which", "");
+  for (const auto& r : doc.at("results")) report.statuses[r.value("unique_id", "")] = r.value("status", "");
+  return report;
+}
 
 std::size_t waves_started(const std::string& log) {
   std::size_t count = 0;

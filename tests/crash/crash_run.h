@@ -23,6 +23,18 @@ std::string phase_name(RunPhase phase);
 // What dbt reported per node (unique id -> status) in one run_results.json.
 using DbtStatuses = std::map<std::string, std::string>;
 
+// One run_results.json as dbt wrote it: its invocation id, its command (`args.which`: "build",
+// "compile", ...) and what it reported per node.
+struct DbtReport {
+  std::string invocation_id;
+  std::string command;
+  DbtStatuses statuses;
+};
+
+// The run_results.json at `path`; nullopt while it can't be parsed (absent, or dbt is still
+// writing it).
+std::optional<DbtReport> read_dbt_report(const std::filesystem::path& path);
+
 struct WatchedRun {
   // When each step was first seen, in seconds after the start.
   std::map<RunPhase, double> seen;

@@ -66,15 +66,13 @@ struct PodBuilds {
     std::error_code ec;
     const auto written = std::filesystem::last_write_time(results, ec);
     if (ec || written == read_at) return;
-    std::ifstream in(results);
-    auto doc = Json::parse(std::string(std::istreambuf_iterator<char>(in), {}), nullptr, false);
-    if (doc.is_discarded() || !doc.contains("results") || !doc.contains("metadata")) return;
+    auto report = read_dbt_report(results);
+    if (!report) return;
     read_at = written;
-    if (doc.value("args", Json::object()).value("which", "") != "build") return;
-    const std::string invocation = doc["metadata"].value("invocation_id", "");
-    if (!statuses.contains(invocation)) invocations.push_back(invocation);
-    DbtStatuses& of_invocation = statuses[invocation];
-    for (const auto& r : doc.at("results")) of_invocation[r.value("unique_id", "")] = r.value("status", "");
+    if (report->command != "build") return;
+    if (!statuses.contains(report->invocation_id)) invocations.push_back(report->invocation_id);
+    DbtStatuses& of_invocation = statuses[report->invocation_id];
+    for (auto& [id, status] : report->statuses) of_invocation[id] = std::move(status);
   }
 
   // The statuses behind ledger run id `run_id`: `<uid>.wave<N>` is wave N's dbt build, the run's
@@ -196,7 +194,7 @@ TEST(OperatorKilledMidRun, EveryRunEndsOnceWithOnePodAndTheStoreHoldsTheLastOrTh
     ASSERT_TRUE(before.error.empty()) << before.error;
     const std::string aim = kill_pod ? "Building" : aims[(round - 1) % 4];
     // Within a few seconds of reaching the phase: the Recording phase lasts well under one. The
-    // runner pod's Building (dbt's two waves of the shop's changed nodes) lasts 2.5-4 s here:
+    // runner pod's Building (dbt's two waves of the shop's changed nodes) lasts 1-4 s here:
     // its kill comes within 3 s, or it would mostly land after the run ended and prove nothing.
     const double most = aim != "Building" ? 0.5 : kill_pod ? 3.0 : 5.0;
     const double delay = std::uniform_real_distribution<double>(0, most)(random);
