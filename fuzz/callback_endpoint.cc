@@ -27,7 +27,6 @@
 #endif
 
 #include "fuzz_support.h"
-#include "harness/loopback_port.h"
 #include "ods/callback/callback_server.h"
 #include "ods/state/stores.h"
 
@@ -150,48 +149,27 @@ struct Endpoint {
     auto tokens = ods::callback::RunTokens::from_key(kKey);
     ods::fuzz::require(tokens.has_value(), "the run tokens could not be made");
     token = tokens->token_for("team", "run-1", "uid-1");
-    std::string why;
-    for (int attempt = 0; attempt < 5 && !server; ++attempt) {  // a free port may be taken meanwhile
-      auto free = ods::testing::free_loopback_port();
-      if (!free) {
-        why = free.error();
-        continue;
-      }
-      // A small body limit, so the fuzzer reaches the 413 path with small inputs.
-      ods::callback::CallbackServerOptions options;
-      options.host = "127.0.0.1";
-      options.port = *free;
-      options.max_body_bytes = 4096;
-      auto started =
-          ods::callback::start_callback_server(options, ods::callback::CallbackDeps{*tokens, lookup, listener, *store});
-      if (started) {
-        server = std::move(*started);
-        port = *free;
-      } else {
-        why = started.error().message;
-      }
-    }
-    ods::fuzz::require(server != nullptr, "the callback server did not start", why);
+    // A small body limit, so the fuzzer reaches the 413 path with small inputs; port 0: a free one.
+    ods::callback::CallbackServerOptions options;
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.max_body_bytes = 4096;
+    auto started =
+        ods::callback::start_callback_server(options, ods::callback::CallbackDeps{*tokens, lookup, listener, *store});
+    ods::fuzz::require(started.has_value(), "the callback server did not start",
+                       started ? "" : started.error().message);
+    server = std::move(*started);
+    const std::string url = server->url();
+    port = std::stoi(url.substr(url.rfind(':') + 1));
   }
 };
 
-// At exit, before libcpprest's own teardown: the server is closed, then LeakSanitizer's
-// end-of-process check is run. Left to itself, that check ran after cpprestsdk's static shared
-// threadpool was destroyed with the listener still open, and reported 80 bytes (one object)
-// allocated on a threadpool thread inside http_server_asio.cpp: sizeof(boost::asio::ip::tcp::socket)
-// is 80 with Boost 1.74, and hostport_listener::on_accept (cpprestsdk 2.10.18) `new`s the socket
-// of the next accept, owned only by a raw pointer in the accept's completion handler, which the
-// threadpool's destruction (io_service stopped, threads joined) destroys uncalled. libcpprest's own
-// object, then; but the library is stripped, so its frames only symbolize as the nearest export
-// (make_http_asio_server), which every request's stack through the listener also holds: a
-// suppression naming it would hide leaks of this tree's handler too. Closing the listener first
-// ends that accept (its handler frees the socket, or the socket is still queued, reachable, when
-// the check runs), and without it the exit hung in libcpprest's static destructors, which wait for
-// the open listener's connections on a threadpool already gone.
+// At exit: the server is stopped (its threads joined), then LeakSanitizer's check is run, so a
+// leak in the server or the service fails the run while nothing of theirs is still in flight.
 Endpoint* the_endpoint = nullptr;
 
 void close_server_then_check_leaks() {
-  delete the_endpoint;  // the server first (a member declared last): the listener closes
+  delete the_endpoint;  // the server first (a member declared last)
   the_endpoint = nullptr;
 #ifdef ODS_FUZZ_LEAK_CHECK
   __lsan_do_leak_check();  // fails the run on a leak; the end-of-process check is then skipped
@@ -201,8 +179,6 @@ void close_server_then_check_leaks() {
 Endpoint& endpoint() {
   if (the_endpoint == nullptr) {
     the_endpoint = new Endpoint();  // lives until exit: the server outlives every input
-    // Registered after libcpprest's statics were made (the server started), so it runs before
-    // their destructors.
     std::atexit(close_server_then_check_leaks);
   }
   return *the_endpoint;

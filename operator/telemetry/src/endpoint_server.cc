@@ -1,6 +1,5 @@
 #include "ods/telemetry/endpoint_server.h"
 
-#include <cpprest/http_listener.h>
 #include <malloc.h>
 #include <prometheus/text_serializer.h>
 
@@ -8,99 +7,78 @@
 #include <exception>
 #include <utility>
 
+#include "ods/http/server.h"
+
 namespace ods::telemetry {
 
 namespace {
 
-using web::http::http_request;
-using web::http::methods;
-using web::http::status_codes;
-using web::http::experimental::listener::http_listener;
-
 const char* const kTextPlain = "text/plain; charset=utf-8";
 const char* const kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
+constexpr int kThreads = 2;  // a scrape and a probe at once
 
-void answer(const http_request& request, web::http::status_code status, const std::string& body,
-            const char* content_type = kTextPlain) {
-  // reply() fails only when the client went away: nothing to do about it.
-  request.reply(status, body, content_type).then([](const pplx::task<void>& sent) {
-    try {
-      sent.get();
-    } catch (const std::exception&) {
-    }
-  });
-}
-
-void answer_check(const http_request& request, const HealthCheck& check, const std::string& failing_prefix) {
+http::Response answer_check(const HealthCheck& check, const std::string& failing_prefix) {
   CheckStatus status = check ? check() : CheckStatus::passing();
-  if (status.ok)
-    answer(request, status_codes::OK, "ok\n");
-  else
-    answer(request, status_codes::ServiceUnavailable, failing_prefix + status.reason + "\n");
+  if (status.ok) return {200, kTextPlain, "ok\n"};
+  return {503, kTextPlain, failing_prefix + status.reason + "\n"};
 }
 
-class CppRestEndpointServer final : public EndpointServer {
+class BeastEndpointServer final : public EndpointServer {
  public:
-  CppRestEndpointServer(EndpointOptions options, std::shared_ptr<prometheus::Collectable> metrics, std::string url)
-      : options_(std::move(options)), metrics_(std::move(metrics)), url_(std::move(url)), listener_(url_) {
-    listener_.support([this](const http_request& request) { handle(request); });
-  }
-  ~CppRestEndpointServer() override { stop(); }
+  BeastEndpointServer(EndpointOptions options, std::shared_ptr<prometheus::Collectable> metrics)
+      : options_(std::move(options)), metrics_(std::move(metrics)) {}
+  ~BeastEndpointServer() override { stop(); }
 
   Result<void> open() {
-    try {
-      listener_.open().wait();
-      open_ = true;
-      return {};
-    } catch (const std::exception& e) {
-      return fail("listen_failed", "cannot serve the operator's endpoints on " + url_ + ": " + e.what());
-    }
+    http::ServerOptions http_options;
+    http_options.host = options_.host;
+    http_options.port = options_.port;
+    http_options.max_body_bytes = 64u << 10;  // GET and HEAD only: a body is read and ignored
+    http_options.request_deadline = std::chrono::seconds(10);
+    http_options.threads = kThreads;
+    auto started = http::start_server(http_options, [this](const http::Request& request) { return handle(request); });
+    if (!started)
+      return fail("listen_failed", "cannot serve the operator's endpoints on " + url_of(options_) + ": " +
+                                       started.error().message);
+    http_ = std::move(*started);
+    return {};
   }
 
-  std::string url() const override { return url_; }
+  std::string url() const override { return url_of(options_); }
 
-  void stop() override {
-    if (!open_) return;
-    open_ = false;
-    try {
-      listener_.close().wait();
-    } catch (const std::exception&) {
-      // Closing a listener whose socket already failed: it is closed either way.
-    }
-  }
+  void stop() override { http_.reset(); }
 
  private:
-  void handle(const http_request& request) {
-    const std::string path = request.relative_uri().path();
-    if (path != "/metrics" && path != "/healthz" && path != "/readyz") {
-      answer(request, status_codes::NotFound, "not found: " + path + " (try /metrics, /healthz or /readyz)\n");
-      return;
-    }
-    if (request.method() != methods::GET && request.method() != methods::HEAD) {
-      answer(request, status_codes::MethodNotAllowed, "method not allowed: " + request.method() + "\n");
-      return;
-    }
+  static std::string url_of(const EndpointOptions& options) {
+    return "http://" + options.host + ":" + std::to_string(options.port);
+  }
+
+  http::Response handle(const http::Request& request) {
+    if (request.refusal != http::Refusal::none) return {400, kTextPlain, "bad request: " + request.problem + "\n"};
+    const std::string& path = request.path;
+    if (path != "/metrics" && path != "/healthz" && path != "/readyz")
+      return {404, kTextPlain, "not found: " + path + " (try /metrics, /healthz or /readyz)\n"};
+    if (request.method != "GET" && request.method != "HEAD")
+      return {405, kTextPlain, "method not allowed: " + request.method + "\n"};
     try {
       if (path == "/metrics") {
-        answer(request, status_codes::OK, prometheus::TextSerializer().Serialize(metrics_->Collect()), kPrometheusText);
+        http::Response scraped{200, kPrometheusText, prometheus::TextSerializer().Serialize(metrics_->Collect())};
         // The collected families are freed by now, in small blocks between long-lived ones, which
         // glibc keeps: give their pages back (14 MB resident a scrape at 1,000 projects,
         // docs/benchmarks.md "Operator at scale").
         malloc_trim(0);
-      } else if (path == "/healthz")
-        answer_check(request, options_.liveness, "unhealthy: ");
-      else
-        answer_check(request, options_.readiness, "not ready: ");
+        return scraped;
+      }
+      if (path == "/healthz") return answer_check(options_.liveness, "unhealthy: ");
+      return answer_check(options_.readiness, "not ready: ");
     } catch (const std::exception& e) {
-      answer(request, status_codes::InternalError, std::string("error: ") + e.what() + "\n");
+      return {500, kTextPlain, std::string("error: ") + e.what() + "\n"};
     }
   }
 
   EndpointOptions options_;
   std::shared_ptr<prometheus::Collectable> metrics_;
-  std::string url_;
-  http_listener listener_;
-  bool open_ = false;
+  std::unique_ptr<http::Server> http_;  // last: stopped before the rest goes
 };
 
 }  // namespace
@@ -124,15 +102,9 @@ Result<std::unique_ptr<EndpointServer>> EndpointServer::start(EndpointOptions op
   if (options.port <= 0 || options.port > 65535)
     return fail("listen_failed", "the endpoints' port must be 1-65535, not " + std::to_string(options.port));
   if (options.host.empty()) options.host = "0.0.0.0";
-  std::string url = "http://" + options.host + ":" + std::to_string(options.port);
-  std::unique_ptr<CppRestEndpointServer> server;
-  try {
-    server = std::make_unique<CppRestEndpointServer>(std::move(options), std::move(metrics), url);
-  } catch (const std::exception& e) {
-    return fail("listen_failed", "cannot serve the operator's endpoints on " + url + ": " + e.what());
-  }
-  if (auto opened = server->open(); !opened) return std::unexpected(opened.error());
-  return server;
+  auto server = std::make_unique<BeastEndpointServer>(std::move(options), std::move(metrics));
+  ODS_TRY_VOID(server->open());
+  return std::unique_ptr<EndpointServer>(std::move(server));
 }
 
 }  // namespace ods::telemetry

@@ -1,5 +1,5 @@
 #pragma once
-// The HTTP server runner pods report to (cpprestsdk http_listener): POST requests to
+// The HTTP server runner pods report to (on the operator's HTTP server, ods/http/server.h): POST requests to
 // /v1/runs/<namespace>/<name>/{inputs,results}, handled by a CallbackService.
 #include <chrono>
 #include <cstddef>
@@ -30,8 +30,9 @@ struct CallbackServerOptions {
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;  // larger bodies: 413, not read further
   // Told each refused request (on the handling thread; must be thread-safe). Empty: not told.
   std::function<void(const RefusedRequest&)> on_refused;
-  // How long a request's body may take to arrive, from its headers on: a client announcing more
-  // than it sends gets 408 (request_timeout) then, and its connection is closed.
+  // How long a request may take to arrive whole (headers and body), from when the server starts
+  // reading it: a client announcing more than it sends gets 408 (request_timeout) then, and its
+  // connection is closed; a connection that sends nothing that long is closed.
   std::chrono::milliseconds body_deadline = kDefaultBodyDeadline;
 };
 
@@ -43,7 +44,7 @@ class CallbackServer {
   virtual std::string url() const = 0;
 };
 
-// Starts listening; requests are handled on cpprestsdk's thread pool.
+// Starts listening; requests are handled on the HTTP server's threads (8 at once).
 // Errors: "unavailable" when the address can't be bound (e.g. the port is taken), naming it.
 [[nodiscard]] Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
                                                                             CallbackDeps deps);

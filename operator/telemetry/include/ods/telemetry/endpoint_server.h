@@ -1,5 +1,5 @@
 #pragma once
-// The operator's HTTP endpoints (cpprestsdk http_listener on host:port, plain HTTP, as
+// The operator's HTTP endpoints (on the operator's HTTP server, ods/http/server.h; plain HTTP, as
 // controller-runtime serves them on :8080 for the kubelet and Prometheus):
 //   GET /metrics  200, every family of `metrics` in the Prometheus text format (0.0.4)
 //   GET /healthz  200 "ok" while the liveness check passes, else 503 with its reason
