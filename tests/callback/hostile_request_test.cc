@@ -308,8 +308,9 @@ TEST_F(HostileCallbackRequests, ABodyThatNeverArrivesIsCutOffAtTheDeadlineWhileO
       "Content-Length: 1000\r\n\r\n",
   };
   // More than the limit announced, a little of it sent.
-  const std::string over_limit = "POST /v1/runs/team/open/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: " +
-                                 std::to_string(kLimit * 4) + "\r\n\r\n{\"protocol\":";
+  const std::string over_limit =
+      "POST /v1/runs/team/open/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(kLimit * 4) +
+      "\r\n\r\n{\"protocol\":";
   const std::string before = world();
   std::vector<std::future<std::expected<std::string, std::string>>> slow;
   // Each exchange reads until the server closes, or 120 s without a byte (far past the deadline).

@@ -36,7 +36,8 @@ class Server final : public CallbackServer {
     http_options.max_body_bytes = options_.max_body_bytes;
     http_options.request_deadline = options_.body_deadline;
     http_options.threads = kHandlerThreads;
-    auto started = http::start_server(http_options, [this](http::Request request) { return serve(std::move(request)); });
+    auto started =
+        http::start_server(http_options, [this](http::Request request) { return serve(std::move(request)); });
     if (!started) return std::unexpected(started.error());
     http_ = std::move(*started);
     return {};
@@ -65,9 +66,9 @@ class Server final : public CallbackServer {
       return {415, error_json("unsupported_media_type", "",
                               "Content-Type " + type->substr(0, 100) + ": the body must be application/json")};
     if (request.refusal == Refusal::body_too_large)
-      return {413, error_json("too_large", "",
-                              "the body is larger than the limit of " + std::to_string(options_.max_body_bytes) +
-                                  " bytes")};
+      return {413,
+              error_json("too_large", "",
+                         "the body is larger than the limit of " + std::to_string(options_.max_body_bytes) + " bytes")};
     if (request.refusal == Refusal::late) return {408, error_json("request_timeout", "", request.problem)};
     CallbackRequest r{request.method, request.path, request.header("Authorization").value_or(""),
                       std::move(request.body)};

@@ -21,11 +21,13 @@ using boost::system::error_code;
 
 namespace {
 
-constexpr std::size_t kLingerBytes = 16u << 20;    // read and dropped after an answer that closes, at most
+constexpr std::size_t kLingerBytes = 16u << 20;         // read and dropped after an answer that closes, at most
 constexpr auto kLingerQuiet = std::chrono::seconds(1);  // … until the client is this long silent
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-bool is_parse_error(const error_code& error) { return error.category() == bhttp::make_error_code(bhttp::error::bad_method).category(); }
+bool is_parse_error(const error_code& error) {
+  return error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
+}
 
 // What was wrong with a request the parser refused, for the person reading the answer.
 std::string describe(const error_code& error) {
@@ -154,9 +156,8 @@ void Connection::on_body(error_code error) {
                                              std::to_string(settings_.options.request_deadline.count()) + " ms."));
   }
   if (error == bhttp::error::body_limit)
-    return answer(refused(Refusal::body_too_large,
-                          "The body is larger than the limit of " + std::to_string(settings_.options.max_body_bytes) +
-                              " bytes."));
+    return answer(refused(Refusal::body_too_large, "The body is larger than the limit of " +
+                                                       std::to_string(settings_.options.max_body_bytes) + " bytes."));
   if (error) return is_parse_error(error) ? answer(refused(Refusal::malformed, describe(error))) : close();
   Request request = refused(Refusal::none, "");
   request.body = std::move(parser_->get().body());
@@ -190,9 +191,9 @@ void Connection::answer(Request request) {
   }
   // A refused request may still be arriving: its client is let finish sending (linger) so it
   // reads the answer rather than a reset. A whole one with Connection: close was read to its end.
-  const After after = refused ? After::linger
+  const After after = refused                                                             ? After::linger
                       : (stopping_ || settings_.stopping || !parser_->get().keep_alive()) ? After::close
-                                                                     : After::keep_alive;
+                                                                                          : After::keep_alive;
   const bool close = after != After::keep_alive;
   response_ = std::make_shared<bhttp::response<bhttp::string_body>>();
   response_->version(11);
@@ -234,9 +235,8 @@ void Connection::on_lingered(error_code error, std::size_t bytes) {
   if (error || lingered_ >= kLingerBytes) return close();
   timer_.expires_after(kLingerQuiet);
   timer_.async_wait([self = shared_from_this()](error_code e) { self->on_deadline(e); });
-  socket_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](error_code e, std::size_t n) {
-    self->on_lingered(e, n);
-  });
+  socket_.async_read_some(asio::buffer(scratch_),
+                          [self = shared_from_this()](error_code e, std::size_t n) { self->on_lingered(e, n); });
 }
 
 void Connection::close() {

@@ -2,14 +2,14 @@
 // One accepted connection of the HTTP server: reads requests one after another (keep-alive),
 // each under the size limits and the deadline, hands each to the handler and writes its answer.
 // Everything a connection does runs on its own strand, so its handlers never race each other.
+#include <array>
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <array>
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>

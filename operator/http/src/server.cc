@@ -49,7 +49,7 @@ class BeastServer final : public Server {
         if (auto held = connection.lock()) live.push_back(std::move(held));
     }
     for (auto& connection : live) connection->stop();  // outside the lock: a last reference's
-    live.clear();                                       // destructor forgets itself under it
+    live.clear();                                      // destructor forgets itself under it
     asio::post(acceptor_.get_executor(), [this] {
       error_code ignored;
       acceptor_.close(ignored);
@@ -65,7 +65,8 @@ class BeastServer final : public Server {
     tcp::resolver resolver(io_);
     auto found = resolver.resolve(host, std::to_string(settings_.options.port), tcp::resolver::passive, error);
     if (error || found.empty())
-      return fail("unavailable", "Cannot listen on " + where + ": the host does not resolve (" + error.message() + ").");
+      return fail("unavailable",
+                  "Cannot listen on " + where + ": the host does not resolve (" + error.message() + ").");
     const tcp::endpoint endpoint = found.begin()->endpoint();
     if (acceptor_.open(endpoint.protocol(), error) || acceptor_.set_option(tcp::acceptor::reuse_address(true), error) ||
         acceptor_.bind(endpoint, error) || acceptor_.listen(asio::socket_base::max_listen_connections, error))
@@ -99,8 +100,8 @@ class BeastServer final : public Server {
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;  // `socket` closes as it goes
-      connection = std::make_shared<detail::Connection>(
-          std::move(socket), settings_, [this](const detail::Connection* gone) { forget(gone); });
+      connection = std::make_shared<detail::Connection>(std::move(socket), settings_,
+                                                        [this](const detail::Connection* gone) { forget(gone); });
       connections_.emplace(connection.get(), connection);
     }
     connection->start();

@@ -30,8 +30,8 @@ class Recorder {
     return [this](const Request& request) {
       std::lock_guard lock(mutex_);
       requests_.push_back(request);
-      return Response{200, "application/json", "{\"path\":\"" + request.path + "\",\"bytes\":" +
-                                                   std::to_string(request.body.size()) + "}"};
+      return Response{200, "application/json",
+                      "{\"path\":\"" + request.path + "\",\"bytes\":" + std::to_string(request.body.size()) + "}"};
     };
   }
   std::vector<Request> requests() {
@@ -137,8 +137,8 @@ TEST_F(HttpServerTest, RefusesChunkSizesThatAreNegativeHugeOrNotHexAndStaysUp) {
   start();
   for (const std::string size : {"-1", "-2", "ffffffffffffffff", "fffffffffffffffffffff", "zz", "1;\x01", ""}) {
     SCOPED_TRACE("chunk size " + size);
-    const auto a = exchange("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + size +
-                            "\r\nabc\r\n0\r\n\r\n");
+    const auto a =
+        exchange("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + size + "\r\nabc\r\n0\r\n\r\n");
     ASSERT_EQ(a.size(), 1u);
     EXPECT_EQ(a[0].status, 200) << a[0].head;  // the recorder answers refusals 200 too
     EXPECT_NE(a[0].head.find("Connection: close"), std::string::npos) << a[0].head;
@@ -163,8 +163,8 @@ TEST_F(HttpServerTest, HandsRefusedRequestsToTheHandlerWithWhy) {
   std::string chunked_over;
   for (int i = 0; i < 20; ++i) chunked_over += "64\r\n" + std::string(100, 'y') + "\r\n";
   const std::vector<Case> cases = {
-      {"Content-Length over the limit", "POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n" +
-                                            std::string(1001, 'x'),
+      {"Content-Length over the limit",
+       "POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n" + std::string(1001, 'x'),
        Refusal::body_too_large},
       {"chunked body over the limit",
        "POST /big HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_over + "0\r\n\r\n",
@@ -261,9 +261,8 @@ TEST_F(HttpServerTest, StoppingLetsAHandlerInFlightSendItsAnswer) {
     return Response{200, "text/plain", "finished"};
   });
   const int port = server->port();
-  auto reply = std::async(std::launch::async, [port] {
-    return loopback_exchange(port, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n", 20);
-  });
+  auto reply = std::async(std::launch::async,
+                          [port] { return loopback_exchange(port, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n", 20); });
   ASSERT_EQ(entered.get_future().wait_for(20s), std::future_status::ready);
   auto stopping = std::async(std::launch::async, [this] { server.reset(); });
   release.set_value();

@@ -38,8 +38,8 @@ class BeastEndpointServer final : public EndpointServer {
     http_options.threads = kThreads;
     auto started = http::start_server(http_options, [this](const http::Request& request) { return handle(request); });
     if (!started)
-      return fail("listen_failed", "cannot serve the operator's endpoints on " + url_of(options_) + ": " +
-                                       started.error().message);
+      return fail("listen_failed",
+                  "cannot serve the operator's endpoints on " + url_of(options_) + ": " + started.error().message);
     http_ = std::move(*started);
     return {};
   }
