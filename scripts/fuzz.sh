@@ -26,11 +26,6 @@ harden_require_clang "$clang" fuzz
 # target -> dictionary, and seed files beside fuzz/corpus/<target>/.
 declare -A dict=([sql_normalizer]=sql [snapshot]=json [project_inputs]=json [jinja]=jinja [manifest]=json
   [run_results]=json [sources_json]=json [callback_protocol]=json [callback_endpoint]=http [kubeconfig]=yaml [cron]=cron)
-# Extra libFuzzer flags. callback_endpoint: libFuzzer's after-input leak check flags objects of
-# cpprestsdk's pplx continuations still in flight on the server's threads (allocated inside
-# libcpprest.so, not this tree's code); the target runs LeakSanitizer's whole check itself at exit,
-# after closing the server (fuzz/callback_endpoint.cc), so the server's leaks still fail the run.
-declare -A extra=([callback_endpoint]="-detect_leaks=0")
 fixtures=providers/dbt/tests/fixtures
 declare -A seeds=(
   [manifest]="$fixtures/parse_manifest.json $fixtures/build_manifest.json $fixtures/edited_manifest.json"
@@ -60,7 +55,7 @@ run_target() {
   for seed in ${seeds[$t]:-}; do cp -n "$seed" "$corpus/seed-$(basename "$seed")"; done
   local dirs=("$corpus") rc=0
   [ ! -d "fuzz/corpus/$t" ] || dirs+=("fuzz/corpus/$t")
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${extra[$t]:-} \
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -dict="fuzz/dict/${dict[$t]}.dict" -artifact_prefix="$build/findings/$t-" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   local runs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
