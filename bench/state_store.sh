@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ODS_BUILD_DIR:-$root/build}
 bench=$build/bench/state_store_bench
 if [ ! -x "$bench" ]; then
-  echo "bench: no $bench (run 'make build', or set ODS_BUILD_DIR)" >&2
+  echo "bench: no $bench (run 'make bench-programs', or set ODS_BUILD_DIR)" >&2
   exit 1
 fi
 exec "$bench" "${1:-10000}" "${2:-100}"

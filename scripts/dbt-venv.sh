@@ -17,13 +17,7 @@ if [ -z "$minor" ] || [ ! -f "$requirements" ] || [ ! -f "$constraints" ]; then
   echo "dbt-venv: usage: scripts/dbt-venv.sh <minor>; pinned minors: $known" >&2
   exit 2
 fi
-digest=$(cat "$requirements" "$constraints" | sha256sum | cut -c1-16)
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/ods/dbt-venvs"
-venv="$cache/$minor-$digest"
-mkdir -p "$cache"
-exec 9>"$venv.lock"
-flock 9
-if [ ! -f "$venv/.ods-complete" ]; then
+install_matrix_venv() {
   echo "dbt-venv: creating $venv (dbt $minor, requirements/matrix/dbt-$minor.txt)" >&2
   # The constraints are a complete pip freeze: installing exactly them (--no-deps) is the
   # same set as resolving the requirements under them, in half the time; check that each
@@ -32,7 +26,6 @@ if [ ! -f "$venv/.ods-complete" ]; then
     case "$pin" in ''|'#'*) continue ;; esac
     grep -qixF "$pin" "$constraints" || { echo "dbt-venv: $pin (dbt-$minor.txt) is not in dbt-$minor.constraints.txt" >&2; exit 1; }
   done < "$requirements"
-  rm -rf "$venv"
   # No pip inside (nothing installs into it later): ./.venv's pip installs into it (--python),
   # which saves the venv's own pip install; without ./.venv, the venv gets its own pip.
   pip=(); if [ -x "$root/.venv/bin/pip" ]; then pip=("$root/.venv/bin/pip" --python "$venv/bin/python"); fi
@@ -40,6 +33,7 @@ if [ ! -f "$venv/.ods-complete" ]; then
   # --no-compile: Python writes each module's bytecode when it is first imported.
   "${pip[@]}" install -q --disable-pip-version-check --no-deps --no-compile -r "$constraints" >&2
   "$venv/bin/python" -c "import dbt.version; print('dbt-venv: dbt-core', dbt.version.__version__)" >&2
-  touch "$venv/.ods-complete"
-fi
+}
+. "$root/scripts/lib/cached_venv.sh"
+cached_venv dbt-venvs "$minor-$(cat "$requirements" "$constraints" | sha256sum | cut -c1-16)" install_matrix_venv
 echo "$venv"

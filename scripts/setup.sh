@@ -3,8 +3,10 @@
 #   - Debian packages (compiler tool chain, clang 16 with libFuzzer and the sanitizer runtimes for
 #     scripts/fuzz.sh and scripts/sanitize.sh, libraries, PostgreSQL server for the tests,
 #     patchelf for `make dist`);
-#   - ./.venv with the pinned dbt-core and adapters (requirements/dbt.txt + constraints.txt).
-# Idempotent. Re-creates .venv when the pins change.
+#   - ./.venv, a link to a cached venv with the pinned dbt-core and adapters
+#     (requirements/dbt.txt + constraints.txt), built when its pins are new.
+# Idempotent and quick when everything is there. Tier 2 (`make test-all`) needs more:
+# scripts/setup-tier2.sh.
 #
 # PostgreSQL: the tests start their own server (initdb into a temp dir, pg_ctl on a free
 # loopback port, run as the `postgres` system user the Debian package creates; see
@@ -49,14 +51,20 @@ if ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
 
-stamp=.venv/.ods-pins
-want=$(cat requirements/dbt.txt requirements/constraints.txt | sha256sum | cut -c1-16)
-if [ ! -x .venv/bin/dbt ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: creating .venv with pinned dbt (requirements/dbt.txt)"
+# ./.venv is a link to a venv outside the clone, keyed by the pins
+# (${XDG_CACHE_HOME:-$HOME/.cache}/ods/venvs/<digest of requirements/dbt.txt and constraints.txt>),
+# so a fresh clone (CI's) links the one already built (scripts/lib/cached_venv.sh). A real
+# directory at ./.venv (an older checkout's) is replaced by the link.
+install_dbt_venv() {
+  echo "setup: creating $venv with pinned dbt (requirements/dbt.txt)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r requirements/dbt.txt -c requirements/constraints.txt
+}
+. scripts/lib/cached_venv.sh
+cached_venv venvs "$(cat requirements/dbt.txt requirements/constraints.txt | sha256sum | cut -c1-16)" install_dbt_venv
+if [ "$(readlink .venv 2>/dev/null)" != "$venv" ]; then
   rm -rf .venv
-  python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements/dbt.txt -c requirements/constraints.txt
-  echo "$want" > "$stamp"
+  ln -s "$venv" .venv
 fi
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ] || ! getent passwd postgres >/dev/null; then

@@ -17,7 +17,8 @@ namespace ods::testing {
 
 // The integer in environment variable `name`, or `fallback` when it is unset or empty.
 int env_int(const char* name, int fallback);
-// The seed in environment variable `variable` (a replay), else a random one.
+// The seed in environment variable `variable` (a replay), else one derived from the checked-out
+// commit and `variable` (successive commits aim at other moments), else (no git checkout) a random one.
 std::uint64_t crash_seed(const char* variable);
 
 // The relations' fingerprints (tests/crash/relations.py: row count and an order-independent

@@ -85,10 +85,15 @@ DbtProject::DbtProject(const std::string& example) : dir_(ods::testing::fresh_te
   }
 }
 
-DbtProject DbtProject::copy_of(const DbtProject& other) {
+DbtProject DbtProject::copy_of_directory(const fs::path& dir) {
   DbtProject p;
-  p.dir_ = ods::testing::fresh_test_dir("p") / other.dir_.filename();
-  fs::copy(other.dir_, p.dir_, fs::copy_options::recursive);
+  p.dir_ = ods::testing::fresh_test_dir("p") / dir.filename();
+  fs::copy(dir, p.dir_, fs::copy_options::recursive);
+  return p;
+}
+
+DbtProject DbtProject::copy_of(const DbtProject& other) {
+  DbtProject p = copy_of_directory(other.dir_);
   p.env_ = other.env_;
   p.bin_ = other.bin_;
   p.duckdb_file_ = other.duckdb_file_;

@@ -27,6 +27,9 @@ class DbtProject {
   explicit DbtProject(const std::string& example);
   // Copies an existing project directory (everything, state included) into a fresh temp dir.
   static DbtProject copy_of(const DbtProject& other);
+  // The same of a project directory no DbtProject owns (e.g. a ctest fixture's), with ./.venv,
+  // no extra environment and shop.duckdb.
+  static DbtProject copy_of_directory(const std::filesystem::path& dir);
   // A fresh empty temp dir `<tmp>/<name>`, for a generator (e.g. bench/gen_project.py) to fill.
   static DbtProject empty(const std::string& name);
   ~DbtProject();
