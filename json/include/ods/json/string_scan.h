@@ -1,8 +1,9 @@
 #pragma once
-// The scan inside a JSON string shared by every JSON reader in ODS (json/'s Reader,
-// providers/dbt's tokenizer): strings are most of an artifact's bytes, so this loop is most of
-// the tokenizing time. Measured on the 50k-node manifest (docs/adr/0030-one-json-reader.md):
-// 16 bytes at a time with SSE2 made json/'s validating skip 1.95x faster than a byte-table loop.
+// The scan inside a JSON string of json/'s Reader, the one JSON tokenizer in ODS (providers/dbt's
+// JsonReader pulls its tokens from it; ADR-0030): strings are most of an artifact's bytes, so
+// this loop is most of the tokenizing time. Measured on the 50k-node manifest
+// (docs/adr/0030-one-json-reader.md): 16 bytes at a time with SSE2 made json/'s validating skip
+// 1.95x faster than a byte-table loop.
 #include <cstddef>
 
 #if defined(__SSE2__)

@@ -1,7 +1,7 @@
 #pragma once
-// Content fingerprints as exact data versions (seed 003, "DuckDB (content fingerprint)"):
-// the row count plus an order-independent sum of row hashes, one statement per table,
-// computed by the warehouse itself. ChangeProviders for DuckDB, PostgreSQL and Spark.
+// Content fingerprints as exact data versions (ADR-0022 §1 and §3): the row count plus an
+// order-independent sum of row hashes, one statement per table, computed by the warehouse
+// itself. ChangeProviders for DuckDB, PostgreSQL and Spark.
 #include <memory>
 #include <string>
 

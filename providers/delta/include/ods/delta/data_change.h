@@ -1,8 +1,8 @@
 #pragma once
-// Which Delta commits change a table's data (seed 003 "What counts as a data change", checked
-// against delta-io/delta's DeltaOperations.scala). A table's data version is the newest commit
-// that does; the others (compaction, vacuum, properties, comments, constraints) leave what a
-// reader sees as it was, so they never move the version.
+// Which Delta commits change a table's data (ADR-0022 §3; checked against delta-io/delta's
+// DeltaOperations.scala). A table's data version is the newest commit that does; the others
+// (compaction, vacuum, properties, comments, constraints) leave what a reader sees as it was,
+// so they never move the version.
 #include <map>
 #include <string>
 
