@@ -1,5 +1,6 @@
 // The members early cutoff added to the protocol: measured contents and the wave a selection is.
 #include "ods/planner/evidence.h"
+#include "ods/planner/json_io.h"
 #include "shared_members.h"
 
 namespace ods::callback::detail {
@@ -26,11 +27,7 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
 
 json contents_to_json(const std::map<std::string, planner::DataVersion>& contents) {
   json out = json::object();
-  for (const auto& [id, v] : contents)
-    out[id] = {{"value", v.value},
-               {"exactness", std::string(planner::to_string(v.exactness))},
-               {"origin", v.origin},
-               {"observed_at", v.observed_at}};
+  for (const auto& [id, v] : contents) out[id] = json::parse(planner::to_json(v));
   return out;
 }
 

@@ -5,14 +5,13 @@
 
 #include "json_fields.h"
 #include "ods/planner/evidence.h"
+#include "ods/planner/json_io.h"
 #include "ods/planner/plan.h"
 
 namespace ods::planner::internal {
 
-inline nlohmann::json version_to_json(const DataVersion& v) {
-  return {
-      {"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin}, {"observed_at", v.observed_at}};
-}
+// to_json(DataVersion) (json_io.h), as a DOM.
+inline nlohmann::json version_to_json(const DataVersion& v) { return nlohmann::json::parse(to_json(v)); }
 
 inline Exactness exactness_field(const nlohmann::json& j, const std::string& path) {
   std::string word = get_string(j, path, "exactness");
