@@ -12,7 +12,7 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
   planner::DataVersion out;
   out.value = string_at(v, path, "value");
   out.origin = string_at(v, path, "origin");
-  out.observed_at = string_at(v, path, "observed_at", false);
+  out.observed_at = string_at(v, path, "observed_at", Need::optional);
   const std::string word = string_at(v, path, "exactness");
   auto exactness = planner::exactness_from_string(word);
   if (!exactness)
@@ -33,7 +33,7 @@ json contents_to_json(const std::map<std::string, planner::DataVersion>& content
 
 std::map<std::string, planner::DataVersion> contents_at(const json& object, const std::string& parent,
                                                         const std::string& key) {
-  return map_at<planner::DataVersion>(object, parent, key, content_value, false);
+  return map_at<planner::DataVersion>(object, parent, key, content_value, Need::optional);
 }
 
 json wave_info_to_json(const WaveInfo& wave) {
@@ -56,7 +56,7 @@ WaveInfo wave_info_at(const json& object, const std::string& parent, const std::
   out.number = integer_at(w, path, "number");
   if (out.number < 1) refuse(path + ".number", "must be 1 or more");
   out.last = bool_at(w, path, "last");
-  out.why = string_at(w, path, "why", false);
+  out.why = string_at(w, path, "why", Need::optional);
   return out;
 }
 
