@@ -1,6 +1,6 @@
 #include "ods/callback/protocol.h"
 
-#include "json_fields.h"
+#include "body_json.h"
 #include "ods/planner/fingerprint.h"
 #include "ods/planner/json_io.h"
 #include "shared_members.h"
@@ -25,7 +25,7 @@ void read_build_members(const json& doc, Report& r, bool build_required) {
   r.inputs = inputs_at(doc);
   if (build_required)
     r.build = build_report_from(object_at(doc, "", "build"), "build");
-  else if (const json* build = member(doc, "", "build", false))
+  else if (const json* build = member(doc, "", "build", Need::optional))
     r.build = build_report_from(*build, "build");
   r.node_contents = contents_at(doc, "", "node_contents");
 }
@@ -65,7 +65,7 @@ std::string with_selection_members(json doc, const Answer& a) {
 }
 
 std::optional<std::string> snapshot_id_at(const json& doc) {
-  if (const json* id = member(doc, "", "snapshot_id", false)) return string_value(*id, "snapshot_id");
+  if (const json* id = member(doc, "", "snapshot_id", Need::optional)) return string_value(*id, "snapshot_id");
   return std::nullopt;
 }
 
@@ -73,18 +73,18 @@ template <class T>
 Parsed<T> guarded(std::string_view body, T (*read)(const json&)) {
   try {
     return read(parse_body(body));
-  } catch (const FieldErrorThrown& e) {
-    return std::unexpected(e.error);
+  } catch (const ods::json::FieldError& e) {
+    return std::unexpected(protocol_error(e));
   }
 }
 
 InputsRequest read_inputs_request(const json& doc) {
   InputsRequest r;
   r.inputs = inputs_at(doc);
-  if (member(doc, "", "relations_exist", false))
+  if (member(doc, "", "relations_exist", Need::optional))
     r.relations_exist = map_at<bool>(doc, "", "relations_exist", bool_value);
-  if (member(doc, "", "selected", false)) r.selected = strings_at(doc, "", "selected");
-  if (member(doc, "", "check_selected", false)) r.check_selected = strings_at(doc, "", "check_selected");
+  if (member(doc, "", "selected", Need::optional)) r.selected = strings_at(doc, "", "selected");
+  if (member(doc, "", "check_selected", Need::optional)) r.check_selected = strings_at(doc, "", "check_selected");
   const json& probe = object_at(doc, "", "probe");
   r.probe.strategy = string_at(probe, "probe", "strategy");
   r.probe.call_seconds = number_at(probe, "probe", "call_seconds");
@@ -93,7 +93,7 @@ InputsRequest read_inputs_request(const json& doc) {
   const json& timings = object_at(doc, "", "timings");
   r.compile_seconds = number_at(timings, "timings", "compile");
   r.probe_seconds = number_at(timings, "timings", "probe");
-  if (member(doc, "", "cutoff", false)) r.cutoff = cutoff_mode_at(doc, "cutoff");
+  if (member(doc, "", "cutoff", Need::optional)) r.cutoff = cutoff_mode_at(doc, "cutoff");
   return r;
 }
 
@@ -101,7 +101,7 @@ PlanAnswer read_plan_answer(const json& doc) {
   PlanAnswer a;
   read_selection_members(doc, a);
   a.scope = string_at(doc, "", "scope");
-  if (member(doc, "", "wave", false)) a.wave = wave_info_at(doc, "", "wave");
+  if (member(doc, "", "wave", Need::optional)) a.wave = wave_info_at(doc, "", "wave");
   return a;
 }
 
@@ -113,8 +113,8 @@ BuildResults read_build_results(const json& r, const std::string& path) {
   out.node_status = map_at<std::string>(r, path, "node_status", string_value);
   out.node_tests_passed = map_at<bool>(r, path, "node_tests_passed", bool_value);
   out.source_tests_passed = map_at<bool>(r, path, "source_tests_passed", bool_value);
-  out.node_seconds = map_at<double>(r, path, "node_seconds", number_value, false);
-  out.summary = string_at(r, path, "summary", false);
+  out.node_seconds = map_at<double>(r, path, "node_seconds", number_value, Need::optional);
+  out.summary = string_at(r, path, "summary", Need::optional);
   if (out.started_at.empty()) refuse(path + ".started_at", "must not be empty");
   return out;
 }
@@ -136,7 +136,7 @@ RecordedAnswer read_recorded_answer(const json& doc) {
   a.reused = integer_at(counts, "counts", "reused");
   a.failed = integer_at(counts, "counts", "failed");
   a.skipped = integer_at(counts, "counts", "skipped");
-  a.summary = string_at(doc, "", "summary", false);
+  a.summary = string_at(doc, "", "summary", Need::optional);
   a.already_recorded = bool_at(doc, "", "already_recorded");
   return a;
 }
@@ -166,9 +166,9 @@ BuildReport detail::build_report_from(const json& build, const std::string& path
   if (!build.is_object()) refuse(path, "must be an object or null");
   BuildReport b;
   b.exit_code = integer_at(build, path, "exit_code");
-  b.error_text = string_at(build, path, "error_text", false);
+  b.error_text = string_at(build, path, "error_text", Need::optional);
   b.seconds = number_at(build, path, "seconds");
-  if (const json* results = member(build, path, "results", false)) {
+  if (const json* results = member(build, path, "results", Need::optional)) {
     if (!results->is_object()) refuse(path + ".results", "must be an object or null");
     b.results = read_build_results(*results, path + ".results");
   }

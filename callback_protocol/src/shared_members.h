@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "json_fields.h"
+#include "body_json.h"
 
 namespace ods::callback::detail {
 

@@ -1,5 +1,6 @@
 // The members early cutoff added to the protocol: measured contents and the wave a selection is.
 #include "ods/planner/evidence.h"
+#include "ods/planner/json_io.h"
 #include "shared_members.h"
 
 namespace ods::callback::detail {
@@ -11,7 +12,7 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
   planner::DataVersion out;
   out.value = string_at(v, path, "value");
   out.origin = string_at(v, path, "origin");
-  out.observed_at = string_at(v, path, "observed_at", false);
+  out.observed_at = string_at(v, path, "observed_at", Need::optional);
   const std::string word = string_at(v, path, "exactness");
   auto exactness = planner::exactness_from_string(word);
   if (!exactness)
@@ -26,17 +27,13 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
 
 json contents_to_json(const std::map<std::string, planner::DataVersion>& contents) {
   json out = json::object();
-  for (const auto& [id, v] : contents)
-    out[id] = {{"value", v.value},
-               {"exactness", std::string(planner::to_string(v.exactness))},
-               {"origin", v.origin},
-               {"observed_at", v.observed_at}};
+  for (const auto& [id, v] : contents) out[id] = json::parse(planner::to_json(v));
   return out;
 }
 
 std::map<std::string, planner::DataVersion> contents_at(const json& object, const std::string& parent,
                                                         const std::string& key) {
-  return map_at<planner::DataVersion>(object, parent, key, content_value, false);
+  return map_at<planner::DataVersion>(object, parent, key, content_value, Need::optional);
 }
 
 json wave_info_to_json(const WaveInfo& wave) {
@@ -59,7 +56,7 @@ WaveInfo wave_info_at(const json& object, const std::string& parent, const std::
   out.number = integer_at(w, path, "number");
   if (out.number < 1) refuse(path + ".number", "must be 1 or more");
   out.last = bool_at(w, path, "last");
-  out.why = string_at(w, path, "why", false);
+  out.why = string_at(w, path, "why", Need::optional);
   return out;
 }
 

@@ -66,6 +66,19 @@ TEST(Protocol, MalformedInputsAreRefusedNamingTheField) {
   EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["timings"] = "fast"; })).field, "timings");
 }
 
+TEST(Protocol, RefusalsSayWhatIsWrongInTheProtocolsWords) {
+  const InputsRequest r = inputs_request();
+  EXPECT_EQ(refusal_of("not json").message, "the body is not JSON");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["probe"].erase("call_seconds"); })).message, "is missing");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["probe"]["source_seconds"]["x"] = "slow"; })).message,
+            "must be a number");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["relations_exist"] = {{"m", 1}}; })).message, "must be true or false");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["selected"] = {"a", 3}; })).message, "must be a string");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["selected"] = "a"; })).message, "must be an array of strings");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["timings"] = "fast"; })).message, "must be an object");
+  EXPECT_EQ(refusal_of(edited(r, [](json& d) { d["protocol"] = "1"; })).message, "must be an integer");
+}
+
 TEST(Protocol, ResultsRequestReadsBackWhatWasWritten) {
   ResultsRequest r;
   r.inputs = test_inputs();

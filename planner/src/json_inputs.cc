@@ -1,5 +1,4 @@
 // Project inputs <-> JSON.
-#include "json_fields.h"
 #include "json_values.h"
 #include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
@@ -35,47 +34,45 @@ json node_to_json(const NodeInput& n) {
 std::vector<std::string> strings(const json& obj, const std::string& path, const char* key) {
   std::vector<std::string> out;
   if (!obj.contains(key)) return out;
-  for (const auto& v : get_array(obj, path, key)) {
-    if (!v.is_string()) throw FieldError(path + "." + key + ": expected strings");
+  for (const auto& v : array_at(obj, path, key)) {
+    if (!v.is_string()) throw FieldError(member_path(path, key), "expected strings");
     out.push_back(v.get<std::string>());
   }
   return out;
 }
 
 bool opt_bool(const json& obj, const std::string& path, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return false;
-  if (!it->is_boolean()) throw FieldError(path + "." + key + ": expected true or false");
-  return it->get<bool>();
+  const json* m = member_as(obj, path, key, Kind::boolean, Need::optional);
+  return m != nullptr && m->get<bool>();
 }
 
 NodeInput node_from_json(const json& j, const std::string& path) {
   NodeInput n;
-  n.id = get_string(j, path, "id");
+  n.id = string_at(j, path, "id");
   std::string p = path + "[" + n.id + "]";
-  n.name = get_string(j, p, "name");
-  n.resource_type = get_string(j, p, "resource_type");
-  n.relation = opt_string(j, p, "relation");
+  n.name = string_at(j, p, "name");
+  n.resource_type = string_at(j, p, "resource_type");
+  n.relation = string_at(j, p, "relation", Need::optional);
   n.parents = strings(j, p, "parents");
-  for (const auto& [name, digest] : get_object(j, p, "fingerprint").items()) {
-    if (!digest.is_string()) throw FieldError(p + ".fingerprint." + name + ": expected a string");
-    n.fingerprint.components[name] = digest.get<std::string>();
+  for (const auto& [name, digest] : object_at(j, p, "fingerprint").items()) {
+    n.fingerprint.components[name] =
+        value_as(digest, member_path(p + ".fingerprint", name), Kind::string).get<std::string>();
   }
-  n.raw_digest = opt_string(j, p, "raw_digest");
+  n.raw_digest = string_at(j, p, "raw_digest", Need::optional);
   n.sql_normalised = opt_bool(j, p, "sql_normalised");
   n.incomplete = strings(j, p, "incomplete");
   n.always_build = strings(j, p, "always_build");
   n.self_contained = opt_bool(j, p, "self_contained");
-  n.checks_digest = opt_string(j, p, "checks_digest");
+  n.checks_digest = string_at(j, p, "checks_digest", Need::optional);
   if (j.contains("policy")) {
-    const json& pol = get_object(j, p, "policy");
+    const json& pol = object_at(j, p, "policy");
     if (pol.contains("lag_tolerance_seconds")) {
-      if (!pol["lag_tolerance_seconds"].is_number_integer())
-        throw FieldError(p + ".policy.lag_tolerance_seconds: expected an integer");
-      n.policy.lag_tolerance_seconds = pol["lag_tolerance_seconds"].get<std::int64_t>();
+      n.policy.lag_tolerance_seconds =
+          member_as(pol, p + ".policy", "lag_tolerance_seconds", Kind::integer)->get<std::int64_t>();
     }
-    n.policy.require_fresh_data_from_all = opt_string(pol, p + ".policy", "require_fresh_data_from") == "all";
-    n.policy.error = opt_string(pol, p + ".policy", "error");
+    n.policy.require_fresh_data_from_all =
+        string_at(pol, p + ".policy", "require_fresh_data_from", Need::optional) == "all";
+    n.policy.error = string_at(pol, p + ".policy", "error", Need::optional);
   }
   return n;
 }
@@ -113,24 +110,23 @@ Result<ProjectInputs> inputs_from_json(std::string_view text) {
   if (doc.is_discarded()) return fail("invalid_inputs", "the project inputs document is not valid JSON");
   try {
     ProjectInputs in;
-    in.scheme = get_string(doc, "inputs", "scheme");
-    in.project = get_string(doc, "inputs", "project");
-    in.target = opt_string(doc, "inputs", "target");
-    in.target_identity = opt_string(doc, "inputs", "target_identity");
-    in.invocation_id = opt_string(doc, "inputs", "invocation_id");
-    in.generated_at = opt_string(doc, "inputs", "generated_at");
-    for (const auto& n : get_array(doc, "inputs", "nodes")) in.nodes.push_back(node_from_json(n, "inputs.nodes"));
-    for (const auto& s : get_array(doc, "inputs", "sources")) {
+    in.scheme = string_at(doc, "inputs", "scheme");
+    in.project = string_at(doc, "inputs", "project");
+    in.target = string_at(doc, "inputs", "target", Need::optional);
+    in.target_identity = string_at(doc, "inputs", "target_identity", Need::optional);
+    in.invocation_id = string_at(doc, "inputs", "invocation_id", Need::optional);
+    in.generated_at = string_at(doc, "inputs", "generated_at", Need::optional);
+    for (const auto& n : array_at(doc, "inputs", "nodes")) in.nodes.push_back(node_from_json(n, "inputs.nodes"));
+    for (const auto& s : array_at(doc, "inputs", "sources")) {
       SourceInput src;
-      src.id = get_string(s, "inputs.sources", "id");
+      src.id = string_at(s, "inputs.sources", "id");
       std::string p = "inputs.sources[" + src.id + "]";
-      src.name = get_string(s, p, "name");
-      src.relation = opt_string(s, p, "relation");
+      src.name = string_at(s, p, "name");
+      src.relation = string_at(s, p, "relation", Need::optional);
       if (s.contains("version")) src.version = version_from_json(s["version"], p + ".version");
       if (s.contains("evidence"))
-        for (const auto& e : get_array(s, p, "evidence"))
-          src.evidence.push_back(evidence_from_json(e, p + ".evidence"));
-      src.checks_digest = opt_string(s, p, "checks_digest");
+        for (const auto& e : array_at(s, p, "evidence")) src.evidence.push_back(evidence_from_json(e, p + ".evidence"));
+      src.checks_digest = string_at(s, p, "checks_digest", Need::optional);
       in.sources.push_back(std::move(src));
     }
     in.warnings = strings(doc, "inputs", "warnings");

@@ -34,6 +34,13 @@ void write_node(json::Writer& w, const NodeState& n) {
 
 }  // namespace
 
+std::string to_json(const DataVersion& version) {
+  std::string out;
+  json::Writer w(out);
+  write_version(w, version);
+  return out;
+}
+
 std::string to_json(const StateSnapshot& s) {
   std::string out;
   json::Writer w(out);

@@ -7,7 +7,7 @@
 #include <charconv>
 #include <optional>
 
-#include "json_fields.h"
+#include "ods/json/fields.h"
 #include "ods/json/reader.h"
 #include "ods/planner/json_io.h"
 
@@ -15,12 +15,12 @@ namespace ods::planner {
 
 namespace {
 
-using internal::FieldError;
+using ods::json::FieldError;
 
 SchemaVersion parse_schema(std::string_view text) {
   SchemaVersion v{0, 0};
   auto dot = text.find('.');
-  auto bad = [&] { return FieldError("schema_version: '" + std::string(text) + "' is not MAJOR.MINOR"); };
+  auto bad = [&] { return FieldError("schema_version", "'" + std::string(text) + "' is not MAJOR.MINOR"); };
   if (dot == std::string::npos) throw bad();
   auto a = std::from_chars(text.data(), text.data() + dot, v.major);
   auto b = std::from_chars(text.data() + dot + 1, text.data() + text.size(), v.minor);
@@ -82,9 +82,11 @@ class SnapshotReader {
     std::string path = r_.path();
     return path.empty() ? "snapshot" : "snapshot." + path;
   }
-  [[noreturn]] void wrong(const char* expected) const { throw FieldError(where() + ": expected " + expected); }
+  [[noreturn]] void wrong(const char* expected) const {
+    throw FieldError(where(), std::string("expected ") + expected);
+  }
   static void require(bool present, const std::string& path, const char* key) {
-    if (!present) throw FieldError(path + "." + key + ": missing");
+    if (!present) throw FieldError::missing(path + "." + key);
   }
 
   void begin_object() {
@@ -124,7 +126,7 @@ class SnapshotReader {
       } else if (key == "exactness") {
         const std::string_view word = string_view();
         auto e = exactness_from_string(word);
-        if (!e) throw FieldError(where() + ": unknown exactness '" + std::string(word) + "'");
+        if (!e) throw FieldError(where(), "unknown exactness '" + std::string(word) + "'");
         v.exactness = *e;
         has_exactness = true;
       } else if (key == "origin") {
@@ -165,7 +167,7 @@ class SnapshotReader {
   // After an object was read: a "missing" error naming its first absent required member.
   void require_members(std::initializer_list<std::pair<bool, const char*>> required) const {
     for (const auto& [present, name] : required) {
-      if (!present) throw FieldError(where() + "." + name + ": missing");
+      if (!present) throw FieldError::missing(where() + "." + name);
     }
   }
 

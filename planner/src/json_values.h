@@ -3,27 +3,39 @@
 // project inputs document (json_writing.h has the streamed forms).
 #include <nlohmann/json.hpp>
 
-#include "json_fields.h"
+#include "ods/json/fields.h"
 #include "ods/planner/evidence.h"
+#include "ods/planner/json_io.h"
 #include "ods/planner/plan.h"
 
 namespace ods::planner::internal {
 
-inline nlohmann::json version_to_json(const DataVersion& v) {
-  return {
-      {"value", v.value}, {"exactness", to_string(v.exactness)}, {"origin", v.origin}, {"observed_at", v.observed_at}};
-}
+// Typed reads of a DOM's fields (ods/json/fields.h); a reader's edge turns their FieldError
+// into its Error.
+using ods::json::array_at;
+using ods::json::element_path;
+using ods::json::FieldError;
+using ods::json::Kind;
+using ods::json::member_as;
+using ods::json::member_path;
+using ods::json::Need;
+using ods::json::object_at;
+using ods::json::string_at;
+using ods::json::value_as;
+
+// to_json(DataVersion) (json_io.h), as a DOM.
+inline nlohmann::json version_to_json(const DataVersion& v) { return nlohmann::json::parse(to_json(v)); }
 
 inline Exactness exactness_field(const nlohmann::json& j, const std::string& path) {
-  std::string word = get_string(j, path, "exactness");
+  std::string word = string_at(j, path, "exactness");
   auto e = exactness_from_string(word);
-  if (!e) throw FieldError(path + ".exactness: unknown exactness '" + word + "'");
+  if (!e) throw FieldError(member_path(path, "exactness"), "unknown exactness '" + word + "'");
   return *e;
 }
 
 inline DataVersion version_from_json(const nlohmann::json& j, const std::string& path) {
-  return DataVersion{get_string(j, path, "value"), exactness_field(j, path), get_string(j, path, "origin"),
-                     opt_string(j, path, "observed_at")};
+  return DataVersion{string_at(j, path, "value"), exactness_field(j, path), string_at(j, path, "origin"),
+                     string_at(j, path, "observed_at", Need::optional)};
 }
 
 inline nlohmann::json evidence_to_json(const Evidence& e) {
@@ -48,8 +60,9 @@ inline nlohmann::json evidence_list_to_json(const std::vector<Evidence>& evidenc
 }
 
 inline Evidence evidence_from_json(const nlohmann::json& j, const std::string& path) {
-  return Evidence{get_string(j, path, "kind"), get_string(j, path, "subject"), opt_string(j, path, "value"),
-                  exactness_field(j, path), opt_string(j, path, "origin")};
+  return Evidence{string_at(j, path, "kind"), string_at(j, path, "subject"),
+                  string_at(j, path, "value", Need::optional), exactness_field(j, path),
+                  string_at(j, path, "origin", Need::optional)};
 }
 
 }  // namespace ods::planner::internal

@@ -23,6 +23,9 @@ using namespace reason;
 // (rule 5, no lag tolerance); a data build means new data (rule 10).
 enum class BuildKind { none, code, data };
 
+// The kind of a build whose first reason is `code` (its action in kReasonCodes).
+BuildKind build_kind(std::string_view code) { return is_build_for_code(code) ? BuildKind::code : BuildKind::data; }
+
 struct Decision {
   Action action = Action::build;
   BuildKind kind = BuildKind::code;
@@ -118,20 +121,20 @@ class Planner {
     const NodeInput& node = inputs_.nodes[index];
     PlanEntry e{node.id, node.name, node.resource_type, Action::build, {}, {}, 0};
     Decision& d = decisions_[index];
-    auto build = [&](BuildKind kind, std::string code, std::string message) {
-      d = Decision{Action::build, kind};
+    auto build = [&](std::string_view code, std::string message) {
+      d = Decision{Action::build, build_kind(code)};
       e.action = Action::build;
-      e.reasons.push_back({std::move(code), std::move(message)});
+      e.reasons.push_back({std::string(code), std::move(message)});
       return std::move(e);  // e is the entry being decided: moved, not copied
     };
     e.evidence.push_back({"fingerprint", node.id, std::move(digests_[index]), Exactness::exact, "project inputs"});
 
     const NodeState* before = before_[index];
-    if (!before) return build(BuildKind::code, kNeverBuilt, "never built by ODS in this scope");  // rule 2
-    if (!node.incomplete.empty()) {                                                               // rule 3
+    if (!before) return build(kNeverBuilt, "never built by ODS in this scope");  // rule 2
+    if (!node.incomplete.empty()) {                                              // rule 3
       std::string why;
       for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
-      return build(BuildKind::code, kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
+      return build(kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
     }
     if (const FingerprintDiff& fd = diffs_[index]; !fd.empty()) {  // rule 4
       for (const auto& c : fd.changed) {
@@ -141,9 +144,9 @@ class Planner {
                               Exactness::exact, "state run " + before->run_id});
       }
       bool only_scheme = fd.changed == std::vector<std::string>{"scheme"} && fd.added.empty() && fd.removed.empty();
-      return build(BuildKind::code, kFingerprintChanged,
-                   only_scheme ? "the fingerprint scheme changed; every node builds once"
-                               : "code changed since run " + before->run_id + ": " + fd.describe());
+      return build(kFingerprintChanged, only_scheme
+                                            ? "the fingerprint scheme changed; every node builds once"
+                                            : "code changed since run " + before->run_id + ": " + fd.describe());
     }
     std::vector<std::string> code_parents, unknown_parents;
     for (const auto& p : node.parents) {
@@ -155,28 +158,25 @@ class Planner {
       }
     }
     if (!code_parents.empty())  // rule 5
-      return build(BuildKind::code, kUpstreamCodeChanged,
-                   (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
-                       " will be built for a code change, so its output may change shape");
+      return build(kUpstreamCodeChanged, (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
+                                             " will be built for a code change, so its output may change shape");
     if (!unknown_parents.empty())  // rule 6
-      return build(BuildKind::code, kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
+      return build(kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates
       std::string why;
       for (const auto& w : node.always_build) why += (why.empty() ? "" : "; ") + w;
-      return build(BuildKind::data, kReadsRunContext,
-                   "always built: " + why + " (what it reads at run time is not fingerprinted)");
+      return build(kReadsRunContext, "always built: " + why + " (what it reads at run time is not fingerprinted)");
     }
     if (node.parents.empty() && !node.self_contained)  // rule 7
-      return build(BuildKind::data, kNoDeclaredInputs,
-                   "declares no inputs, so ODS can't tell when the data it reads changes");
+      return build(kNoDeclaredInputs, "declares no inputs, so ODS can't tell when the data it reads changes");
     if (!node.policy.allows_reuse())  // rule 8
-      return build(BuildKind::data, kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error);
+      return build(kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error);
 
     std::vector<std::string> missing, fresh, cut_off;
     std::size_t unchanged_parents = 0;
     collect_upstream(node, *before, e, missing, fresh, cut_off, unchanged_parents);
     if (!missing.empty())  // rule 9
-      return build(BuildKind::data, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
+      return build(kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
     if (!fresh.empty()) {                                                      // rule 10
       if (node.policy.require_fresh_data_from_all && unchanged_parents > 0) {  // rule 11
         std::size_t total = fresh.size() + unchanged_parents;
@@ -196,7 +196,7 @@ class Planner {
                              format_iso8601_micros(due));
         }
       }
-      return build(BuildKind::data, kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
+      return build(kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
     }
     if (!cut_off.empty())  // rule 14, early cutoff: a rebuilt parent's content is what this node read
       return reuse(e, d, *before, kEarlyCutoff,
@@ -313,12 +313,12 @@ class Planner {
     if (options_.relations_exist) {
       auto it = options_.relations_exist->find(e.id);
       if (it == options_.relations_exist->end()) {
-        d = Decision{Action::build, BuildKind::data};
+        d = Decision{Action::build, build_kind(kRelationUnverified)};
         e.reasons.push_back({std::string(kRelationUnverified), "its relation's existence couldn't be checked"});
         return std::move(e);
       }
       if (!it->second) {
-        d = Decision{Action::build, BuildKind::data};
+        d = Decision{Action::build, build_kind(kRelationMissing)};
         e.reasons.push_back({std::string(kRelationMissing), "its relation no longer exists in the warehouse"});
         e.evidence.push_back({"relation_exists", e.id, "false", Exactness::exact, "warehouse"});
         return std::move(e);
@@ -368,9 +368,7 @@ class Planner {
 
 bool built_for_code(const PlanEntry& entry) {
   if (entry.action != Action::build || entry.reasons.empty()) return false;
-  const std::string& code = entry.reasons.front().code;
-  return code == kNeverBuilt || code == kIncompleteFingerprint || code == kFingerprintChanged ||
-         code == kUpstreamCodeChanged || code == kUnknownParent;
+  return is_build_for_code(entry.reasons.front().code);
 }
 
 Result<ExecutionPlan> plan(const ProjectInputs& inputs, const StateSnapshot* previous, const PlanOptions& options) {

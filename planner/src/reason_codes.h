@@ -1,26 +1,39 @@
 #pragma once
-// Internal: the stable reason codes (docs/reason-codes.md explains each).
+// Internal: names for the reason codes the planner's rules write. Each is a code of the table
+// in ods/planner/reason_catalog.h, where its action, rule and meaning live; a name for a code
+// the table lacks does not compile.
 #include <string_view>
 
+#include "ods/planner/reason_catalog.h"
+
 namespace ods::planner::reason {
-inline constexpr const char* kNeverBuilt = "never_built";
-inline constexpr const char* kIncompleteFingerprint = "incomplete_fingerprint";
-inline constexpr const char* kFingerprintChanged = "fingerprint_changed";
-inline constexpr const char* kReadsRunContext = "reads_run_context";
-inline constexpr const char* kUpstreamCodeChanged = "upstream_code_changed";
-inline constexpr const char* kUnknownParent = "unknown_parent";
-inline constexpr const char* kNoDeclaredInputs = "no_declared_inputs";
-inline constexpr const char* kPolicyUnusable = "policy_unusable";
-inline constexpr const char* kMissingDataEvidence = "missing_data_evidence";
-inline constexpr const char* kNewUpstreamData = "new_upstream_data";
-inline constexpr const char* kWaitingForAllParents = "waiting_for_all_inputs";
-inline constexpr const char* kWithinLagTolerance = "within_lag_tolerance";
-inline constexpr const char* kUnchanged = "unchanged";
-inline constexpr const char* kEarlyCutoff = "early_cutoff";
-inline constexpr const char* kFormattingOnly = "formatting_only";
-inline constexpr const char* kRelationMissing = "relation_missing";
-inline constexpr const char* kRelationUnverified = "relation_unverified";
+
+// `code`, checked at compile time to be in kReasonCodes.
+consteval std::string_view listed(std::string_view code) {
+  const ReasonCode* r = find_reason_code(code);
+  if (r == nullptr) throw "a reason code missing from kReasonCodes (ods/planner/reason_catalog.h)";
+  return r->code;
+}
+
+inline constexpr std::string_view kNeverBuilt = listed("never_built");
+inline constexpr std::string_view kIncompleteFingerprint = listed("incomplete_fingerprint");
+inline constexpr std::string_view kFingerprintChanged = listed("fingerprint_changed");
+inline constexpr std::string_view kReadsRunContext = listed("reads_run_context");
+inline constexpr std::string_view kUpstreamCodeChanged = listed("upstream_code_changed");
+inline constexpr std::string_view kUnknownParent = listed("unknown_parent");
+inline constexpr std::string_view kNoDeclaredInputs = listed("no_declared_inputs");
+inline constexpr std::string_view kPolicyUnusable = listed("policy_unusable");
+inline constexpr std::string_view kMissingDataEvidence = listed("missing_data_evidence");
+inline constexpr std::string_view kNewUpstreamData = listed("new_upstream_data");
+inline constexpr std::string_view kWaitingForAllParents = listed("waiting_for_all_inputs");
+inline constexpr std::string_view kWithinLagTolerance = listed("within_lag_tolerance");
+inline constexpr std::string_view kUnchanged = listed("unchanged");
+inline constexpr std::string_view kEarlyCutoff = listed("early_cutoff");
+inline constexpr std::string_view kFormattingOnly = listed("formatting_only");
+inline constexpr std::string_view kRelationMissing = listed("relation_missing");
+inline constexpr std::string_view kRelationUnverified = listed("relation_unverified");
 // Check plans (`ods state test`).
-inline constexpr const char* kNotTested = "not_tested";
-inline constexpr const char* kChecksChanged = "checks_changed";
+inline constexpr std::string_view kNotTested = listed("not_tested");
+inline constexpr std::string_view kChecksChanged = listed("checks_changed");
+
 }  // namespace ods::planner::reason

@@ -43,15 +43,16 @@ constexpr const char* kBuildSecondsHelp =
 constexpr const char* kSaved = "ods_build_seconds_saved_total";
 constexpr const char* kSavedHelp = "Last recorded build seconds of the nodes recorded runs reused.";
 
-// The counters add_project() makes appear at 0: runs of both outcomes, nodes of every reason code
-// (docs/reason-codes.md), unknown data versions, build seconds spent and saved.
+// The counters add_project() makes appear at 0: runs of both outcomes, nodes of every reason code a
+// plan entry can start with (planner::kReasonCodes), unknown data versions, build seconds spent and saved.
 std::vector<ProjectCounters::Slot> project_slots() {
   std::vector<ProjectCounters::Slot> slots;
   for (const char* outcome : {"succeeded", "failed"}) slots.push_back({kRuns, kRunsHelp, {{"outcome", outcome}}});
-  for (auto reason : planner::build_reason_codes())
-    slots.push_back({kNodes, kNodesHelp, {{"action", "build"}, {"reason", str(reason)}}});
-  for (auto reason : planner::reuse_reason_codes())
-    slots.push_back({kNodes, kNodesHelp, {{"action", "reuse"}, {"reason", str(reason)}}});
+  for (const auto& reason : planner::kReasonCodes) {
+    if (auto action = planner::first_reason_action(reason))
+      slots.push_back(
+          {kNodes, kNodesHelp, {{"action", str(planner::to_string(*action))}, {"reason", str(reason.code)}}});
+  }
   for (auto [name, help] :
        {std::pair{kUnknown, kUnknownHelp}, {kBuildSeconds, kBuildSecondsHelp}, {kSaved, kSavedHelp}})
     slots.push_back({name, help, {}});

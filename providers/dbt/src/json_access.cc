@@ -4,9 +4,20 @@
 #include <utility>
 
 #include "ods/json/canonical.h"
+#include "ods/json/fields.h"
 #include "ods/json/reader.h"
 
 namespace ods::dbt::internal {
+
+using ods::json::Kind;
+using ods::json::member_path;
+
+namespace {
+
+// "expected a string", "expected an object", …: how the artifacts' errors name a kind.
+std::string expected(Kind kind) { return "expected " + std::string(ods::json::words(kind)); }
+
+}  // namespace
 
 std::string Field::path() const {
   if (parent_ == nullptr) return root_path_;
@@ -23,65 +34,50 @@ Error Field::error(std::string_view message) const {
 
 Result<Field> Field::member(std::string_view key) const {
   if (missing()) return Field(nullptr, file_, this, key, kNoIndex);
-  if (!value_->is_object()) return std::unexpected(error("expected an object"));
+  if (!ods::json::is(*value_, Kind::object)) return std::unexpected(error(expected(Kind::object)));
   const auto it = value_->find(key);
   return Field(it == value_->end() ? nullptr : &*it, file_, this, key, kNoIndex);
 }
 
 Result<Field> Field::element(std::size_t i) const {
-  if (missing() || !value_->is_array() || i >= value_->size()) return std::unexpected(error("expected an array"));
+  if (missing() || !ods::json::is(*value_, Kind::array) || i >= value_->size())
+    return std::unexpected(error(expected(Kind::array)));
   return Field(&(*value_)[i], file_, this, {}, i);
 }
 
 Result<std::optional<std::string>> Field::string() const {
   if (missing()) return std::optional<std::string>{};
-  if (!value_->is_string()) return std::unexpected(error("expected a string"));
+  if (!ods::json::is(*value_, Kind::string)) return std::unexpected(error(expected(Kind::string)));
   return std::optional<std::string>(value_->get_ref<const std::string&>());
 }
 
 Result<std::optional<bool>> Field::boolean() const {
   if (missing()) return std::optional<bool>{};
-  if (!value_->is_boolean()) return std::unexpected(error("expected true or false"));
+  if (!ods::json::is(*value_, Kind::boolean)) return std::unexpected(error(expected(Kind::boolean)));
   return std::optional<bool>(value_->get<bool>());
 }
 
 Result<const Json*> Field::object() const {
   if (missing()) return static_cast<const Json*>(nullptr);
-  if (!value_->is_object()) return std::unexpected(error("expected an object"));
+  if (!ods::json::is(*value_, Kind::object)) return std::unexpected(error(expected(Kind::object)));
   return value_;
 }
 
 Result<std::vector<std::string>> Field::strings() const {
   std::vector<std::string> out;
   if (missing()) return out;
-  if (!value_->is_array()) return std::unexpected(error("expected an array of strings"));
+  if (!ods::json::is(*value_, Kind::strings)) return std::unexpected(error(expected(Kind::strings)));
   out.reserve(value_->size());
-  for (const auto& item : *value_) {
-    if (!item.is_string()) return std::unexpected(error("expected an array of strings"));
-    out.push_back(item.get<std::string>());
-  }
+  for (const auto& item : *value_) out.push_back(item.get<std::string>());
   return out;
 }
-
-namespace {
-
-std::string joined(std::string_view path, std::string_view key) {
-  std::string out(path);
-  if (!key.empty()) {
-    if (!out.empty()) out.push_back('.');
-    out += key;
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<std::optional<std::string>> decode_string(std::string_view text, std::string_view file, std::string_view path,
                                                  std::string_view key) {
   if (text == "null") return std::optional<std::string>();
   if (text.size() < 2 || text.front() != '"') {
     return std::unexpected(
-        Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected a string"});
+        Error{"invalid_artifact", std::string(file) + ": " + member_path(path, key) + ": " + expected(Kind::string)});
   }
   const std::string_view inner = text.substr(1, text.size() - 2);
   if (inner.find('\\') == std::string_view::npos) return std::optional<std::string>(std::string(inner));
@@ -92,7 +88,7 @@ Result<std::optional<std::string>> decode_string(std::string_view text, std::str
     reader.finish();
     return std::optional<std::string>(std::move(out));
   } catch (const ods::json::SyntaxError& e) {
-    return std::unexpected(artifact_syntax_error(file, joined(path, key), e));
+    return std::unexpected(artifact_syntax_error(file, member_path(path, key), e));
   }
 }
 
@@ -102,7 +98,7 @@ Result<std::vector<std::string>> decode_strings(std::string_view text, std::stri
   if (text == "null") return out;
   auto not_strings = [&] {
     return std::unexpected(
-        Error{"invalid_artifact", std::string(file) + ": " + joined(path, key) + ": expected an array of strings"});
+        Error{"invalid_artifact", std::string(file) + ": " + member_path(path, key) + ": " + expected(Kind::strings)});
   };
   thread_local ods::json::Reader reader({});  // reused, as in decode_string
   reader.reset(text);
@@ -115,7 +111,7 @@ Result<std::vector<std::string>> decode_strings(std::string_view text, std::stri
     }
     reader.finish();
   } catch (const ods::json::SyntaxError& e) {
-    return std::unexpected(artifact_syntax_error(file, joined(path, key), e));
+    return std::unexpected(artifact_syntax_error(file, member_path(path, key), e));
   }
   return out;
 }
@@ -128,7 +124,7 @@ std::optional<std::string_view> RawEntry::text(std::string_view key) const {
 }
 
 Error RawEntry::error(std::string_view key, std::string_view message) const {
-  return Error{"invalid_artifact", std::string(file_) + ": " + joined(path_, key) + ": " + std::string(message)};
+  return Error{"invalid_artifact", std::string(file_) + ": " + member_path(path_, key) + ": " + std::string(message)};
 }
 
 Result<std::optional<std::string>> RawEntry::string(std::string_view key) const {
@@ -160,7 +156,7 @@ Result<RawMembers> RawEntry::object_members(std::string_view key) const {
   RawMembers out;
   const auto value = text(key);
   if (!value) return out;
-  if (value->front() != '{') return std::unexpected(error(key, "expected an object"));
+  if (value->front() != '{') return std::unexpected(error(key, expected(Kind::object)));
   thread_local JsonReader reader({}, {});  // reused for its scratch space
   reader.reset(*value, file_);
   Json ignored;

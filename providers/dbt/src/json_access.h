@@ -1,6 +1,7 @@
 #pragma once
-// Typed access to one artifact entry with errors that name the file and field path, and
-// the canonical JSON used for fingerprint components.
+// Typed access to one artifact entry with errors that name the file and field path (the kinds,
+// their words and member paths are ods/json/fields.h's; the reads here return Results and spell
+// a path out only for an error), and the canonical JSON used for fingerprint components.
 #include <optional>
 #include <span>
 #include <string>

@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "ods/state/store_url.h"
+
 namespace ods::state::internal {
 namespace {
 
@@ -96,24 +98,38 @@ std::string scrub_password(std::string text, const std::string& conninfo) {
   return text;
 }
 
-ods::Result<std::string> describe_conninfo(const std::string& conninfo) {
+}  // namespace ods::state::internal
+
+namespace ods::state {
+
+std::string PostgresServer::location() const {
+  return host + (port.empty() ? "" : ":" + port) + (dbname.empty() ? "" : "/" + dbname);
+}
+
+ods::Result<PostgresServer> parse_postgres_conninfo(const std::string& conninfo) {
   std::string error;
-  auto settings = parse_conninfo(conninfo, error);
+  auto settings = internal::parse_conninfo(conninfo, error);
   if (!settings) {
     return ods::fail("invalid_url",
-                     "Not a valid PostgreSQL connection string: " + scrub_password(error, conninfo) + ".");
+                     "Not a valid PostgreSQL connection string: " + internal::scrub_password(error, conninfo) + ".");
   }
-  std::string user, host, port, dbname;
+  PostgresServer server;
   for (const auto& [name, value] : *settings) {
-    if (name == "user") user = value;
-    if (name == "host" || (name == "hostaddr" && host.empty())) host = value;
-    if (name == "port") port = value;
-    if (name == "dbname") dbname = value;
+    if (name == "user") server.user = value;
+    if (name == "host" || (name == "hostaddr" && server.host.empty())) server.host = value;
+    if (name == "port") server.port = value;
+    if (name == "dbname") server.dbname = value;
   }
-  std::string out = "postgresql://" + (user.empty() ? "" : user + "@") + host;
-  if (!port.empty()) out += ":" + port;
-  if (!dbname.empty()) out += "/" + dbname;
-  return scrub_password(out, conninfo);
+  return server;
+}
+
+}  // namespace ods::state
+
+namespace ods::state::internal {
+
+ods::Result<std::string> describe_conninfo(const std::string& conninfo) {
+  ODS_TRY(const PostgresServer server, parse_postgres_conninfo(conninfo));
+  return scrub_password("postgresql://" + (server.user.empty() ? "" : server.user + "@") + server.location(), conninfo);
 }
 
 std::string PgResult::text(int row, int column) const {

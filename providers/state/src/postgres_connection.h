@@ -17,7 +17,8 @@
 namespace ods::state::internal {
 
 // What a connection string names, safe to print: "postgresql://USER@HOST:PORT/DBNAME" with
-// whatever of those the string sets (libpq's defaults apply to the rest). Never the password.
+// whatever of those the string sets (parse_postgres_conninfo, ods/state/store_url.h; libpq's
+// defaults apply to the rest). Never the password.
 // Errors: "invalid_url" when libpq cannot parse the string (message scrubbed).
 [[nodiscard]] ods::Result<std::string> describe_conninfo(const std::string& conninfo);
 

@@ -1,4 +1,6 @@
-// open_state_store: picks the implementation a state store URL names.
+// The state store URL parsed (parse_store_url) and open_state_store, which opens the store it names.
+#include "ods/state/store_url.h"
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -29,34 +31,50 @@ std::string scheme_of(const std::string& url) {
 
 }  // namespace
 
+StoreUrl parse_store_url(const std::string& url) {
+  StoreUrl out;
+  out.scheme = scheme_of(url);
+  if (out.scheme.empty()) {
+    if (url.find('=') != std::string::npos) out.kind = StoreUrl::Kind::postgresql;
+    return out;
+  }
+  if (out.scheme == "memory") {
+    out.kind = StoreUrl::Kind::memory;
+    out.path = url.substr(out.scheme.size() + 1);
+  } else if (out.scheme == "sqlite") {
+    out.kind = StoreUrl::Kind::sqlite;
+    out.path = url.substr(out.scheme.size() + 1);
+    if (out.path.starts_with("//")) out.path.erase(0, 2);
+  } else if (out.scheme == "postgresql" || out.scheme == "postgres") {
+    out.kind = StoreUrl::Kind::postgresql;
+  }
+  return out;
+}
+
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
                                                                           const OpenOptions& options) {
-  const std::string scheme = scheme_of(url);
-  if (scheme.empty() && url.find('=') != std::string::npos) {
-    return open_postgres_store(url, std::move(clock), options);
+  const StoreUrl parsed = parse_store_url(url);
+  switch (parsed.kind) {
+    case StoreUrl::Kind::postgresql:
+      return open_postgres_store(url, std::move(clock), options);
+    case StoreUrl::Kind::memory:
+      if (!parsed.path.empty() && parsed.path != "//") {
+        return ods::fail("invalid_url", "A memory: state store URL takes no path; write just 'memory:'.");
+      }
+      return make_memory_store(std::move(clock));
+    case StoreUrl::Kind::sqlite:
+      if (parsed.path.empty()) {
+        return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
+      }
+      return open_sqlite_store(parsed.path, std::move(clock), options);
+    case StoreUrl::Kind::unknown:
+      break;
   }
-  if (scheme.empty()) {
+  if (parsed.scheme.empty()) {
     // No scheme means no user information either, so the text is safe to repeat.
     return ods::fail("invalid_url", "State store URL '" + url + "' has no scheme; " + kExpected + ".");
   }
-  std::string rest = url.substr(scheme.size() + 1);
-  if (scheme == "memory") {
-    if (!rest.empty() && rest != "//") {
-      return ods::fail("invalid_url", "A memory: state store URL takes no path; write just 'memory:'.");
-    }
-    return make_memory_store(std::move(clock));
-  }
-  if (scheme == "sqlite") {
-    if (rest.starts_with("//")) rest.erase(0, 2);
-    if (rest.empty()) {
-      return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
-    }
-    return open_sqlite_store(rest, std::move(clock), options);
-  }
-  if (scheme == "postgresql" || scheme == "postgres") {
-    return open_postgres_store(url, std::move(clock), options);
-  }
-  return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected + ".");
+  return ods::fail("invalid_url", "Unknown state store URL scheme '" + parsed.scheme + "'; " + kExpected + ".");
 }
 
 std::string redact_state_url(const std::string& url) {
@@ -70,7 +88,8 @@ std::string redact_state_url(const std::string& url) {
     }
     return out;
   }
-  if (scheme_of(url).empty() && url.find('=') != std::string::npos) return internal::scrub_password(url, url);
+  if (const StoreUrl parsed = parse_store_url(url); parsed.scheme.empty() && parsed.kind == StoreUrl::Kind::postgresql)
+    return internal::scrub_password(url, url);
   return out;
 }
 

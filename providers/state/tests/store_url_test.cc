@@ -1,7 +1,12 @@
-// open_state_store: which store a URL opens, and what it says about URLs it can't.
+// parse_store_url and open_state_store: which store a URL names and opens, and what they say
+// about URLs they can't.
+#include "ods/state/store_url.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "ods/state/stores.h"
 #include "test_support.h"
@@ -11,6 +16,48 @@ namespace {
 
 Clock fixed_clock() {
   return [] { return std::string(testing::kFixedNow); };
+}
+
+TEST(StoreUrl, ParsedFormsNameTheirKind) {
+  using Kind = StoreUrl::Kind;
+  struct Case {
+    std::string url;
+    Kind kind;
+    std::string scheme, path;
+  };
+  const std::vector<Case> cases{
+      {"memory:", Kind::memory, "memory", ""},
+      {"MEMORY://", Kind::memory, "memory", "//"},
+      {"sqlite:rel/state.db", Kind::sqlite, "sqlite", "rel/state.db"},
+      {"SQLite:///abs/state.db", Kind::sqlite, "sqlite", "/abs/state.db"},
+      {"sqlite:", Kind::sqlite, "sqlite", ""},
+      {"postgresql://u:p@db/ods", Kind::postgresql, "postgresql", ""},
+      {"postgres://db", Kind::postgresql, "postgres", ""},
+      {"host=db dbname=ods", Kind::postgresql, "", ""},
+      {"state.db", Kind::unknown, "", ""},
+      {"ftp://x/y", Kind::unknown, "ftp", ""},
+  };
+  for (const auto& c : cases) {
+    const StoreUrl parsed = parse_store_url(c.url);
+    EXPECT_EQ(parsed.kind, c.kind) << c.url;
+    EXPECT_EQ(parsed.scheme, c.scheme) << c.url;
+    EXPECT_EQ(parsed.path, c.path) << c.url;
+  }
+}
+
+TEST(StoreUrl, PostgresServerIsWhatLibpqReads) {
+  auto url = parse_postgres_conninfo("postgresql://ods:secret@db.internal:5432/state?sslmode=require");
+  ASSERT_TRUE(url.has_value()) << url.error().message;
+  EXPECT_EQ(url->user, "ods");
+  EXPECT_EQ(url->location(), "db.internal:5432/state");
+  auto settings = parse_postgres_conninfo("hostaddr=10.0.0.1 dbname=ods password=secret");
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_EQ(settings->user, "");
+  EXPECT_EQ(settings->location(), "10.0.0.1/ods");
+  auto bad = parse_postgres_conninfo("host=db password=secret nonsense");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().code, "invalid_url");
+  EXPECT_EQ(bad.error().message.find("secret"), std::string::npos) << bad.error().message;
 }
 
 TEST(StoreUrl, MemoryOpensAnEmptyStore) {

@@ -1,12 +1,12 @@
 #include "command_summary.h"
 
-#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <string_view>
 
 #include "ods/planner/json_io.h"
 #include "ods/run/build_seconds.h"
+#include "ods/state/store_url.h"
 #include "plan_markdown.h"
 
 namespace ods::cli {
@@ -14,67 +14,6 @@ namespace ods::cli {
 using nlohmann::json;
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// "HOST:PORT/DBNAME" of a postgresql:// URL: user information and query dropped.
-std::string postgres_url_location(std::string_view rest) {
-  if (auto query = rest.find('?'); query != std::string_view::npos) rest = rest.substr(0, query);
-  if (auto fragment = rest.find('#'); fragment != std::string_view::npos) rest = rest.substr(0, fragment);
-  const auto slash = rest.find('/');
-  const auto at = rest.rfind('@', slash);
-  if (at != std::string_view::npos) rest = rest.substr(at + 1);
-  return std::string(rest);
-}
-
-// The settings of a libpq key/value string ("host=db port=5432 password='x y'"); values
-// unquoted. Only host, hostaddr, port and dbname are kept by the caller.
-std::vector<std::pair<std::string, std::string>> conninfo_settings(std::string_view text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t i = 0;
-  auto skip_spaces = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0) ++i;
-  };
-  while (true) {
-    skip_spaces();
-    if (i >= text.size()) break;
-    std::string key;
-    while (i < text.size() && text[i] != '=' && std::isspace(static_cast<unsigned char>(text[i])) == 0)
-      key += text[i++];
-    skip_spaces();
-    if (i >= text.size() || text[i] != '=') break;  // not key/value: keep nothing more
-    ++i;
-    skip_spaces();
-    std::string value;
-    if (i < text.size() && text[i] == '\'') {
-      for (++i; i < text.size() && text[i] != '\''; ++i) {
-        if (text[i] == '\\' && i + 1 < text.size()) ++i;
-        value += text[i];
-      }
-      ++i;
-    } else {
-      for (; i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) == 0; ++i) {
-        if (text[i] == '\\' && i + 1 < text.size()) ++i;
-        value += text[i];
-      }
-    }
-    out.emplace_back(lower(key), value);
-  }
-  return out;
-}
-
-std::string conninfo_location(std::string_view text) {
-  std::string host, port, dbname;
-  for (const auto& [key, value] : conninfo_settings(text)) {
-    if (key == "host" || (key == "hostaddr" && host.empty())) host = value;
-    if (key == "port") port = value;
-    if (key == "dbname") dbname = value;
-  }
-  return host + (port.empty() ? "" : ":" + port) + (dbname.empty() ? "" : "/" + dbname);
-}
 
 bool write_file(const CommandContext& ctx, const std::filesystem::path& path, const std::string& flag,
                 const std::string& text) {
@@ -89,18 +28,19 @@ bool write_file(const CommandContext& ctx, const std::filesystem::path& path, co
 }  // namespace
 
 StoreDescription describe_store(const std::string& url) {
-  const auto colon = url.find(':');
-  const std::string scheme = colon == std::string::npos ? "" : lower(url.substr(0, colon));
-  if (scheme == "sqlite") {
-    std::string path = url.substr(colon + 1);
-    if (path.starts_with("//")) path.erase(0, 2);
-    return {"sqlite", path};
+  const state::StoreUrl parsed = state::parse_store_url(url);
+  switch (parsed.kind) {
+    case state::StoreUrl::Kind::sqlite:
+      return {"sqlite", parsed.path};
+    case state::StoreUrl::Kind::memory:
+      return {"memory", ""};
+    case state::StoreUrl::Kind::postgresql: {
+      const auto server = state::parse_postgres_conninfo(url);
+      return {"postgresql", server ? server->location() : ""};
+    }
+    case state::StoreUrl::Kind::unknown:
+      break;
   }
-  if (scheme == "memory") return {"memory", ""};
-  if ((scheme == "postgresql" || scheme == "postgres") && url.compare(colon, 3, "://") == 0)
-    return {"postgresql", postgres_url_location(std::string_view(url).substr(colon + 3))};
-  if (url.find('=') != std::string::npos && url.find("://") == std::string::npos)
-    return {"postgresql", conninfo_location(url)};
   return {"unknown", ""};
 }
 

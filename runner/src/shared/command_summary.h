@@ -23,6 +23,8 @@ struct StoreDescription {
   std::string kind;      // "sqlite" | "postgresql" | "memory" | "unknown"
   std::string location;  // the SQLite file; "HOST:PORT/DBNAME" for PostgreSQL; "" for memory
 };
+// `url` as ods::state::parse_store_url and parse_postgres_conninfo read it (the location is ""
+// for a PostgreSQL string libpq can't parse).
 StoreDescription describe_store(const std::string& url);
 
 struct CommandSummary {

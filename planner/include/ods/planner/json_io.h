@@ -12,6 +12,12 @@
 
 namespace ods::planner {
 
+// A data version's JSON object, compact, members in key order:
+// {"exactness":…,"observed_at":…,"origin":…,"value":…}. The one form every document carries it
+// in (snapshots, project inputs, the callback protocol's node contents). Throws
+// ods::json::InvalidUtf8 when a member is not valid UTF-8.
+std::string to_json(const DataVersion& version);
+
 std::string to_json(const ProjectInputs& inputs);
 // SHA-256 (hex) of to_json(inputs): the digest a run's ledger entry and the controller keep of
 // the inputs a run was planned from.
