@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "cutoff_run.h"
 #include "dbt_steps.h"
+#include "ods/base/elapsed.h"
 #include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/build_selection.h"
@@ -20,8 +21,6 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
+#include "ods/base/elapsed.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/wave_plans.h"
@@ -16,8 +17,6 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
 #include "ods/callback/protocol.h"
+#include "ods/base/elapsed.h"
 #include "ods/dbt/selector.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
@@ -29,8 +30,6 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The flag, else the environment variable.
 std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std::string& flag,

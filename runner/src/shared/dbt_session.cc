@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "ods/dbt/cli/dbt_binary.h"
+#include "ods/base/elapsed.h"
 #include "ods/dbt/cli/dbt_command_adapter.h"
 #include "ods/dbt/cli/dbt_driver.h"
 #include "ods/process/child_process.h"
@@ -64,7 +65,7 @@ class ProcessDbtSession final : public DbtSession {
     auto result = dbt::run_dbt_command(launcher, options, full_args, [&](const dbt::DbtProgress& p) {
       if (p.finished() == last_finished) return;
       last_finished = p.finished();
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double elapsed = seconds_since(started);
       char line[160];
       std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
                     p.total(), p.count(dbt::NodeState::kFailed) + p.count(dbt::NodeState::kErrored), elapsed);
