@@ -93,7 +93,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (!tested) return report(ctx, tested.error());
   if (tested->interrupted) {
     *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
-    return 130;
+    return kExitInterrupted;
   }
   return record_test_run(ctx, run, *project, session->one_parse(), *tested);
 }

@@ -55,7 +55,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (built->interrupted) {
       *ctx.err << "ods: interrupted: dbt stopped; nothing of this wave recorded"
                << (waves.empty() ? ", the state is as it was before this run\n" : ", the waves before it are\n");
-      return 130;
+      return kExitInterrupted;
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);

@@ -158,11 +158,6 @@ const std::vector<Command>& state_commands() {
   return kCommands;
 }
 
-int report(const CommandContext& ctx, const Error& error) {
-  *ctx.err << "ods: " << error.message << "\n";
-  return error.code == "usage" ? kExitUsage : kExitFailed;
-}
-
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, Environment env) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage(args.empty() ? err : out);

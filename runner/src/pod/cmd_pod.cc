@@ -240,7 +240,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());
-      return built.error().code == "interrupted" ? 130 : code;
+      return built.error().code == "interrupted" ? kExitInterrupted : code;
     }
   }
   results.total_seconds = seconds_since(started);

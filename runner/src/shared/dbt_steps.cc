@@ -3,7 +3,7 @@
 #include <charconv>
 #include <iostream>
 
-#include "commands.h"
+#include "exit_codes.h"
 
 namespace ods::cli {
 
