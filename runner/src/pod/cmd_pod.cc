@@ -19,11 +19,11 @@
 #include "evidence_gathering.h"
 #include "ods/callback/protocol.h"
 #include "ods/base/elapsed.h"
-#include "ods/dbt/selector.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
 #include "plan_format.h"
 #include "project_loader.h"
+#include "run_preparation.h"
 
 namespace ods::cli {
 
@@ -191,34 +191,25 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
-  auto probe_parts = probe_parts_setting(ctx);
-  if (!probe_parts) return report(ctx, probe_parts.error());
-  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
-  const std::vector<std::string> target_path = target_path_flags(args, ctx);
+  auto prepared = prepare_run(args, ctx);
+  if (!prepared) return prepared.error();
+  LoadedProject& project = prepared->project;
 
   callback::InputsRequest inputs;
-  auto t = Clock::now();
-  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
-  inputs.compile_seconds = seconds_since(t);
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
-  if (args.has("--select") || args.has("--exclude")) {
-    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                                 ctx.target_dir / "manifest.json");
-    if (!selection) return report(ctx, selection.error());
-    inputs.selected = std::move(selection->nodes);
-    inputs.check_selected = std::move(selection->checks);
+  inputs.compile_seconds = prepared->compile_seconds;
+  if (prepared->selection) {
+    inputs.selected = std::move(prepared->selection->nodes);
+    inputs.check_selected = std::move(prepared->selection->checks);
   }
-  t = Clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now(), *probe_parts);
-  inputs.probe_seconds = seconds_since(t);
-  inputs.inputs = std::move(project->inputs);
+  GatheredEvidence evidence = prepared->probe(ctx, ctx.env.now());
+  inputs.probe_seconds = prepared->probe_seconds;
+  inputs.inputs = std::move(project.inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
   auto cutoff = run::cutoff_mode_from_string(
       setting(args, ctx, "--cutoff", "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, "--cutoff", "ODS_CUTOFF"));
   if (!cutoff) return report(ctx, cutoff.error());
-  if (*cutoff != run::CutoffMode::off && content_measurable(project->adapter_type))
+  if (*cutoff != run::CutoffMode::off && content_measurable(project.adapter_type))
     inputs.cutoff = *cutoff == run::CutoffMode::always ? "always" : "auto";
 
   step(ctx, "sending the project inputs to the controller (run " + endpoint->run + ")");
@@ -236,7 +227,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   } else {
     step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
                   " nodes, reusing " + std::to_string(plan->reuse));
-    const WaveBuilder waves{ctx, *session, *endpoint, target_path, project->adapter_type, inputs.cutoff.has_value()};
+    const WaveBuilder waves{ctx, *prepared->session, *endpoint, prepared->target_path, project.adapter_type, inputs.cutoff.has_value()};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());

@@ -1,6 +1,7 @@
 #pragma once
-// The steps `ods state run` and `ods state test` share: step lines, the dbt settings from the
-// flags, `dbt compile`, the probe, and dbt's failure text.
+// The steps of the commands that run dbt (`ods state run`, `ods state test`, `ods pod`): step
+// lines, the dbt settings from the flags, `dbt compile`, the probe, and dbt's failure text.
+// prepare_run (run_preparation.h) takes them in the order every such command does.
 #include <string>
 #include <vector>
 
