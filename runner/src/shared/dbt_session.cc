@@ -18,8 +18,8 @@ namespace {
 
 class ProcessDbtSession final : public DbtSession {
  public:
-  ProcessDbtSession(const CommandContext& ctx, DbtSettings settings)
-      : ctx_(ctx), settings_(std::move(settings)), launcher_(process::make_process_launcher()) {}
+  ProcessDbtSession(const CommandContext& ctx, dbt::DbtInvocationOptions options)
+      : ctx_(ctx), options_(std::move(options)), launcher_(process::make_process_launcher()) {}
 
   ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override { return execute(args, ""); }
 
@@ -29,9 +29,9 @@ class ProcessDbtSession final : public DbtSession {
   }
 
   std::unique_ptr<DbtSession> sibling() const override {
-    DbtSettings settings = settings_;
-    settings.forward_interrupts = false;
-    return std::make_unique<ProcessDbtSession>(ctx_, std::move(settings));
+    dbt::DbtInvocationOptions options = options_;
+    options.forward_interrupts = false;
+    return std::make_unique<ProcessDbtSession>(ctx_, std::move(options));
   }
 
   bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
@@ -47,22 +47,20 @@ class ProcessDbtSession final : public DbtSession {
 
  private:
   ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
-    auto binary = dbt::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
+    auto binary = dbt::resolve_dbt_binary(options_.dbt.string(), ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
     process::ProcessLauncher& launcher = launcher_for(*binary);
-    dbt::DbtCommandOptions options;
+    dbt::DbtInvocationOptions options = options_;
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
-    if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
-    options.forward_interrupts = settings_.forward_interrupts;
-    std::vector<std::string> full_args = args;
-    for (const auto& f : shared_flags()) full_args.push_back(f);
-    if (what.empty()) return dbt::run_dbt_command(launcher, options, full_args);
+    options.args = args;
+    for (const auto& f : shared_flags()) options.args.push_back(f);
+    if (what.empty()) return dbt::run_dbt_command(launcher, std::move(options));
 
     const auto started = std::chrono::steady_clock::now();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int last_finished = -1;
-    auto result = dbt::run_dbt_command(launcher, options, full_args, [&](const dbt::DbtProgress& p) {
+    auto result = dbt::run_dbt_command(launcher, std::move(options), [&](const dbt::DbtProgress& p) {
       if (p.finished() == last_finished) return;
       last_finished = p.finished();
       const double elapsed = seconds_since(started);
@@ -98,7 +96,7 @@ class ProcessDbtSession final : public DbtSession {
   }
 
   const CommandContext& ctx_;
-  DbtSettings settings_;
+  dbt::DbtInvocationOptions options_;  // dbt as given, not yet resolved; no project_dir or args
   std::unique_ptr<process::ProcessLauncher> launcher_;
   bool chosen_ = false;
   std::unique_ptr<dbt::DbtDriverLauncher> driver_;  // declared after launcher_: destroyed first
@@ -106,8 +104,8 @@ class ProcessDbtSession final : public DbtSession {
 
 }  // namespace
 
-std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, DbtSettings settings) {
-  return std::make_unique<ProcessDbtSession>(ctx, std::move(settings));
+std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, dbt::DbtInvocationOptions options) {
+  return std::make_unique<ProcessDbtSession>(ctx, std::move(options));
 }
 
 }  // namespace ods::cli

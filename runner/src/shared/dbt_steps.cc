@@ -18,11 +18,11 @@ void step(const CommandContext& ctx, const std::string& line) {
     *ctx.err << "ods: " << line << "\n";
 }
 
-DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx) {
-  DbtSettings s;
-  s.binary = args.has("--dbt") ? args.get("--dbt") : ctx.env.getenv("ODS_DBT");
-  s.profiles_dir = args.get("--profiles-dir");
-  return s;
+dbt::DbtInvocationOptions dbt_options(const ParsedArgs& args, const CommandContext& ctx) {
+  dbt::DbtInvocationOptions options;
+  options.dbt = args.has("--dbt") ? args.get("--dbt") : ctx.env.getenv("ODS_DBT");
+  options.profiles_dir = args.get("--profiles-dir");
+  return options;
 }
 
 std::vector<std::string> target_path_flags(const ParsedArgs& args, const CommandContext& ctx) {

@@ -16,8 +16,8 @@ namespace ods::cli {
 // "ods: <line>" on stdout in text format, on stderr in json format (stdout holds the document).
 void step(const CommandContext& ctx, const std::string& line);
 
-// --dbt (else $ODS_DBT) and --profiles-dir.
-DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx);
+// How the session runs dbt (make_dbt_session): --dbt (else $ODS_DBT) and --profiles-dir.
+dbt::DbtInvocationOptions dbt_options(const ParsedArgs& args, const CommandContext& ctx);
 
 // `--target-path DIR` when the flag was given (dbt's own default otherwise), for every dbt call
 // whose artifacts ODS reads.

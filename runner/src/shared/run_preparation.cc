@@ -20,7 +20,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   PreparedRun run;
   run.probe_parts = *probe_parts;
-  run.session = make_dbt_session(ctx, dbt_settings(args, ctx));
+  run.session = make_dbt_session(ctx, dbt_options(args, ctx));
   run.target_path = target_path_flags(args, ctx);
 
   auto started = std::chrono::steady_clock::now();

@@ -37,7 +37,7 @@ struct PreparedRun {
   GatheredEvidence probe(const CommandContext& ctx, const std::string& now);
 };
 
-// In this order: $ODS_PROBE_PARTS, the dbt session (--dbt, else $ODS_DBT, and --profiles-dir),
+// In this order: $ODS_PROBE_PARTS, the dbt session (dbt_options: --dbt, else $ODS_DBT, and --profiles-dir),
 // `dbt compile` with a step line, the project loaded (ProjectUse::plan_and_record), --select and
 // --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
 // process exit code after the reason was printed on ctx.err: kExitUsage for a bad
