@@ -4,6 +4,7 @@
 #include <future>
 #include <iostream>
 
+#include "flag_names.h"
 #include "commands.h"
 #include "cutoff_run.h"
 #include "dbt_steps.h"
@@ -26,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 
 int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
-  auto mode = run::cutoff_mode_from_string(args.has("--cutoff") ? args.get("--cutoff") : "auto");
+  auto mode = run::cutoff_mode_from_string(args.has(kFlagCutoff) ? args.get(kFlagCutoff) : "auto");
   if (!mode) return report(ctx, mode.error());
   auto prepared = prepare_run(args, ctx);
   if (!prepared) return prepared.error();
@@ -44,8 +45,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     checks_selected = std::move(prepared->selection->checks);
   }
   const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
-  auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
-  if (!store && !(args.has("--dry-run") && store.error().code == "not_found")) return report(ctx, store.error());
+  auto store = open_store(ctx, !args.has(kFlagDryRun), /*read_only=*/args.has(kFlagDryRun));
+  if (!store && !(args.has(kFlagDryRun) && store.error().code == "not_found")) return report(ctx, store.error());
   // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
   // dbt call runs; the store is thread-safe, and planning waits for it below.
   std::future<Result<std::optional<Head>>> head_read;
@@ -70,7 +71,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const int to_build = plan->count(planner::Action::build), to_reuse = plan->count(planner::Action::reuse);
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
-  if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
+  if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
   const auto source_checks =
       run::source_checks_to_run(project.inputs, head ? &head->snapshot : nullptr, checks_selected);
   RunContext run_ctx{project, scope,  **store, std::move(head), std::move(*plan), std::move(evidence),

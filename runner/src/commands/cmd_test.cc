@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "flag_names.h"
 #include "commands.h"
 #include "dbt_steps.h"
 #include "ods/planner/checks.h"
@@ -25,7 +26,7 @@ using planner::CheckAction;
 // indirect selection then picks every data and unit test that reads one of them, which is
 // each entry's whole set of checks (a test reading two nodes runs when either is tested).
 std::vector<std::string> dbt_test_args(const planner::CheckPlan& checks, const std::vector<std::string>& target_path) {
-  std::vector<std::string> args{"test", "--indirect-selection", "eager", "--select"};
+  std::vector<std::string> args{"test", "--indirect-selection", "eager", kFlagSelect};
   for (auto& name : check_selection(checks)) args.push_back(std::move(name));
   args.insert(args.end(), target_path.begin(), target_path.end());
   return args;
@@ -58,7 +59,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const Error nothing_recorded{"nothing_recorded", "nothing is recorded for " + scope +
                                                        " yet, so there is no build to test; run `ods state run` "
                                                        "(or dbt build and `ods state record`) first"};
-  auto store = open_store(ctx, false, /*read_only=*/args.has("--dry-run"));
+  auto store = open_store(ctx, false, /*read_only=*/args.has(kFlagDryRun));
   if (!store) return report(ctx, store.error().code == "not_found" ? nothing_recorded : store.error());
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
@@ -73,10 +74,10 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (ctx.format == "text") print_check_table(*ctx.out, run.checks);
   const int to_run = run.checks.count(CheckAction::run), skipped = run.checks.count(CheckAction::skip);
 
-  if (args.has("--dry-run") || to_run == 0) {
-    if (!args.has("--dry-run"))
+  if (args.has(kFlagDryRun) || to_run == 0) {
+    if (!args.has(kFlagDryRun))
       step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
-    return finish_without_tests(ctx, run, args.has("--dry-run"));
+    return finish_without_tests(ctx, run, args.has(kFlagDryRun));
   }
   step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
                 " nodes and sources with checks (" + plural(count_checks(project, ids_to_run(run.checks)), "check") +

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "flag_names.h"
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
@@ -43,7 +44,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (number > 1 || !wave.later.empty())
       step(ctx,
            "wave " + std::to_string(number) + ": building " + std::to_string(wave.now.size()) + " nodes; " + wave.why);
-    std::vector<std::string> args{"build", "--select"};
+    std::vector<std::string> args{"build", kFlagSelect};
     for (auto& arg : run::build_selection(project.inputs, run.plan,
                                           number == 1 ? settings.source_checks : std::vector<std::string>{}))
       args.push_back(std::move(arg));

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "flag_names.h"
 #include "callback_client.h"
 #include "commands.h"
 #include "dbt_steps.h"
@@ -39,9 +40,9 @@ std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std
 
 Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContext& ctx) {
   CallbackEndpoint e;
-  e.base_url = setting(args, ctx, "--callback", "ODS_CALLBACK_URL");
-  e.run = setting(args, ctx, "--run", "ODS_RUN");
-  const std::string token_file = setting(args, ctx, "--token-file", "ODS_RUN_TOKEN_FILE");
+  e.base_url = setting(args, ctx, kFlagCallback, "ODS_CALLBACK_URL");
+  e.run = setting(args, ctx, kFlagRun, "ODS_RUN");
+  const std::string token_file = setting(args, ctx, kFlagTokenFile, "ODS_RUN_TOKEN_FILE");
   if (e.base_url.empty()) return fail("usage", "--callback (or $ODS_CALLBACK_URL) is required: the controller's URL");
   const auto slash = e.run.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == e.run.size() ||
@@ -53,7 +54,7 @@ Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContex
   std::getline(in, e.token);
   while (!e.token.empty() && (e.token.back() == '\r' || e.token.back() == ' ')) e.token.pop_back();
   if (e.token.empty()) return fail("usage", token_file + ": the run token is empty");
-  const std::string retry = setting(args, ctx, "--retry-for", "ODS_CALLBACK_RETRY_SECONDS");
+  const std::string retry = setting(args, ctx, kFlagRetryFor, "ODS_CALLBACK_RETRY_SECONDS");
   if (!retry.empty()) {
     long seconds = 0;
     auto [end, ec] = std::from_chars(retry.data(), retry.data() + retry.size(), seconds);
@@ -90,7 +91,7 @@ Result<void> print_plan(const CommandContext& ctx, const callback::PlanAnswer& p
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
                                               const std::vector<std::string>& target_path) {
-  std::vector<std::string> args{"build", "--select"};
+  std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
   args.insert(args.end(), target_path.begin(), target_path.end());
   const auto t = Clock::now();
@@ -207,7 +208,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
   auto cutoff = run::cutoff_mode_from_string(
-      setting(args, ctx, "--cutoff", "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, "--cutoff", "ODS_CUTOFF"));
+      setting(args, ctx, kFlagCutoff, "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, kFlagCutoff, "ODS_CUTOFF"));
   if (!cutoff) return report(ctx, cutoff.error());
   if (*cutoff != run::CutoffMode::off && content_measurable(project.adapter_type))
     inputs.cutoff = *cutoff == run::CutoffMode::always ? "always" : "auto";
@@ -258,21 +259,21 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
 
 std::vector<FlagSpec> pod_flags() {
   return {
-      {"--callback", true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
-      {"--run", true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
-      {"--token-file", true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
-      {"--retry-for", true,
+      {kFlagCallback, true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
+      {kFlagRun, true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
+      {kFlagTokenFile, true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
+      {kFlagRetryFor, true,
        "seconds to keep retrying an unreachable controller (default: "
        "$ODS_CALLBACK_RETRY_SECONDS, else 300)"},
-      {"--project-dir", true, "the dbt project (default: $ODS_PROJECT_DIR, else .)"},
-      {"--target-path", true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
-      {"--target", true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
-      {"--select", true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
-      {"--exclude", true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
-      {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-      {"--profiles-dir", true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
-      {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},
-      {"--cutoff", true,
+      {kFlagProjectDir, true, "the dbt project (default: $ODS_PROJECT_DIR, else .)"},
+      {kFlagTargetPath, true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
+      {kFlagTarget, true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
+      {kFlagSelect, true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
+      {kFlagExclude, true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
+      {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+      {kFlagProfilesDir, true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
+      {kFlagFormat, true, "text (default) or json (the controller's recorded answer on stdout)"},
+      {kFlagCutoff, true,
        "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "
        "(one wave, no content measured; default: $ODS_CUTOFF, else auto)"},
   };

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "flag_names.h"
 #include "ods/dbt/cli/dbt_binary.h"
 #include "ods/base/elapsed.h"
 #include "ods/dbt/cli/dbt_command_adapter.h"
@@ -37,9 +38,9 @@ class ProcessDbtSession final : public DbtSession {
   bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
 
   std::vector<std::string> shared_flags() const override {
-    std::vector<std::string> flags{"--project-dir", ctx_.project_dir.string()};
+    std::vector<std::string> flags{kFlagProjectDir, ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {
-      flags.push_back("--target");
+      flags.push_back(kFlagTarget);
       flags.push_back(ctx_.target);
     }
     return flags;

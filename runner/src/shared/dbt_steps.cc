@@ -3,6 +3,7 @@
 #include <charconv>
 #include <iostream>
 
+#include "flag_names.h"
 #include "exit_codes.h"
 
 namespace ods::cli {
@@ -20,14 +21,14 @@ void step(const CommandContext& ctx, const std::string& line) {
 
 dbt::DbtInvocationOptions dbt_options(const ParsedArgs& args, const CommandContext& ctx) {
   dbt::DbtInvocationOptions options;
-  options.dbt = args.has("--dbt") ? args.get("--dbt") : ctx.env.getenv("ODS_DBT");
-  options.profiles_dir = args.get("--profiles-dir");
+  options.dbt = args.has(kFlagDbt) ? args.get(kFlagDbt) : ctx.env.getenv("ODS_DBT");
+  options.profiles_dir = args.get(kFlagProfilesDir);
   return options;
 }
 
 std::vector<std::string> target_path_flags(const ParsedArgs& args, const CommandContext& ctx) {
-  if (!args.has("--target-path")) return {};
-  return {"--target-path", ctx.target_dir.string()};
+  if (!args.has(kFlagTargetPath)) return {};
+  return {kFlagTargetPath, ctx.target_dir.string()};
 }
 
 int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "flag_names.h"
 #include "dbt_steps.h"
 #include "exit_codes.h"
 #include "ods/base/elapsed.h"
@@ -31,8 +32,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   auto project = load_project(ctx);
   if (!project) return std::unexpected(report(ctx, project.error()));
   run.project = std::move(*project);
-  if (args.has("--select") || args.has("--exclude")) {
-    auto selection = dbt::resolve_select_exclude(run.project.inputs, args.get("--select"), args.get("--exclude"),
+  if (args.has(kFlagSelect) || args.has(kFlagExclude)) {
+    auto selection = dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude),
                                                  ctx.target_dir / "manifest.json");
     if (!selection) return std::unexpected(report(ctx, selection.error()));
     run.selection = std::move(*selection);
