@@ -1,8 +1,8 @@
 // `ods state copy`: move a scope's state (or every scope's) between state stores.
 #include <iostream>
 
-#include "flag_names.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "ods/state/stores.h"
 #include "state_access.h"
 

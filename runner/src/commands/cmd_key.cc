@@ -2,9 +2,9 @@
 // (digest_key.h). Prints the origin, never the key.
 #include <ostream>
 
-#include "flag_names.h"
 #include "commands.h"
 #include "digest_key.h"
+#include "flag_names.h"
 
 namespace ods::cli {
 

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "flag_names.h"
 #include "command_summary.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"

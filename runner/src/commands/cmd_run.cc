@@ -4,10 +4,10 @@
 #include <future>
 #include <iostream>
 
-#include "flag_names.h"
 #include "commands.h"
 #include "cutoff_run.h"
 #include "dbt_steps.h"
+#include "flag_names.h"
 #include "ods/base/elapsed.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/build_selection.h"
@@ -74,8 +74,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
   const auto source_checks =
       run::source_checks_to_run(project.inputs, head ? &head->snapshot : nullptr, checks_selected);
-  RunContext run_ctx{project, scope,  **store, std::move(head), std::move(*plan), std::move(evidence),
-                     timings,  started};
+  RunContext run_ctx{project, scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started};
   if (to_build == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
     return finish_without_build(ctx, run_ctx);

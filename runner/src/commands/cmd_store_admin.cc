@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "flag_names.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "ods/run/run_details.h"
 #include "state_access.h"
 

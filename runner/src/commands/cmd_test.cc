@@ -5,9 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "flag_names.h"
 #include "commands.h"
 #include "dbt_steps.h"
+#include "flag_names.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"

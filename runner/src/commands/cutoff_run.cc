@@ -4,10 +4,10 @@
 #include <chrono>
 #include <iostream>
 
-#include "flag_names.h"
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
+#include "flag_names.h"
 #include "ods/base/elapsed.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "flag_names.h"
 #include "command_summary.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "git_checkout.h"
 
 namespace ods::cli {
@@ -43,7 +43,7 @@ void print_command_help(std::ostream& out, const Command& c) {
 const std::vector<std::pair<std::string, std::string>>& pod_flag_environment() {
   static const std::vector<std::pair<std::string, std::string>> kDefaults{
       {kFlagProjectDir, "ODS_PROJECT_DIR"}, {kFlagTarget, "ODS_TARGET"},
-      {kFlagSelect, "ODS_SELECT"},           {kFlagExclude, "ODS_EXCLUDE"},
+      {kFlagSelect, "ODS_SELECT"},          {kFlagExclude, "ODS_EXCLUDE"},
       {kFlagTargetPath, "DBT_TARGET_PATH"}, {kFlagProfilesDir, "DBT_PROFILES_DIR"}};
   return kDefaults;
 }

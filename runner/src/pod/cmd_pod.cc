@@ -13,13 +13,13 @@
 #include <set>
 #include <sstream>
 
-#include "flag_names.h"
 #include "callback_client.h"
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
-#include "ods/callback/protocol.h"
+#include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/callback/protocol.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
 #include "plan_format.h"
@@ -228,7 +228,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   } else {
     step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
                   " nodes, reusing " + std::to_string(plan->reuse));
-    const WaveBuilder waves{ctx, *prepared->session, *endpoint, prepared->target_path, project.adapter_type, inputs.cutoff.has_value()};
+    const WaveBuilder waves{
+        ctx, *prepared->session, *endpoint, prepared->target_path, project.adapter_type, inputs.cutoff.has_value()};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());

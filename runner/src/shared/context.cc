@@ -49,7 +49,8 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
     return fail("usage", "--format must be text, json or markdown, not '" + ctx.format + "'");
   ctx.summary_file = args.get(kFlagSummary);
   ctx.json_file = args.get(kFlagJsonFile);
-  for (const auto& [flag, file] : {std::pair{kFlagSummary, ctx.summary_file}, std::pair{kFlagJsonFile, ctx.json_file}}) {
+  for (const auto& [flag, file] :
+       {std::pair{kFlagSummary, ctx.summary_file}, std::pair{kFlagJsonFile, ctx.json_file}}) {
     if (file.empty()) continue;
     const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
     if (fs::is_directory(file, ec) || !fs::is_directory(parent, ec))

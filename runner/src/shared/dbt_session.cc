@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "flag_names.h"
-#include "ods/dbt/cli/dbt_binary.h"
 #include "ods/base/elapsed.h"
+#include "ods/dbt/cli/dbt_binary.h"
 #include "ods/dbt/cli/dbt_command_adapter.h"
 #include "ods/dbt/cli/dbt_driver.h"
 #include "ods/process/child_process.h"

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <iostream>
 
-#include "flag_names.h"
 #include "exit_codes.h"
+#include "flag_names.h"
 
 namespace ods::cli {
 

@@ -6,9 +6,9 @@
 
 namespace ods::cli {
 
-inline constexpr int kExitOk = 0;      // the command did what it was asked
-inline constexpr int kExitFailed = 1;  // it failed or refused; a message on stderr says why
-inline constexpr int kExitUsage = 2;   // bad flags or settings; nothing ran
+inline constexpr int kExitOk = 0;             // the command did what it was asked
+inline constexpr int kExitFailed = 1;         // it failed or refused; a message on stderr says why
+inline constexpr int kExitUsage = 2;          // bad flags or settings; nothing ran
 inline constexpr int kExitInterrupted = 130;  // Ctrl-C: dbt stopped, nothing recorded
 
 // Prints "ods: <message>" on ctx.err for `error` and returns kExitUsage when its code is

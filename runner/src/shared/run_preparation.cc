@@ -2,9 +2,9 @@
 
 #include <chrono>
 
-#include "flag_names.h"
 #include "dbt_steps.h"
 #include "exit_codes.h"
+#include "flag_names.h"
 #include "ods/base/elapsed.h"
 
 namespace ods::cli {

@@ -52,9 +52,9 @@ TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
   TempDir dir;
   auto launcher = process::make_process_launcher();
   auto result = run_dbt_command(
-      *launcher, options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() +
-                                                        "'\nexit 2"),
-                             {"build"}));
+      *launcher,
+      options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() + "'\nexit 2"),
+                  {"build"}));
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->interrupted);
   EXPECT_EQ(result->exit_code, 2);

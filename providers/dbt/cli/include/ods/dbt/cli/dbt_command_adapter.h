@@ -19,8 +19,8 @@ namespace ods::dbt {
 // failure to start or to read dbt's output, "usage" for a --log-format among the args,
 // "conflict" when options.forward_interrupts is on while another SignalForwarder is installed,
 // and the launcher's "unsupported_dbt" and "dbt_failed" as they are. Blocks until dbt ended.
-[[nodiscard]] Result<dbt::DbtCommandResult> run_dbt_command(process::ProcessLauncher& launcher,
-                                                            DbtInvocationOptions options,
-                                                            const std::function<void(const DbtProgress&)>& on_progress = {});
+[[nodiscard]] Result<dbt::DbtCommandResult> run_dbt_command(
+    process::ProcessLauncher& launcher, DbtInvocationOptions options,
+    const std::function<void(const DbtProgress&)>& on_progress = {});
 
 }  // namespace ods::dbt
