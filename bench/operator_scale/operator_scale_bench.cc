@@ -34,6 +34,7 @@
 #include "harness/kube_control_plane.h"
 #include "harness/loopback_port.h"
 #include "harness/postgres_server.h"
+#include "ods/base/elapsed.h"
 #include "ods/kube/client.h"
 #include "ods/kube/config.h"
 #include "ods/kube/rest_client.h"
@@ -41,6 +42,7 @@
 namespace {
 
 using namespace ods::testing;
+using ods::seconds_since;
 using ods::kube::Json;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
@@ -48,8 +50,6 @@ namespace fs = std::filesystem;
 constexpr const char* kNamespace = "bench";
 constexpr const char* kSystem = "ods-system";
 constexpr int kWriters = 4;  // client threads creating and touching objects
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "operator_scale_bench: %s\n", what.c_str());

@@ -4,11 +4,12 @@
 
 #include "commands.h"
 #include "digest_key.h"
+#include "flag_names.h"
 
 namespace ods::cli {
 
 int cmd_key(const ParsedArgs& args, CommandContext& ctx) {
-  if (args.has("--create")) {
+  if (args.has(kFlagCreate)) {
     auto path = create_digest_key(ctx.env);
     if (!path) return report(ctx, path.error());
     *ctx.out << "wrote a new digest key to " << path->string()

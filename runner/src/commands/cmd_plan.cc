@@ -7,6 +7,7 @@
 
 #include "command_summary.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
@@ -81,7 +82,7 @@ std::string blind_spots(const planner::ProjectInputs& inputs) {
 Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice = nullptr) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
-  if (!args.has("--select")) {
+  if (!args.has(kFlagSelect)) {
     before_assembly = [&](const std::string& project_name) {
       head_read = std::async(std::launch::async, read_recorded_head, std::cref(ctx),
                              planner::scope_of(project_name, ctx.target));
@@ -91,8 +92,8 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (!project) return std::unexpected(project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
-  if (args.has("--select")) {
-    auto selected = dbt::resolve_selection(project->inputs, args.get("--select"), ctx.target_dir / "manifest.json");
+  if (args.has(kFlagSelect)) {
+    auto selected = dbt::resolve_selection(project->inputs, args.get(kFlagSelect), ctx.target_dir / "manifest.json");
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }

@@ -7,11 +7,13 @@
 #include "commands.h"
 #include "cutoff_run.h"
 #include "dbt_steps.h"
-#include "ods/dbt/selector.h"
+#include "flag_names.h"
+#include "ods/base/elapsed.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/build_selection.h"
 #include "plan_format.h"
 #include "project_loader.h"
+#include "run_preparation.h"
 #include "run_recording.h"
 #include "state_access.h"
 
@@ -21,49 +23,38 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 }  // namespace
 
 int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
-  auto mode = run::cutoff_mode_from_string(args.has("--cutoff") ? args.get("--cutoff") : "auto");
+  auto mode = run::cutoff_mode_from_string(args.has(kFlagCutoff) ? args.get(kFlagCutoff) : "auto");
   if (!mode) return report(ctx, mode.error());
+  auto prepared = prepare_run(args, ctx);
+  if (!prepared) return prepared.error();
+  const std::vector<std::string>& target_path = prepared->target_path;  // dbt's default unless given
+  LoadedProject& project = prepared->project;
   RunTimings timings;
-  auto probe_parts = probe_parts_setting(ctx);
-  if (!probe_parts) return report(ctx, probe_parts.error());
-  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
+  timings.compile = prepared->compile_seconds;
 
   auto t = Clock::now();
-  const std::vector<std::string> target_path = target_path_flags(args, ctx);  // dbt's default unless given
-  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
-  timings.compile = seconds_since(t);
-
-  t = Clock::now();
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
   std::optional<std::vector<std::string>> checks_selected;
-  if (args.has("--select") || args.has("--exclude")) {
-    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                                 ctx.target_dir / "manifest.json");
-    if (!selection) return report(ctx, selection.error());
-    options.selected = std::move(selection->nodes);
-    checks_selected = std::move(selection->checks);
+  if (prepared->selection) {
+    options.selected = std::move(prepared->selection->nodes);
+    checks_selected = std::move(prepared->selection->checks);
   }
-  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
-  auto store = open_store(ctx, !args.has("--dry-run"), /*read_only=*/args.has("--dry-run"));
-  if (!store && !(args.has("--dry-run") && store.error().code == "not_found")) return report(ctx, store.error());
+  const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
+  auto store = open_store(ctx, !args.has(kFlagDryRun), /*read_only=*/args.has(kFlagDryRun));
+  if (!store && !(args.has(kFlagDryRun) && store.error().code == "not_found")) return report(ctx, store.error());
   // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
   // dbt call runs; the store is thread-safe, and planning waits for it below.
   std::future<Result<std::optional<Head>>> head_read;
   if (store) head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
-  timings.load = seconds_since(t);
+  timings.load = prepared->load_seconds + seconds_since(t);
 
-  t = Clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, options.now, *probe_parts);
-  timings.probe = seconds_since(t);
+  GatheredEvidence evidence = prepared->probe(ctx, options.now);
+  timings.probe = prepared->probe_seconds;
   options.relations_exist = evidence.relations_exist;
 
   t = Clock::now();
@@ -73,18 +64,17 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     if (!h) return report(ctx, h.error());
     head = std::move(*h);
   }
-  auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);
+  auto plan = planner::plan(project.inputs, head ? &head->snapshot : nullptr, options);
   if (!plan) return report(ctx, plan.error());
   for (const auto& w : evidence.warnings) plan->warnings.push_back(w);
   timings.plan = seconds_since(t);
   const int to_build = plan->count(planner::Action::build), to_reuse = plan->count(planner::Action::reuse);
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
-  if (args.has("--dry-run")) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
+  if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
   const auto source_checks =
-      run::source_checks_to_run(project->inputs, head ? &head->snapshot : nullptr, checks_selected);
-  RunContext run_ctx{*project, scope,  **store, std::move(head), std::move(*plan), std::move(evidence),
-                     timings,  started};
+      run::source_checks_to_run(project.inputs, head ? &head->snapshot : nullptr, checks_selected);
+  RunContext run_ctx{project, scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started};
   if (to_build == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
     return finish_without_build(ctx, run_ctx);
@@ -92,8 +82,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
                 (source_checks.empty() ? "" : "; testing " + std::to_string(source_checks.size()) + " sources"));
-  WaveSettings waves{*mode, target_path, source_checks, project->adapter_type};
-  return build_in_waves(ctx, *session, *project, std::move(options), run_ctx, waves);
+  WaveSettings waves{*mode, target_path, source_checks, project.adapter_type};
+  return build_in_waves(ctx, *prepared->session, project, std::move(options), run_ctx, waves);
 }
 
 }  // namespace ods::cli

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "commands.h"
+#include "flag_names.h"
 #include "ods/run/run_details.h"
 #include "state_access.h"
 
@@ -11,9 +12,9 @@ namespace ods::cli {
 
 int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
   std::size_t limit = 20;
-  if (args.has("--limit")) {
+  if (args.has(kFlagLimit)) {
     // Digits only: stoul alone takes "-1" (as the largest number) and "12abc" (as 12).
-    const std::string& text = args.get("--limit");
+    const std::string& text = args.get(kFlagLimit);
     try {
       if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(text);
       limit = std::stoul(text);
@@ -113,7 +114,7 @@ int cmd_backup(const ParsedArgs& args, CommandContext& ctx) {
 int cmd_reset(const ParsedArgs& args, CommandContext& ctx) {
   auto scope = scope_for(ctx);
   if (!scope) return report(ctx, scope.error());
-  if (!args.has("--yes")) {
+  if (!args.has(kFlagYes)) {
     return report(ctx, {"usage", "ods state reset deletes every snapshot and run of " + *scope +
                                      "; run it again with --yes to confirm (ods state backup FILE keeps a copy)"});
   }

@@ -7,11 +7,12 @@
 
 #include "commands.h"
 #include "dbt_steps.h"
-#include "ods/dbt/selector.h"
+#include "flag_names.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "project_loader.h"
+#include "run_preparation.h"
 #include "state_access.h"
 #include "test_recording.h"
 
@@ -25,7 +26,7 @@ using planner::CheckAction;
 // indirect selection then picks every data and unit test that reads one of them, which is
 // each entry's whole set of checks (a test reading two nodes runs when either is tested).
 std::vector<std::string> dbt_test_args(const planner::CheckPlan& checks, const std::vector<std::string>& target_path) {
-  std::vector<std::string> args{"test", "--indirect-selection", "eager", "--select"};
+  std::vector<std::string> args{"test", "--indirect-selection", "eager", kFlagSelect};
   for (auto& name : check_selection(checks)) args.push_back(std::move(name));
   args.insert(args.end(), target_path.begin(), target_path.end());
   return args;
@@ -46,56 +47,48 @@ std::string plural(std::size_t n, const std::string& word) {
 
 int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
-  auto probe_parts = probe_parts_setting(ctx);
-  if (!probe_parts) return report(ctx, probe_parts.error());
-  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
-  const std::vector<std::string> target_path = target_path_flags(args, ctx);
-  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
+  auto prepared = prepare_run(args, ctx);
+  if (!prepared) return prepared.error();
+  DbtSession& session = *prepared->session;
+  LoadedProject& project = prepared->project;
   planner::CheckOptions options;
-  if (args.has("--select") || args.has("--exclude")) {
-    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                                 ctx.target_dir / "manifest.json");
-    if (!selection) return report(ctx, selection.error());
-    options.selected = std::move(selection->checks);
-  }
+  if (prepared->selection) options.selected = std::move(prepared->selection->checks);
 
   // Checks vouch for recorded builds: without state there is nothing to test against.
-  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
+  const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
   const Error nothing_recorded{"nothing_recorded", "nothing is recorded for " + scope +
                                                        " yet, so there is no build to test; run `ods state run` "
                                                        "(or dbt build and `ods state record`) first"};
-  auto store = open_store(ctx, false, /*read_only=*/args.has("--dry-run"));
+  auto store = open_store(ctx, false, /*read_only=*/args.has(kFlagDryRun));
   if (!store) return report(ctx, store.error().code == "not_found" ? nothing_recorded : store.error());
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
   if (!*head) return report(ctx, nothing_recorded);
 
   TestRun run{scope, **store, std::move(**head), {}, {}, started};
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now(), *probe_parts);
-  for (const auto& source : project->inputs.sources)
+  GatheredEvidence evidence = prepared->probe(ctx, ctx.env.now());
+  for (const auto& source : project.inputs.sources)
     if (source.version) run.source_versions[source.id] = *source.version;
-  run.checks = planner::plan_checks(project->inputs, &run.head.snapshot, options);
+  run.checks = planner::plan_checks(project.inputs, &run.head.snapshot, options);
   for (const auto& w : evidence.warnings) run.checks.warnings.push_back(w);
   if (ctx.format == "text") print_check_table(*ctx.out, run.checks);
   const int to_run = run.checks.count(CheckAction::run), skipped = run.checks.count(CheckAction::skip);
 
-  if (args.has("--dry-run") || to_run == 0) {
-    if (!args.has("--dry-run"))
+  if (args.has(kFlagDryRun) || to_run == 0) {
+    if (!args.has(kFlagDryRun))
       step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
-    return finish_without_tests(ctx, run, args.has("--dry-run"));
+    return finish_without_tests(ctx, run, args.has(kFlagDryRun));
   }
   step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
-                " nodes and sources with checks (" + plural(count_checks(*project, ids_to_run(run.checks)), "check") +
+                " nodes and sources with checks (" + plural(count_checks(project, ids_to_run(run.checks)), "check") +
                 "), skipping " + std::to_string(skipped));
-  auto tested = session->run_with_progress(dbt_test_args(run.checks, target_path), "dbt test");
+  auto tested = session.run_with_progress(dbt_test_args(run.checks, prepared->target_path), "dbt test");
   if (!tested) return report(ctx, tested.error());
   if (tested->interrupted) {
     *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
-    return 130;
+    return kExitInterrupted;
   }
-  return record_test_run(ctx, run, *project, session->one_parse(), *tested);
+  return record_test_run(ctx, run, project, session.one_parse(), *tested);
 }
 
 }  // namespace ods::cli

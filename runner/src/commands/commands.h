@@ -1,19 +1,16 @@
 #pragma once
 // The `ods` commands. Each takes the parsed flags and a context and returns the process
-// exit code: 0 success, 1 the command failed or refused (a message on stderr says why),
-// 2 usage error.
+// exit code (exit_codes.h): 0 success, 1 the command failed or refused (a message on stderr
+// says why), 2 usage error, 130 interrupted.
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "cli_args.h"
 #include "context.h"
+#include "exit_codes.h"
 
 namespace ods::cli {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;
-inline constexpr int kExitUsage = 2;
 
 struct Command {
   std::string name;  // "plan" (under "ods state")
@@ -26,9 +23,6 @@ const std::vector<Command>& state_commands();
 
 // Entry point: `args` without the program name. Never throws.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, Environment env);
-
-// Prints "ods: <message>" for an error and returns kExitFailed (kExitUsage for "usage").
-int report(const CommandContext& ctx, const Error& error);
 
 int cmd_plan(const ParsedArgs&, CommandContext&);
 int cmd_record(const ParsedArgs&, CommandContext&);

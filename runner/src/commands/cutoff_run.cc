@@ -7,6 +7,8 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
+#include "flag_names.h"
+#include "ods/base/elapsed.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/wave_plans.h"
@@ -16,8 +18,6 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 
@@ -44,7 +44,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (number > 1 || !wave.later.empty())
       step(ctx,
            "wave " + std::to_string(number) + ": building " + std::to_string(wave.now.size()) + " nodes; " + wave.why);
-    std::vector<std::string> args{"build", "--select"};
+    std::vector<std::string> args{"build", kFlagSelect};
     for (auto& arg : run::build_selection(project.inputs, run.plan,
                                           number == 1 ? settings.source_checks : std::vector<std::string>{}))
       args.push_back(std::move(arg));
@@ -56,7 +56,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (built->interrupted) {
       *ctx.err << "ods: interrupted: dbt stopped; nothing of this wave recorded"
                << (waves.empty() ? ", the state is as it was before this run\n" : ", the waves before it are\n");
-      return 130;
+      return kExitInterrupted;
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);

@@ -24,7 +24,7 @@ struct WaveSettings {
 // Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later
 // wave's re-plan keeps them, selecting only the nodes held back). On return run.plan is the
 // whole run's plan: the first plan, with the held-back nodes' entries as re-planned.
-// Returns the command's exit code (130 when dbt was interrupted; waves before stay recorded).
+// Returns the command's exit code (kExitInterrupted, 130, when dbt was interrupted; waves before stay recorded).
 int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
                    planner::PlanOptions options, RunContext& run, const WaveSettings& settings);
 

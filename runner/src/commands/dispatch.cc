@@ -5,6 +5,7 @@
 
 #include "command_summary.h"
 #include "commands.h"
+#include "flag_names.h"
 #include "git_checkout.h"
 
 namespace ods::cli {
@@ -41,9 +42,9 @@ void print_command_help(std::ostream& out, const Command& c) {
 // The flags of `ods pod` that default to an environment variable the runner Job sets.
 const std::vector<std::pair<std::string, std::string>>& pod_flag_environment() {
   static const std::vector<std::pair<std::string, std::string>> kDefaults{
-      {"--project-dir", "ODS_PROJECT_DIR"}, {"--target", "ODS_TARGET"},
-      {"--select", "ODS_SELECT"},           {"--exclude", "ODS_EXCLUDE"},
-      {"--target-path", "DBT_TARGET_PATH"}, {"--profiles-dir", "DBT_PROFILES_DIR"}};
+      {kFlagProjectDir, "ODS_PROJECT_DIR"}, {kFlagTarget, "ODS_TARGET"},
+      {kFlagSelect, "ODS_SELECT"},          {kFlagExclude, "ODS_EXCLUDE"},
+      {kFlagTargetPath, "DBT_TARGET_PATH"}, {kFlagProfilesDir, "DBT_PROFILES_DIR"}};
   return kDefaults;
 }
 
@@ -62,7 +63,7 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
     err << "ods pod: " << parsed.error().message << "\n";
     return kExitUsage;
   }
-  if (parsed->get("--format") == "markdown") {
+  if (parsed->get(kFlagFormat) == "markdown") {
     err << "ods pod: --format markdown is for ods state plan, run and test; use text or json\n";
     return kExitUsage;
   }
@@ -73,9 +74,9 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
     }
   }
   if (const std::string url = env.getenv("ODS_GIT_URL");
-      !url.empty() && parsed->has("--project-dir") && !std::filesystem::exists(parsed->get("--project-dir"))) {
+      !url.empty() && parsed->has(kFlagProjectDir) && !std::filesystem::exists(parsed->get(kFlagProjectDir))) {
     const GitSource source{url, env.getenv("ODS_GIT_REVISION").empty() ? "main" : env.getenv("ODS_GIT_REVISION"),
-                           checkout_of(parsed->get("--project-dir"), env.getenv("ODS_GIT_PATH")),
+                           checkout_of(parsed->get(kFlagProjectDir), env.getenv("ODS_GIT_PATH")),
                            env.getenv("ODS_GIT_CREDENTIALS_DIR")};
     if (auto checked_out = checkout_git_source(source, out); !checked_out) {
       err << "ods pod: " << checked_out.error().message << "\n";
@@ -99,7 +100,7 @@ std::vector<FlagSpec> with_summary_flags(std::vector<FlagSpec> flags) {
 
 // --format markdown is for the commands that write a summary (those with --summary).
 bool takes_markdown(const std::vector<FlagSpec>& flags) {
-  return std::ranges::any_of(flags, [](const FlagSpec& f) { return f.name == "--summary"; });
+  return std::ranges::any_of(flags, [](const FlagSpec& f) { return f.name == kFlagSummary; });
 }
 
 }  // namespace
@@ -107,60 +108,55 @@ bool takes_markdown(const std::vector<FlagSpec>& flags) {
 const std::vector<Command>& state_commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "say, for every node, whether it can be reused or must be built, and why",
-       with_summary_flags({{"--select", true,
+       with_summary_flags({{kFlagSelect, true,
                             "dbt-style selection: names, unique ids, source:<name>, tag:<tag>, path:<path>, "
                             "config.<key>:<value>, with + operators"}}),
        cmd_plan},
       {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
-       with_summary_flags({{"--select", true, "dbt-style selection (see plan)"},
-                           {"--exclude", true, "nodes to leave out of the selection, same syntax"},
-                           {"--dry-run", false, "plan and print; build and record nothing, write no state"},
-                           {"--cutoff", true,
+       with_summary_flags({{kFlagSelect, true, "dbt-style selection (see plan)"},
+                           {kFlagExclude, true, "nodes to leave out of the selection, same syntax"},
+                           {kFlagDryRun, false, "plan and print; build and record nothing, write no state"},
+                           {kFlagCutoff, true,
                             "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
                             "another dbt call), always, off (default auto)"},
-                           {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-                           {"--profiles-dir", true, "passed to dbt"}}),
+                           {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+                           {kFlagProfilesDir, true, "passed to dbt"}}),
        cmd_run},
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(
-           {{"--select", true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
-            {"--exclude", true, "nodes and sources whose checks to leave out, same syntax"},
-            {"--dry-run", false, "decide and print; run and record nothing"},
-            {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-            {"--profiles-dir", true, "passed to dbt"}}),
+           {{kFlagSelect, true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
+            {kFlagExclude, true, "nodes and sources whose checks to leave out, same syntax"},
+            {kFlagDryRun, false, "decide and print; run and record nothing"},
+            {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+            {kFlagProfilesDir, true, "passed to dbt"}}),
        cmd_test},
       {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
       {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
       {"diff", "show what changed in each node's code since its last recorded build", {}, cmd_diff},
       {"history",
        "list the recorded snapshots and runs of this scope",
-       {{"--limit", true, "how many entries (default 20)"}},
+       {{kFlagLimit, true, "how many entries (default 20)"}},
        cmd_history},
       {"doctor", "check the state store's integrity (read-only)", {}, cmd_doctor},
       {"backup", "write a consistent copy of the state store: ods state backup FILE", {}, cmd_backup},
       {"reset",
        "forget this scope's recorded state (asks for --yes)",
-       {{"--yes", false, "confirm that the scope's state is to be deleted"}},
+       {{kFlagYes, false, "confirm that the scope's state is to be deleted"}},
        cmd_reset},
       {"copy",
        "copy recorded state between stores (SQLite <-> PostgreSQL): ods state copy --to URL",
-       {{"--from", true, "the store to copy from (default: --state, $ODS_STATE or the project's)"},
-        {"--to", true, "the store to copy to: sqlite:PATH, postgresql://… or host=… dbname=…"},
-        {"--scope", true, "the scope to copy, PROJECT/TARGET (default: this project's)"},
-        {"--all", false, "copy every scope of the source"},
-        {"--replace", false, "replace what the target holds for those scopes"}},
+       {{kFlagFrom, true, "the store to copy from (default: --state, $ODS_STATE or the project's)"},
+        {kFlagTo, true, "the store to copy to: sqlite:PATH, postgresql://… or host=… dbname=…"},
+        {kFlagScope, true, "the scope to copy, PROJECT/TARGET (default: this project's)"},
+        {kFlagAll, false, "copy every scope of the source"},
+        {kFlagReplace, false, "replace what the target holds for those scopes"}},
        cmd_copy},
       {"key",
        "say where the digest key of env-reading hooks comes from (never the key); --create writes a new key file",
-       {{"--create", false, "write a new random key to ${XDG_CONFIG_HOME:-~/.config}/ods/digest.key (mode 0600)"}},
+       {{kFlagCreate, false, "write a new random key to ${XDG_CONFIG_HOME:-~/.config}/ods/digest.key (mode 0600)"}},
        cmd_key},
   };
   return kCommands;
-}
-
-int report(const CommandContext& ctx, const Error& error) {
-  *ctx.err << "ods: " << error.message << "\n";
-  return error.code == "usage" ? kExitUsage : kExitFailed;
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, Environment env) {
@@ -202,7 +198,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "ods state " << command->name << ": " << parsed.error().message << "\n";
     return kExitUsage;
   }
-  if (parsed->get("--format") == "markdown" && !takes_markdown(command->extra_flags)) {
+  if (parsed->get(kFlagFormat) == "markdown" && !takes_markdown(command->extra_flags)) {
     err << "ods state " << command->name << ": --format markdown is for plan, run and test; use text or json\n";
     return kExitUsage;
   }

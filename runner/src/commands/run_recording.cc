@@ -10,6 +10,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "ods/base/elapsed.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
@@ -28,8 +29,6 @@ using nlohmann::json;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string random_run_id() {
   std::random_device rd;

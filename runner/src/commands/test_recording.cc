@@ -7,6 +7,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "ods/base/elapsed.h"
 #include "ods/base/sha256.h"
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
@@ -48,10 +49,6 @@ json result_counts(const LoadedRun& loaded, const planner::CheckPlan& checks) {
             {"failed", checks_failed},
             {"other", checks_total - checks_passed - checks_failed}}},
           {"summary", loaded.summary}};
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 CommandSummary test_summary(const CommandContext& ctx, const TestRun& run, bool dry_run) {

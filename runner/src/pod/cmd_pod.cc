@@ -17,20 +17,20 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
+#include "flag_names.h"
+#include "ods/base/elapsed.h"
 #include "ods/callback/protocol.h"
-#include "ods/dbt/selector.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
 #include "plan_format.h"
 #include "project_loader.h"
+#include "run_preparation.h"
 
 namespace ods::cli {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The flag, else the environment variable.
 std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std::string& flag,
@@ -40,9 +40,9 @@ std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std
 
 Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContext& ctx) {
   CallbackEndpoint e;
-  e.base_url = setting(args, ctx, "--callback", "ODS_CALLBACK_URL");
-  e.run = setting(args, ctx, "--run", "ODS_RUN");
-  const std::string token_file = setting(args, ctx, "--token-file", "ODS_RUN_TOKEN_FILE");
+  e.base_url = setting(args, ctx, kFlagCallback, "ODS_CALLBACK_URL");
+  e.run = setting(args, ctx, kFlagRun, "ODS_RUN");
+  const std::string token_file = setting(args, ctx, kFlagTokenFile, "ODS_RUN_TOKEN_FILE");
   if (e.base_url.empty()) return fail("usage", "--callback (or $ODS_CALLBACK_URL) is required: the controller's URL");
   const auto slash = e.run.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == e.run.size() ||
@@ -54,7 +54,7 @@ Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContex
   std::getline(in, e.token);
   while (!e.token.empty() && (e.token.back() == '\r' || e.token.back() == ' ')) e.token.pop_back();
   if (e.token.empty()) return fail("usage", token_file + ": the run token is empty");
-  const std::string retry = setting(args, ctx, "--retry-for", "ODS_CALLBACK_RETRY_SECONDS");
+  const std::string retry = setting(args, ctx, kFlagRetryFor, "ODS_CALLBACK_RETRY_SECONDS");
   if (!retry.empty()) {
     long seconds = 0;
     auto [end, ec] = std::from_chars(retry.data(), retry.data() + retry.size(), seconds);
@@ -91,7 +91,7 @@ Result<void> print_plan(const CommandContext& ctx, const callback::PlanAnswer& p
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
                                               const std::vector<std::string>& target_path) {
-  std::vector<std::string> args{"build", "--select"};
+  std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
   args.insert(args.end(), target_path.begin(), target_path.end());
   const auto t = Clock::now();
@@ -192,34 +192,25 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
-  auto probe_parts = probe_parts_setting(ctx);
-  if (!probe_parts) return report(ctx, probe_parts.error());
-  auto session = make_dbt_session(ctx, dbt_settings(args, ctx));
-  const std::vector<std::string> target_path = target_path_flags(args, ctx);
+  auto prepared = prepare_run(args, ctx);
+  if (!prepared) return prepared.error();
+  LoadedProject& project = prepared->project;
 
   callback::InputsRequest inputs;
-  auto t = Clock::now();
-  if (int code = compile_project(ctx, *session, target_path); code != kExitOk) return code;
-  inputs.compile_seconds = seconds_since(t);
-  auto project = load_project(ctx);
-  if (!project) return report(ctx, project.error());
-  if (args.has("--select") || args.has("--exclude")) {
-    auto selection = dbt::resolve_select_exclude(project->inputs, args.get("--select"), args.get("--exclude"),
-                                                 ctx.target_dir / "manifest.json");
-    if (!selection) return report(ctx, selection.error());
-    inputs.selected = std::move(selection->nodes);
-    inputs.check_selected = std::move(selection->checks);
+  inputs.compile_seconds = prepared->compile_seconds;
+  if (prepared->selection) {
+    inputs.selected = std::move(prepared->selection->nodes);
+    inputs.check_selected = std::move(prepared->selection->checks);
   }
-  t = Clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, *project, ctx.env.now(), *probe_parts);
-  inputs.probe_seconds = seconds_since(t);
-  inputs.inputs = std::move(project->inputs);
+  GatheredEvidence evidence = prepared->probe(ctx, ctx.env.now());
+  inputs.probe_seconds = prepared->probe_seconds;
+  inputs.inputs = std::move(project.inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
   auto cutoff = run::cutoff_mode_from_string(
-      setting(args, ctx, "--cutoff", "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, "--cutoff", "ODS_CUTOFF"));
+      setting(args, ctx, kFlagCutoff, "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, kFlagCutoff, "ODS_CUTOFF"));
   if (!cutoff) return report(ctx, cutoff.error());
-  if (*cutoff != run::CutoffMode::off && content_measurable(project->adapter_type))
+  if (*cutoff != run::CutoffMode::off && content_measurable(project.adapter_type))
     inputs.cutoff = *cutoff == run::CutoffMode::always ? "always" : "auto";
 
   step(ctx, "sending the project inputs to the controller (run " + endpoint->run + ")");
@@ -237,11 +228,12 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   } else {
     step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
                   " nodes, reusing " + std::to_string(plan->reuse));
-    const WaveBuilder waves{ctx, *session, *endpoint, target_path, project->adapter_type, inputs.cutoff.has_value()};
+    const WaveBuilder waves{
+        ctx, *prepared->session, *endpoint, prepared->target_path, project.adapter_type, inputs.cutoff.has_value()};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());
-      return built.error().code == "interrupted" ? 130 : code;
+      return built.error().code == "interrupted" ? kExitInterrupted : code;
     }
   }
   results.total_seconds = seconds_since(started);
@@ -268,21 +260,21 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
 
 std::vector<FlagSpec> pod_flags() {
   return {
-      {"--callback", true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
-      {"--run", true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
-      {"--token-file", true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
-      {"--retry-for", true,
+      {kFlagCallback, true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
+      {kFlagRun, true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
+      {kFlagTokenFile, true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
+      {kFlagRetryFor, true,
        "seconds to keep retrying an unreachable controller (default: "
        "$ODS_CALLBACK_RETRY_SECONDS, else 300)"},
-      {"--project-dir", true, "the dbt project (default: $ODS_PROJECT_DIR, else .)"},
-      {"--target-path", true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
-      {"--target", true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
-      {"--select", true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
-      {"--exclude", true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
-      {"--dbt", true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-      {"--profiles-dir", true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
-      {"--format", true, "text (default) or json (the controller's recorded answer on stdout)"},
-      {"--cutoff", true,
+      {kFlagProjectDir, true, "the dbt project (default: $ODS_PROJECT_DIR, else .)"},
+      {kFlagTargetPath, true, "where dbt writes its artifacts (default: $DBT_TARGET_PATH, else <project-dir>/target)"},
+      {kFlagTarget, true, "the dbt target (default: $ODS_TARGET, else the profile's)"},
+      {kFlagSelect, true, "dbt-style selection (see ods state plan; default: $ODS_SELECT)"},
+      {kFlagExclude, true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
+      {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+      {kFlagProfilesDir, true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
+      {kFlagFormat, true, "text (default) or json (the controller's recorded answer on stdout)"},
+      {kFlagCutoff, true,
        "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "
        "(one wave, no content measured; default: $ODS_CUTOFF, else auto)"},
   };

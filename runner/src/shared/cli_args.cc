@@ -1,5 +1,7 @@
 #include "cli_args.h"
 
+#include "flag_names.h"
+
 namespace ods::cli {
 
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const std::vector<FlagSpec>& specs) {
@@ -29,7 +31,7 @@ Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const std::v
       return fail("usage", "option " + name + " takes no value");
     }
     if (spec->takes_value && value.empty()) return fail("usage", "option " + name + " needs a non-empty value");
-    const bool unions = name == "--select" || name == "--exclude";  // repeated: the union, as dbt reads it
+    const bool unions = name == kFlagSelect || name == kFlagExclude;  // repeated: the union, as dbt reads it
     if (out.flags.contains(name) && !unions) return fail("usage", "option " + name + " given twice");
     if (unions && out.flags.contains(name)) value = out.flags[name] + " " + value;
     out.flags[name] = value;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "flag_names.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/build_seconds.h"
 #include "ods/state/store_url.h"
@@ -59,8 +60,8 @@ json to_json(const CommandSummary& s) {
 }
 
 std::vector<FlagSpec> summary_flags() {
-  return {{"--summary", true, "also write the Markdown summary to FILE (replacing it), e.g. a CI step summary"},
-          {"--json-file", true, "also write the --format json document to FILE (replacing it)"}};
+  return {{kFlagSummary, true, "also write the Markdown summary to FILE (replacing it), e.g. a CI step summary"},
+          {kFlagJsonFile, true, "also write the --format json document to FILE (replacing it)"}};
 }
 
 double time_saved_seconds(const CommandContext& ctx, const planner::ExecutionPlan& plan) {
@@ -132,8 +133,8 @@ bool deliver_report(const CommandContext& ctx, const std::function<std::string()
   if (ctx.format == "markdown") *ctx.out << markdown_text;
   ctx.out->flush();
   bool written = true;
-  if (!ctx.json_file.empty()) written = write_file(ctx, ctx.json_file, "--json-file", json_text + "\n") && written;
-  if (!ctx.summary_file.empty()) written = write_file(ctx, ctx.summary_file, "--summary", markdown_text) && written;
+  if (!ctx.json_file.empty()) written = write_file(ctx, ctx.json_file, kFlagJsonFile, json_text + "\n") && written;
+  if (!ctx.summary_file.empty()) written = write_file(ctx, ctx.summary_file, kFlagSummary, markdown_text) && written;
   return written;
 }
 

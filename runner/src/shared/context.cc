@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "flag_names.h"
 #include "ods/state/stores.h"
 
 namespace ods::cli {
@@ -23,11 +24,11 @@ Environment process_environment() {
 
 std::vector<FlagSpec> common_flags() {
   return {
-      {"--project-dir", true, "the dbt project (default: .)"},
-      {"--target-path", true, "where dbt wrote its artifacts (default: <project-dir>/target)"},
-      {"--target", true, "the dbt target; names the state scope's environment"},
-      {"--state", true, "state store URL (default: $ODS_STATE or sqlite:<project-dir>/.ods/state.db)"},
-      {"--format", true, "text (default), json, or markdown (plan, run, test)"},
+      {kFlagProjectDir, true, "the dbt project (default: .)"},
+      {kFlagTargetPath, true, "where dbt wrote its artifacts (default: <project-dir>/target)"},
+      {kFlagTarget, true, "the dbt target; names the state scope's environment"},
+      {kFlagState, true, "state store URL (default: $ODS_STATE or sqlite:<project-dir>/.ods/state.db)"},
+      {kFlagFormat, true, "text (default), json, or markdown (plan, run, test)"},
   };
 }
 
@@ -36,19 +37,20 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
   ctx.out = &out;
   ctx.err = &err;
   ctx.env = std::move(env);
-  ctx.project_dir = args.get("--project-dir", ".");
+  ctx.project_dir = args.get(kFlagProjectDir, ".");
   std::error_code ec;
   if (!fs::is_directory(ctx.project_dir, ec))
     return fail("usage", "--project-dir " + ctx.project_dir.string() + ": no such directory");
-  ctx.target_dir = args.has("--target-path") ? fs::path(args.get("--target-path")) : ctx.project_dir / "target";
-  if (ctx.target_dir.is_relative() && args.has("--target-path")) ctx.target_dir = ctx.project_dir / ctx.target_dir;
-  ctx.target = args.get("--target");
-  ctx.format = args.get("--format", "text");
+  ctx.target_dir = args.has(kFlagTargetPath) ? fs::path(args.get(kFlagTargetPath)) : ctx.project_dir / "target";
+  if (ctx.target_dir.is_relative() && args.has(kFlagTargetPath)) ctx.target_dir = ctx.project_dir / ctx.target_dir;
+  ctx.target = args.get(kFlagTarget);
+  ctx.format = args.get(kFlagFormat, "text");
   if (ctx.format != "text" && ctx.format != "json" && ctx.format != "markdown")
     return fail("usage", "--format must be text, json or markdown, not '" + ctx.format + "'");
-  ctx.summary_file = args.get("--summary");
-  ctx.json_file = args.get("--json-file");
-  for (const auto& [flag, file] : {std::pair{"--summary", ctx.summary_file}, std::pair{"--json-file", ctx.json_file}}) {
+  ctx.summary_file = args.get(kFlagSummary);
+  ctx.json_file = args.get(kFlagJsonFile);
+  for (const auto& [flag, file] :
+       {std::pair{kFlagSummary, ctx.summary_file}, std::pair{kFlagJsonFile, ctx.json_file}}) {
     if (file.empty()) continue;
     const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
     if (fs::is_directory(file, ec) || !fs::is_directory(parent, ec))

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "flag_names.h"
+#include "ods/base/elapsed.h"
 #include "ods/dbt/cli/dbt_binary.h"
 #include "ods/dbt/cli/dbt_command_adapter.h"
 #include "ods/dbt/cli/dbt_driver.h"
@@ -17,8 +19,8 @@ namespace {
 
 class ProcessDbtSession final : public DbtSession {
  public:
-  ProcessDbtSession(const CommandContext& ctx, DbtSettings settings)
-      : ctx_(ctx), settings_(std::move(settings)), launcher_(process::make_process_launcher()) {}
+  ProcessDbtSession(const CommandContext& ctx, dbt::DbtInvocationOptions options)
+      : ctx_(ctx), options_(std::move(options)), launcher_(process::make_process_launcher()) {}
 
   ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override { return execute(args, ""); }
 
@@ -28,17 +30,17 @@ class ProcessDbtSession final : public DbtSession {
   }
 
   std::unique_ptr<DbtSession> sibling() const override {
-    DbtSettings settings = settings_;
-    settings.forward_interrupts = false;
-    return std::make_unique<ProcessDbtSession>(ctx_, std::move(settings));
+    dbt::DbtInvocationOptions options = options_;
+    options.forward_interrupts = false;
+    return std::make_unique<ProcessDbtSession>(ctx_, std::move(options));
   }
 
   bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
 
   std::vector<std::string> shared_flags() const override {
-    std::vector<std::string> flags{"--project-dir", ctx_.project_dir.string()};
+    std::vector<std::string> flags{kFlagProjectDir, ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {
-      flags.push_back("--target");
+      flags.push_back(kFlagTarget);
       flags.push_back(ctx_.target);
     }
     return flags;
@@ -46,25 +48,23 @@ class ProcessDbtSession final : public DbtSession {
 
  private:
   ods::Result<dbt::DbtCommandResult> execute(const std::vector<std::string>& args, const std::string& what) {
-    auto binary = dbt::resolve_dbt_binary(settings_.binary, ctx_.env.getenv);
+    auto binary = dbt::resolve_dbt_binary(options_.dbt.string(), ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
     process::ProcessLauncher& launcher = launcher_for(*binary);
-    dbt::DbtCommandOptions options;
+    dbt::DbtInvocationOptions options = options_;
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
-    if (!settings_.profiles_dir.empty()) options.profiles_dir = settings_.profiles_dir;
-    options.forward_interrupts = settings_.forward_interrupts;
-    std::vector<std::string> full_args = args;
-    for (const auto& f : shared_flags()) full_args.push_back(f);
-    if (what.empty()) return dbt::run_dbt_command(launcher, options, full_args);
+    options.args = args;
+    for (const auto& f : shared_flags()) options.args.push_back(f);
+    if (what.empty()) return dbt::run_dbt_command(launcher, std::move(options));
 
     const auto started = std::chrono::steady_clock::now();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     int last_finished = -1;
-    auto result = dbt::run_dbt_command(launcher, options, full_args, [&](const dbt::DbtProgress& p) {
+    auto result = dbt::run_dbt_command(launcher, std::move(options), [&](const dbt::DbtProgress& p) {
       if (p.finished() == last_finished) return;
       last_finished = p.finished();
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double elapsed = seconds_since(started);
       char line[160];
       std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
                     p.total(), p.count(dbt::NodeState::kFailed) + p.count(dbt::NodeState::kErrored), elapsed);
@@ -97,7 +97,7 @@ class ProcessDbtSession final : public DbtSession {
   }
 
   const CommandContext& ctx_;
-  DbtSettings settings_;
+  dbt::DbtInvocationOptions options_;  // dbt as given, not yet resolved; no project_dir or args
   std::unique_ptr<process::ProcessLauncher> launcher_;
   bool chosen_ = false;
   std::unique_ptr<dbt::DbtDriverLauncher> driver_;  // declared after launcher_: destroyed first
@@ -105,8 +105,8 @@ class ProcessDbtSession final : public DbtSession {
 
 }  // namespace
 
-std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, DbtSettings settings) {
-  return std::make_unique<ProcessDbtSession>(ctx, std::move(settings));
+std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, dbt::DbtInvocationOptions options) {
+  return std::make_unique<ProcessDbtSession>(ctx, std::move(options));
 }
 
 }  // namespace ods::cli

@@ -11,16 +11,10 @@
 #include <vector>
 
 #include "context.h"
+#include "ods/dbt/cli/dbt_invocation.h"
 #include "ods/dbt/dbt_command.h"
 
 namespace ods::cli {
-
-struct DbtSettings {
-  std::string binary;        // explicit --dbt; "" -> $ODS_DBT -> "dbt" on PATH
-  std::string profiles_dir;  // --profiles-dir; "" -> dbt's default
-  // Forward Ctrl-C to dbt while it runs (one forwarder per process: a sibling's is off).
-  bool forward_interrupts = true;
-};
 
 class DbtSession : public dbt::DbtCommand {
  public:
@@ -44,7 +38,11 @@ class DbtSession : public dbt::DbtCommand {
   virtual std::unique_ptr<DbtSession> sibling() const = 0;
 };
 
+// `options`: how every call runs dbt (dbt_options, dbt_steps.h): `dbt` as given (--dbt, else
+// $ODS_DBT; empty: `dbt` on PATH), resolved on each run (dbt::resolve_dbt_binary);
+// profiles_dir ("" -> dbt's default), forward_interrupts. The session sets project_dir
+// (ctx.project_dir) and args itself. `ctx` must outlive the session.
 // Errors: none at creation; a missing binary shows on the first run ("dbt_not_found").
-std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, DbtSettings settings);
+std::unique_ptr<DbtSession> make_dbt_session(const CommandContext& ctx, dbt::DbtInvocationOptions options);
 
 }  // namespace ods::cli

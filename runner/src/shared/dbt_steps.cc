@@ -3,7 +3,8 @@
 #include <charconv>
 #include <iostream>
 
-#include "commands.h"
+#include "exit_codes.h"
+#include "flag_names.h"
 
 namespace ods::cli {
 
@@ -18,16 +19,16 @@ void step(const CommandContext& ctx, const std::string& line) {
     *ctx.err << "ods: " << line << "\n";
 }
 
-DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx) {
-  DbtSettings s;
-  s.binary = args.has("--dbt") ? args.get("--dbt") : ctx.env.getenv("ODS_DBT");
-  s.profiles_dir = args.get("--profiles-dir");
-  return s;
+dbt::DbtInvocationOptions dbt_options(const ParsedArgs& args, const CommandContext& ctx) {
+  dbt::DbtInvocationOptions options;
+  options.dbt = args.has(kFlagDbt) ? args.get(kFlagDbt) : ctx.env.getenv("ODS_DBT");
+  options.profiles_dir = args.get(kFlagProfilesDir);
+  return options;
 }
 
 std::vector<std::string> target_path_flags(const ParsedArgs& args, const CommandContext& ctx) {
-  if (!args.has("--target-path")) return {};
-  return {"--target-path", ctx.target_dir.string()};
+  if (!args.has(kFlagTargetPath)) return {};
+  return {kFlagTargetPath, ctx.target_dir.string()};
 }
 
 int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r) {

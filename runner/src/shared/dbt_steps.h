@@ -1,6 +1,7 @@
 #pragma once
-// The steps `ods state run` and `ods state test` share: step lines, the dbt settings from the
-// flags, `dbt compile`, the probe, and dbt's failure text.
+// The steps of the commands that run dbt (`ods state run`, `ods state test`, `ods pod`): step
+// lines, the dbt settings from the flags, `dbt compile`, the probe, and dbt's failure text.
+// prepare_run (run_preparation.h) takes them in the order every such command does.
 #include <string>
 #include <vector>
 
@@ -15,8 +16,8 @@ namespace ods::cli {
 // "ods: <line>" on stdout in text format, on stderr in json format (stdout holds the document).
 void step(const CommandContext& ctx, const std::string& line);
 
-// --dbt (else $ODS_DBT) and --profiles-dir.
-DbtSettings dbt_settings(const ParsedArgs& args, const CommandContext& ctx);
+// How the session runs dbt (make_dbt_session): --dbt (else $ODS_DBT) and --profiles-dir.
+dbt::DbtInvocationOptions dbt_options(const ParsedArgs& args, const CommandContext& ctx);
 
 // `--target-path DIR` when the flag was given (dbt's own default otherwise), for every dbt call
 // whose artifacts ODS reads.

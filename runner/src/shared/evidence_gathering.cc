@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "flag_names.h"
 #include "ods/content/content_versions.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
@@ -43,7 +44,7 @@ std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, co
   request.sources = false;
   request.nodes = false;
   request.content_nodes = nodes;
-  auto probe = dbt::make_show_probe(dbt, {{"--target-path", target_dir + "/ods-probe"}});
+  auto probe = dbt::make_show_probe(dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}});
   auto report = probe->probe(request);
   if (!report) {
     warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
@@ -73,10 +74,10 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
   // artifacts directory (dbt processes running at once must not share one).
   std::vector<std::unique_ptr<DbtSession>> siblings;
-  std::vector<dbt::ShowProbePart> parts{{&dbt, {{"--target-path", target_dir + "/ods-probe"}}}};
+  std::vector<dbt::ShowProbePart> parts{{&dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}}}};
   for (std::size_t i = 1; i < probe_parts; ++i) {
     siblings.push_back(dbt.sibling());
-    parts.push_back({siblings.back().get(), {{"--target-path", target_dir + "/ods-probe-" + std::to_string(i + 1)}}});
+    parts.push_back({siblings.back().get(), {{kFlagTargetPath, target_dir + "/ods-probe-" + std::to_string(i + 1)}}});
   }
   auto probe = dbt::make_parallel_show_probe(std::move(parts));
   auto report = probe->probe(request);

@@ -1,4 +1,5 @@
-// The provider's DbtCommand over a real child process (fake dbt scripts).
+// run_dbt_command, the runner's dbt session's one way to run dbt, over a real child process
+// (fake dbt scripts).
 #include "ods/dbt/cli/dbt_command_adapter.h"
 
 #include <gtest/gtest.h>
@@ -13,9 +14,10 @@ namespace fs = std::filesystem;
 using process::testing::TempDir;
 using testing::fixture_path;
 
-DbtCommandOptions options_for(const TempDir& dir, fs::path dbt) {
-  DbtCommandOptions options;
+DbtInvocationOptions options_for(const TempDir& dir, fs::path dbt, std::vector<std::string> args) {
+  DbtInvocationOptions options;
   options.dbt = std::move(dbt);
+  options.args = std::move(args);
   options.project_dir = dir.path();
   options.profiles_dir = dir.path() / "profiles";
   return options;
@@ -27,8 +29,7 @@ TEST(DbtCommandAdapter, ReturnsTheEventLinesAndDbtsErrorText) {
   fs::path dbt =
       dir.script("dbt", "printf '%s\\n' \"$@\" > '" + (dir.path() / "args").string() + "'\necho plain\ncat '" +
                             fixture_path("build_model_error.jsonl").string() + "'\nexit 1");
-  auto command = make_dbt_command(*launcher, options_for(dir, dbt));
-  auto result = command->run({"show", "--inline", "select 1"});
+  auto result = run_dbt_command(*launcher, options_for(dir, dbt, {"show", "--inline", "select 1"}));
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->exit_code, 1);
   EXPECT_FALSE(result->interrupted);
@@ -41,8 +42,7 @@ TEST(DbtCommandAdapter, ReturnsTheEventLinesAndDbtsErrorText) {
 TEST(DbtCommandAdapter, AMissingDbtIsDbtNotFound) {
   TempDir dir;
   auto launcher = process::make_process_launcher();
-  auto command = make_dbt_command(*launcher, options_for(dir, dir.path() / "missing-dbt"));
-  auto result = command->run({"show"});
+  auto result = run_dbt_command(*launcher, options_for(dir, dir.path() / "missing-dbt", {"show"}));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, "dbt_not_found");
   EXPECT_NE(result.error().message.find("missing-dbt"), std::string::npos);
@@ -51,10 +51,10 @@ TEST(DbtCommandAdapter, AMissingDbtIsDbtNotFound) {
 TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
   TempDir dir;
   auto launcher = process::make_process_launcher();
-  auto command = make_dbt_command(
+  auto result = run_dbt_command(
       *launcher,
-      options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() + "'\nexit 2")));
-  auto result = command->run({"build"});
+      options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() + "'\nexit 2"),
+                  {"build"}));
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->interrupted);
   EXPECT_EQ(result->exit_code, 2);

@@ -19,9 +19,10 @@ namespace fs = std::filesystem;
 using process::testing::TempDir;
 using testing::fixture_path;
 
-DbtCommandOptions options_for(const TempDir& dir) {
-  DbtCommandOptions options;
+DbtInvocationOptions options_for(const TempDir& dir, std::vector<std::string> args) {
+  DbtInvocationOptions options;
   options.dbt = dir.path() / "dbt";  // not run: the driver runs the commands
+  options.args = std::move(args);
   options.project_dir = dir.path();
   options.forward_interrupts = false;
   return options;
@@ -50,7 +51,7 @@ TEST(DbtDriver, RunsEveryCommandInOneDriverProcess) {
     auto driver = make_dbt_driver_launcher(*real, answering_driver(dir, "build_success.jsonl", 0));
     EXPECT_FALSE(driver->keeps_manifest()) << "nothing is known before the first command";
     for (const char* subcommand : {"compile", "show", "build"}) {
-      auto result = run_dbt_command(*driver, options_for(dir), {subcommand, "--select", "x y"});
+      auto result = run_dbt_command(*driver, options_for(dir, {subcommand, "--select", "x y"}));
       ASSERT_TRUE(result) << result.error().message;
       EXPECT_EQ(result->exit_code, 0) << result->error_text;
       EXPECT_EQ(result->events, testing::fixture_lines("build_success.jsonl"));
@@ -71,13 +72,13 @@ TEST(DbtDriver, ACommandThatFailsReportsDbtsErrorText) {
   TempDir dir;
   auto real = process::make_process_launcher();
   auto driver = make_dbt_driver_launcher(*real, answering_driver(dir, "build_model_error.jsonl", 1));
-  auto result = run_dbt_command(*driver, options_for(dir), {"build"});
+  auto result = run_dbt_command(*driver, options_for(dir, {"build"}));
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->exit_code, 1);
   EXPECT_FALSE(result->interrupted);
   EXPECT_NE(result->error_text.find("nonexistent_table_xyz"), std::string::npos) << result->error_text;
   // The driver is still there for the next command.
-  auto again = run_dbt_command(*driver, options_for(dir), {"build"});
+  auto again = run_dbt_command(*driver, options_for(dir, {"build"}));
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(again->exit_code, 1);
 }
@@ -87,11 +88,11 @@ TEST(DbtDriver, ADriverThatDiesFailsTheCommandWithItsOutputAndRunsNoMore) {
   auto real = process::make_process_launcher();
   fs::path python = dir.script("python", kReady + "read -r line\necho 'Traceback: MemoryError in dbt' >&2\nexit 3");
   auto driver = make_dbt_driver_launcher(*real, python);
-  auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+  auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->exit_code, 3);
   EXPECT_NE(result->error_text.find("MemoryError in dbt"), std::string::npos) << result->error_text;
-  auto next = run_dbt_command(*driver, options_for(dir), {"build"});
+  auto next = run_dbt_command(*driver, options_for(dir, {"build"}));
   ASSERT_FALSE(next);
   EXPECT_EQ(next.error().code, "spawn_failed");
   EXPECT_NE(next.error().message.find("driver has ended"), std::string::npos) << next.error().message;
@@ -102,7 +103,7 @@ TEST(DbtDriver, ADriverThatCannotImportDbtIsAnErrorWithWhatItPrinted) {
   auto real = process::make_process_launcher();
   auto driver = make_dbt_driver_launcher(*real, dir.script("python", "echo 'ModuleNotFoundError: dbt' >&2\nexit 1"));
   for (int i = 0; i < 2; ++i) {
-    auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+    auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
     ASSERT_FALSE(result);
     EXPECT_EQ(result.error().code, "dbt_failed");
     EXPECT_NE(result.error().message.find("ModuleNotFoundError: dbt"), std::string::npos) << result.error().message;
@@ -118,7 +119,7 @@ TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
                            "\nexit 2");
   auto driver = make_dbt_driver_launcher(*real, python);
   for (int i = 0; i < 2; ++i) {  // the first command and every later one
-    auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+    auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
     ASSERT_FALSE(result);
     EXPECT_EQ(result.error().code, "unsupported_dbt");
     EXPECT_EQ(result.error().message, "dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.11");
@@ -137,11 +138,12 @@ TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessS
                                R"("why": "compiled nodes have fields the driver does not know how to reset: x"}}')");
   std::vector<std::string> notices;
   auto driver = make_dbt_driver_launcher(*real, python, [&](const std::string& n) { notices.push_back(n); });
-  DbtCommandOptions options = options_for(dir);
+  DbtInvocationOptions options = options_for(dir, {});
   options.dbt = dir.script(
       "dbt", "echo \"$@\" >> '" + d + "/dbt-calls'\ncat '" + fixture_path("build_success.jsonl").string() + "'");
   for (const char* subcommand : {"compile", "build"}) {
-    auto result = run_dbt_command(*driver, options, {subcommand});
+    options.args = {subcommand};
+    auto result = run_dbt_command(*driver, options);
     ASSERT_TRUE(result) << result.error().message;
     EXPECT_EQ(result->exit_code, 0) << result->error_text;
     EXPECT_EQ(result->events, testing::fixture_lines("build_success.jsonl"));
@@ -159,7 +161,7 @@ TEST(DbtDriver, AMissingInterpreterIsDbtNotFound) {
   TempDir dir;
   auto real = process::make_process_launcher();
   auto driver = make_dbt_driver_launcher(*real, dir.path() / "no-python");
-  auto result = run_dbt_command(*driver, options_for(dir), {"compile"});
+  auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, "dbt_not_found");
 }
@@ -190,7 +192,7 @@ TEST(DbtDriver, AnInterruptedCommandIsInterruptedAndEndsTheDriver) {
   EXPECT_TRUE(result->exit.interrupted);
   const pid_t pid = process::testing::read_pid(dir, "pid");
   EXPECT_TRUE(process::testing::eventually([&] { return process::testing::process_gone(pid); }));
-  auto next = run_dbt_command(*driver, options_for(dir), {"build"});
+  auto next = run_dbt_command(*driver, options_for(dir, {"build"}));
   ASSERT_FALSE(next);
   EXPECT_EQ(next.error().code, "spawn_failed");
 }

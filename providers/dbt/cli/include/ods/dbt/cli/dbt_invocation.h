@@ -28,6 +28,10 @@ struct DbtInvocationOptions {
   std::chrono::milliseconds interrupt_grace{30'000};  // SIGINT -> SIGTERM (process::ProcessSpec)
   std::chrono::milliseconds terminate_grace{5'000};   // SIGTERM -> SIGKILL
   std::size_t tail_lines = 40;                        // plain-text lines kept for the failure report
+  // For run_dbt_command (DbtInvocation itself never forwards): forward SIGINT/SIGTERM to dbt
+  // while it runs (run_forwarding_interrupts). Off when the caller already forwards them around
+  // a larger operation (only one forwarder per process).
+  bool forward_interrupts = true;
 };
 
 enum class DbtOutcome {

@@ -1,0 +1,45 @@
+#include "run_preparation.h"
+
+#include <chrono>
+
+#include "dbt_steps.h"
+#include "exit_codes.h"
+#include "flag_names.h"
+#include "ods/base/elapsed.h"
+
+namespace ods::cli {
+
+GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string& now) {
+  const auto started = std::chrono::steady_clock::now();
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts);
+  probe_seconds = seconds_since(started);
+  return evidence;
+}
+
+std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx) {
+  auto probe_parts = probe_parts_setting(ctx);
+  if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
+  PreparedRun run;
+  run.probe_parts = *probe_parts;
+  run.session = make_dbt_session(ctx, dbt_options(args, ctx));
+  run.target_path = target_path_flags(args, ctx);
+
+  auto started = std::chrono::steady_clock::now();
+  if (int code = compile_project(ctx, *run.session, run.target_path); code != kExitOk) return std::unexpected(code);
+  run.compile_seconds = seconds_since(started);
+
+  started = std::chrono::steady_clock::now();
+  auto project = load_project(ctx);
+  if (!project) return std::unexpected(report(ctx, project.error()));
+  run.project = std::move(*project);
+  if (args.has(kFlagSelect) || args.has(kFlagExclude)) {
+    auto selection = dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude),
+                                                 ctx.target_dir / "manifest.json");
+    if (!selection) return std::unexpected(report(ctx, selection.error()));
+    run.selection = std::move(*selection);
+  }
+  run.load_seconds = seconds_since(started);
+  return run;
+}
+
+}  // namespace ods::cli

@@ -1,0 +1,49 @@
+#pragma once
+// The front half of every command that runs dbt to build or test (`ods state run`, `ods state
+// test`, `ods pod`), written once: the probe setting, a dbt session, `dbt compile`, the project
+// loaded, the --select/--exclude selection resolved; then, when the command is ready for it
+// (run and test open the state store first), the probe of the warehouse.
+#include <cstddef>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+#include "context.h"
+#include "dbt_session.h"
+#include "evidence_gathering.h"
+#include "ods/dbt/selector.h"
+#include "project_loader.h"
+
+namespace ods::cli {
+
+struct PreparedRun {
+  std::unique_ptr<DbtSession> session;  // every dbt call of the command; uses the context it was made with
+  // `--target-path DIR` when the flag was given, else empty: for every dbt call whose artifacts ODS reads.
+  std::vector<std::string> target_path;
+  std::size_t probe_parts = 1;  // $ODS_PROBE_PARTS (probe_parts_setting)
+  LoadedProject project;        // read after `dbt compile`; the probe updates its sources' versions
+  // The nodes and checks --select minus --exclude names; nullopt when neither flag was given.
+  std::optional<dbt::ResolvedSelection> selection;
+  double compile_seconds = 0;  // `dbt compile`
+  double load_seconds = 0;     // reading the project and resolving the selection
+  double probe_seconds = 0;    // probe(); 0 until it ran
+
+  // The probe (probe_warehouse: a step line, its warnings on ctx.err) through `session`, with
+  // each source's chosen version applied to project.inputs. Never fails (a failed probe leaves
+  // every source unknown and says why in the warnings). `now`: ISO-8601 UTC. Sets probe_seconds.
+  GatheredEvidence probe(const CommandContext& ctx, const std::string& now);
+};
+
+// In this order: $ODS_PROBE_PARTS, the dbt session (dbt_options: --dbt, else $ODS_DBT, and --profiles-dir),
+// `dbt compile` with a step line, the project loaded (ProjectUse::plan_and_record), --select and
+// --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
+// process exit code after the reason was printed on ctx.err: kExitUsage for a bad
+// $ODS_PROBE_PARTS or an unreadable selection, kExitFailed when dbt compile failed or could
+// not start or the project could not be read, kExitFailed for an interrupted compile.
+// `ctx` must outlive the result (its session refers to it). Not thread-safe.
+[[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx);
+
+}  // namespace ods::cli
