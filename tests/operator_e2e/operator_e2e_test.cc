@@ -253,24 +253,8 @@ TEST_F(OperatorE2E, ARunnerPodThatFailsFailsItsRunAndTheStateStaysAsItWas) {
   EXPECT_EQ(w().postgres().psql("select count(*) from snapshots").output, snapshots_before.output);
 }
 
-TEST_F(OperatorE2E, AControllerKilledInTheMiddleOfARunIsReplacedAndTheRunIsRecordedOnce) {
-  ensure_replica("replica-a");
-  // Without the digest key (the first test applied it), so dim_customers builds: a run that builds.
-  ASSERT_EQ(w().kubectl_apply(w().shop_project("shop")).exit_code, 0);
-  ASSERT_TRUE(w().create_run("shop-killed", "shop"));
-  // Killed once the pod has its plan and builds.
-  auto building = w().wait_for(kube::resources::kDbtRuns, {kAppNamespace, "shop-killed"},
-                               [](const Json& r) { return phase_of(r) == "Building" || phase_of(r) == "Succeeded"; });
-  ASSERT_TRUE(building);
-  w().kill_operator("replica-a");
-  auto b = w().start_operator("replica-b");
-  ASSERT_TRUE(b) << b.error();
-  auto finished = w().wait_finished("shop-killed");
-  ASSERT_TRUE(finished) << "the run did not finish after the restart";
-  EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2);
-  EXPECT_EQ(recorded((*finished)["metadata"]["uid"]), std::make_pair(1, 1));
-  w().stop_operator("replica-b");
-}
+// A replica killed in the middle of a run (replaced, the run recorded once) is
+// OperatorKilledMidRun's (operator_killed_test.cc: random kills in each phase, on this world).
 
 TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
   // The operator's default Lease timings (the chart's): with the suite's short ones (renew deadline 3 s), a loaded CI
