@@ -1,7 +1,10 @@
 // Early cutoff through the callback protocol (docs/early-cutoff.md, "In the operator"):
 // `ods pod` with real dbt on a copy of examples/shop (DuckDB), the state in a real PostgreSQL,
 // the callback server in this process. The pod reports each wave, the controller records it
-// and answers the next selection.
+// and answers the next selection. The operator's part beyond this server is the DbtProject's
+// runnerPodTemplate env reaching the Job (RunReconciler's unit tests) and the run summary
+// becoming the DbtRun's status (run_phase_writer_test): the pod here gets $ODS_CUTOFF as the
+// runner pod does, and the summary the listener gets is checked.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -58,6 +61,13 @@ class PodWaves : public ::testing::Test {
       if (summary.run_uid == uid) out.push_back(phase);
     return out;
   }
+  // The summary of run uid `uid`'s last phase: what the operator writes to the DbtRun's status.
+  callback::RunSummary last_summary_of(const std::string& uid) {
+    callback::RunSummary last;
+    for (const auto& [phase, summary] : log.phases())
+      if (summary.run_uid == uid) last = summary;
+    return last;
+  }
 
   TestRuns runs;
   PhaseLog log;
@@ -83,15 +93,22 @@ TEST_F(PodWaves, AWaveWhoseStagingOutputIsUnchangedSparesItsReadersAndAChangedOn
   ProcessResult changed = p->sql("update raw.orders set status = upper(status) where order_id <= 5");
   ASSERT_EQ(changed.exit_code, 0) << changed.output << changed.errors;
   runs.add("team", "w-2", "uid-w-2");
-  ProcessResult second = run_pod(*p, *server, "team", "w-2", "uid-w-2", {"--cutoff", "always"});
+  // As a runner pod gets it from spec.runnerPodTemplate.env (docs/early-cutoff.md).
+  p->add_env({"ODS_CUTOFF=always"});
+  ProcessResult second = run_pod(*p, *server, "team", "w-2", "uid-w-2");
   ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
   EXPECT_NE(second.output.find("reporting wave 1"), std::string::npos) << second.output;
-  EXPECT_NE(second.output.find("wave 2 builds the rest"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("held-back nodes reused; wave 2 builds the rest"), std::string::npos) << second.output;
   auto reasons = first_reasons("uid-w-2");
   EXPECT_EQ(reasons["stg_orders"], "build:new_upstream_data");
   EXPECT_EQ(reasons["fct_orders"], "reuse:early_cutoff");
   EXPECT_EQ(reasons["orders_daily"].rfind("build:", 0), 0u) << reasons["orders_daily"];
   EXPECT_EQ(reasons["stg_customers"], "reuse:unchanged");
+  // The summary of the whole run as re-planned (the DbtRun's status.plan): the cut-off readers
+  // counted as early_cutoff, stg_orders the one node built for new data.
+  auto summary = last_summary_of("uid-w-2");
+  EXPECT_GE(summary.reuse_reasons["early_cutoff"], 1);
+  EXPECT_EQ(summary.build_reasons["new_upstream_data"], 1);
   auto recorded = recorded_runs(*store);
   EXPECT_EQ(recorded["uid-w-2.wave1"].outcome, "success");
   EXPECT_EQ(recorded["uid-w-2"].outcome, "success");
@@ -103,7 +120,10 @@ TEST_F(PodWaves, AWaveWhoseStagingOutputIsUnchangedSparesItsReadersAndAChangedOn
   const auto& stg = cut.nodes.at(kStgOrders);
   EXPECT_EQ(stg.run_id, "uid-w-2.wave1");
   EXPECT_EQ(stg.content, settled.nodes.at(kStgOrders).content);  // the output is unchanged
+  ASSERT_TRUE(stg.content);
+  EXPECT_EQ(stg.content->origin, "duckdb_content");
   EXPECT_EQ(cut.nodes.at("model.shop.fct_orders").run_id, "uid-w-1");
+  EXPECT_EQ(cut.nodes.at("model.shop.fct_orders").parent_contents.at(kStgOrders), *stg.content);
   EXPECT_EQ(cut.nodes.at("model.shop.orders_daily").run_id, "uid-w-2");
   EXPECT_EQ(cut.nodes.at("model.shop.orders_daily").parent_contents.at(kStgOrders), *stg.content);
 

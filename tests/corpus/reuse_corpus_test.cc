@@ -29,6 +29,10 @@ void expect_efficient_and_never_wrong(const ReuseCorpus& corpus, const std::stri
       << "reused " << corpus.reused_total() << " of " << corpus.unchanged_total() << " unchanged relations";
 }
 
+// The order status case change (stg_orders lower-cases it) is left to
+// ShopRun.EarlyCutoffSparesReadersOnlyWhileTheStagingOutputIsUnchanged (tests/integration, on
+// DuckDB: only stg_orders built for it, the relations a full build's); the email case change
+// here is a step of the same kind.
 TEST(ReuseCorpus, Shop) {
   DbtProject p("shop");
   p.add_env({kDigestKey});
@@ -44,8 +48,6 @@ TEST(ReuseCorpus, Shop) {
        [](DbtProject& q) {
          ODS_ASSERT_OK(q.generate_data({"--append-orders", "5"}));
        }},
-      {"order status case changed (stg_orders lower-cases it)",
-       [](DbtProject& q) { sql_step(q, "update raw.orders set status = upper(status) where order_id <= 5"); }},
       {"email case changed (stg_customers lower-cases it)",
        [](DbtProject& q) { sql_step(q, "update raw.customers set email = upper(email) where customer_id = 3"); }},
       {"comment-only edit of stg_orders",

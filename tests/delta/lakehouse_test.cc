@@ -5,6 +5,13 @@
 // node's action and reason. Independent changes on different tables share a step: each table
 // has its own reader. The Spark environment comes from scripts/spark-env.sh (the spark_env
 // ctest fixture builds it; here it is found in the cache).
+//
+// One real-engine proof per kind of scenario: a maintenance commit reused (OPTIMIZE), a data
+// change built (INSERT), a table dropped and created again built, a parquet table by content,
+// a view unknown, a reused node's relation gone, a failed probe. Which commit of which
+// operation and metrics changes data is the unit cases' (providers/delta/tests/commit_cases,
+// one per operation and metric shape; delta_versions_test.cc for the evidence): every other
+// Spark statement here costs the suite seconds to tens of seconds and proves nothing more.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -128,15 +135,13 @@ TEST_F(Lakehouse, Step1FirstRunBuildsEverything) {
   expect_decisions(entries, expected);
 }
 
-// Maintenance on four tables, nothing on two: every table's reader is reused, each for its own
-// reason; one reused node's relation is dropped.
-TEST_F(Lakehouse, Step2MaintenanceNoRowDmlAndNothingAtAllAreReused) {
-  lake({"sql", "optimize raw.orders",  // 3 files -> 1: a commit
-        "vacuum raw.customers retain 0 hours", "alter table raw.customers set tblproperties ('ods.owner' = 'tests')",
-        "merge into raw.customers t using (select 99 as id, 'nobody' as name) s on t.id = s.id "
-        "when matched then update set name = s.name",
-        "update raw.customers set name = 'x' where id = 99", "delete from raw.customers where id = 99",
-        "comment on table raw.payments is 'payments as loaded'",
+// Maintenance on one table (OPTIMIZE compacts its 3 files into 1: a real commit after its data
+// change), nothing on the others: every table's reader is reused; one reused node's relation is
+// dropped. VACUUM, SET TBLPROPERTIES, COMMENT ON TABLE and the MERGE, UPDATE and DELETE that
+// match no row are the unit cases' (vacuum_*, set_tblproperties, *_no_row; Delta 4.0 writes no
+// commit at all for the last three).
+TEST_F(Lakehouse, Step2MaintenanceAndNothingAtAllAreReused) {
+  lake({"sql", "optimize raw.orders",          // 3 files -> 1: a commit
         "drop table analytics.stg_refunds"});  // a reused node's relation gone
   nlohmann::json doc;
   auto entries = run(&doc);
@@ -147,8 +152,8 @@ TEST_F(Lakehouse, Step2MaintenanceNoRowDmlAndNothingAtAllAreReused) {
                              {"stg_shipments", "reuse:unchanged"},
                              {"stg_fx_rates", "reuse:unchanged"},
                              {"open_order_list", "build:missing_data_evidence"}});
-  // The version names the newest data-change commit; the maintenance commits after it were
-  // written (so the reuse is the rule's doing) and passed over.
+  // The version names the newest data-change commit; the OPTIMIZE after it was written (so the
+  // reuse is the rule's doing) and passed over.
   std::map<std::string, std::string> newest_data_commit = {
       {"orders", "/3"}, {"customers", "/2"}, {"payments", "/1"}, {"refunds", "/1"}, {"shipments", "/2"}};
   for (const auto& [table, suffix] : newest_data_commit) {
@@ -172,11 +177,8 @@ TEST_F(Lakehouse, Step2MaintenanceNoRowDmlAndNothingAtAllAreReused) {
   EXPECT_NE(all_evidence_of(entries.at("stg_orders"), "source_commit_ignored").find("version 4 (OPTIMIZE"),
             std::string::npos)
       << entries.at("stg_orders").dump(2);
-  std::string customers = all_evidence_of(entries.at("stg_customers"), "source_commit_ignored");
-  EXPECT_NE(customers.find("SET TBLPROPERTIES"), std::string::npos) << customers;
-  EXPECT_NE(customers.find("VACUUM END"), std::string::npos) << customers;
-  EXPECT_FALSE(all_evidence_of(entries.at("stg_payments"), "source_commit_ignored").empty());
-  EXPECT_TRUE(all_evidence_of(entries.at("stg_shipments"), "source_commit_ignored").empty());
+  for (const char* untouched : {"stg_customers", "stg_payments", "stg_shipments"})
+    EXPECT_TRUE(all_evidence_of(entries.at(untouched), "source_commit_ignored").empty()) << untouched;
 
   const nlohmann::json* rates =
       evidence(entries.at("stg_fx_rates"), "source_data_version", "source.lakehouse.raw.fx_rates");
@@ -193,20 +195,25 @@ TEST_F(Lakehouse, Step2MaintenanceNoRowDmlAndNothingAtAllAreReused) {
     EXPECT_GT(seconds.value(std::string("source.lakehouse.raw.") + table, 0.0), 0.0) << table << ": " << seconds;
 }
 
+// A data change on a Delta table, a Delta table dropped and created again with the same rows,
+// and a parquet table's rows changed: their readers build; the untouched tables' readers are
+// reused. INSERT OVERWRITE and CREATE OR REPLACE TABLE writing 0 rows, and RESTORE, are the
+// unit cases' (write_overwrite_zero_rows, create_or_replace_zero_rows, restore_*; the version a
+// RESTORE names: DeltaVersions.ARestoreIsANewVersionNamedByItsOwnCommit).
 TEST_F(Lakehouse, Step3DataChangesBuildTheirReaders) {
-  lake({"sql", "insert into raw.orders values (5, 2, 50, 'open')",
-        "insert overwrite raw.customers select * from raw.customers where false",
-        "create or replace table raw.payments using delta as select id, order_id, amount from raw.refunds where false",
-        "drop table raw.refunds", "create table raw.refunds (id int, order_id int, amount int) using delta",
+  lake({"sql", "insert into raw.orders values (5, 2, 50, 'open')", "drop table raw.refunds",
+        "create table raw.refunds (id int, order_id int, amount int) using delta",
         "insert into raw.refunds values (1, 2, 5)",  // the same rows as before, in a new table
-        "restore table raw.shipments to version as of 1", "truncate table raw.fx_rates",
-        "insert into raw.fx_rates values ('EUR', 1.0), ('USD', 1.2)"});
+        "truncate table raw.fx_rates", "insert into raw.fx_rates values ('EUR', 1.0), ('USD', 1.2)"});
   auto entries = run();
-  std::map<std::string, std::string> expected;
-  for (const auto& m : kModels) expected[m] = "build:new_upstream_data";
-  expected["open_order_list"] = "build:missing_data_evidence";
-  expect_decisions(entries, expected);
-  for (const char* table : {"orders", "customers", "payments", "refunds", "shipments", "fx_rates"}) {
+  expect_decisions(entries, {{"stg_orders", "build:new_upstream_data"},
+                             {"stg_customers", "reuse:unchanged"},
+                             {"stg_payments", "reuse:unchanged"},
+                             {"stg_refunds", "build:new_upstream_data"},
+                             {"stg_shipments", "reuse:unchanged"},
+                             {"stg_fx_rates", "build:new_upstream_data"},
+                             {"open_order_list", "build:missing_data_evidence"}});
+  for (const char* table : {"orders", "refunds", "fx_rates"}) {
     const auto& e = entries.at(std::string("stg_") + table);
     std::string now =
         table == std::string("fx_rates")
@@ -216,10 +223,11 @@ TEST_F(Lakehouse, Step3DataChangesBuildTheirReaders) {
     EXPECT_NE(message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
         << table << ": " << message(e);
   }
+  for (const char* table : {"customers", "payments", "shipments"})
+    EXPECT_EQ(version_of(entries.at(std::string("stg_") + table), table), versions_[table]) << table;
   // Dropped and created again with the same rows: the same version number, a new table id.
   std::string old_refunds = versions_["refunds"], new_refunds = version_of(entries.at("stg_refunds"), "refunds");
   EXPECT_EQ(old_refunds.substr(old_refunds.find('/')), new_refunds.substr(new_refunds.find('/')));
-  EXPECT_NE(all_evidence_of(entries.at("stg_shipments"), "source_commit").find("RESTORE"), std::string::npos);
 }
 
 TEST_F(Lakehouse, Step4AFailedProbeMakesEverySourceUnknownAndQuotesDbt) {

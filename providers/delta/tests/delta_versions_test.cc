@@ -95,6 +95,49 @@ TEST(DeltaVersions, TheVersionIsTheTableIdAndTheNewestDataChangeCommit) {
   EXPECT_NE(v.evidence[1].value.find("version 3 (OPTIMIZE"), std::string::npos) << v.evidence[1].value;
 }
 
+// A table vacuumed and given a property (or a comment) after its last insert, as Delta 4.0
+// writes the history: every maintenance commit after the data change is passed over, each
+// with its own evidence, newest first (the lakehouse suite checked this on a real table).
+TEST(DeltaVersions, EveryMaintenanceCommitAfterTheDataChangeIsPassedOverWithItsOwnEvidence) {
+  auto v = only(delta_answer({commit("5", "SET TBLPROPERTIES", "{}", R"({"properties": "{\"comment\":\"x\"}"})"),
+                              commit("4", "VACUUM END", R"({"numDeletedFiles": "2", "numVacuumedDirectories": "1"})",
+                                     R"({"status": "COMPLETED"})"),
+                              commit("3", "VACUUM START", R"({"numFilesToDelete": "2", "sizeOfDataToDelete": "1400"})"),
+                              commit("2", "WRITE", R"({"numOutputRows": "1"})", R"({"mode": "Append"})"),
+                              commit("1", "WRITE", R"({"numOutputRows": "2"})", R"({"mode": "Append"})"),
+                              commit("0", "CREATE TABLE")}));
+  ASSERT_TRUE(v.version) << v.why_unknown;
+  EXPECT_EQ(v.version->value, "11111111-aaaa/2");
+  ASSERT_EQ(v.evidence.size(), 4u);
+  EXPECT_EQ(v.evidence[0].kind, "source_commit");
+  EXPECT_NE(v.evidence[0].value.find("version 2, WRITE"), std::string::npos) << v.evidence[0].value;
+  const char* passed_over[] = {"version 5 (SET TBLPROPERTIES", "version 4 (VACUUM END", "version 3 (VACUUM START"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(v.evidence[i + 1].kind, "source_commit_ignored");
+    EXPECT_EQ(v.evidence[i + 1].value.rfind(passed_over[i], 0), 0u) << v.evidence[i + 1].value;
+  }
+}
+
+// RESTORE ... TO VERSION AS OF 1 brings back version 1's rows, but the version is the RESTORE's
+// own commit: it differs from the version before it and from the one it restored, so the
+// readers build. Its commit is the evidence, and nothing is passed over.
+TEST(DeltaVersions, ARestoreIsANewVersionNamedByItsOwnCommit) {
+  const std::vector<ProbeRow> before = {commit("2", "WRITE", R"({"numOutputRows": "1"})", R"({"mode": "Append"})"),
+                                        commit("1", "WRITE", R"({"numOutputRows": "1"})", R"({"mode": "Append"})"),
+                                        commit("0", "CREATE TABLE")};
+  std::vector<ProbeRow> after = before;
+  after.insert(after.begin(),
+               commit("3", "RESTORE", R"({"numRemovedFiles": "1", "numRestoredFiles": "0"})", R"({"version": "1"})"));
+  auto old_version = only(delta_answer(before));
+  auto restored = only(delta_answer(after));
+  ASSERT_TRUE(old_version.version && restored.version) << restored.why_unknown;
+  EXPECT_EQ(old_version.version->value, "11111111-aaaa/2");
+  EXPECT_EQ(restored.version->value, "11111111-aaaa/3");
+  ASSERT_EQ(restored.evidence.size(), 1u);
+  EXPECT_EQ(restored.evidence[0].kind, "source_commit");
+  EXPECT_NE(restored.evidence[0].value.find("version 3, RESTORE at "), std::string::npos) << restored.evidence[0].value;
+}
+
 TEST(DeltaVersions, CommitsAreOrderedByVersionWhateverOrderTheyCameIn) {
   auto v = only(delta_answer({commit("1", "WRITE", R"({"numOutputRows": "2"})"),
                               commit("2", "WRITE", R"({"numOutputRows": "1"})"), commit("0", "CREATE TABLE")}));
