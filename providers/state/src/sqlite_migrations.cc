@@ -146,7 +146,7 @@ ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<
     }
   }
 
-  auto transaction = Transaction::begin(connection, Transaction::Kind::kWrite, "migrating");
+  auto transaction = Transaction::begin(connection, Transaction::Kind::write, "migrating");
   if (!transaction) return std::unexpected(transaction.error());
   // Another process may have migrated while we were copying: decide again under the lock.
   auto current = recorded_version(connection, migrations);

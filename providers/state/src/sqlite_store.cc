@@ -97,7 +97,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     const std::string digest = content_digest(document);
     std::lock_guard lock(mutex_);
     constexpr std::string_view kWhat = "committing a snapshot";
-    auto transaction = Transaction::begin(connection_, Transaction::Kind::kWrite, kWhat);
+    auto transaction = Transaction::begin(connection_, Transaction::Kind::write, kWhat);
     if (!transaction) return std::unexpected(transaction.error());
 
     auto head_query = connection_.prepare(kSelectHead, kWhat);
@@ -217,7 +217,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   ods::Result<std::size_t> reset(const std::string& scope) override {
     std::lock_guard lock(mutex_);
     constexpr std::string_view kWhat = "resetting a scope";
-    auto transaction = Transaction::begin(connection_, Transaction::Kind::kWrite, kWhat);
+    auto transaction = Transaction::begin(connection_, Transaction::Kind::write, kWhat);
     if (!transaction) return std::unexpected(transaction.error());
     std::size_t removed = 0;
     for (const std::string_view sql : {kDeleteHead, kDeleteSnapshots, kDeleteRuns}) {

@@ -28,7 +28,7 @@ struct DbtCommandOptions {
 
 // `launcher` is not owned and must outlive the command. run() maps a DbtInvocation's result:
 // events = the JSON event lines in order, error_text = DbtRunResult::error_text(),
-// interrupted = outcome kInterrupted. Its errors: "dbt_not_found" when the binary is missing,
+// interrupted = outcome DbtOutcome::interrupted. Its errors: "dbt_not_found" when the binary is missing,
 // "spawn_failed" for any other failure to start or to read dbt's output, "usage" for a
 // --log-format among the args, "conflict" when forward_interrupts is on while another
 // SignalForwarder is installed. Not thread-safe: one run at a time.
