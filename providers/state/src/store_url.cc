@@ -29,11 +29,11 @@ std::string scheme_of(const std::string& url) {
 
 }  // namespace
 
-ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
+ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, const Clock& clock,
                                                                           const OpenOptions& options) {
   const std::string scheme = scheme_of(url);
   if (scheme.empty() && url.find('=') != std::string::npos) {
-    return open_postgres_store(url, std::move(clock), options);
+    return open_postgres_store(url, clock, options);
   }
   if (scheme.empty()) {
     // No scheme means no user information either, so the text is safe to repeat.
@@ -44,17 +44,17 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const 
     if (!rest.empty() && rest != "//") {
       return ods::fail("invalid_url", "A memory: state store URL takes no path; write just 'memory:'.");
     }
-    return make_memory_store(std::move(clock));
+    return make_memory_store(clock);
   }
   if (scheme == "sqlite") {
     if (rest.starts_with("//")) rest.erase(0, 2);
     if (rest.empty()) {
       return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
     }
-    return open_sqlite_store(rest, std::move(clock), options);
+    return open_sqlite_store(rest, clock, options);
   }
   if (scheme == "postgresql" || scheme == "postgres") {
-    return open_postgres_store(url, std::move(clock), options);
+    return open_postgres_store(url, clock, options);
   }
   return ods::fail("invalid_url", "Unknown state store URL scheme '" + scheme + "'; " + kExpected + ".");
 }

@@ -9,9 +9,7 @@
 namespace ods::state {
 namespace {
 
-Clock fixed_clock() {
-  return [] { return std::string(testing::kFixedNow); };
-}
+using testing::fixed_clock;
 
 TEST(StoreUrl, MemoryOpensAnEmptyStore) {
   for (const std::string url : {"memory:", "memory://", "MEMORY:"}) {
