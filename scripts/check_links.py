@@ -108,6 +108,12 @@ def main(build_dir, source_dir):
                 if file.endswith(".h") and path not in owners:
                     owners[path] = {name}
     all_roots = sorted({r for roots in components.values() for r in roots})
+    # A header-only component: its headers are its sources, its interface links its links.
+    for name, roots in components.items():
+        t = targets[name]
+        if t["type"] == "INTERFACE_LIBRARY":
+            t["sources"] = sorted(h for h, names in owners.items() if name in names)
+            t["links"] = t["interface_links"]
 
     def closure(name):
         """The targets `name` links and, through their public links, gets the headers of."""
