@@ -17,8 +17,8 @@ A header belongs to the component whose include/ folder holds it (or, for a priv
 whose sources sit beside it). Where two components share a folder (providers/state/include),
 a header belongs to those whose sources include it, else to the one with a source of the
 same name, else to each of them. The walk
-follows the target's own headers (their includes count as the target's) and stops at another
-component's header. Run by ctest as `link_graph` (labels unit, tier1).
+follows the target's own headers and the private headers of others it includes (their
+includes count as the target's) and stops at another component's public header. Run by ctest as `link_graph` (labels unit, tier1).
 """
 import os
 import re
@@ -58,8 +58,10 @@ def main(build_dir, source_dir):
     for t in targets.values():
         t["sources"] = [os.path.normpath(os.path.join(t["dir"], s)) for s in t.get("SOURCES", [])]
         t["links"] = {n for n in (target_name(l, targets) for l in t.get("LINK_LIBRARIES", [])) if n}
-        t["interface_links"] = {n for n in (target_name(l, targets) for l in t.get("INTERFACE_LINK_LIBRARIES", []))
-                                if n}
+        # The public links: a PRIVATE dependency of a static library is there as $<LINK_ONLY:…>,
+        # for the linker, and brings no headers.
+        t["interface_links"] = {n for n in (target_name(l, targets) for l in t.get("INTERFACE_LINK_LIBRARIES", [])
+                                            if not GENEX.match(l)) if n}
 
     # Components: libraries whose public include folders hold ods/<component>/.
     components = {}
@@ -153,6 +155,8 @@ def main(build_dir, source_dir):
                     continue
                 used |= belongs
                 reached[(written, path)] = belongs
+                if found not in written_as:
+                    todo.append(found)  # another's private header: what it includes, the target needs
         linked = closure(name)
         for link in sorted(t["links"] & components.keys()):
             if link not in used:

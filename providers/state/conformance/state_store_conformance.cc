@@ -124,8 +124,8 @@ void expect_entry_but_plan(const RunRecord& got, const RunRecord& appended) {
 }  // namespace
 
 void StateStoreConformance::SetUp() {
-  static const ods::FixedClock clock(ods::TimePoint(std::chrono::microseconds(*ods::parse_iso8601_micros(kNow))));
-  harness_ = GetParam().make_harness(clock);
+  static const ods::FixedClock kClock(ods::TimePoint(std::chrono::microseconds(*ods::parse_iso8601_micros(kNow))));
+  harness_ = GetParam().make_harness(kClock);
   ASSERT_NE(harness_, nullptr);
 }
 
