@@ -28,10 +28,10 @@ void check_lexer(std::string_view text, std::string_view close) {
                                               token.text.data() + token.text.size() <= text.data() + text.size()),
                        "a token that is not a view into the template");
     last_offset = token.offset;
-    if (token.kind != TokenKind::kName && token.kind != TokenKind::kString && token.kind != TokenKind::kNumber &&
-        token.kind != TokenKind::kSymbol) {
+    if (token.kind != TokenKind::name && token.kind != TokenKind::string && token.kind != TokenKind::number &&
+        token.kind != TokenKind::symbol) {
       ods::fuzz::require(lexer.next().kind == token.kind, "an end or error kind that does not repeat");
-      if (token.kind == TokenKind::kBlockEnd) ods::fuzz::require(lexer.end() <= text.size(), "end past the template");
+      if (token.kind == TokenKind::block_end) ods::fuzz::require(lexer.end() <= text.size(), "end past the template");
       return;
     }
   }

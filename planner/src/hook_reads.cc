@@ -22,16 +22,16 @@ using jinja::TokenKind;
 constexpr std::array<std::string_view, 8> kRunContextWords = {"var",      "env_var", "target",    "flags",
                                                               "builtins", "context", "run_query", "statement"};
 
-bool is_symbol(const Token& t, char c) { return t.kind == TokenKind::kSymbol && t.text.size() == 1 && t.text[0] == c; }
+bool is_symbol(const Token& t, char c) { return t.kind == TokenKind::symbol && t.text.size() == 1 && t.text[0] == c; }
 
 bool is_error(const Token& t) {
-  return t.kind == TokenKind::kUnterminatedString || t.kind == TokenKind::kUnterminatedBlock ||
-         t.kind == TokenKind::kUnexpected || t.kind == TokenKind::kUnbalanced;
+  return t.kind == TokenKind::unterminated_string || t.kind == TokenKind::unterminated_block ||
+         t.kind == TokenKind::unexpected || t.kind == TokenKind::unbalanced;
 }
 
 // The contents of a plain string literal ('x' or "x"); nullopt with an escape.
 std::optional<std::string> plain_string(const Token& t) {
-  if (t.kind != TokenKind::kString || t.text.size() < 2) return std::nullopt;
+  if (t.kind != TokenKind::string || t.text.size() < 2) return std::nullopt;
   const std::string_view inner = t.text.substr(1, t.text.size() - 2);
   if (inner.find('\\') != std::string_view::npos) return std::nullopt;
   return std::string(inner);
@@ -44,9 +44,9 @@ class BlockReads {
 
   bool read() {
     bool after_dot = false;
-    for (Token t = lexer_.next(); t.kind != TokenKind::kBlockEnd; t = lexer_.next()) {
+    for (Token t = lexer_.next(); t.kind != TokenKind::block_end; t = lexer_.next()) {
       if (is_error(t)) return false;  // not reached after the purity check; never loop on one
-      if (t.kind != TokenKind::kName) {
+      if (t.kind != TokenKind::name) {
         after_dot = is_symbol(t, '.');
         continue;
       }
@@ -72,7 +72,7 @@ class BlockReads {
     Token t = lexer_.next();
     if (is_symbol(t, ',')) {
       const Token fallback = lexer_.next();
-      if (fallback.kind == TokenKind::kNumber) {
+      if (fallback.kind == TokenKind::number) {
         read.fallback = std::string(fallback.text);
       } else if (auto text = plain_string(fallback)) {
         read.fallback = std::move(text);
@@ -90,7 +90,7 @@ class BlockReads {
   bool field() {
     if (!is_symbol(lexer_.next(), '.')) return false;
     const Token name = lexer_.next();
-    if (name.kind != TokenKind::kName) return false;
+    if (name.kind != TokenKind::name) return false;
     add({ContextRead::Kind::target, std::string(name.text), std::nullopt});
     return true;
   }

@@ -31,26 +31,26 @@ Token BlockLexer::next() {
     last_ = {kind, text_.substr(start, length), start};
     return last_;
   };
-  if (pos_ >= text_.size()) return finish(TokenKind::kUnterminatedBlock, 0);
+  if (pos_ >= text_.size()) return finish(TokenKind::unterminated_block, 0);
   if (depth_ == 0 && at_close()) {
     pos_ += close_.size() + (text_[pos_] == close_[0] ? 0 : 1);
-    return finish(TokenKind::kBlockEnd, pos_ - start);
+    return finish(TokenKind::block_end, pos_ - start);
   }
   const char c = text_[pos_];
   if (c == '\'' || c == '"') return lex_string();
   if (is_digit(c)) return lex_number();
   if (is_name_start(c)) {
     while (is_name_byte(at(pos_))) ++pos_;
-    return {TokenKind::kName, text_.substr(start, pos_ - start), start};
+    return {TokenKind::name, text_.substr(start, pos_ - start), start};
   }
-  if (!is_symbol(c)) return finish(TokenKind::kUnexpected, 1);
+  if (!is_symbol(c)) return finish(TokenKind::unexpected, 1);
   if (is_open_bracket(c)) ++depth_;
   if (is_close_bracket(c)) {
-    if (depth_ == 0) return finish(TokenKind::kUnbalanced, 1);
+    if (depth_ == 0) return finish(TokenKind::unbalanced, 1);
     --depth_;
   }
   ++pos_;
-  return {TokenKind::kSymbol, text_.substr(start, 1), start};
+  return {TokenKind::symbol, text_.substr(start, 1), start};
 }
 
 Token BlockLexer::lex_string() {
@@ -61,11 +61,11 @@ Token BlockLexer::lex_string() {
       ++i;  // the escaped byte, whatever it is
     } else if (text_[i] == quote) {
       pos_ = i + 1;
-      return {TokenKind::kString, text_.substr(start, pos_ - start), start};
+      return {TokenKind::string, text_.substr(start, pos_ - start), start};
     }
   }
   done_ = true;
-  last_ = {TokenKind::kUnterminatedString, text_.substr(start, 1), start};
+  last_ = {TokenKind::unterminated_string, text_.substr(start, 1), start};
   return last_;
 }
 
@@ -85,7 +85,7 @@ Token BlockLexer::lex_number() {
     pos_ += is_digit(sign) ? 1 : 2;
     digits();
   }
-  return {TokenKind::kNumber, text_.substr(start, pos_ - start), start};
+  return {TokenKind::number, text_.substr(start, pos_ - start), start};
 }
 
 }  // namespace ods::planner::jinja

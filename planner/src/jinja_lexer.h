@@ -8,15 +8,15 @@
 namespace ods::planner::jinja {
 
 enum class TokenKind {
-  kName,                // [A-Za-z_][A-Za-z0-9_]*
-  kString,              // '...' or "..." with backslash escapes
-  kNumber,              // 12, 1_000, 1.5, 2e-3
-  kSymbol,              // one byte of ( ) [ ] { } , . : | ~ + - * / % = < > !
-  kBlockEnd,            // the block's close ("}}" or "%}", with an optional -/+ before it)
-  kUnterminatedString,  // text: the opening quote
-  kUnterminatedBlock,   // the template ended before the close
-  kUnexpected,          // text: a byte Jinja can't lex here (@, $, ;, non-ASCII, ...)
-  kUnbalanced,          // text: a closing bracket with nothing open
+  name,                 // [A-Za-z_][A-Za-z0-9_]*
+  string,               // '...' or "..." with backslash escapes
+  number,               // 12, 1_000, 1.5, 2e-3
+  symbol,               // one byte of ( ) [ ] { } , . : | ~ + - * / % = < > !
+  block_end,            // the block's close ("}}" or "%}", with an optional -/+ before it)
+  unterminated_string,  // text: the opening quote
+  unterminated_block,   // the template ended before the close
+  unexpected,           // text: a byte Jinja can't lex here (@, $, ;, non-ASCII, ...)
+  unbalanced,           // text: a closing bracket with nothing open
 };
 
 struct Token {
@@ -34,11 +34,11 @@ class BlockLexer {
   BlockLexer(std::string_view text, std::size_t begin, std::string_view close)
       : text_(text), pos_(begin), close_(close) {}
 
-  // The next token. After kBlockEnd or any error kind, the lexer stays where it stopped
+  // The next token. After block_end or any error kind, the lexer stays where it stopped
   // and returns the same kind again.
   Token next();
 
-  // Offset just past the close delimiter; meaningful once next() returned kBlockEnd.
+  // Offset just past the close delimiter; meaningful once next() returned block_end.
   std::size_t end() const { return pos_; }
 
  private:
@@ -52,13 +52,13 @@ class BlockLexer {
   std::string_view close_;
   int depth_ = 0;  // open ( [ { brackets
   bool done_ = false;
-  Token last_{TokenKind::kBlockEnd, {}, 0};
+  Token last_{TokenKind::block_end, {}, 0};
 };
 
 // Walks the {{ }} and {% %} blocks of a template in order; plain text and {# #} comments are
 // skipped. For each block, calls on_block(lexer, kind) with a lexer at the block's first
 // token (after the opening delimiter and its optional -/+) and kind '{' or '%'; on_block reads
-// the block (to kBlockEnd, for the walk to go on past it) and returns false to stop the walk.
+// the block (to block_end, for the walk to go on past it) and returns false to stop the walk.
 // Returns the offset of an unterminated {# (the rest of the template is that comment), or
 // nullopt. The one block walk of the purity check and the hooks' literal reads.
 template <typename OnBlock>

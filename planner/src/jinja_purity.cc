@@ -65,10 +65,10 @@ class PurityChecker {
  private:
   // What came before the current token, as far as `(` cares.
   struct Previous {
-    enum Kind { kNothing, kOperator, kDot, kName, kAttribute, kValue } kind = kNothing;
-    std::string_view name;        // kName, kAttribute: the name
-    std::size_t chain_begin = 0;  // kAttribute: where `a.b.c` begins
-    std::size_t name_end = 0;     // kName, kAttribute: just past the name
+    enum Kind { nothing, operator_sign, dot, bare_name, attribute, value } kind = nothing;
+    std::string_view name;        // bare_name, attribute: the name
+    std::size_t chain_begin = 0;  // attribute: where `a.b.c` begins
+    std::size_t name_end = 0;     // bare_name, attribute: just past the name
   };
 
   // "<what> at line <n>", the line (1-based) holding byte `offset`.
@@ -79,13 +79,13 @@ class PurityChecker {
   // Reasons for the lexer's error kinds; nullopt for an ordinary token.
   std::optional<std::string> lexer_error(const Token& token) const {
     switch (token.kind) {
-      case TokenKind::kUnterminatedString:
+      case TokenKind::unterminated_string:
         return at_line("unterminated string", token.offset);
-      case TokenKind::kUnterminatedBlock:
+      case TokenKind::unterminated_block:
         return at_line("unterminated block", token.offset);
-      case TokenKind::kUnexpected:
+      case TokenKind::unexpected:
         return at_line("unexpected character '" + std::string(token.text) + "'", token.offset);
-      case TokenKind::kUnbalanced:
+      case TokenKind::unbalanced:
         return at_line("unbalanced '" + std::string(token.text) + "'", token.offset);
       default:
         return std::nullopt;
@@ -96,7 +96,7 @@ class PurityChecker {
   std::optional<std::string> check_statement(BlockLexer& lexer) {
     const Token tag = lexer.next();
     if (auto error = lexer_error(tag)) return error;
-    if (tag.kind != TokenKind::kName) return at_line("tag without a name", tag.offset);
+    if (tag.kind != TokenKind::name) return at_line("tag without a name", tag.offset);
     if (contains(kSqlRunningTags, tag.text)) return at_line("{% " + std::string(tag.text) + " %}", tag.offset);
     if (!contains(kPureTags, tag.text)) {
       return at_line("unknown tag {% " + std::string(tag.text) + " %}", tag.offset);
@@ -111,13 +111,13 @@ class PurityChecker {
   // impure when one of them is a pure name (not an attribute like ns.ref).
   std::optional<std::string> check_targets(BlockLexer& lexer, std::string_view stop) {
     bool after_dot = false;
-    for (Token token = lexer.next(); token.kind != TokenKind::kBlockEnd; token = lexer.next()) {
+    for (Token token = lexer.next(); token.kind != TokenKind::block_end; token = lexer.next()) {
       if (auto error = lexer_error(token)) return error;
-      if (token.text == stop && token.kind != TokenKind::kString) return std::nullopt;
-      if (token.kind == TokenKind::kName && !after_dot && contains(kPureCalls, token.text)) {
+      if (token.text == stop && token.kind != TokenKind::string) return std::nullopt;
+      if (token.kind == TokenKind::name && !after_dot && contains(kPureCalls, token.text)) {
         return at_line("rebinds " + std::string(token.text), token.offset);
       }
-      after_dot = token.kind == TokenKind::kSymbol && token.text == ".";
+      after_dot = token.kind == TokenKind::symbol && token.text == ".";
     }
     return std::nullopt;
   }
@@ -125,19 +125,19 @@ class PurityChecker {
   // An expression (or the rest of a tag) up to the block end: only pure calls, no filters.
   std::optional<std::string> check_expression(BlockLexer& lexer) {
     Previous previous;
-    for (Token token = lexer.next(); token.kind != TokenKind::kBlockEnd; token = lexer.next()) {
+    for (Token token = lexer.next(); token.kind != TokenKind::block_end; token = lexer.next()) {
       if (auto error = lexer_error(token)) return error;
-      const bool after_dot = previous.kind == Previous::kDot;
+      const bool after_dot = previous.kind == Previous::dot;
       switch (token.kind) {
-        case TokenKind::kName:
+        case TokenKind::name:
           if (!after_dot) previous.chain_begin = token.offset;
-          previous.kind = after_dot ? Previous::kAttribute : Previous::kName;
+          previous.kind = after_dot ? Previous::attribute : Previous::bare_name;
           previous.name = token.text;
           previous.name_end = token.offset + token.text.size();
           break;
-        case TokenKind::kString:
-        case TokenKind::kNumber:
-          previous.kind = Previous::kValue;
+        case TokenKind::string:
+        case TokenKind::number:
+          previous.kind = Previous::value;
           break;
         default:
           if (auto impurity = check_symbol(lexer, token, previous)) return impurity;
@@ -154,17 +154,17 @@ class PurityChecker {
       if (auto impurity = check_call(token, previous)) return impurity;
     } else if (symbol == '|') {
       const Token filter = lexer.next();
-      if (filter.kind == TokenKind::kName) return at_line("filter " + std::string(filter.text), token.offset);
+      if (filter.kind == TokenKind::name) return at_line("filter " + std::string(filter.text), token.offset);
       return at_line("filter", token.offset);
     }
     const bool closes = symbol == ')' || symbol == ']' || symbol == '}';
     if (symbol == '.') {
-      if (previous.kind != Previous::kName && previous.kind != Previous::kAttribute) {
+      if (previous.kind != Previous::bare_name && previous.kind != Previous::attribute) {
         previous.chain_begin = token.offset;
       }
-      previous.kind = Previous::kDot;
+      previous.kind = Previous::dot;
     } else {
-      previous.kind = closes ? Previous::kValue : Previous::kOperator;
+      previous.kind = closes ? Previous::value : Previous::operator_sign;
     }
     return std::nullopt;
   }
@@ -172,16 +172,16 @@ class PurityChecker {
   // `(` is pure after a pure name that is not an attribute, or as grouping.
   std::optional<std::string> check_call(const Token& paren, const Previous& previous) const {
     switch (previous.kind) {
-      case Previous::kName:
+      case Previous::bare_name:
         if (contains(kPureCalls, previous.name) || contains(kGroupingKeywords, previous.name)) {
           return std::nullopt;
         }
         return at_line("calls " + std::string(previous.name), paren.offset);
-      case Previous::kAttribute: {
+      case Previous::attribute: {
         const auto chain = text_.substr(previous.chain_begin, previous.name_end - previous.chain_begin);
         return at_line("calls method " + std::string(chain), paren.offset);
       }
-      case Previous::kValue:
+      case Previous::value:
         return at_line("indirect call", paren.offset);
       default:
         return std::nullopt;

@@ -77,8 +77,10 @@ class PosixProcess final : public RunningProcess {
   PosixProcess(pid_t pid, ProcessSpec spec, Fd out, Fd err, Fd pidfd, Fd input)
       : pid_(pid),
         spec_(std::move(spec)),
-        pipes_{OutputPipe{std::move(out), Stream::kStdout, LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))},
-               OutputPipe{std::move(err), Stream::kStderr, LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))}},
+        pipes_{OutputPipe{std::move(out), Stream::standard_output,
+                          LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))},
+               OutputPipe{std::move(err), Stream::standard_error,
+                          LineBuffer(std::max<std::size_t>(spec_.max_line_bytes, 1))}},
         pidfd_(std::move(pidfd)),
         input_(std::move(input)) {}
 

@@ -31,8 +31,8 @@ ProcessSpec spec_for(std::vector<std::string> argv, Captured& captured,
   ProcessSpec spec;
   spec.argv = std::move(argv);
   spec.on_line = [&captured, on_stdout = std::move(on_stdout)](Stream stream, std::string_view line) {
-    (stream == Stream::kStdout ? captured.out : captured.err).emplace_back(line);
-    if (stream == Stream::kStdout && on_stdout) on_stdout(line);
+    (stream == Stream::standard_output ? captured.out : captured.err).emplace_back(line);
+    if (stream == Stream::standard_output && on_stdout) on_stdout(line);
   };
   return spec;
 }
@@ -44,7 +44,7 @@ Result<ExitStatus> run(ProcessSpec spec, const std::string& interrupt_on = "", i
     spec.on_line = [inner = std::move(spec.on_line), &running, interrupt_on, times](Stream stream,
                                                                                     std::string_view line) {
       if (inner) inner(stream, line);
-      if (stream == Stream::kStdout && line == interrupt_on)
+      if (stream == Stream::standard_output && line == interrupt_on)
         for (int i = 0; i < times; ++i) running->interrupt();
     };
   }
@@ -166,7 +166,7 @@ TEST(ChildProcess, LargeOutputOnBothStreamsDoesNotDeadlock) {
       dir.script("p", "seq 1 200000 >&2; seq 1 200000; head -c 1048576 /dev/zero | tr '\\0' x; echo").string()};
   spec.on_line = [&](Stream stream, std::string_view line) {
     longest = std::max(longest, line.size());
-    if (stream == Stream::kStdout) {
+    if (stream == Stream::standard_output) {
       ++out_lines;
       if (line.size() < 10) last_out = line;
     } else {

@@ -14,11 +14,10 @@ using conformance::ReopeningHarness;
 using conformance::SharedStoreConformance;
 using conformance::StateStoreConformance;
 using conformance::StoreHarness;
-using conformance::TestClock;
 
-std::unique_ptr<StoreHarness> make_postgres_harness(TestClock clock) {
+std::unique_ptr<StoreHarness> make_postgres_harness(const Clock& clock) {
   return std::make_unique<ReopeningHarness>(
-      [dsn = ods::testing::fresh_database(), clock] { return open_postgres_store(dsn, clock); });
+      [dsn = ods::testing::fresh_database(), &clock] { return open_postgres_store(dsn, clock); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,

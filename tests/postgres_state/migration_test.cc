@@ -40,7 +40,7 @@ TEST(PostgresMigrations, WithoutCreateAnEmptyDatabaseIsNotFoundAndGetsNoTables) 
   const std::string dsn = fresh_database();
   ods::state::OpenOptions options;
   options.create_if_missing = false;
-  auto opened = ods::state::open_postgres_store(dsn, ods::state::system_clock(), options);
+  auto opened = ods::state::open_postgres_store(dsn, ods::system_clock(), options);
   ASSERT_FALSE(opened.has_value());
   EXPECT_EQ(opened.error().code, "not_found");
   EXPECT_EQ(query(dsn, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "0\n");
@@ -56,7 +56,7 @@ TEST(PostgresMigrations, OpenersAtOnceMigrateOnceUnderTheAdvisoryLock) {
   std::vector<std::thread> openers;
   for (int i = 0; i < kOpeners; ++i) {
     openers.emplace_back([&, i] {
-      opened[i] = ods::state::internal::open_postgres_store_with(dsn, ods::state::system_clock(), {}, migrations);
+      opened[i] = ods::state::internal::open_postgres_store_with(dsn, ods::system_clock(), {}, migrations);
     });
   }
   for (std::thread& opener : openers) opener.join();

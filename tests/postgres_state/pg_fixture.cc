@@ -52,7 +52,7 @@ std::string url_of(const std::string& dsn) {
 }
 
 std::unique_ptr<ods::contracts::StateStore> open_pg(const std::string& dsn, ods::state::OpenOptions options) {
-  auto opened = ods::state::open_postgres_store(dsn, ods::state::system_clock(), std::move(options));
+  auto opened = ods::state::open_postgres_store(dsn, ods::system_clock(), std::move(options));
   if (!opened) {
     ADD_FAILURE() << opened.error().code << ": " << opened.error().message;
     return nullptr;

@@ -26,7 +26,7 @@ TEST(PostgresReadOnly, ReadsButRefusesEveryWriteAndCreatesNoTables) {
   state::OpenOptions read_only;
   read_only.read_only = true;
   read_only.create_if_missing = true;  // ignored: read-only never creates
-  auto none = state::open_postgres_store(dsn, state::system_clock(), read_only);
+  auto none = state::open_postgres_store(dsn, ods::system_clock(), read_only);
   ASSERT_FALSE(none.has_value());
   EXPECT_EQ(none.error().code, "not_found");
 
@@ -36,7 +36,7 @@ TEST(PostgresReadOnly, ReadsButRefusesEveryWriteAndCreatesNoTables) {
   ASSERT_TRUE(committed.has_value()) << committed.error().message;
   writer.reset();
 
-  auto reader = state::open_postgres_store(dsn, state::system_clock(), read_only);
+  auto reader = state::open_postgres_store(dsn, ods::system_clock(), read_only);
   ASSERT_TRUE(reader.has_value()) << reader.error().message;
   auto latest = (*reader)->latest("shop/prod");
   ASSERT_TRUE(latest.has_value() && latest->has_value());
@@ -79,7 +79,7 @@ TEST(PostgresReadOnly, DryRunSummaryNamesTheServerWithoutThePassword) {
   }
   state::OpenOptions existing;
   existing.create_if_missing = false;
-  auto store = state::open_postgres_store(dsn, state::system_clock(), existing);
+  auto store = state::open_postgres_store(dsn, ods::system_clock(), existing);
   ASSERT_FALSE(store.has_value()) << "the dry runs created the ODS tables";
   EXPECT_EQ(store.error().code, "not_found");
 }

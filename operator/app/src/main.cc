@@ -96,7 +96,7 @@ int run(const OperatorOptions& o) {
   if (!tokens) return fail_start("the callback key is not usable", tokens.error());
   state::OpenOptions store_options;
   store_options.on_notice = [&](const std::string& notice) { log.info(notice, {}); };
-  auto store = state::open_postgres_store(*dsn, state::system_clock(), store_options);
+  auto store = state::open_postgres_store(*dsn, ods::system_clock(), store_options);
   if (!store) return fail_start("cannot open the PostgreSQL state store", store.error());
 
   telemetry::OperatorMetrics metrics;

@@ -12,10 +12,8 @@ using kube::Json;
 using telemetry::testing::sample;
 using Type = kube::WatchEvent::Type;
 
-class FixedClock final : public ods::Clock {
- public:
-  ods::TimePoint now() const override { return *control::parse_time("2026-12-01T10:00:00Z"); }
-};
+// The tests' "now": a Tuesday.
+ods::TimePoint test_now() { return *control::parse_time("2026-12-01T10:00:00Z"); }
 
 Json project(const std::string& schedule, bool suspend = false) {
   Json p{{"metadata", {{"namespace", "analytics"}, {"name", "shop"}}}, {"spec", {{"suspend", suspend}}}};
@@ -33,7 +31,7 @@ constexpr const char* kPeriod = "ods_schedule_period_seconds{project=\"analytics
 constexpr const char* kLastSuccess = "ods_last_successful_run_timestamp_seconds{project=\"analytics/shop\"}";
 
 TEST(SchedulePeriodTest, IsTheLongestGapBetweenTheNextTicks) {
-  const auto now = FixedClock().now();
+  const auto now = test_now();
   EXPECT_EQ(schedule_period_seconds("@hourly", now), 3600);
   EXPECT_EQ(schedule_period_seconds("*/15 * * * *", now), 900);
   EXPECT_EQ(schedule_period_seconds("0 6 * * *", now), 86400);
@@ -43,7 +41,7 @@ TEST(SchedulePeriodTest, IsTheLongestGapBetweenTheNextTicks) {
 
 TEST(ProjectMetricsTest, ASeenProjectHasItsCountersAtZeroAndItsSchedulePeriod) {
   telemetry::OperatorMetrics metrics;
-  FixedClock clock;
+  FixedClock clock(test_now());
   ProjectMetrics watcher(metrics, clock);
   watcher.project_event(Type::added, project("0 * * * *"));
   const std::string text = metrics.scrape_text();
@@ -58,7 +56,7 @@ TEST(ProjectMetricsTest, ASeenProjectHasItsCountersAtZeroAndItsSchedulePeriod) {
 
 TEST(ProjectMetricsTest, ASuspendedOrUnscheduledProjectHasNoSchedulePeriod) {
   telemetry::OperatorMetrics metrics;
-  FixedClock clock;
+  FixedClock clock(test_now());
   ProjectMetrics watcher(metrics, clock);
   watcher.project_event(Type::added, project("0 * * * *"));
   watcher.project_event(Type::modified, project("0 * * * *", true));
@@ -71,7 +69,7 @@ TEST(ProjectMetricsTest, ASuspendedOrUnscheduledProjectHasNoSchedulePeriod) {
 
 TEST(ProjectMetricsTest, TheLastSuccessIsTheNewestSucceededRunsCompletion) {
   telemetry::OperatorMetrics metrics;
-  FixedClock clock;
+  FixedClock clock(test_now());
   ProjectMetrics watcher(metrics, clock);
   watcher.run_event(Type::added, run("Succeeded", "2026-12-01T09:00:00Z"));
   const double nine = 1796115600;  // 2026-12-01T09:00:00Z
@@ -86,7 +84,7 @@ TEST(ProjectMetricsTest, TheLastSuccessIsTheNewestSucceededRunsCompletion) {
 
 TEST(ProjectMetricsTest, ADeletedProjectsSeriesAreRemoved) {
   telemetry::OperatorMetrics metrics;
-  FixedClock clock;
+  FixedClock clock(test_now());
   ProjectMetrics watcher(metrics, clock);
   watcher.project_event(Type::added, project("0 * * * *"));
   watcher.run_event(Type::added, run("Succeeded", "2026-12-01T09:00:00Z"));

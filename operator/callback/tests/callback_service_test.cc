@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "ods/base/iso8601.h"
 #include "ods/callback/protocol.h"
 #include "ods/state/stores.h"
 #include "test_inputs.h"
@@ -44,8 +46,7 @@ class PhaseLog final : public RunListener {
 class CallbackServiceTest : public ::testing::Test {
  protected:
   std::unique_ptr<CallbackService> make_service() {
-    return make_callback_service(CallbackDeps{*RunTokens::from_key(kKey), lookup_, listener_, *store_,
-                                              [] { return std::string("2026-11-30T02:00:00Z"); }});
+    return make_callback_service(CallbackDeps{*RunTokens::from_key(kKey), lookup_, listener_, *store_, clock_});
   }
   CallbackResponse post(const std::string& run, const std::string& step, const std::string& body,
                         std::optional<std::string> token = std::nullopt) {
@@ -73,6 +74,7 @@ class CallbackServiceTest : public ::testing::Test {
   std::size_t ledger_size() { return store_->runs("shop/dev", 0)->size(); }
   std::size_t snapshots() { return store_->history("shop/dev", 0)->size(); }
 
+  const FixedClock clock_{TimePoint(std::chrono::microseconds(*parse_iso8601_micros("2026-11-30T02:00:00Z")))};
   MapLookup lookup_;
   PhaseLog listener_;
   std::unique_ptr<contracts::StateStore> store_ = state::make_memory_store();

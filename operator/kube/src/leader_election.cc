@@ -32,7 +32,6 @@ std::string micro_time(std::chrono::system_clock::time_point time) {
 LeaderElector::LeaderElector(Client& client, LeaderElectionOptions options, LeaderCallbacks callbacks)
     : client_(client), options_(std::move(options)), callbacks_(std::move(callbacks)) {
   if (!options_.clock) options_.clock = [] { return std::chrono::steady_clock::now(); };
-  if (!options_.wall_clock) options_.wall_clock = [] { return std::chrono::system_clock::now(); };
 }
 
 LeaderElector::~LeaderElector() { stop(); }
@@ -124,7 +123,7 @@ void LeaderElector::lead() {
 
 Json LeaderElector::record(const Json& old_spec) const {
   const bool mine = old_spec.is_object() && old_spec.value("holderIdentity", "") == options_.identity;
-  const std::string time = micro_time(options_.wall_clock());
+  const std::string time = micro_time(options_.wall_clock->now());
   Json spec = {{"holderIdentity", options_.identity},
                {"leaseDurationSeconds", whole_seconds(options_.lease_duration)},
                {"renewTime", time}};
@@ -187,7 +186,7 @@ void LeaderElector::release() {
   if (lease["spec"].value("holderIdentity", "") != options_.identity) return;
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
-  lease["spec"]["renewTime"] = micro_time(options_.wall_clock());
+  lease["spec"]["renewTime"] = micro_time(options_.wall_clock->now());
   if (auto replaced = client_.replace(resources::kLeases, options_.lease, lease); !replaced) {
     std::lock_guard lock(mutex_);
     last_error_ = replaced.error().message;

@@ -158,15 +158,15 @@ std::string format_log_line(std::chrono::system_clock::time_point ts, LogLevel l
 
 struct Logger::Shared {
   std::shared_ptr<LogOutput> output;
-  WallClock clock;
+  const Clock* clock = nullptr;
   std::atomic<LogLevel> threshold;
   std::mutex write_mutex;
 };
 
-Logger::Logger(std::string name, LogLevel threshold, std::shared_ptr<LogOutput> output, WallClock clock)
+Logger::Logger(std::string name, LogLevel threshold, std::shared_ptr<LogOutput> output, const Clock& clock)
     : name_(std::move(name)), shared_(std::make_shared<Shared>()) {
   shared_->output = output ? std::move(output) : stderr_log_output();
-  shared_->clock = clock ? std::move(clock) : WallClock([] { return std::chrono::system_clock::now(); });
+  shared_->clock = &clock;
   shared_->threshold = threshold;
 }
 
@@ -182,7 +182,7 @@ LogLevel Logger::threshold() const { return shared_->threshold.load(); }
 
 void Logger::log(LogLevel level, std::string_view msg, LogFields fields) const {
   if (!enabled(level)) return;
-  const std::string line = format_log_line(shared_->clock(), level, name_, msg, fields);
+  const std::string line = format_log_line(shared_->clock->now(), level, name_, msg, fields);
   std::lock_guard lock(shared_->write_mutex);
   shared_->output->write_line(line);
 }

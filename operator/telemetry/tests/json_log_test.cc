@@ -39,7 +39,8 @@ std::chrono::system_clock::time_point fixed_time() {
 
 struct LogTest : ::testing::Test {
   std::shared_ptr<CapturedLines> out = std::make_shared<CapturedLines>();
-  Logger root{"ods-operator", LogLevel::info, out, fixed_time};
+  const FixedClock clock{fixed_time()};
+  Logger root{"ods-operator", LogLevel::info, out, clock};
 };
 
 TEST_F(LogTest, ALineIsOneJsonObjectWithTheStandardKeysAndTheFields) {

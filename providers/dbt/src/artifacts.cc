@@ -22,12 +22,12 @@ using internal::Json;
 using internal::Keep;
 using internal::SectionMode;
 
-enum Section : std::size_t { kMetadata, kNodes, kSources, kMacros, kUnitTests };
-constexpr std::array<internal::SectionSpec, 5> kSections = {{{"metadata", SectionMode::kWhole},
-                                                             {"nodes", SectionMode::kEntryMap},
-                                                             {"sources", SectionMode::kEntryMap},
-                                                             {"macros", SectionMode::kEntryMap},
-                                                             {"unit_tests", SectionMode::kEntryMap}}};
+enum Section : std::size_t { metadata_section, nodes_section, sources_section, macros_section, unit_tests_section };
+constexpr std::array<internal::SectionSpec, 5> kSections = {{{"metadata", SectionMode::whole},
+                                                             {"nodes", SectionMode::entry_map},
+                                                             {"sources", SectionMode::entry_map},
+                                                             {"macros", SectionMode::entry_map},
+                                                             {"unit_tests", SectionMode::entry_map}}};
 
 bool one_of(std::string_view key, std::initializer_list<std::string_view> keys) {
   for (const auto k : keys) {
@@ -44,7 +44,7 @@ class ManifestSink final : public internal::PreparingSink {
 
   Keep keep_key(std::size_t section, const internal::EntrySoFar& partial, std::string_view key) const override {
     switch (section) {
-      case kNodes: {
+      case nodes_section: {
         // Nodes are read without a DOM: every member used is kept as text. dbt writes
         // resource_type early: a test needs only its definition (not its compiled SQL,
         // which depends on the command that wrote the manifest).
@@ -56,21 +56,21 @@ class ManifestSink final : public internal::PreparingSink {
                                    "config", "columns", "relation_name", "raw_code", "compiled_code", "language",
                                    "depends_on", "contract", "constraints", "test_metadata"}));
       }
-      case kSources:
+      case sources_section:
         return build_if(one_of(key, {"name", "source_name", "database", "schema", "identifier", "relation_name",
                                      "loaded_at_field", "loaded_at_query", "config"}));
-      case kMacros:
+      case macros_section:
         return build_if(one_of(key, {"name", "package_name", "macro_sql", "depends_on"}));
-      case kUnitTests:
+      case unit_tests_section:
         return build_if(
             one_of(key, {"model", "given", "expect", "overrides", "config", "depends_on", "version", "versions"}));
       default:
-        return Keep::kBuild;
+        return Keep::build;
     }
   }
 
-  static Keep build_if(bool keep) { return keep ? Keep::kBuild : Keep::kSkip; }
-  static Keep raw_if(bool keep) { return keep ? Keep::kRaw : Keep::kSkip; }
+  static Keep build_if(bool keep) { return keep ? Keep::build : Keep::skip; }
+  static Keep raw_if(bool keep) { return keep ? Keep::raw : Keep::skip; }
 
   bool on_value(std::size_t /*section*/, Json&& metadata) override {
     auto meta = internal::read_manifest_meta(metadata, file_);
@@ -100,7 +100,7 @@ class ManifestSink final : public internal::PreparingSink {
 
   std::any prepare(std::size_t section, const std::string& id, const Json& /*entry*/,
                    const internal::RawMembers& raw) const override {
-    if (section != kNodes) return {};
+    if (section != nodes_section) return {};
     PreparedNode node;
     node.added = internal::add_node_entry(raw, id, file_, node.records, &config_memo_);
     return node;
@@ -108,7 +108,7 @@ class ManifestSink final : public internal::PreparingSink {
 
   bool on_prepared(std::size_t section, std::string&& id, Json&& entry, const internal::RawMembers& raw,
                    std::any&& prepared) override {
-    if (section != kNodes) return on_entry(section, std::move(id), std::move(entry), raw);
+    if (section != nodes_section) return on_entry(section, std::move(id), std::move(entry), raw);
     if (deferred_) return true;
     auto& node = std::any_cast<PreparedNode&>(prepared);
     if (node.added) append(std::move(node.records));
@@ -119,16 +119,16 @@ class ManifestSink final : public internal::PreparingSink {
     if (deferred_) return true;
     Result<void> added;
     switch (section) {
-      case kNodes:
+      case nodes_section:
         added = internal::add_node_entry(raw, id, file_, records_, &config_memo_);
         break;
-      case kSources:
+      case sources_section:
         added = internal::add_source_entry(entry, id, file_, records_);
         break;
-      case kMacros:
+      case macros_section:
         added = internal::add_macro_entry(entry, id, file_, records_);
         break;
-      case kUnitTests:
+      case unit_tests_section:
         added = internal::add_unit_test_entry(entry, id, file_, records_);
         break;
       default:
@@ -141,7 +141,7 @@ class ManifestSink final : public internal::PreparingSink {
     if (error_) return std::unexpected(std::move(*error_));
     if (!streamed) return std::unexpected(std::move(streamed.error()));
     const std::vector<bool>& seen = *streamed;
-    for (const std::size_t required : {kMetadata, kNodes, kSources, kMacros}) {
+    for (const std::size_t required : {metadata_section, nodes_section, sources_section, macros_section}) {
       if (!seen[required]) {
         return fail("invalid_artifact", file_ + ": " + std::string(kSections[required].name) + ": missing");
       }
@@ -200,7 +200,7 @@ Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& pat
 class MetadataSink final : public internal::StreamSink {
  public:
   explicit MetadataSink(std::string file) : file_(std::move(file)) {}
-  Keep keep_key(std::size_t, const internal::EntrySoFar&, std::string_view) const override { return Keep::kSkip; }
+  Keep keep_key(std::size_t, const internal::EntrySoFar&, std::string_view) const override { return Keep::skip; }
   bool on_value(std::size_t /*section*/, Json&& metadata) override {
     meta_ = internal::read_manifest_meta(metadata, file_);
     return false;
@@ -217,7 +217,7 @@ class MetadataSink final : public internal::StreamSink {
   std::optional<Result<ManifestMeta>> meta_;
 };
 
-constexpr std::array<internal::SectionSpec, 1> kMetadataOnly = {{{"metadata", SectionMode::kWhole}}};
+constexpr std::array<internal::SectionSpec, 1> kMetadataOnly = {{{"metadata", SectionMode::whole}}};
 
 }  // namespace
 

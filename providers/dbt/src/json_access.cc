@@ -143,7 +143,7 @@ Result<Json> RawEntry::dom(std::string_view key) const {
   const auto value = text(key);
   if (!value) return Json();
   return parse_json_text(*value, file_, path_ + "." + std::string(key),
-                         [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
+                         [](const EntrySoFar&, std::string_view) { return Keep::build; });
 }
 
 Result<std::string> RawEntry::canonical(std::string_view key) const {
@@ -162,7 +162,7 @@ Result<RawMembers> RawEntry::object_members(std::string_view key) const {
   Json ignored;
   try {
     reader.read_object_members(
-        &ignored, [](const EntrySoFar&, std::string_view) { return Keep::kRaw; }, &out);
+        &ignored, [](const EntrySoFar&, std::string_view) { return Keep::raw; }, &out);
   } catch (const ods::json::SyntaxError& e) {
     return std::unexpected(artifact_syntax_error(file_, path_ + "." + std::string(key), e));
   }

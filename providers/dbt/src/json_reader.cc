@@ -84,7 +84,7 @@ void JsonReader::read_value(Json* out) {
   switch (tokens_.peek()) {
     case Type::object:
       read_object_members(
-          out, [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }, nullptr);
+          out, [](const EntrySoFar&, std::string_view) { return Keep::build; }, nullptr);
       return;
     case Type::array: {
       *out = Json::array();

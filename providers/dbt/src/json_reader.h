@@ -25,7 +25,7 @@ namespace ods::dbt::internal {
 using Json = nlohmann::ordered_json;
 
 // What to do with one member of an object being read.
-enum class Keep { kSkip, kBuild, kRaw };
+enum class Keep { skip, build, raw };
 
 // Members kept as raw JSON text: name -> the value's text (a view into the input).
 using RawMembers = std::vector<std::pair<std::string, std::string_view>>;
@@ -77,7 +77,7 @@ class JsonReader {
   // Skips a value, returning its text.
   std::string_view skip_raw();
   // An object whose members are kept according to keep(EntrySoFar, key) -> Keep.
-  // kRaw members go to `raw` (must not be nullptr if keep can return kRaw).
+  // Keep::raw members go to `raw` (must not be nullptr if keep can return Keep::raw).
   template <class KeepFn>
   void read_object_members(Json* out, KeepFn&& keep, RawMembers* raw);
 
@@ -101,11 +101,11 @@ void JsonReader::read_object_members(Json* out, KeepFn&& keep, RawMembers* raw) 
   ++depth_;
   std::string_view key;
   while (tokens_.next_member(key)) {
-    const Keep what = out == nullptr ? Keep::kSkip : keep(EntrySoFar(scratch, first, raw), key);
-    if (what == Keep::kBuild) {
+    const Keep what = out == nullptr ? Keep::skip : keep(EntrySoFar(scratch, first, raw), key);
+    if (what == Keep::build) {
       scratch.emplace_back(std::string(key), Json());
       read_value(&scratch.back().second);
-    } else if (what == Keep::kRaw) {
+    } else if (what == Keep::raw) {
       std::string name(key);
       raw->emplace_back(std::move(name), skip_raw());
     } else {
@@ -121,7 +121,7 @@ void JsonReader::read_object_members(Json* out, KeepFn&& keep, RawMembers* raw) 
 Error artifact_syntax_error(std::string_view file, std::string_view context, const ods::json::SyntaxError& e);
 
 // Parses `text` (one JSON value) into a DOM; for an object, only the top-level members
-// `keep` returns kBuild for are built. Errors: "invalid_artifact" naming `file`, `context`.
+// `keep` returns Keep::build for are built. Errors: "invalid_artifact" naming `file`, `context`.
 template <class KeepFn>
 Result<Json> parse_json_text(std::string_view text, std::string_view file, std::string_view context, KeepFn&& keep) {
   thread_local JsonReader reader({}, {});  // reused for its scratch space

@@ -76,7 +76,7 @@ class SectionReader {
   bool read_section(std::size_t section) {
     seen_[section] = true;
     switch (sections_[section].mode) {
-      case SectionMode::kWhole: {
+      case SectionMode::whole: {
         Json value;
         reader_.read_value(&value);
         if (!sink_.on_value(section, std::move(value))) {
@@ -85,9 +85,9 @@ class SectionReader {
         }
         return true;
       }
-      case SectionMode::kEntryMap:
+      case SectionMode::entry_map:
         return read_entry_map(section);
-      case SectionMode::kEntryList:
+      case SectionMode::entry_list:
         return read_entry_list(section);
     }
     return true;

@@ -15,9 +15,9 @@
 namespace ods::dbt::internal {
 
 enum class SectionMode {
-  kWhole,      // the member's value is delivered whole (any JSON type)
-  kEntryMap,   // an object; each member's value (an object) is delivered as an entry
-  kEntryList,  // an array; each element (an object) is delivered as an entry
+  whole,       // the member's value is delivered whole (any JSON type)
+  entry_map,   // an object; each member's value (an object) is delivered as an entry
+  entry_list,  // an array; each element (an object) is delivered as an entry
 };
 
 struct SectionSpec {
@@ -32,9 +32,9 @@ class StreamSink {
   // What to do with top-level member `key` of the entry being read in `section`
   // (`partial` holds the members built so far). Skipped members cost no allocation.
   virtual Keep keep_key(std::size_t section, const EntrySoFar& partial, std::string_view key) const = 0;
-  // A kWhole section's value. Return false to stop the stream (the sink keeps its error).
+  // A SectionMode::whole section's value. Return false to stop the stream (the sink keeps its error).
   virtual bool on_value(std::size_t section, Json&& value) = 0;
-  // One entry of a kEntryMap (key = member name) or kEntryList (key = index) section, with
+  // One entry of a SectionMode::entry_map (key = member name) or SectionMode::entry_list (key = index) section, with
   // the members kept as raw text (views valid during the call). Return false to stop.
   virtual bool on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) = 0;
 };

@@ -151,7 +151,7 @@ Result<Config> convert_config(const RawEntry& entry, std::string_view text, bool
       continue;
     }
     ODS_TRY(Json value, parse_json_text(value_text, entry.file(), path + "." + name,
-                                        [](const EntrySoFar&, std::string_view) { return Keep::kBuild; }));
+                                        [](const EntrySoFar&, std::string_view) { return Keep::build; }));
     config.dom.get_ref<Json::object_t&>().Container::emplace_back(name, std::move(value));
   }
   return config;

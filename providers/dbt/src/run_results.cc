@@ -20,11 +20,11 @@ using internal::Json;
 using internal::Keep;
 using internal::SectionMode;
 
-enum Section : std::size_t { kMetadata, kArgs, kElapsed, kResults };
-constexpr std::array<internal::SectionSpec, 4> kSections = {{{"metadata", SectionMode::kWhole},
-                                                             {"args", SectionMode::kWhole},
-                                                             {"elapsed_time", SectionMode::kWhole},
-                                                             {"results", SectionMode::kEntryList}}};
+enum Section : std::size_t { metadata_section, args_section, elapsed_section, results_section };
+constexpr std::array<internal::SectionSpec, 4> kSections = {{{"metadata", SectionMode::whole},
+                                                             {"args", SectionMode::whole},
+                                                             {"elapsed_time", SectionMode::whole},
+                                                             {"results", SectionMode::entry_list}}};
 
 // The commands whose success means the nodes' relations were (re)built.
 constexpr std::array<std::string_view, 4> kBuildingCommands = {"build", "run", "seed", "snapshot"};
@@ -36,20 +36,20 @@ class RunResultsSink final : public internal::StreamSink {
   Keep keep_key(std::size_t /*section*/, const internal::EntrySoFar& /*partial*/, std::string_view key) const override {
     // Results carry compiled code and adapter responses: only what is read is built.
     return key == "unique_id" || key == "status" || key == "timing" || key == "message" || key == "execution_time"
-               ? Keep::kBuild
-               : Keep::kSkip;
+               ? Keep::build
+               : Keep::skip;
   }
 
   bool on_value(std::size_t section, Json&& value) override {
     Result<void> done;
     switch (section) {
-      case kMetadata:
+      case metadata_section:
         done = read_metadata(value);
         break;
-      case kArgs:
+      case args_section:
         done = read_args(value);
         break;
-      case kElapsed:
+      case elapsed_section:
         if (value.is_number()) {
           out_.elapsed_seconds = value.get<double>();
         } else if (!value.is_null()) {
@@ -70,9 +70,9 @@ class RunResultsSink final : public internal::StreamSink {
   Result<RunResults> finish(Result<std::vector<bool>>&& streamed) {
     if (error_) return std::unexpected(std::move(*error_));
     if (!streamed) return std::unexpected(std::move(streamed.error()));
-    if (!(*streamed)[kMetadata]) return fail("invalid_artifact", file_ + ": metadata: missing");
+    if (!(*streamed)[metadata_section]) return fail("invalid_artifact", file_ + ": metadata: missing");
     if (deferred_) return std::unexpected(std::move(*deferred_));
-    if (!(*streamed)[kResults]) return fail("invalid_artifact", file_ + ": results: missing");
+    if (!(*streamed)[results_section]) return fail("invalid_artifact", file_ + ": results: missing");
     ODS_TRY_VOID(derive_started_at());
     return std::move(out_);
   }

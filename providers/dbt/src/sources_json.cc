@@ -12,7 +12,7 @@ namespace ods::dbt::internal {
 namespace {
 
 constexpr std::array<SectionSpec, 2> kSections = {
-    {{"metadata", SectionMode::kWhole}, {"results", SectionMode::kEntryList}}};
+    {{"metadata", SectionMode::whole}, {"results", SectionMode::entry_list}}};
 
 class SourcesSink final : public StreamSink {
  public:
@@ -20,8 +20,8 @@ class SourcesSink final : public StreamSink {
 
   Keep keep_key(std::size_t /*section*/, const EntrySoFar& /*partial*/, std::string_view key) const override {
     return key == "unique_id" || key == "max_loaded_at" || key == "snapshotted_at" || key == "status" || key == "error"
-               ? Keep::kBuild
-               : Keep::kSkip;
+               ? Keep::build
+               : Keep::skip;
   }
 
   bool on_value(std::size_t /*section*/, Json&& metadata) override {

@@ -19,7 +19,7 @@ ThreadedSink::~ThreadedSink() {
 }
 
 Keep ThreadedSink::keep_key(std::size_t section, const EntrySoFar& partial, std::string_view key) const {
-  if (stopped_.load(std::memory_order_relaxed)) return Keep::kSkip;
+  if (stopped_.load(std::memory_order_relaxed)) return Keep::skip;
   return consumer_.keep_key(section, partial, key);
 }
 

@@ -62,7 +62,7 @@ TEST(JsonReader, RejectsMalformedInput) {
   };
   for (const auto& [text, what] : cases) {
     const auto result =
-        parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
+        parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::build; });
     ASSERT_FALSE(result.has_value()) << text;
     EXPECT_EQ(result.error().code, "invalid_artifact");
     EXPECT_THAT(result.error().message, HasSubstr("t.json: not valid JSON at byte ")) << text;
@@ -74,7 +74,7 @@ TEST(JsonReader, RejectsMalformedInput) {
 TEST(JsonReader, KeepsValidUtf8AsIs) {
   const std::string text = "{\"a\": \"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8D\xB0 and a long ASCII tail\"}";
   const auto result =
-      parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::kBuild; });
+      parse_json_text(text, "t.json", "ctx", [](const EntrySoFar&, std::string_view) { return Keep::build; });
   ASSERT_TRUE(result.has_value()) << result.error().message;
   EXPECT_EQ(result->at("a").get<std::string>(), "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8D\xB0 and a long ASCII tail");
 }
@@ -82,7 +82,7 @@ TEST(JsonReader, KeepsValidUtf8AsIs) {
 TEST(JsonReader, KeepsOnlyWhatIsAskedFor) {
   const auto result =
       parse_json_text(R"({"a": {"x": 1}, "b": [1, 2], "c": "s"})", "t", "",
-                      [](const EntrySoFar&, std::string_view key) { return key == "b" ? Keep::kBuild : Keep::kSkip; });
+                      [](const EntrySoFar&, std::string_view key) { return key == "b" ? Keep::build : Keep::skip; });
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->dump(), R"({"b":[1,2]})");
 }
@@ -91,9 +91,9 @@ TEST(JsonReader, KeepsOnlyWhatIsAskedFor) {
 class RecordingSink final : public StreamSink {
  public:
   Keep keep_key(std::size_t, const EntrySoFar& partial, std::string_view key) const override {
-    if (key == "raw") return Keep::kRaw;
-    if (key == "late") return partial.find("early") != nullptr ? Keep::kBuild : Keep::kSkip;
-    return key == "skip" ? Keep::kSkip : Keep::kBuild;
+    if (key == "raw") return Keep::raw;
+    if (key == "late") return partial.find("early") != nullptr ? Keep::build : Keep::skip;
+    return key == "skip" ? Keep::skip : Keep::build;
   }
   bool on_value(std::size_t section, Json&& value) override {
     log.push_back(std::to_string(section) + "=" + value.dump());
@@ -109,7 +109,7 @@ class RecordingSink final : public StreamSink {
 };
 
 constexpr std::array<SectionSpec, 3> kTestSections = {
-    {{"meta", SectionMode::kWhole}, {"map", SectionMode::kEntryMap}, {"list", SectionMode::kEntryList}}};
+    {{"meta", SectionMode::whole}, {"map", SectionMode::entry_map}, {"list", SectionMode::entry_list}}};
 
 TEST(StreamSections, DeliversSectionsEntriesAndRawMembers) {
   RecordingSink sink;

@@ -16,7 +16,7 @@ class RecordingSink final : public PreparingSink {
   explicit RecordingSink(std::size_t stop_at = SIZE_MAX, std::size_t throw_at = SIZE_MAX)
       : stop_at_(stop_at), throw_at_(throw_at) {}
 
-  Keep keep_key(std::size_t, const EntrySoFar&, std::string_view) const override { return Keep::kBuild; }
+  Keep keep_key(std::size_t, const EntrySoFar&, std::string_view) const override { return Keep::build; }
   std::any prepare(std::size_t, const std::string& key, const Json&, const RawMembers&) const override {
     if (std::stoul(key) == throw_at_) throw std::runtime_error("prepare failed");
     return "prepared " + key;

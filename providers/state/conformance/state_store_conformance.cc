@@ -1,12 +1,15 @@
 #include "state_store_conformance.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include "ods/base/iso8601.h"
 
 namespace ods::state::conformance {
 namespace {
@@ -121,7 +124,8 @@ void expect_entry_but_plan(const RunRecord& got, const RunRecord& appended) {
 }  // namespace
 
 void StateStoreConformance::SetUp() {
-  harness_ = GetParam().make_harness([] { return std::string(kNow); });
+  static const ods::FixedClock kClock(ods::TimePoint(std::chrono::microseconds(*ods::parse_iso8601_micros(kNow))));
+  harness_ = GetParam().make_harness(kClock);
   ASSERT_NE(harness_, nullptr);
 }
 

@@ -20,12 +20,10 @@
 #include <string>
 #include <utility>
 
+#include "ods/base/clock.h"
 #include "ods/contracts/state_store.h"
 
 namespace ods::state::conformance {
-
-// Returns ISO-8601 UTC "now"; the same shape as ods::state::Clock.
-using TestClock = std::function<std::string()>;
 
 class StoreHarness {
  public:
@@ -63,7 +61,8 @@ class ReopeningHarness final : public StoreHarness {
 
 struct ConformanceTarget {
   std::string name;  // a GoogleTest-safe name: letters, digits, underscores
-  std::function<std::unique_ptr<StoreHarness>(TestClock)> make_harness;
+  // Makes the harness over a store stamping with `clock`, which outlives the harness.
+  std::function<std::unique_ptr<StoreHarness>(const ods::Clock& clock)> make_harness;
 };
 
 // GoogleTest prints a target by its name.

@@ -24,7 +24,7 @@ std::vector<T> newest_first(const std::vector<T>& oldest_first, std::size_t limi
 
 class MemoryStateStore final : public ods::contracts::StateStore {
  public:
-  explicit MemoryStateStore(Clock clock) : clock_(std::move(clock)) {}
+  explicit MemoryStateStore(const Clock& clock) : clock_(clock) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
     std::lock_guard lock(mutex_);
@@ -45,7 +45,7 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     if (head != expected_parent) {
       return std::unexpected(internal::head_moved(scope, head, expected_parent));
     }
-    StoredSnapshot snapshot{internal::new_snapshot_id(), head, scope, run_id, clock_(), document};
+    StoredSnapshot snapshot{internal::new_snapshot_id(), head, scope, run_id, format_iso8601(clock_.now()), document};
     scopes_[scope].snapshots.push_back(snapshot);
     return snapshot;
   }
@@ -145,16 +145,15 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     return found == scopes_.end() ? nullptr : &found->second;
   }
 
-  Clock clock_;
+  const Clock& clock_;
   std::mutex mutex_;
   std::map<std::string, Scope> scopes_;
 };
 
 }  // namespace
 
-std::unique_ptr<ods::contracts::StateStore> make_memory_store(Clock clock) {
-  if (!clock) clock = system_clock();
-  return std::make_unique<MemoryStateStore>(std::move(clock));
+std::unique_ptr<ods::contracts::StateStore> make_memory_store(const Clock& clock) {
+  return std::make_unique<MemoryStateStore>(clock);
 }
 
 }  // namespace ods::state

@@ -137,7 +137,8 @@ ods::Result<int> migrate_postgres(PgConnection& connection, const std::vector<Mi
       },
       [&](const Migration& migration) {
         return connection.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-                               Params{std::to_string(migration.version), migration.name, clock()}, kWhat);
+                               Params{std::to_string(migration.version), migration.name, format_iso8601(clock.now())},
+                               kWhat);
       });
   if (!applied_all) return std::unexpected(applied_all.error());
   if (auto committed = transaction->commit(kWhat); !committed) return std::unexpected(committed.error());

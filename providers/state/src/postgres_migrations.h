@@ -4,8 +4,8 @@
 // records each migration that ran (see schema_history.h).
 #include <vector>
 
+#include "ods/base/clock.h"
 #include "ods/base/result.h"
-#include "ods/state/clock.h"
 #include "postgres_connection.h"
 #include "schema_history.h"
 

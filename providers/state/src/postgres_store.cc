@@ -31,11 +31,8 @@ std::string sql_limit(std::size_t limit) { return limit == 0 ? "ALL" : std::to_s
 
 class PostgresStateStore final : public ods::contracts::StateStore {
  public:
-  PostgresStateStore(PgConnection connection, Clock clock, int schema_version, std::size_t retention)
-      : connection_(std::move(connection)),
-        clock_(std::move(clock)),
-        schema_version_(schema_version),
-        retention_(retention) {}
+  PostgresStateStore(PgConnection connection, const Clock& clock, int schema_version, std::size_t retention)
+      : connection_(std::move(connection)), clock_(clock), schema_version_(schema_version), retention_(retention) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
     std::lock_guard lock(mutex_);
@@ -230,7 +227,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     const std::optional<std::string> head = head_row->rows() > 0 ? std::optional(head_row->text(0, 0)) : std::nullopt;
     if (head != expected_parent) return std::unexpected(head_moved(scope, head, expected_parent));
 
-    StoredSnapshot snapshot{new_snapshot_id(), head, scope, run_id, clock_(), document};
+    StoredSnapshot snapshot{new_snapshot_id(), head, scope, run_id, format_iso8601(clock_.now()), document};
     auto digest = store_document(connection_, document);
     if (!digest) return std::unexpected(digest.error());
     auto inserted = connection_.exec(
@@ -286,7 +283,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
   }
 
   PgConnection connection_;
-  Clock clock_;
+  const Clock& clock_;
   int schema_version_;
   std::size_t retention_;
   std::mutex mutex_;
@@ -295,8 +292,8 @@ class PostgresStateStore final : public ods::contracts::StateStore {
 }  // namespace
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_with(
-    const std::string& conninfo, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations) {
-  if (!clock) clock = system_clock();
+    const std::string& conninfo, const Clock& clock, const OpenOptions& options,
+    const std::vector<Migration>& migrations) {
   auto connection = PgConnection::open(conninfo, options.busy_timeout);
   if (!connection) return std::unexpected(connection.error());
   auto version = migrate_postgres(*connection, migrations, clock, options.create_if_missing, options.read_only);
@@ -304,15 +301,15 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
   if (options.read_only) {
     if (auto done = connection->make_read_only(); !done) return std::unexpected(done.error());
   }
-  return std::make_unique<PostgresStateStore>(std::move(*connection), std::move(clock), *version, options.retention);
+  return std::make_unique<PostgresStateStore>(std::move(*connection), clock, *version, options.retention);
 }
 
 }  // namespace internal
 
-ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(const std::string& conninfo, Clock clock,
+ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(const std::string& conninfo,
+                                                                             const Clock& clock,
                                                                              const OpenOptions& options) {
-  return internal::open_postgres_store_with(conninfo, std::move(clock), options,
-                                            internal::builtin_postgres_migrations());
+  return internal::open_postgres_store_with(conninfo, clock, options, internal::builtin_postgres_migrations());
 }
 
 }  // namespace ods::state

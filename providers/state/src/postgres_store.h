@@ -12,6 +12,7 @@
 namespace ods::state::internal {
 
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_with(
-    const std::string& conninfo, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations);
+    const std::string& conninfo, const Clock& clock, const OpenOptions& options,
+    const std::vector<Migration>& migrations);
 
 }  // namespace ods::state::internal

@@ -46,7 +46,7 @@ struct Check {
 ods::Result<ods::contracts::CheckReport> check_database(Connection& connection, const std::string& schema_version) {
   ods::contracts::CheckReport report;
   report.schema_version = schema_version;
-  auto transaction = Transaction::begin(connection, Transaction::Kind::kRead, "checking");
+  auto transaction = Transaction::begin(connection, Transaction::Kind::read, "checking");
   if (!transaction) return std::unexpected(transaction.error());
   auto& problems = report.problems;
 

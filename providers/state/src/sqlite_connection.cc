@@ -150,7 +150,7 @@ ods::Result<void> Connection::copy_to(const std::string& target, std::string_vie
 }
 
 ods::Result<Transaction> Transaction::begin(Connection& connection, Kind kind, std::string_view what) {
-  auto begun = connection.exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN", what);
+  auto begun = connection.exec(kind == Kind::write ? "BEGIN IMMEDIATE" : "BEGIN", what);
   if (!begun) return std::unexpected(begun.error());
   return Transaction(&connection);
 }

@@ -79,7 +79,7 @@ class Connection {
 // destruction unless commit() succeeded.
 class Transaction {
  public:
-  enum class Kind { kRead, kWrite };
+  enum class Kind { read, write };
   [[nodiscard]] static ods::Result<Transaction> begin(Connection& connection, Kind kind, std::string_view what);
   Transaction(Transaction&& other) noexcept;
   Transaction& operator=(Transaction&&) = delete;

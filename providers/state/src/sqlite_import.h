@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "ods/base/clock.h"
 #include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/state/clock.h"
 #include "sqlite_connection.h"
 
 namespace ods::state::internal {

@@ -146,7 +146,7 @@ ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<
     }
   }
 
-  auto transaction = Transaction::begin(connection, Transaction::Kind::kWrite, "migrating");
+  auto transaction = Transaction::begin(connection, Transaction::Kind::write, "migrating");
   if (!transaction) return std::unexpected(transaction.error());
   // Another process may have migrated while we were copying: decide again under the lock.
   auto current = recorded_version(connection, migrations);
@@ -167,7 +167,7 @@ ods::Result<MigrationOutcome> migrate(Connection& connection, const std::vector<
         if (!record) return std::unexpected(record.error());
         return record->bind(1, std::int64_t{migration.version})
             .bind(2, migration.name)
-            .bind(3, clock())
+            .bind(3, format_iso8601(clock.now()))
             .run("recording migrations");
       });
   if (!applied_all) return std::unexpected(applied_all.error());

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ods/base/clock.h"
 #include "ods/base/result.h"
-#include "ods/state/clock.h"
 #include "ods/state/stores.h"
 #include "schema_history.h"
 #include "sqlite_connection.h"

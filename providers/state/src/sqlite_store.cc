@@ -70,8 +70,8 @@ std::int64_t sql_limit(std::size_t limit) { return limit == 0 ? -1 : static_cast
 
 class SqliteStateStore final : public ods::contracts::StateStore {
  public:
-  SqliteStateStore(Connection connection, Clock clock, int schema_version)
-      : connection_(std::move(connection)), clock_(std::move(clock)), schema_version_(schema_version) {}
+  SqliteStateStore(Connection connection, const Clock& clock, int schema_version)
+      : connection_(std::move(connection)), clock_(clock), schema_version_(schema_version) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
     std::lock_guard lock(mutex_);
@@ -97,7 +97,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     const std::string digest = content_digest(document);
     std::lock_guard lock(mutex_);
     constexpr std::string_view kWhat = "committing a snapshot";
-    auto transaction = Transaction::begin(connection_, Transaction::Kind::kWrite, kWhat);
+    auto transaction = Transaction::begin(connection_, Transaction::Kind::write, kWhat);
     if (!transaction) return std::unexpected(transaction.error());
 
     auto head_query = connection_.prepare(kSelectHead, kWhat);
@@ -112,7 +112,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
 
     // The clock runs under the write lock, before the first write (a test races another
     // connection from inside it).
-    StoredSnapshot snapshot{new_snapshot_id(), head, scope, run_id, clock_(), document};
+    StoredSnapshot snapshot{new_snapshot_id(), head, scope, run_id, format_iso8601(clock_.now()), document};
     auto document_id = store_document(digest, document);
     if (!document_id) return std::unexpected(document_id.error());
     auto insert = connection_.prepare(kInsertSnapshot, kWhat);
@@ -217,7 +217,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   ods::Result<std::size_t> reset(const std::string& scope) override {
     std::lock_guard lock(mutex_);
     constexpr std::string_view kWhat = "resetting a scope";
-    auto transaction = Transaction::begin(connection_, Transaction::Kind::kWrite, kWhat);
+    auto transaction = Transaction::begin(connection_, Transaction::Kind::write, kWhat);
     if (!transaction) return std::unexpected(transaction.error());
     std::size_t removed = 0;
     for (const std::string_view sql : {kDeleteHead, kDeleteSnapshots, kDeleteRuns}) {
@@ -270,7 +270,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   }
 
   Connection connection_;
-  Clock clock_;
+  const Clock& clock_;
   int schema_version_;
   std::mutex mutex_;
 };
@@ -316,8 +316,7 @@ ods::Result<void> enable_wal(Connection& connection, std::chrono::milliseconds p
 }  // namespace
 
 ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
-    const std::string& path, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations) {
-  if (!clock) clock = system_clock();
+    const std::string& path, const Clock& clock, const OpenOptions& options, const std::vector<Migration>& migrations) {
   auto connection = connect(path, options);
   if (!connection) return std::unexpected(connection.error());
   if (auto done = connection->exec("PRAGMA foreign_keys = ON", "opening"); !done) return std::unexpected(done.error());
@@ -339,14 +338,14 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
   if (!options.read_only) {
     if (auto done = enable_wal(*connection, options.busy_timeout); !done) return std::unexpected(done.error());
   }
-  return std::make_unique<SqliteStateStore>(std::move(*connection), std::move(clock), migrated->to_version);
+  return std::make_unique<SqliteStateStore>(std::move(*connection), clock, migrated->to_version);
 }
 
 }  // namespace internal
 
-ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(const std::string& path, Clock clock,
+ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(const std::string& path, const Clock& clock,
                                                                            const OpenOptions& options) {
-  return internal::open_sqlite_store_with(path, std::move(clock), options, internal::builtin_migrations());
+  return internal::open_sqlite_store_with(path, clock, options, internal::builtin_migrations());
 }
 
 }  // namespace ods::state

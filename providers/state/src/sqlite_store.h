@@ -14,6 +14,6 @@ namespace ods::state::internal {
 // As open_sqlite_store, migrating with `migrations`, whose first entry must be
 // builtin_migrations()[0] (the store's statements need its tables).
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
-    const std::string& path, Clock clock, const OpenOptions& options, const std::vector<Migration>& migrations);
+    const std::string& path, const Clock& clock, const OpenOptions& options, const std::vector<Migration>& migrations);
 
 }  // namespace ods::state::internal

@@ -51,22 +51,22 @@ StoreUrl parse_store_url(const std::string& url) {
   return out;
 }
 
-ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, Clock clock,
+ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(const std::string& url, const Clock& clock,
                                                                           const OpenOptions& options) {
   const StoreUrl parsed = parse_store_url(url);
   switch (parsed.kind) {
     case StoreUrl::Kind::postgresql:
-      return open_postgres_store(url, std::move(clock), options);
+      return open_postgres_store(url, clock, options);
     case StoreUrl::Kind::memory:
       if (!parsed.path.empty() && parsed.path != "//") {
         return ods::fail("invalid_url", "A memory: state store URL takes no path; write just 'memory:'.");
       }
-      return make_memory_store(std::move(clock));
+      return make_memory_store(clock);
     case StoreUrl::Kind::sqlite:
       if (parsed.path.empty()) {
         return ods::fail("invalid_url", "State store URL '" + url + "' names no database file; " + kExpected + ".");
       }
-      return open_sqlite_store(parsed.path, std::move(clock), options);
+      return open_sqlite_store(parsed.path, clock, options);
     case StoreUrl::Kind::unknown:
       break;
   }

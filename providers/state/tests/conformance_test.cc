@@ -14,11 +14,10 @@ using conformance::ReopeningHarness;
 using conformance::SharedStoreConformance;
 using conformance::StateStoreConformance;
 using conformance::StoreHarness;
-using conformance::TestClock;
 
 class MemoryHarness final : public StoreHarness {
  public:
-  explicit MemoryHarness(TestClock clock) : store_(make_memory_store(std::move(clock))) {}
+  explicit MemoryHarness(const Clock& clock) : store_(make_memory_store(clock)) {}
   ods::contracts::StateStore& store() override { return *store_; }
   std::unique_ptr<ods::contracts::StateStore> open_another() override { return nullptr; }
 
@@ -27,16 +26,16 @@ class MemoryHarness final : public StoreHarness {
 };
 
 // The database file lives in a temp directory the opener owns, so it outlives every handle.
-std::unique_ptr<StoreHarness> make_sqlite_harness(TestClock clock) {
+std::unique_ptr<StoreHarness> make_sqlite_harness(const Clock& clock) {
   auto dir = std::make_shared<testing::TempDir>();
   return std::make_unique<ReopeningHarness>(
-      [dir, path = dir->file(".ods/state.db"), clock] { return open_sqlite_store(path, clock); });
+      [dir, path = dir->file(".ods/state.db"), &clock] { return open_sqlite_store(path, clock); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StateStoreConformance,
                          ::testing::Values(ConformanceTarget{"memory",
-                                                             [](TestClock clock) {
-                                                               return std::make_unique<MemoryHarness>(std::move(clock));
+                                                             [](const Clock& clock) {
+                                                               return std::make_unique<MemoryHarness>(clock);
                                                              }},
                                            ConformanceTarget{"sqlite", make_sqlite_harness}),
                          ConformanceTargetName());

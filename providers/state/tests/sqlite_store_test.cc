@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "ods/state/stores.h"
 #include "test_support.h"
@@ -18,6 +19,19 @@ using testing::read_bytes;
 using testing::write_bytes;
 
 using testing::fixed_clock;
+
+// A clock that says kFixedNow after running `on_read`, each time it is read.
+class IntrudingClock final : public Clock {
+ public:
+  explicit IntrudingClock(std::function<void()> on_read) : on_read_(std::move(on_read)) {}
+  TimePoint now() const override {
+    on_read_();
+    return testing::fixed_now();
+  }
+
+ private:
+  std::function<void()> on_read_;
+};
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -315,14 +329,14 @@ TEST_F(SqliteStoreTest, CommitHoldsTheWriteLockFromReadingTheHeadToTheEnd) {
   ASSERT_TRUE(other.has_value());
   std::optional<ods::Error> intruder_error;
   bool armed = true;
-  auto store = open_sqlite_store(path_, [&] {
+  const IntrudingClock clock([&] {
     if (armed) {
       armed = false;
       auto intruder = (*other)->commit("p/prod", std::nullopt, "run-intruder", "{}");
       if (!intruder) intruder_error = intruder.error();
     }
-    return std::string(kFixedNow);
   });
+  auto store = open_sqlite_store(path_, clock);
   ASSERT_TRUE(store.has_value());
   armed = true;  // opening used the clock for the migration record
   auto committed = (*store)->commit("p/prod", std::nullopt, "run-1", "{}");

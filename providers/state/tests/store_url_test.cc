@@ -14,9 +14,7 @@
 namespace ods::state {
 namespace {
 
-Clock fixed_clock() {
-  return [] { return std::string(testing::kFixedNow); };
-}
+using testing::fixed_clock;
 
 TEST(StoreUrl, ParsedFormsNameTheirKind) {
   using Kind = StoreUrl::Kind;

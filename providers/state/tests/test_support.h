@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "harness/temp_dir.h"
-#include "ods/state/clock.h"
+#include "ods/base/clock.h"
+#include "ods/base/iso8601.h"
 
 namespace ods::state::testing {
 
@@ -29,9 +30,13 @@ std::string raw_query(const std::string& path, const std::string& sql);
 // A clock that always answers the same time.
 inline constexpr char kFixedNow[] = "2026-10-04T12:00:00.000001Z";
 
+// kFixedNow as a time.
+inline TimePoint fixed_now() { return TimePoint(std::chrono::microseconds(*parse_iso8601_micros(kFixedNow))); }
+
 // A clock that always says kFixedNow.
-inline Clock fixed_clock() {
-  return [] { return std::string(kFixedNow); };
+inline const Clock& fixed_clock() {
+  static const FixedClock clock(fixed_now());
+  return clock;
 }
 
 }  // namespace ods::state::testing

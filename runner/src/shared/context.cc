@@ -18,7 +18,6 @@ Environment process_environment() {
     return std::string(v ? v : "");
   };
   env.is_set = [](const std::string& name) { return std::getenv(name.c_str()) != nullptr; };
-  env.now = [] { return state::system_clock()(); };
   return env;
 }
 
@@ -98,7 +97,7 @@ Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContex
   }
   std::ostream* err = ctx.err;
   options.on_notice = [err](const std::string& notice) { *err << "ods: " << notice << "\n"; };
-  auto store = state::open_state_store(url, state::system_clock(), options);
+  auto store = state::open_state_store(url, *ctx.env.clock, options);
   if (!store) {
     Error e = store.error();
     e.message = "state store " + redact_url(url) + ": " + e.message;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_args.h"
+#include "ods/base/clock.h"
 #include "ods/contracts/state_store.h"
 
 namespace ods::cli {
@@ -20,11 +21,14 @@ struct Environment {
   std::function<std::string(const std::string&)> getenv;  // "" when unset
   // Whether the variable is set (to "" too). Unset function: unknown, so "" counts as unknown.
   std::function<bool(const std::string&)> is_set;
-  std::function<std::string()> now;  // ISO-8601 UTC
+  const Clock* clock = &system_clock();  // never null; outlives the command
   // True when the process ends right after the command (the `ods` executable): a command may
   // then leave its large data (project, snapshot, plan) to the OS instead of destroying it
   // (see release_at_exit). False in tests that run commands in-process.
   bool exits_after_command = false;
+
+  // clock's now as ISO-8601 UTC with microseconds.
+  std::string now() const { return format_iso8601(clock->now()); }
 };
 Environment process_environment();
 

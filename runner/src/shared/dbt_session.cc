@@ -67,7 +67,7 @@ class ProcessDbtSession final : public DbtSession {
       const double elapsed = seconds_since(started);
       char line[160];
       std::snprintf(line, sizeof line, "ods: %s: node %d of %d done, %d failed, %.0f s", what.c_str(), p.finished(),
-                    p.total(), p.count(dbt::NodeState::kFailed) + p.count(dbt::NodeState::kErrored), elapsed);
+                    p.total(), p.count(dbt::NodeState::failed) + p.count(dbt::NodeState::errored), elapsed);
       if (tty) {
         *ctx_.err << "\r" << line << "\x1b[K" << std::flush;
       } else if (p.finished() == p.total() || p.finished() % 25 == 0) {

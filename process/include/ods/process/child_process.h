@@ -17,7 +17,7 @@
 
 namespace ods::process {
 
-enum class Stream { kStdout, kStderr };
+enum class Stream { standard_output, standard_error };
 
 // What to start and how to stop it.
 struct ProcessSpec {

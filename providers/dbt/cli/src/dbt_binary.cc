@@ -9,13 +9,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Found { kMissing, kNotExecutable, kExecutable };
+enum class Found { missing, not_executable, executable };
 
 Found check(const fs::path& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Found::kMissing;
-  if (!fs::is_regular_file(path, ec) || ::access(path.c_str(), X_OK) != 0) return Found::kNotExecutable;
-  return Found::kExecutable;
+  if (!fs::exists(path, ec)) return Found::missing;
+  if (!fs::is_regular_file(path, ec) || ::access(path.c_str(), X_OK) != 0) return Found::not_executable;
+  return Found::executable;
 }
 
 std::vector<std::string> path_directories(const std::string& path_variable) {
@@ -53,12 +53,12 @@ Result<fs::path> resolve_dbt_binary(const std::string& explicit_path, const GetE
     fs::path path = fs::absolute(choice, ec);
     if (ec) path = choice;
     switch (check(path)) {
-      case Found::kExecutable:
+      case Found::executable:
         return path.lexically_normal();
-      case Found::kNotExecutable:
+      case Found::not_executable:
         return fail("permission_denied",
                     "dbt cannot be run: " + described + " (" + path.string() + ") is not an executable file.");
-      case Found::kMissing:
+      case Found::missing:
         return fail("dbt_not_found",
                     "dbt not found: " + described + " (" + path.string() + ") does not exist." + kHint);
     }
@@ -74,12 +74,12 @@ Result<fs::path> resolve_dbt_binary(const std::string& explicit_path, const GetE
       if (ec) continue;
       tried.push_back(dir);
       switch (check(candidate)) {
-        case Found::kExecutable:
+        case Found::executable:
           return candidate.lexically_normal();
-        case Found::kNotExecutable:
+        case Found::not_executable:
           saw_unexecutable = true;
           break;
-        case Found::kMissing:
+        case Found::missing:
           break;
       }
     }

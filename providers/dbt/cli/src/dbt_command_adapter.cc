@@ -24,9 +24,9 @@ Result<dbt::DbtCommandResult> run_dbt_command(process::ProcessLauncher& launcher
     return fail("spawn_failed", error.message);
   }
   out.exit_code = ran->exit.exit_code;
-  out.interrupted = ran->outcome == DbtOutcome::kInterrupted;
+  out.interrupted = ran->outcome == DbtOutcome::interrupted;
   out.error_text = ran->error_text();
-  if (ran->outcome == DbtOutcome::kFailed && out.exit_code == 0) out.exit_code = 1;
+  if (ran->outcome == DbtOutcome::failed && out.exit_code == 0) out.exit_code = 1;
   return out;
 }
 

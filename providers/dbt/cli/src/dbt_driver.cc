@@ -75,7 +75,7 @@ class DriverCommand final : public process::RunningProcess {
         Line line = std::move(output_.lines.front());
         output_.lines.pop_front();
         lock.unlock();
-        if (line.stream == process::Stream::kStdout) {
+        if (line.stream == process::Stream::standard_output) {
           if (auto code = end_of_command(line.text)) {
             finish();
             process::ExitStatus status;
@@ -232,7 +232,7 @@ class DriverLauncher final : public DbtDriverLauncher {
     spec.input_pipe = true;
     spec.on_line = [this](process::Stream stream, std::string_view line) {
       std::lock_guard lock(output_.mu);
-      if (!output_.hello && stream == process::Stream::kStdout) {
+      if (!output_.hello && stream == process::Stream::standard_output) {
         if (auto message = driver_message(line); message && !message->contains("exit_code")) {
           output_.hello = std::move(*message);
           output_.changed.notify_all();

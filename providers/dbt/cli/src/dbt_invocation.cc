@@ -16,28 +16,28 @@ bool is_log_format_flag(const std::string& arg) { return arg == "--log-format" |
 
 DbtOutcome outcome_of(const process::ExitStatus& exit, const DbtProgress& progress) {
   if (exit.interrupted || progress.summary().keyboard_interrupt || exit.term_signal == SIGINT)
-    return DbtOutcome::kInterrupted;
-  return exit.exit_code == 0 && exit.term_signal == 0 ? DbtOutcome::kSucceeded : DbtOutcome::kFailed;
+    return DbtOutcome::interrupted;
+  return exit.exit_code == 0 && exit.term_signal == 0 ? DbtOutcome::succeeded : DbtOutcome::failed;
 }
 
 }  // namespace
 
 std::string_view to_string(DbtOutcome outcome) {
   switch (outcome) {
-    case DbtOutcome::kSucceeded:
+    case DbtOutcome::succeeded:
       return "succeeded";
-    case DbtOutcome::kFailed:
+    case DbtOutcome::failed:
       return "failed";
-    case DbtOutcome::kInterrupted:
+    case DbtOutcome::interrupted:
       return "interrupted";
   }
   return "unknown";
 }
 
 std::string DbtRunResult::error_text() const {
-  if (outcome == DbtOutcome::kSucceeded) return {};
+  if (outcome == DbtOutcome::succeeded) return {};
   std::string text;
-  if (outcome == DbtOutcome::kInterrupted) {
+  if (outcome == DbtOutcome::interrupted) {
     text = "dbt was interrupted";
     if (exit.term_signal != 0) text += " (stopped by signal " + std::to_string(exit.term_signal) + ")";
     text += "; nothing of this run is recorded.";
@@ -121,7 +121,7 @@ Result<DbtRunResult> DbtInvocation::run() {
   {
     std::lock_guard lock(mu_);
     if (interrupt_requested_) {
-      result.outcome = DbtOutcome::kInterrupted;
+      result.outcome = DbtOutcome::interrupted;
       result.exit.interrupted = true;
       return result;
     }

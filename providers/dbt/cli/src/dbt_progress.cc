@@ -34,12 +34,12 @@ const json& object_field(const json& object, const char* key) {
 // freshness "pass"/"warn"/"error" (stale)/"runtime error".
 NodeState state_of_result(std::string_view event_name, std::string_view status) {
   if (status == "error" || status == "runtime error")
-    return event_name == "LogFreshnessResult" && status == "error" ? NodeState::kFailed : NodeState::kErrored;
-  if (status == "fail") return NodeState::kFailed;
-  if (status == "warn" || status.find("PARTIAL SUCCESS") != std::string_view::npos) return NodeState::kWarned;
-  if (status == "skipped") return NodeState::kSkipped;
-  if (status == "no-op" || status == "noop") return NodeState::kNoOp;
-  return NodeState::kSucceeded;
+    return event_name == "LogFreshnessResult" && status == "error" ? NodeState::failed : NodeState::errored;
+  if (status == "fail") return NodeState::failed;
+  if (status == "warn" || status.find("PARTIAL SUCCESS") != std::string_view::npos) return NodeState::warned;
+  if (status == "skipped") return NodeState::skipped;
+  if (status == "no-op" || status == "noop") return NodeState::no_op;
+  return NodeState::succeeded;
 }
 
 bool is_result_event(const std::string& name) {
@@ -51,19 +51,19 @@ bool is_result_event(const std::string& name) {
 
 std::string_view to_string(NodeState state) {
   switch (state) {
-    case NodeState::kRunning:
+    case NodeState::running:
       return "running";
-    case NodeState::kSucceeded:
+    case NodeState::succeeded:
       return "succeeded";
-    case NodeState::kWarned:
+    case NodeState::warned:
       return "warned";
-    case NodeState::kFailed:
+    case NodeState::failed:
       return "failed";
-    case NodeState::kErrored:
+    case NodeState::errored:
       return "errored";
-    case NodeState::kSkipped:
+    case NodeState::skipped:
       return "skipped";
-    case NodeState::kNoOp:
+    case NodeState::no_op:
       return "no_op";
   }
   return "unknown";
@@ -106,8 +106,8 @@ bool DbtProgress::apply(const DbtEvent& event) {
   }
   if (event.name == "LogStartLine") return apply_node_event(event, std::nullopt);
   if (event.name == "SkippingDetails" || event.name == "LogSkipBecauseError")
-    return apply_node_event(event, NodeState::kSkipped);
-  if (event.name == "LogNodeNoOpResult") return apply_node_event(event, NodeState::kNoOp);
+    return apply_node_event(event, NodeState::skipped);
+  if (event.name == "LogNodeNoOpResult") return apply_node_event(event, NodeState::no_op);
   if (is_result_event(event.name))
     return apply_node_event(event, state_of_result(event.name, string_field(data, "status")));
   return false;
@@ -139,12 +139,12 @@ bool DbtProgress::apply_node_event(const DbtEvent& event, std::optional<NodeStat
   }
   if (finished_state) {
     node.state = *finished_state;
-    node.status = *finished_state == NodeState::kSkipped && event.name == "SkippingDetails"
+    node.status = *finished_state == NodeState::skipped && event.name == "SkippingDetails"
                       ? std::string("skipped")
                       : string_field(data, "status");
     changed = true;
   } else if (inserted) {  // a start never reopens a node that already has its result
-    node.state = NodeState::kRunning;
+    node.state = NodeState::running;
     changed = true;
   }
   return changed;

@@ -16,7 +16,7 @@ Result<DbtRunResult> run_forwarding_interrupts(DbtInvocation& invocation) {
   auto result = invocation.run();
   forwarder->reset();  // previous handlers back; every signal caught until then is delivered
   if (result && signalled.load()) {
-    result->outcome = DbtOutcome::kInterrupted;
+    result->outcome = DbtOutcome::interrupted;
     result->exit.interrupted = true;
   }
   return result;

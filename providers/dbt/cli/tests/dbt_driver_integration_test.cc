@@ -79,19 +79,19 @@ class DbtDriverIntegration : public ::testing::Test {
 TEST_F(DbtDriverIntegration, CommandsShareOneDriverYetKeepTheirOwnArtifacts) {
   auto compiled = run({"compile"});
   ASSERT_TRUE(compiled) << compiled.error().message;
-  ASSERT_EQ(compiled->outcome, DbtOutcome::kSucceeded) << compiled->error_text();
+  ASSERT_EQ(compiled->outcome, DbtOutcome::succeeded) << compiled->error_text();
   EXPECT_EQ(read_json(project_.dir() / "target" / "manifest.json")["metadata"]["invocation_id"],
             compiled->invocation_id);
 
   // A failing command: dbt's own error text; the driver stays usable.
   auto failed = run({"show", "--inline", "select * from nonexistent_table_xyz"});
   ASSERT_TRUE(failed) << failed.error().message;
-  EXPECT_EQ(failed->outcome, DbtOutcome::kFailed);
+  EXPECT_EQ(failed->outcome, DbtOutcome::failed);
   EXPECT_NE(failed->error_text().find("nonexistent_table_xyz"), std::string::npos) << failed->error_text();
 
   auto built = run({"build"});
   ASSERT_TRUE(built) << built.error().message;
-  ASSERT_EQ(built->outcome, DbtOutcome::kSucceeded) << built->error_text();
+  ASSERT_EQ(built->outcome, DbtOutcome::succeeded) << built->error_text();
   EXPECT_EQ(built->progress.finished(), built->progress.total());
   EXPECT_NE(built->invocation_id, compiled->invocation_id);
   EXPECT_NE(built->invocation_id, failed->invocation_id);
@@ -111,7 +111,7 @@ TEST_F(DbtDriverIntegration, CommandsShareOneDriverYetKeepTheirOwnArtifacts) {
 TEST_F(DbtDriverIntegration, CtrlCDuringABuildInterruptsItAndEndsTheDriver) {
   auto compiled = run({"compile"});
   ASSERT_TRUE(compiled) << compiled.error().message;
-  ASSERT_EQ(compiled->outcome, DbtOutcome::kSucceeded) << compiled->error_text();
+  ASSERT_EQ(compiled->outcome, DbtOutcome::succeeded) << compiled->error_text();
   bool pressed = false;
   auto stopped = run({"build"}, [&](const DbtEvent& e) {
     if (e.name == "LogStartLine" && !pressed) {
@@ -121,7 +121,7 @@ TEST_F(DbtDriverIntegration, CtrlCDuringABuildInterruptsItAndEndsTheDriver) {
   });
   ASSERT_TRUE(stopped) << stopped.error().message;
   EXPECT_TRUE(pressed);
-  EXPECT_EQ(stopped->outcome, DbtOutcome::kInterrupted) << stopped->error_text();
+  EXPECT_EQ(stopped->outcome, DbtOutcome::interrupted) << stopped->error_text();
   EXPECT_TRUE(stopped->progress.summary().keyboard_interrupt);
   EXPECT_LT(stopped->progress.finished(), stopped->progress.total());
   // Nothing runs after an interruption: the driver is gone and refuses further commands.

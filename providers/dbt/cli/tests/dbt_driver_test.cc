@@ -188,7 +188,7 @@ TEST(DbtDriver, AnInterruptedCommandIsInterruptedAndEndsTheDriver) {
   });
   auto result = build.run();
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, DbtOutcome::kInterrupted) << result->error_text();
+  EXPECT_EQ(result->outcome, DbtOutcome::interrupted) << result->error_text();
   EXPECT_TRUE(result->exit.interrupted);
   const pid_t pid = process::testing::read_pid(dir, "pid");
   EXPECT_TRUE(process::testing::eventually([&] { return process::testing::process_gone(pid); }));

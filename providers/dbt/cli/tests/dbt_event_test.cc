@@ -13,7 +13,7 @@ namespace {
 DbtProgress progress_of(const std::string& fixture) {
   DbtProgress progress;
   for (const std::string& line : testing::fixture_lines(fixture)) {
-    DbtEvent event = parse_dbt_line(process::Stream::kStdout, line);
+    DbtEvent event = parse_dbt_line(process::Stream::standard_output, line);
     EXPECT_FALSE(event.is_plain()) << line;
     progress.apply(event);
   }
@@ -22,7 +22,7 @@ DbtProgress progress_of(const std::string& fixture) {
 
 TEST(DbtEvent, ReadsNameLevelMessageAndData) {
   const std::string line = testing::fixture_lines("build_success.jsonl").front();
-  DbtEvent event = parse_dbt_line(process::Stream::kStdout, line);
+  DbtEvent event = parse_dbt_line(process::Stream::standard_output, line);
   EXPECT_EQ(event.name, "MainReportVersion");
   EXPECT_EQ(event.level, "info");
   EXPECT_EQ(event.msg, "Running with dbt=1.10.15");
@@ -35,16 +35,17 @@ TEST(DbtEvent, ReadsNameLevelMessageAndData) {
 TEST(DbtEvent, AnythingElseIsPlainText) {
   for (const std::string line : {"Traceback (most recent call last):", "", "{\"a\": 1}", "{\"info\": {\"name\": 3}}",
                                  "{\"info\": {\"name\": \"X\"", "[1, 2]"}) {
-    DbtEvent event = parse_dbt_line(process::Stream::kStderr, line);
+    DbtEvent event = parse_dbt_line(process::Stream::standard_error, line);
     EXPECT_TRUE(event.is_plain()) << line;
     EXPECT_EQ(event.msg, line);
-    EXPECT_EQ(event.stream, process::Stream::kStderr);
+    EXPECT_EQ(event.stream, process::Stream::standard_error);
     EXPECT_TRUE(event.data.is_null());
   }
 }
 
 TEST(DbtEvent, AnEventWithoutDataGetsAnEmptyObject) {
-  DbtEvent event = parse_dbt_line(process::Stream::kStdout, R"({"info": {"name": "X", "level": "warn", "msg": "m"}})");
+  DbtEvent event =
+      parse_dbt_line(process::Stream::standard_output, R"({"info": {"name": "X", "level": "warn", "msg": "m"}})");
   EXPECT_EQ(event.name, "X");
   EXPECT_TRUE(event.data.is_object());
   EXPECT_TRUE(event.data.empty());
@@ -62,7 +63,7 @@ TEST(DbtProgress, ASuccessfulBuildFinishesEveryNode) {
   EXPECT_EQ(progress.total(), 19);
   EXPECT_EQ(progress.started(), 19);
   EXPECT_EQ(progress.finished(), 19);
-  EXPECT_EQ(progress.count(NodeState::kSucceeded), 19);
+  EXPECT_EQ(progress.count(NodeState::succeeded), 19);
   EXPECT_EQ(progress.dbt_version(), "=1.10.15");
   ASSERT_TRUE(progress.summary().seen);
   EXPECT_FALSE(progress.summary().keyboard_interrupt);
@@ -82,12 +83,12 @@ TEST(DbtProgress, AFailedModelAndTheNodesSkippedBecauseOfIt) {
   DbtProgress progress = progress_of("build_model_error.jsonl");
   EXPECT_EQ(progress.total(), 19);
   EXPECT_EQ(progress.finished(), 19);
-  EXPECT_EQ(progress.count(NodeState::kErrored), 1);
-  EXPECT_EQ(progress.count(NodeState::kSkipped), 7);
-  EXPECT_EQ(progress.count(NodeState::kSucceeded), 11);
-  EXPECT_EQ(progress.nodes().at(1).state, NodeState::kErrored);
+  EXPECT_EQ(progress.count(NodeState::errored), 1);
+  EXPECT_EQ(progress.count(NodeState::skipped), 7);
+  EXPECT_EQ(progress.count(NodeState::succeeded), 11);
+  EXPECT_EQ(progress.nodes().at(1).state, NodeState::errored);
   EXPECT_EQ(progress.nodes().at(11).name, "fct_orders");  // LogSkipBecauseError: data.relation
-  EXPECT_EQ(progress.nodes().at(11).state, NodeState::kSkipped);
+  EXPECT_EQ(progress.nodes().at(11).state, NodeState::skipped);
   EXPECT_EQ(progress.nodes().at(16).unique_id, "model.shop.dim_customers");  // SkippingDetails
   EXPECT_EQ(progress.summary().num_errors, 2);
   EXPECT_EQ(progress.summary().skip, 7);
@@ -98,7 +99,7 @@ TEST(DbtProgress, AnInterruptedBuild) {
   EXPECT_EQ(progress.total(), 19);
   EXPECT_EQ(progress.started(), 7);
   EXPECT_EQ(progress.finished(), 7);
-  EXPECT_EQ(progress.count(NodeState::kErrored), 1);  // the test whose query was cancelled
+  EXPECT_EQ(progress.count(NodeState::errored), 1);  // the test whose query was cancelled
   EXPECT_TRUE(progress.summary().keyboard_interrupt);
 }
 
@@ -112,19 +113,19 @@ TEST(DbtProgress, ACompilationErrorBeforeAnyNode) {
 TEST(DbtProgress, TotalIsProvisionalUntilTheFirstNodeEvent) {
   DbtProgress progress;
   EXPECT_TRUE(progress.apply(parse_dbt_line(
-      process::Stream::kStdout,
+      process::Stream::standard_output,
       R"({"info": {"name": "ConcurrencyLine", "level": "info", "msg": ""}, "data": {"node_count": 18}})")));
   EXPECT_EQ(progress.total(), 18);
   EXPECT_TRUE(progress.apply(parse_dbt_line(
-      process::Stream::kStdout,
+      process::Stream::standard_output,
       R"({"info": {"name": "LogStartLine", "level": "info", "msg": ""}, "data": {"index": 1, "total": 19}})")));
   EXPECT_EQ(progress.total(), 19);
   EXPECT_EQ(progress.started(), 1);
   EXPECT_EQ(progress.finished(), 0);
-  EXPECT_EQ(progress.nodes().at(1).state, NodeState::kRunning);
-  EXPECT_FALSE(progress.apply(parse_dbt_line(process::Stream::kStdout, "plain text")));
+  EXPECT_EQ(progress.nodes().at(1).state, NodeState::running);
+  EXPECT_FALSE(progress.apply(parse_dbt_line(process::Stream::standard_output, "plain text")));
   EXPECT_FALSE(progress.apply(
-      parse_dbt_line(process::Stream::kStdout,
+      parse_dbt_line(process::Stream::standard_output,
                      R"({"info": {"name": "Formatting", "level": "info", "msg": ""}, "data": {"msg": ""}})")));
 }
 
@@ -136,28 +137,20 @@ struct StatusCase {
 
 TEST(DbtProgress, StatusWordsOfEachResultEvent) {
   const StatusCase cases[] = {
-      {"LogModelResult", "OK", NodeState::kSucceeded},
-      {"LogModelResult", "success", NodeState::kSucceeded},
-      {"LogModelResult", "error", NodeState::kErrored},
-      {"LogModelResult", "PARTIAL SUCCESS", NodeState::kWarned},
-      {"LogTestResult", "pass", NodeState::kSucceeded},
-      {"LogTestResult", "warn", NodeState::kWarned},
-      {"LogTestResult", "fail", NodeState::kFailed},
-      {"LogTestResult", "error", NodeState::kErrored},
-      {"LogFreshnessResult", "pass", NodeState::kSucceeded},
-      {"LogFreshnessResult", "warn", NodeState::kWarned},
-      {"LogFreshnessResult", "error", NodeState::kFailed},
-      {"LogFreshnessResult", "runtime error", NodeState::kErrored},
-      {"LogSeedResult", "error", NodeState::kErrored},
-      {"LogSnapshotResult", "success", NodeState::kSucceeded},
-      {"LogNodeNoOpResult", "", NodeState::kNoOp},
-      {"SkippingDetails", "", NodeState::kSkipped},
+      {"LogModelResult", "OK", NodeState::succeeded},       {"LogModelResult", "success", NodeState::succeeded},
+      {"LogModelResult", "error", NodeState::errored},      {"LogModelResult", "PARTIAL SUCCESS", NodeState::warned},
+      {"LogTestResult", "pass", NodeState::succeeded},      {"LogTestResult", "warn", NodeState::warned},
+      {"LogTestResult", "fail", NodeState::failed},         {"LogTestResult", "error", NodeState::errored},
+      {"LogFreshnessResult", "pass", NodeState::succeeded}, {"LogFreshnessResult", "warn", NodeState::warned},
+      {"LogFreshnessResult", "error", NodeState::failed},   {"LogFreshnessResult", "runtime error", NodeState::errored},
+      {"LogSeedResult", "error", NodeState::errored},       {"LogSnapshotResult", "success", NodeState::succeeded},
+      {"LogNodeNoOpResult", "", NodeState::no_op},          {"SkippingDetails", "", NodeState::skipped},
   };
   for (const StatusCase& c : cases) {
     DbtProgress progress;
     nlohmann::json line = {{"info", {{"name", c.event}, {"level", "info"}, {"msg", ""}}},
                            {"data", {{"index", 3}, {"total", 5}, {"num_models", 5}, {"status", c.status}}}};
-    EXPECT_TRUE(progress.apply(parse_dbt_line(process::Stream::kStdout, line.dump())));
+    EXPECT_TRUE(progress.apply(parse_dbt_line(process::Stream::standard_output, line.dump())));
     EXPECT_EQ(progress.nodes().at(3).state, c.expected) << c.event << " " << c.status;
     EXPECT_EQ(progress.finished(), 1);
     EXPECT_EQ(progress.total(), 5);

@@ -62,7 +62,7 @@ TEST(DbtInvocation, ASuccessfulBuildReportsProgressToTheTotal) {
 
   auto result = invocation.run();
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, DbtOutcome::kSucceeded);
+  EXPECT_EQ(result->outcome, DbtOutcome::succeeded);
   EXPECT_EQ(result->exit.exit_code, 0);
   EXPECT_EQ(result->error_text(), "");
   EXPECT_EQ(result->progress.total(), 19);
@@ -85,10 +85,10 @@ TEST(DbtInvocation, AFailedModelGivesDbtsOwnErrorText) {
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_model_error.jsonl", 1)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kFailed);
+  EXPECT_EQ(result->outcome, DbtOutcome::failed);
   EXPECT_EQ(result->exit.exit_code, 1);
-  EXPECT_EQ(result->progress.count(NodeState::kErrored), 1);
-  EXPECT_EQ(result->progress.count(NodeState::kSkipped), 7);
+  EXPECT_EQ(result->progress.count(NodeState::errored), 1);
+  EXPECT_EQ(result->progress.count(NodeState::skipped), 7);
   const std::string text = result->error_text();
   EXPECT_TRUE(contains(text, "dbt failed with exit code 1.")) << text;
   EXPECT_TRUE(contains(text, "Catalog Error: Table with name nonexistent_table_xyz does not exist!")) << text;
@@ -103,7 +103,7 @@ TEST(DbtInvocation, ACompilationErrorBeforeAnyNode) {
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_compile_error.jsonl", 2)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kFailed);
+  EXPECT_EQ(result->outcome, DbtOutcome::failed);
   EXPECT_EQ(result->progress.total(), 0);
   EXPECT_TRUE(contains(result->error_text(), "depends on a node named 'nope' which was not found"))
       << result->error_text();
@@ -125,7 +125,7 @@ TEST(DbtInvocation, PlainTextAndStderrAreKeptForTheReport) {
   invocation.set_event_callback([&](const DbtEvent& e) { events.push_back(e); });
   auto result = invocation.run();
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kFailed);
+  EXPECT_EQ(result->outcome, DbtOutcome::failed);
   EXPECT_EQ(result->exit.exit_code, 2);
   ASSERT_EQ(events.size(), 4u);
   for (const DbtEvent& e : events) EXPECT_TRUE(e.is_plain());
@@ -152,7 +152,7 @@ TEST(DbtInvocation, DbtReportingAKeyboardInterruptIsInterrupted) {
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_interrupted.jsonl", 2)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kInterrupted);
+  EXPECT_EQ(result->outcome, DbtOutcome::interrupted);
   EXPECT_FALSE(result->exit.interrupted);
   EXPECT_TRUE(contains(result->error_text(), "dbt was interrupted")) << result->error_text();
 }
@@ -175,7 +175,7 @@ TEST(DbtInvocation, InterruptStopsDbtAndTheRunIsInterrupted) {
   });
   auto result = invocation.run();
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, DbtOutcome::kInterrupted);
+  EXPECT_EQ(result->outcome, DbtOutcome::interrupted);
   EXPECT_TRUE(result->exit.interrupted);
   EXPECT_EQ(result->exit.last_signal_sent, SIGINT);
   EXPECT_EQ(result->exit.exit_code, 2);
@@ -193,7 +193,7 @@ TEST(DbtInvocation, InterruptBeforeRunNeverStartsDbt) {
   invocation.interrupt();
   auto result = invocation.run();
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kInterrupted);
+  EXPECT_EQ(result->outcome, DbtOutcome::interrupted);
   EXPECT_TRUE(result->exit.interrupted);
   EXPECT_FALSE(dir.exists("ran"));
 }
@@ -241,7 +241,7 @@ class ReplayLauncher final : public process::ProcessLauncher {
         : spec_(std::move(spec)), lines_(std::move(lines)), exit_code_(exit_code) {}
     pid_t pid() const override { return 0; }
     Result<process::ExitStatus> wait() override {
-      for (const std::string& line : lines_) spec_.on_line(process::Stream::kStdout, line);
+      for (const std::string& line : lines_) spec_.on_line(process::Stream::standard_output, line);
       process::ExitStatus status;
       status.exit_code = exit_code_;
       return status;
@@ -268,7 +268,7 @@ TEST(DbtInvocation, RunsOnAnInjectedLauncher) {
   ASSERT_TRUE(result);
   EXPECT_EQ(launcher.started_argv, (std::vector<std::string>{"/fake/dbt", "--log-format", "json", "run"}));
   EXPECT_EQ(launcher.started_cwd, "/fake/project");
-  EXPECT_EQ(result->outcome, DbtOutcome::kFailed);
+  EXPECT_EQ(result->outcome, DbtOutcome::failed);
   EXPECT_EQ(result->progress.finished(), 19);
   EXPECT_EQ(result->error_messages.size(), 4u);
 }

@@ -80,12 +80,12 @@ TEST_F(DbtProcessIntegration, BuildThenABuildStoppedByCtrlC) {
   });
   auto built = build.run();
   ASSERT_TRUE(built) << built.error().message;
-  ASSERT_EQ(built->outcome, DbtOutcome::kSucceeded) << built->error_text();
+  ASSERT_EQ(built->outcome, DbtOutcome::succeeded) << built->error_text();
   const DbtProgress& progress = built->progress;
   EXPECT_GT(progress.total(), 0);
   EXPECT_EQ(progress.started(), progress.total());
   EXPECT_EQ(progress.finished(), progress.total());
-  EXPECT_EQ(progress.count(NodeState::kSucceeded), progress.total());
+  EXPECT_EQ(progress.count(NodeState::succeeded), progress.total());
   ASSERT_TRUE(progress.summary().stats_seen);
   EXPECT_EQ(progress.summary().total, progress.total());
   EXPECT_EQ(progress.summary().pass, progress.total());
@@ -111,7 +111,7 @@ TEST_F(DbtProcessIntegration, BuildThenABuildStoppedByCtrlC) {
   auto interrupted = run_forwarding_interrupts(stopped);
   ASSERT_TRUE(interrupted) << interrupted.error().message;
   EXPECT_TRUE(pressed);
-  EXPECT_EQ(interrupted->outcome, DbtOutcome::kInterrupted) << interrupted->error_text();
+  EXPECT_EQ(interrupted->outcome, DbtOutcome::interrupted) << interrupted->error_text();
   EXPECT_TRUE(interrupted->exit.interrupted);
   EXPECT_EQ(interrupted->exit.last_signal_sent, SIGINT);
   EXPECT_EQ(interrupted->exit.term_signal, 0) << "dbt exits by itself on SIGINT";

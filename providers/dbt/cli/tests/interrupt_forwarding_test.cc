@@ -48,7 +48,7 @@ TEST(RunForwardingInterrupts, CtrlCStopsDbtAndTheRunIsInterrupted) {
 
   auto result = run_forwarding_interrupts(invocation);
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_EQ(result->outcome, DbtOutcome::kInterrupted);
+  EXPECT_EQ(result->outcome, DbtOutcome::interrupted);
   EXPECT_TRUE(result->exit.interrupted);
   EXPECT_EQ(result->exit.last_signal_sent, SIGINT);
   EXPECT_EQ(dir.read("got"), "got-int\n");
@@ -66,7 +66,7 @@ TEST(RunForwardingInterrupts, WithoutASignalTheRunIsUntouched) {
   DbtInvocation invocation(*launcher, options);
   auto result = run_forwarding_interrupts(invocation);
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->outcome, DbtOutcome::kSucceeded);
+  EXPECT_EQ(result->outcome, DbtOutcome::succeeded);
   EXPECT_FALSE(result->exit.interrupted);
   EXPECT_EQ(current_action(SIGTERM).sa_handler, custom_handler);
 }

@@ -13,11 +13,11 @@
 #include <memory>
 #include <string>
 
+#include "ods/base/clock.h"
 #include "ods/callback/run_listener.h"
 #include "ods/callback/run_lookup.h"
 #include "ods/callback/run_token.h"
 #include "ods/contracts/state_store.h"
-#include "ods/state/clock.h"
 
 namespace ods::callback {
 
@@ -39,7 +39,10 @@ struct CallbackDeps {
   RunLookup& lookup;
   RunListener& listener;
   contracts::StateStore& store;  // the PostgreSQL store in production
-  state::Clock now = state::system_clock();
+  const Clock& clock = system_clock();
+
+  // clock's now as ISO-8601 UTC with microseconds.
+  std::string now() const { return format_iso8601(clock.now()); }
 };
 
 class CallbackService {

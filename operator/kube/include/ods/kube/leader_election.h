@@ -22,6 +22,7 @@
 #include <string>
 #include <thread>
 
+#include "ods/base/clock.h"
 #include "ods/kube/client.h"
 
 namespace ods::kube {
@@ -35,8 +36,8 @@ struct LeaderElectionOptions {
   bool release_on_stop = true;  // false: stop() just stops renewing (as a killed replica would)
   // Decisions (expiry, deadlines); default steady_clock::now.
   std::function<std::chrono::steady_clock::time_point()> clock;
-  // acquireTime / renewTime written into the Lease; default system_clock::now.
-  std::function<std::chrono::system_clock::time_point()> wall_clock;
+  // acquireTime / renewTime written into the Lease; never null, outlives the elector.
+  const Clock* wall_clock = &system_clock();
 };
 
 struct LeaderCallbacks {

@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "ods/base/clock.h"
+
 namespace ods::telemetry {
 
 enum class LogLevel { debug = 0, info = 1, warn = 2, error = 3 };
@@ -67,14 +69,12 @@ struct LogField {
 };
 using LogFields = std::initializer_list<LogField>;
 
-using WallClock = std::function<std::chrono::system_clock::time_point()>;
-
 class Logger {
  public:
   // A root logger named `name` writing lines at `threshold` and above to `output` (stderr when
-  // null), stamped by `clock` (system_clock::now when empty).
+  // null), stamped by `clock`, which outlives the logger and its children.
   explicit Logger(std::string name, LogLevel threshold = LogLevel::info, std::shared_ptr<LogOutput> output = nullptr,
-                  WallClock clock = {});
+                  const Clock& clock = system_clock());
 
   // A logger named "<this name>.<name>" sharing this one's output, clock and threshold (a later
   // set_threshold on either changes both).

@@ -5,15 +5,17 @@
 // Error codes used by every store, beyond the contract's:
 //   "invalid_argument"  empty scope/run id, or a snapshot document that is not JSON;
 //                       nothing is written.
+// Every store stamps its commits and migrations with `clock` (ods/base/clock.h) as ISO-8601
+// UTC with microseconds; the clock must outlive the store.
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ods/base/clock.h"
 #include "ods/base/result.h"
 #include "ods/contracts/state_store.h"
-#include "ods/state/clock.h"
 
 namespace ods::state {
 
@@ -46,7 +48,7 @@ struct OpenOptions {
 // The in-memory store (tests, `memory:`). Starts empty; everything is lost with it.
 // Thread-safe: every method may be called from several threads at once.
 // backup() fails with "unsupported".
-[[nodiscard]] std::unique_ptr<ods::contracts::StateStore> make_memory_store(Clock clock = system_clock());
+[[nodiscard]] std::unique_ptr<ods::contracts::StateStore> make_memory_store(const Clock& clock = system_clock());
 
 // Opens (creating it and its parent directories if missing and allowed) the SQLite state
 // database at `path`, bringing its schema up to date: numbered migrations applied in one
@@ -63,7 +65,7 @@ struct OpenOptions {
 //   "migration_failed" a migration could not be applied (nothing of it is kept);
 //   "unavailable" / "io"  the file or its directory can't be read, created or locked.
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store(
-    const std::string& path, Clock clock = system_clock(), const OpenOptions& options = {});
+    const std::string& path, const Clock& clock = system_clock(), const OpenOptions& options = {});
 
 // Opens (creating its tables if the database has none and options.create_if_missing; else
 // "not_found", nothing created) the PostgreSQL state database
@@ -86,7 +88,7 @@ struct OpenOptions {
 //   "corrupt"          ODS tables without a migration record, or a record this ODS doesn't know;
 //   "migration_failed" a migration could not be applied (nothing of it is kept).
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store(
-    const std::string& conninfo, Clock clock = system_clock(), const OpenOptions& options = {});
+    const std::string& conninfo, const Clock& clock = system_clock(), const OpenOptions& options = {});
 
 // Opens the store a URL names:
 //   "sqlite:PATH", "sqlite://PATH" (so "sqlite:///abs/path" is absolute)  -> open_sqlite_store
@@ -97,7 +99,7 @@ struct OpenOptions {
 // message) or an empty path; plus the opened store's. Messages never repeat the URL's
 // user information, query or password.
 [[nodiscard]] ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_state_store(
-    const std::string& url, Clock clock = system_clock(), const OpenOptions& options = {});
+    const std::string& url, const Clock& clock = system_clock(), const OpenOptions& options = {});
 
 struct CopyReport {
   std::size_t scopes = 0, snapshots = 0, runs = 0;

@@ -13,7 +13,7 @@ namespace ods::dbt {
 
 // Runs `dbt <options.args>` (DbtInvocation; `launcher` is not owned) and calls `on_progress`
 // (may be empty) whenever dbt's progress changed. The result: events = the JSON event lines in
-// order, error_text = DbtRunResult::error_text(), interrupted = outcome kInterrupted. A run that
+// order, error_text = DbtRunResult::error_text(), interrupted = outcome DbtOutcome::interrupted. A run that
 // did not succeed always has a non-zero exit_code (a killed dbt has none of its own) unless
 // interrupted. Errors: "dbt_not_found" when the binary is missing, "spawn_failed" for any other
 // failure to start or to read dbt's output, "usage" for a --log-format among the args,

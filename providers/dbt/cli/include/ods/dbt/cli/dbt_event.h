@@ -12,7 +12,7 @@
 namespace ods::dbt {
 
 struct DbtEvent {  // NOLINT(bugprone-exception-escape): clang-tidy 16 blames nlohmann's noexcept moves
-  process::Stream stream = process::Stream::kStdout;
+  process::Stream stream = process::Stream::standard_output;
   std::string name;           // info.name, e.g. "LogStartLine"; empty for a plain-text line
   std::string level;          // info.level: "debug", "info", "warn" or "error"; empty for plain text
   std::string msg;            // info.msg (may carry ANSI colour codes), or the plain line as printed

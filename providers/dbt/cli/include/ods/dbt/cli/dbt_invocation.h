@@ -35,16 +35,16 @@ struct DbtInvocationOptions {
 };
 
 enum class DbtOutcome {
-  kSucceeded,    // dbt exited 0
-  kFailed,       // dbt exited non-zero or was killed, and nobody asked it to stop
-  kInterrupted,  // interrupt() was called, or dbt stopped on a Ctrl-C: record nothing of this run
+  succeeded,    // dbt exited 0
+  failed,       // dbt exited non-zero or was killed, and nobody asked it to stop
+  interrupted,  // interrupt() was called, or dbt stopped on a Ctrl-C: record nothing of this run
 };
 
 // "succeeded", "failed", "interrupted".
 std::string_view to_string(DbtOutcome outcome);
 
 struct DbtRunResult {
-  DbtOutcome outcome = DbtOutcome::kFailed;
+  DbtOutcome outcome = DbtOutcome::failed;
   // How the process ended. Default (exit_code 0) with interrupted = true when interrupt()
   // came before dbt was started, which it then never was.
   process::ExitStatus exit;
@@ -84,7 +84,7 @@ class DbtInvocation {
   [[nodiscard]] Result<DbtRunResult> run();
 
   // Asks dbt to stop: SIGINT to its process group, escalating to SIGTERM and SIGKILL after
-  // the grace periods, or at once on a repeated call. Before run(): run() returns kInterrupted
+  // the grace periods, or at once on a repeated call. Before run(): run() returns DbtOutcome::interrupted
   // without starting dbt. After dbt ended: no effect. Thread-safe; not for signal handlers
   // (use SignalForwarder).
   void interrupt();

@@ -23,7 +23,7 @@
 
 namespace ods::dbt {
 
-enum class NodeState { kRunning, kSucceeded, kWarned, kFailed, kErrored, kSkipped, kNoOp };
+enum class NodeState { running, succeeded, warned, failed, errored, skipped, no_op };
 
 // "running", "succeeded", "warned", "failed", "errored", "skipped", "no_op".
 std::string_view to_string(NodeState state);
@@ -34,7 +34,7 @@ struct NodeProgress {
   std::string name;           // node_info.node_name, else data.node_name / data.relation / data.name
   std::string resource_type;  // node_info.resource_type or data.resource_type; "" when not given
   std::string status;         // dbt's own word: "success", "OK", "pass", "fail", "warn", "error", "skipped"...
-  NodeState state = NodeState::kRunning;
+  NodeState state = NodeState::running;
 };
 
 struct RunSummary {
@@ -60,7 +60,7 @@ class DbtProgress {
   // Nodes seen so far (started, or reported finished/skipped without a start).
   [[nodiscard]] int started() const { return static_cast<int>(nodes_.size()); }
   // Nodes with a result, skipped and no-op included.
-  [[nodiscard]] int finished() const { return started() - count(NodeState::kRunning); }
+  [[nodiscard]] int finished() const { return started() - count(NodeState::running); }
   [[nodiscard]] int count(NodeState state) const;
   // Every node seen, by index.
   [[nodiscard]] const std::map<int, NodeProgress>& nodes() const { return nodes_; }
