@@ -24,7 +24,7 @@ clang=${SANITIZE_CXX:-/usr/lib/llvm-16/bin/clang++}
 asan_unit="json_tests planner_tests state_store_tests callback_tests control_tests kube_unit_tests
   process_tests base_tests callback_protocol_tests content_versions_tests dbt_provider_tests
   dbt_cli_tests delta_provider_tests run_tests telemetry_tests kubelet_standin_tests operator_app_tests
-  runner_cli_tests runner_summary_tests http_server_tests"
+  cli_tests cli_summary_tests http_server_tests"
 asan_integration="postgres_state_tests dbt_cli_integration_tests callback_integration_tests"
 tsan_suites="planner_tests state_store_tests control_tests dbt_provider_tests callback_tests kube_unit_tests
   http_server_tests"

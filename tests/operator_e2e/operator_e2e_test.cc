@@ -23,7 +23,7 @@ namespace {
 using kube::Json;
 using namespace std::chrono_literals;
 
-// The row of node `name` in the plan table a pod printed (runner/src/shared/plan_format: a "BUILD (n)"
+// The row of node `name` in the plan table a pod printed (cli/src/shared/plan_format: a "BUILD (n)"
 // or "REUSE (n)" header, then "  <type> <name> <reason code> <sentence>" rows): its section and
 // reason code, both empty when the table has no such row.
 std::pair<std::string, std::string> plan_row(const std::string& log, const std::string& name) {

@@ -1,6 +1,6 @@
 #pragma once
 // Early cutoff's plans across waves (docs/early-cutoff.md), shared by `ods state run`
-// (runner/src/cutoff_run.cc) and the operator (the pod measures, the controller re-plans):
+// (cli/src/commands/cutoff_run.cc) and the operator (the pod measures, the controller re-plans):
 // a wave's own plan, the whole run's plan after a re-plan, and which built nodes are worth
 // measuring. Pure.
 #include <string>

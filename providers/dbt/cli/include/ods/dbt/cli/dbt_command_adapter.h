@@ -1,7 +1,7 @@
 #pragma once
 // One dbt command as the dbt provider's DbtCommand reports it (providers/dbt/include/ods/dbt/
 // dbt_command.h): a DbtInvocation run to its end, with Ctrl-C forwarded, its events and error
-// text kept. The runner's dbt session (runner/src/shared/dbt_session.h) runs every call through it.
+// text kept. The runner's dbt session (cli/src/shared/dbt_session.h) runs every call through it.
 #include <functional>
 
 #include "ods/dbt/cli/dbt_invocation.h"

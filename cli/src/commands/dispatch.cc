@@ -12,7 +12,7 @@ namespace ods::cli {
 
 namespace {
 
-// The CMake project version (runner/CMakeLists.txt passes it in), so `ods --version` and the
+// The CMake project version (cli/CMakeLists.txt passes it in), so `ods --version` and the
 // release archive's name (scripts/dist.sh) agree.
 constexpr const char* kVersion = ODS_VERSION;
 

@@ -1,6 +1,6 @@
 #pragma once
 // The exit codes of `ods` commands and the one way a command reports an error before it
-// returns one. Shared by the commands and the steps they take (runner/src/shared).
+// returns one. Shared by the commands and the steps they take (cli/src/shared).
 #include "context.h"
 #include "ods/base/result.h"
 

@@ -69,7 +69,7 @@ MarkdownInput every_section() {
   return in;
 }
 
-fs::path golden_path() { return ods::testing::source_dir() / "runner/tests/cli/data" / "plan_summary.golden.md"; }
+fs::path golden_path() { return ods::testing::source_dir() / "cli/tests/cli/data" / "plan_summary.golden.md"; }
 
 TEST(PlanMarkdown, EverySectionMatchesTheGoldenFile) {
   MarkdownLimits limits;
