@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 
+#include "ods/telemetry/json_log.h"
+
 namespace ods::operator_app {
 namespace {
 
@@ -166,8 +168,9 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
        }},
       {"--log-level",
        [&](const std::string& v) -> Result<void> {
-         if (v != "debug" && v != "info" && v != "warning" && v != "error") {
-           return fail("usage", "--log-level must be debug, info, warning or error, got '" + v + "'");
+         // The one parser of level names (the chart's values offer debug, info, warn, error).
+         if (telemetry::LogLevel level; !telemetry::parse_log_level(v, level)) {
+           return fail("usage", "--log-level must be debug, info, warn (or warning) or error, got '" + v + "'");
          }
          o.log_level = v;
          return {};

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/source_paths.h"
+
 namespace ods::operator_app {
 namespace {
 
@@ -92,6 +97,21 @@ TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
     ASSERT_FALSE(o) << c.message_part;
     EXPECT_EQ(o.error().code, "usage");
     EXPECT_NE(o.error().message.find(c.message_part), std::string::npos) << o.error().message;
+  }
+}
+
+// Every level the chart's values.schema.json offers starts the operator (its `warn` once made the
+// operator exit 2 at start: a crash loop).
+TEST(OperatorOptions, AcceptsEveryLogLevelTheChartOffers) {
+  std::ifstream schema_file(ods::testing::source_dir() / "helm" / "ods" / "values.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(schema_file, nullptr, false);
+  ASSERT_FALSE(schema.is_discarded()) << "helm/ods/values.schema.json";
+  const nlohmann::json& levels = schema["properties"]["logLevel"]["enum"];
+  ASSERT_TRUE(levels.is_array() && !levels.empty()) << schema["properties"]["logLevel"];
+  for (const auto& level : levels) {
+    auto o = parse_operator_options(required({"--log-level", level.get<std::string>()}));
+    ASSERT_TRUE(o) << level << ": " << o.error().message;
+    EXPECT_EQ(o->log_level, level.get<std::string>());
   }
 }
 
