@@ -48,7 +48,8 @@ def label(name, folder):
 
 
 def links(t, key, alias):
-    """The targets of a link property, LINK_ONLY (PRIVATE) ones included unless public_only."""
+    """The targets named by one link property (`key`) of target `t`, generator expressions such as
+    $<LINK_ONLY:x> unwrapped and ods::x aliases mapped to their target names."""
     return {alias.get(GENEX.sub(r"\1", d), GENEX.sub(r"\1", d)) for d in t.get(key, [])}
 
 

@@ -55,8 +55,8 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
     if (fs::is_directory(file, ec) || !fs::is_directory(parent, ec))
       return fail("usage", std::string(flag) + " " + file.string() + ": not a file in an existing directory");
   }
-  if (args.has("--state")) {
-    ctx.state_url = args.get("--state");
+  if (args.has(kFlagState)) {
+    ctx.state_url = args.get(kFlagState);
   } else if (std::string v = ctx.env.getenv("ODS_STATE"); !v.empty()) {
     ctx.state_url = v;
   } else {
