@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -141,6 +142,32 @@ TEST_F(PodCallback, AModelFailingInDbtFailsThePodAndKeepsItsLastState) {
   EXPECT_NE(recorded["uid-bad"].outcome, "success");
   EXPECT_EQ(phases_of("uid-bad").back(), "Failed");
   EXPECT_EQ(head_node("model.shop.stg_payments").run_id, "uid-good");  // the failing node kept its state
+}
+
+// A project with packages (a git checkout has no dbt_packages): `ods pod` runs `dbt deps` before
+// it compiles (issue 25: dbt compile refused such a project, "Run dbt deps"). The package here is
+// local, so dbt deps needs no network; one of its macros is used by a model.
+TEST_F(PodCallback, AProjectWithPackagesGetsThemInstalledBeforeItCompiles) {
+  auto p = shop_project();
+  std::filesystem::create_directories(p->dir() / "helpers" / "macros");
+  p->write("packages.yml", "packages:\n  - local: helpers\n");
+  p->write("helpers/dbt_project.yml",
+           "name: shop_helpers\nversion: '1.0.0'\nconfig-version: 2\nmacro-paths: [macros]\n");
+  p->write("helpers/macros/forty_two.sql", "{% macro forty_two() %}42{% endmacro %}\n");
+  p->write("models/marts/answer.sql", "select {{ shop_helpers.forty_two() }} as answer\n");
+  runs.add("team", "deps-1", "uid-deps-1");
+  ProcessResult first = run_pod(*p, *server, "team", "deps-1", "uid-deps-1");
+  ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
+  EXPECT_NE((first.output + first.errors).find("installing the packages packages.yml names (dbt deps)"),
+            std::string::npos)
+      << first.output << first.errors;
+  EXPECT_TRUE(std::filesystem::exists(p->dir() / "dbt_packages" / "shop_helpers" / "dbt_project.yml"));
+  EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-deps-1");
+  // Installed once: the next run in the same folder leaves them (an image built with its packages).
+  runs.add("team", "deps-2", "uid-deps-2");
+  ProcessResult second = run_pod(*p, *server, "team", "deps-2", "uid-deps-2");
+  ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
+  EXPECT_EQ((second.output + second.errors).find("dbt deps"), std::string::npos) << second.output << second.errors;
 }
 
 TEST_F(PodCallback, AControllerRestartedBetweenInputsAndResultsRecordsTheRunOnce) {

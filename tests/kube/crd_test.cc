@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "harness/kube_control_plane.h"
@@ -140,6 +143,34 @@ TEST_F(KubeCrdTest, ExamplesApplyAndTheListShowsTheLastRunInPrinterColumns) {
   EXPECT_TRUE(std::regex_search(runs.output, std::regex(R"(^NAME +PROJECT +PHASE +BUILT +REUSED +REUSE % +AGE\n)")))
       << runs.output;
   EXPECT_TRUE(std::regex_search(runs.output, std::regex(R"(\nshop-manual-1 +shop +)"))) << runs.output;
+}
+
+// The example DbtProject works with examples/shop as it is (issue 25: it named the target `prod`,
+// which the project's profile does not have, and selectors matching no node): its target is one
+// of the profile's outputs, and every selector names a model of the project (a name, with `+`).
+TEST_F(KubeCrdTest, TheExampleProjectNamesATargetAndModelsExamplesShopHas) {
+  const json project = example("shop-dbtproject.yaml");
+  const std::filesystem::path shop = source_dir() / "examples" / "shop";
+  std::ifstream profile_file(shop / "profiles.yml");
+  const std::string profile((std::istreambuf_iterator<char>(profile_file)), std::istreambuf_iterator<char>());
+  const std::string target = project["spec"]["target"];
+  EXPECT_NE(profile.find("\n    " + target + ":\n"), std::string::npos)
+      << "examples/shop/profiles.yml has no output '" << target << "'";
+  EXPECT_EQ(project["spec"]["source"]["git"]["path"], "examples/shop");
+  std::set<std::string> models;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(shop / "models"))
+    if (entry.path().extension() == ".sql" || entry.path().extension() == ".py") models.insert(entry.path().stem());
+  std::vector<std::string> selectors;
+  for (const char* list : {"select", "exclude"})
+    for (const auto& s : project["spec"]["selection"].value(list, json::array())) selectors.push_back(s);
+  ASSERT_FALSE(selectors.empty());
+  for (std::string selector : selectors) {
+    const std::string as_written = selector;
+    while (!selector.empty() && selector.back() == '+') selector.pop_back();
+    while (!selector.empty() && selector.front() == '+') selector.erase(0, 1);
+    EXPECT_TRUE(models.contains(selector))
+        << "the example's selector '" << as_written << "' names no model of examples/shop";
+  }
 }
 
 struct InvalidCase {

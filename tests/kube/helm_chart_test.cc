@@ -127,8 +127,12 @@ TEST_F(HelmChartTest, TheRenderedManifestsApplyToTheApiServer) {
         "clusterrolebinding.rbac.authorization.k8s.io/ods serverside-applied",
         "role.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
         "rolebinding.rbac.authorization.k8s.io/ods-leader-election serverside-applied",
-        "service/ods serverside-applied", "deployment.apps/ods serverside-applied",
-        "networkpolicy.networking.k8s.io/ods serverside-applied"})
+        "role.rbac.authorization.k8s.io/ods-secrets serverside-applied",
+        "rolebinding.rbac.authorization.k8s.io/ods-secrets serverside-applied",
+        "clusterrole.rbac.authorization.k8s.io/ods-view serverside-applied",
+        "clusterrole.rbac.authorization.k8s.io/ods-edit serverside-applied",
+        "poddisruptionbudget.policy/ods serverside-applied", "service/ods serverside-applied",
+        "deployment.apps/ods serverside-applied", "networkpolicy.networking.k8s.io/ods serverside-applied"})
     EXPECT_NE(applied_.output.find(object), std::string::npos) << object << " in:\n" << applied_.output;
 
   ProcessResult dashboard = kubectl({"get", "configmap", "ods-dashboard", "-n", kNamespace, "-o", "json"});
@@ -154,8 +158,18 @@ TEST_F(HelmChartTest, TheDeploymentProbesRunsAsNonRootAndReadsItsSecretsByRefere
   EXPECT_EQ(container["securityContext"]["capabilities"]["drop"], json::array({"ALL"}));
   std::map<std::string, json> env;
   for (const json& entry : container["env"]) env[entry["name"]] = entry;
-  // The Secrets are referenced by name; their values never appear in the pod's spec.
-  for (const auto& [name, entry] : env) EXPECT_FALSE(entry.contains("value")) << name;
+  // The Secrets are referenced by name; their values never appear in the pod's spec. The one
+  // literal is HOME: a writable path (the image's user has none, the root file system is read-only).
+  for (const auto& [name, entry] : env) {
+    if (name == "HOME") continue;
+    EXPECT_FALSE(entry.contains("value")) << name;
+  }
+  EXPECT_EQ(env["HOME"].value("value", ""), "/tmp");
+  bool tmp_mounted = false;
+  for (const json& mount : container["volumeMounts"]) tmp_mounted = tmp_mounted || mount["mountPath"] == "/tmp";
+  EXPECT_TRUE(tmp_mounted) << container["volumeMounts"].dump();
+  // Rollouts start a new replica (ready as a follower) before stopping an old one.
+  EXPECT_EQ(deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], 0);
   const std::string args = container["args"].dump();
   EXPECT_NE(args.find("--leader-elect"), std::string::npos) << args;
   EXPECT_NE(args.find("--metrics-listen=:8080"), std::string::npos) << args;
@@ -191,12 +205,73 @@ TEST_F(HelmChartTest, TogglesRenderTheServiceMonitorAndUnsafeValuesAreRefused) {
       {"state.dsn=postgresql://ods:pw@db/ods", "additional properties 'dsn' not allowed"},
       {"logLevel=verbose", "/logLevel"},
       {"metrics.port=http", "/metrics/port"},
+      // Typos are refused, not ignored (issue 25: serviceMonitor.enable rendered no ServiceMonitor).
+      {"serviceMonitor.enable=true", "additional properties 'enable' not allowed"},
+      {"replicas=3", "additional properties 'replicas' not allowed"},
+      {"image.operator.tags=1", "additional properties 'tags' not allowed"},
+      {"rbac.watchNamespace=Team_A", "/rbac/watchNamespace"},
   };
   for (const auto& [value, message] : refused) {
     ProcessResult r = helm({"template", kRelease, chart_dir().string(), "--set", value});
     EXPECT_NE(r.exit_code, 0) << value << " was accepted";
     EXPECT_NE(r.errors.find(message), std::string::npos) << value << ":\n" << r.errors;
   }
+}
+
+// Kubernetes 1.31 at least: DbtRun's selectableFields (the runs of a project by
+// spec.projectRef.name) is alpha and off in 1.30, where the chart once claimed to work.
+TEST_F(HelmChartTest, TheChartRequiresKubernetes131) {
+  ProcessResult old = helm({"template", kRelease, chart_dir().string(), "--kube-version", "1.30.9"});
+  EXPECT_NE(old.exit_code, 0) << "the chart rendered for Kubernetes 1.30";
+  EXPECT_NE(old.errors.find(">=1.31.0-0"), std::string::npos) << old.errors;
+  ProcessResult supported = helm({"template", kRelease, chart_dir().string(), "--kube-version", "1.31.0"});
+  EXPECT_EQ(supported.exit_code, 0) << describe(supported);
+}
+
+// Two replicas: a budget keeps one through a drain; one replica: no budget (it would block drains).
+TEST_F(HelmChartTest, APodDisruptionBudgetKeepsOneOfTwoReplicas) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  ProcessResult got = kubectl({"get", "pdb", "ods", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(got.exit_code, 0) << describe(got);
+  const json spec = json::parse(got.output)["spec"];
+  EXPECT_EQ(spec["minAvailable"], 1);
+  ProcessResult deployment = kubectl({"get", "deployment", "ods", "-n", kNamespace, "-o", "json"});
+  ASSERT_EQ(deployment.exit_code, 0) << describe(deployment);
+  EXPECT_EQ(spec["selector"], json::parse(deployment.output)["spec"]["selector"]);
+  ProcessResult single = helm(
+      {"template", kRelease, chart_dir().string(), "--set", "replicaCount=1", "--set", "leaderElection.enabled=false"});
+  ASSERT_EQ(single.exit_code, 0) << describe(single);
+  EXPECT_EQ(single.output.find("kind: PodDisruptionBudget"), std::string::npos) << "a budget for one replica";
+}
+
+// A CA for the state store's sslmode=verify-full: a Secret mounted through extraVolumes and
+// extraVolumeMounts, named by extraEnv (PGSSLROOTCERT); the API server accepts the Deployment.
+TEST_F(HelmChartTest, ExtraEnvVolumesAndMountsReachTheOperatorsPod) {
+  const fs::path values = plane_->dir() / "ca-values.yaml";
+  std::ofstream(values) << "extraVolumes: [{name: pg-ca, secret: {secretName: pg-ca}}]\n"
+                           "extraVolumeMounts: [{name: pg-ca, mountPath: /etc/ods/pg-ca, readOnly: true}]\n"
+                           "extraEnv: [{name: PGSSLROOTCERT, value: /etc/ods/pg-ca/ca.crt}]\n";
+  ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                                 "templates/deployment.yaml", "-f", values.string()});
+  ASSERT_EQ(rendered.exit_code, 0) << describe(rendered);
+  const fs::path file = plane_->dir() / "ca-deployment.yaml";
+  std::ofstream(file) << rendered.output;
+  ProcessResult dry_run = kubectl({"apply", "--server-side", "--dry-run=server", "-o", "json", "-f", file.string()});
+  ASSERT_EQ(dry_run.exit_code, 0) << describe(dry_run);
+  const json pod = json::parse(dry_run.output)["spec"]["template"]["spec"];
+  std::map<std::string, json> volumes, mounts, env;
+  for (const json& v : pod["volumes"]) volumes[v["name"]] = v;
+  for (const json& m : pod["containers"][0]["volumeMounts"]) mounts[m["mountPath"]] = m;
+  for (const json& e : pod["containers"][0]["env"]) env[e["name"]] = e;
+  EXPECT_EQ(volumes["pg-ca"]["secret"]["secretName"], "pg-ca") << pod["volumes"].dump();
+  EXPECT_TRUE(volumes.contains("tmp")) << "the chart's own volume stays";
+  EXPECT_EQ(mounts["/etc/ods/pg-ca"]["name"], "pg-ca");
+  EXPECT_EQ(mounts["/etc/ods/pg-ca"]["readOnly"], true);
+  EXPECT_EQ(env["PGSSLROOTCERT"]["value"], "/etc/ods/pg-ca/ca.crt");
+  EXPECT_EQ(env["HOME"]["value"], "/tmp");
+  ProcessResult nameless =
+      helm({"template", kRelease, chart_dir().string(), "--set", "extraVolumeMounts[0].readOnly=true"});
+  EXPECT_NE(nameless.exit_code, 0) << "a volume mount without name and mountPath was accepted";
 }
 
 struct Access {
@@ -368,6 +443,86 @@ TEST_F(HelmChartTest, TheNetworkPolicyLetsOnlyRunnerPodsReachTheCallbackPort) {
       << narrowed.output;
   ProcessResult refused = helm({"template", kRelease, chart_dir().string(), "--set", "networkPolicy.allowAll=true"});
   EXPECT_NE(refused.exit_code, 0) << "an unknown networkPolicy value was accepted";
+}
+
+// rbac.namespaced: a Role in one namespace instead of the ClusterRole, the operator started with
+// --namespace; its own Secrets readable by name only. Applied under another release beside the
+// cluster-wide one, and checked with that release's ServiceAccount token.
+TEST_F(HelmChartTest, TheNamespacedModeGrantsOneNamespaceAndTheOperatorsOwnSecretsByName) {
+  const std::string ns = "ods-ns-system", watched = "team-b";
+  for (const std::string& name : {ns, watched}) {
+    ProcessResult created = kubectl({"create", "namespace", name});
+    ASSERT_EQ(created.exit_code, 0) << describe(created);
+  }
+  ProcessResult rendered =
+      helm({"template", "ods-ns", chart_dir().string(), "--namespace", ns, "--set", "rbac.namespaced=true", "--set",
+            "rbac.watchNamespace=" + watched, "--set", "rbac.aggregateToUserRoles=false"});
+  ASSERT_EQ(rendered.exit_code, 0) << describe(rendered);
+  EXPECT_EQ(rendered.output.find("kind: ClusterRole"), std::string::npos) << "a ClusterRole in the namespaced mode";
+  EXPECT_NE(rendered.output.find("- --namespace=" + watched + "\n"), std::string::npos) << rendered.output;
+  const fs::path file = plane_->dir() / "namespaced.yaml";
+  std::ofstream(file) << rendered.output;
+  ProcessResult applied = kubectl({"apply", "--server-side", "-f", file.string()});
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  EXPECT_NE(applied.output.find("role.rbac.authorization.k8s.io/ods-ns serverside-applied"), std::string::npos)
+      << applied.output;
+
+  auto account = plane_->service_account_kubeconfig(ns, "ods-ns");
+  ASSERT_TRUE(account) << account.error();
+  auto can_i = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"auth", "can-i"});
+    return plane_->kubectl_as(*account, args).exit_code == 0;
+  };
+  bool bound = false;
+  for (int attempt = 0; attempt < 100 && !bound; ++attempt) {
+    bound = can_i({"watch", "dbtprojects.ods.dev", "-n", watched});
+    if (!bound) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(bound) << "the Role in " << watched << " never took effect";
+  const std::vector<Access> matrix = {
+      {{"list", "dbtruns.ods.dev", "-n", watched}, true},
+      {{"create", "jobs.batch", "-n", watched}, true},
+      {{"create", "secrets", "-n", watched}, true},
+      {{"get", "secrets", "-n", watched}, true},
+      {{"get", "secrets/ods-state", "-n", ns}, true},
+      {{"get", "secrets/ods-callback-key", "-n", ns}, true},
+      {{"update", "leases.coordination.k8s.io", "-n", ns}, true},
+      // Nothing beyond its namespace, and no other Secret of its own namespace.
+      {{"list", "dbtprojects.ods.dev", "--all-namespaces"}, false},
+      {{"list", "dbtprojects.ods.dev", "-n", kTeam}, false},
+      {{"get", "secrets", "-n", kTeam}, false},
+      {{"create", "secrets", "-n", kTeam}, false},
+      {{"get", "secrets/another", "-n", ns}, false},
+      {{"list", "secrets", "-n", watched}, false},
+      {{"create", "jobs.batch", "-n", kTeam}, false},
+  };
+  for (const Access& access : matrix) {
+    std::string what;
+    for (const auto& arg : access.can_i) what += arg + " ";
+    EXPECT_EQ(can_i(access.can_i), access.allowed) << what << (access.allowed ? "is refused" : "is allowed");
+  }
+}
+
+// Users: ClusterRoles aggregated into Kubernetes' view, edit and admin roles. (The aggregation
+// itself is kube-controller-manager's, which the test control plane does not run: the labels
+// and rules are checked here; a user's access through `edit` waits for the real node.)
+TEST_F(HelmChartTest, UsersGetDbtProjectsThroughTheAggregatedViewAndEditRoles) {
+  ASSERT_EQ(applied_.exit_code, 0) << describe(applied_);
+  auto role = [&](const std::string& name) {
+    ProcessResult got = kubectl({"get", "clusterrole", name, "-o", "json"});
+    EXPECT_EQ(got.exit_code, 0) << describe(got);
+    return got.exit_code == 0 ? json::parse(got.output) : json::object();
+  };
+  const json view = role("ods-view"), edit = role("ods-edit");
+  for (const std::string to : {"view", "edit", "admin"})
+    EXPECT_EQ(view["metadata"]["labels"].value("rbac.authorization.k8s.io/aggregate-to-" + to, ""), "true") << to;
+  EXPECT_FALSE(edit["metadata"]["labels"].contains("rbac.authorization.k8s.io/aggregate-to-view"));
+  for (const std::string to : {"edit", "admin"})
+    EXPECT_EQ(edit["metadata"]["labels"].value("rbac.authorization.k8s.io/aggregate-to-" + to, ""), "true") << to;
+  EXPECT_EQ(view["rules"][0]["verbs"], json::parse(R"(["get", "list", "watch"])"));
+  EXPECT_EQ(edit["rules"][0]["resources"], json::parse(R"(["dbtprojects", "dbtruns"])"));
+  for (const json& rules : {view["rules"], edit["rules"]})
+    for (const json& rule : rules) EXPECT_EQ(rule["apiGroups"], json::parse(R"(["ods.dev"])")) << rule.dump();
 }
 
 }  // namespace

@@ -268,6 +268,17 @@ TEST_F(OperatorE2E, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies
   ASSERT_TRUE(lease);
   const std::string leader = holder_of(*lease);
   const std::string follower = leader == "replica-c" ? "replica-d" : "replica-c";
+  // Ready means healthy, leader or not: with 2 replicas and maxUnavailable 0 a rollout waits for
+  // the follower to be ready (issue 25: /readyz passed on the leader only, and `helm install --wait`
+  // never finished).
+  EXPECT_TRUE(w().wait_ready(leader)) << "the leader is not ready";
+  EXPECT_TRUE(w().wait_ready(follower)) << "the follower is not ready";
+  // The Service may send a pod's callback to the follower: it answers 503 not_leader (the pod retries).
+  auto at_follower =
+      w().post_callback("/v1/runs/analytics/nobody/inputs", "t", "{}", w().replica(follower).callback_port);
+  EXPECT_EQ(at_follower.first, 503) << at_follower.second;
+  EXPECT_NE(at_follower.second.find("\"not_leader\""), std::string::npos) << at_follower.second;
+  // The runs' callbacks go through the Service stand-in, spread over both replicas.
   run_to_success("shop-leader-1");
   EXPECT_EQ(sample(scrape(w().replica(leader)), "ods_leader"), 1);
   EXPECT_EQ(sample(scrape(w().replica(follower)), "ods_leader"), 0);

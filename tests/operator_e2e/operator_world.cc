@@ -63,7 +63,9 @@ std::expected<void, std::string> wait_started(BackgroundProcess& process) {
     const std::string log = process.log_tail(50);
     if (log.find("\"msg\":\"ods-operator started\"") != std::string::npos) return {};
     if (process.exited()) {
-      if (log.find("cannot serve /metrics") != std::string::npos) return std::unexpected("port_taken");
+      if (log.find("cannot serve /metrics") != std::string::npos ||
+          log.find("cannot listen for callbacks") != std::string::npos)
+        return std::unexpected("port_taken");
       return std::unexpected("exited before serving /metrics:\n" + log);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -110,6 +112,18 @@ std::expected<std::unique_ptr<OperatorWorld>, std::string> OperatorWorld::start(
   auto port = free_loopback_port();
   if (!port) return std::unexpected(port.error());
   w->callback_port_ = *port;
+  w->service_backends_ = w->plane_->dir() / "service-backends";
+  w->update_service_backends();
+  const auto service_log = w->plane_->dir() / "service-standin.log";
+  auto service = w->service_.start({"/usr/bin/python3", (source_dir() / "tests/harness/service_standin.py").string(),
+                                    std::to_string(w->callback_port_), w->service_backends_.string()},
+                                   w->plane_->dir(), service_log);
+  if (!service) return std::unexpected("service stand-in: " + service.error());
+  if (!eventually(
+          std::chrono::seconds(30),
+          [&] { return w->service_.exited() || w->service_.log_tail(5).find("listening") != std::string::npos; }) ||
+      w->service_.exited())
+    return std::unexpected("service stand-in did not listen: " + w->service_.log_tail(20));
   // Runner pods find dbt on PATH, as in the runner image (the stand-in passes this PATH on).
   const char* path = std::getenv("PATH");
   ::setenv("PATH", (venv_bin().string() + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
@@ -143,6 +157,13 @@ std::expected<void, std::string> OperatorWorld::make_secrets() {
 OperatorWorld::~OperatorWorld() {
   for (auto& [id, replica] : replicas_) replica->process.stop(std::chrono::seconds(5));
   if (standin_) standin_->stop();
+  service_.stop(std::chrono::seconds(2));
+}
+
+void OperatorWorld::update_service_backends() {
+  std::ofstream backends(service_backends_, std::ios::trunc);
+  for (auto& [id, replica] : replicas_)
+    if (!replica->process.exited()) backends << replica->callback_port << "\n";
 }
 
 std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const std::string& identity,
@@ -153,10 +174,12 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
   for (int attempt = 1;; ++attempt) {
     auto metrics_port = free_loopback_port();
     if (!metrics_port) return std::unexpected(metrics_port.error());
+    auto own_callback_port = free_loopback_port();
+    if (!own_callback_port) return std::unexpected(own_callback_port.error());
     auto replica = std::make_unique<OperatorReplica>();
     replica->identity = identity;
     replica->metrics_port = *metrics_port;
-    const std::string callback = "127.0.0.1:" + std::to_string(callback_port_);
+    replica->callback_port = *own_callback_port;
     std::vector<std::string> argv{operator_binary().string(),
                                   "--kubeconfig",
                                   (kubeconfig.empty() ? plane_->kubeconfig() : kubeconfig).string(),
@@ -165,9 +188,9 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                   "--callback-key-secret",
                                   std::string(kOperatorNamespace) + "/ods-callback",
                                   "--callback-listen",
-                                  callback,
+                                  "127.0.0.1:" + std::to_string(*own_callback_port),
                                   "--callback-url",
-                                  "http://" + callback,
+                                  "http://127.0.0.1:" + std::to_string(callback_port_),
                                   "--metrics-listen",
                                   "127.0.0.1:" + std::to_string(*metrics_port),
                                   "--lease",
@@ -194,6 +217,7 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
     }
     auto* raw = replica.get();
     replicas_[identity] = std::move(replica);
+    update_service_backends();
     return raw;
   }
 }
@@ -205,6 +229,7 @@ void OperatorWorld::kill_operator(const std::string& identity) {
           std::chrono::seconds(60), [&] { return r.process.exited(); }, std::chrono::milliseconds(20))) {
     ADD_FAILURE() << "replica " << identity << " still runs 60 s after SIGKILL";
   }
+  update_service_backends();
 }
 
 std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_account_kubeconfig() {
@@ -228,6 +253,7 @@ std::expected<std::filesystem::path, std::string> OperatorWorld::chart_service_a
 
 void OperatorWorld::stop_all_operators() {
   for (auto& [id, replica] : replicas_) replica->process.stop();
+  update_service_backends();
 }
 
 bool OperatorWorld::wait_ready(const std::string& identity, std::chrono::seconds timeout) {
@@ -251,7 +277,7 @@ std::string OperatorWorld::run_token(const std::string& name, const std::string&
 }
 
 std::pair<int, std::string> OperatorWorld::post_callback(const std::string& path, const std::string& token,
-                                                         const std::string& body) const {
+                                                         const std::string& body, int port) const {
   const std::string program =
       "import sys, urllib.request, urllib.error\n"
       "req = urllib.request.Request(sys.argv[1], data=sys.argv[3].encode(), method='POST',\n"
@@ -261,14 +287,18 @@ std::pair<int, std::string> OperatorWorld::post_callback(const std::string& path
       "except urllib.error.HTTPError as e:\n"
       "    print(e.code); print(e.read().decode())\n";
   ProcessResult r =
-      run_process({"python3", "-c", program, "http://127.0.0.1:" + std::to_string(callback_port_) + path, token, body},
+      run_process({"python3", "-c", program, "http://127.0.0.1:" + std::to_string(port ? port : callback_port_) + path,
+                   token, body},
                   plane_->dir());
   const auto newline = r.output.find('\n');
   if (r.exit_code != 0 || newline == std::string::npos) return {-1, r.output + r.errors};
   return {std::atoi(r.output.substr(0, newline).c_str()), r.output.substr(newline + 1)};
 }
 
-void OperatorWorld::stop_operator(const std::string& identity) { replica(identity).process.stop(); }
+void OperatorWorld::stop_operator(const std::string& identity) {
+  replica(identity).process.stop();
+  update_service_backends();
+}
 
 Json OperatorWorld::shop_project(const std::string& name, const std::string& schedule, bool with_digest_key) const {
   Json project{{"apiVersion", "ods.dev/v1alpha1"},

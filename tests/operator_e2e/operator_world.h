@@ -3,8 +3,11 @@
 // and etcd with the CRDs installed (harness/kube_control_plane.h), a PostgreSQL server holding
 // the state store (harness/postgres_server.h), the Secrets the operator reads (state DSN,
 // callback key) and the dbt profile of a copy of examples/shop on DuckDB, the kubelet stand-in
-// running runner Jobs as local `ods pod` processes (harness/kubelet_standin.h), and any number
-// of `ods-operator` processes (replicas).
+// running runner Jobs as local `ods pod` processes (harness/kubelet_standin.h), any number of
+// `ods-operator` processes (replicas), each on its own callback port, and a Service stand-in in
+// front of them (harness/service_standin.py): runner pods and post_callback() reach the replicas
+// through it, a connection to any replica still running, leader or not, as through the chart's
+// Service.
 #include <chrono>
 #include <expected>
 #include <functional>
@@ -34,6 +37,7 @@ struct LeaseTimings {
 struct OperatorReplica {
   std::string identity;
   int metrics_port = 0;
+  int callback_port = 0;  // its own; the Service stand-in's port spreads over every replica's
   BackgroundProcess process;
 };
 
@@ -59,7 +63,7 @@ class OperatorWorld {
   kube::Client& client() { return *client_; }
   DbtProject& project() { return *project_; }
   PostgresServer& postgres() { return *postgres_; }
-  int callback_port() const { return callback_port_; }
+  int callback_port() const { return callback_port_; }  // the Service stand-in's
 
   // The operator's own identity as the Helm chart installs it: renders the chart's ServiceAccount
   // and RBAC (helm template), applies them, and returns a kubeconfig with a token of that
@@ -100,8 +104,9 @@ class OperatorWorld {
   // The callback token of run `name` (uid `uid`) under the world's callback key.
   std::string run_token(const std::string& name, const std::string& uid) const;
   // POSTs `body` to the callback server's `path` with a bearer token: the HTTP status and body.
-  std::pair<int, std::string> post_callback(const std::string& path, const std::string& token,
-                                            const std::string& body) const;
+  // To `port` instead when given (one replica's own callback port).
+  std::pair<int, std::string> post_callback(const std::string& path, const std::string& token, const std::string& body,
+                                            int port = 0) const;
   // What the runner pod of run `run` printed (the stand-in's log of the run's Job).
   std::string pod_log(const std::string& run) const;
   // The logs of every replica and the stand-in's problems, for failure messages.
@@ -110,6 +115,8 @@ class OperatorWorld {
  private:
   OperatorWorld() = default;
   std::expected<void, std::string> make_secrets();
+  // Writes the callback ports of the replicas still running to the Service stand-in's backends.
+  void update_service_backends();
 
   std::unique_ptr<KubeControlPlane> plane_;
   std::unique_ptr<PostgresServer> postgres_;
@@ -118,7 +125,9 @@ class OperatorWorld {
   std::unique_ptr<KubeletStandin> standin_;
   std::map<std::string, std::unique_ptr<OperatorReplica>> replicas_;
   int processes_started_ = 0;  // numbers the replicas' log files
-  int callback_port_ = 0;
+  int callback_port_ = 0;      // the Service stand-in's
+  std::filesystem::path service_backends_;
+  BackgroundProcess service_;
 };
 
 // status.phase of a DbtRun ("" when none).

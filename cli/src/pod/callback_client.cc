@@ -56,8 +56,19 @@ Result<CallbackAnswer> post_to_controller(const CallbackEndpoint& endpoint, cons
       sleep(wait);
     else
       std::this_thread::sleep_for(wait);
-    wait = std::min(wait * 2, kLongestWait);
+    // A follower's 503 not_leader: the next connection may reach the leader, so no backoff.
+    wait = answer && answer->status == 503 && callback_error_code(*answer) == "not_leader"
+               ? kFirstWait
+               : std::min(wait * 2, kLongestWait);
   }
+}
+
+std::string callback_error_code(const CallbackAnswer& answer) {
+  auto doc = nlohmann::json::parse(answer.body, nullptr, false);
+  if (doc.is_object() && doc.contains("error") && doc["error"].is_object() && doc["error"].contains("code") &&
+      doc["error"]["code"].is_string())
+    return doc["error"]["code"].get<std::string>();
+  return "";
 }
 
 std::string callback_error_text(const CallbackAnswer& answer) {

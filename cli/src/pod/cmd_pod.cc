@@ -192,7 +192,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
-  auto prepared = prepare_run(args, ctx);
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::install);
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
 

@@ -1,6 +1,7 @@
 #include "dbt_steps.h"
 
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 
 #include "exit_codes.h"
@@ -46,6 +47,23 @@ int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vecto
   if (!compiled) return report(ctx, compiled.error());
   if (compiled->interrupted) return report(ctx, {"interrupted", "interrupted while compiling; nothing recorded"});
   if (compiled->exit_code != 0) return report_dbt_failure(ctx, "dbt compile", *compiled);
+  return kExitOk;
+}
+
+int install_packages(const CommandContext& ctx, DbtSession& dbt) {
+  namespace fs = std::filesystem;
+  std::string declared;
+  for (const char* file : {"packages.yml", "dependencies.yml"})
+    if (declared.empty() && fs::exists(ctx.project_dir / file)) declared = file;
+  if (declared.empty()) return kExitOk;
+  std::error_code ec;
+  const fs::path installed = ctx.project_dir / "dbt_packages";
+  if (fs::is_directory(installed, ec) && !fs::is_empty(installed, ec)) return kExitOk;
+  step(ctx, "installing the packages " + declared + " names (dbt deps)");
+  auto deps = dbt.run({"deps"});
+  if (!deps) return report(ctx, deps.error());
+  if (deps->interrupted) return report(ctx, {"interrupted", "interrupted while installing packages; nothing recorded"});
+  if (deps->exit_code != 0) return report_dbt_failure(ctx, "dbt deps", *deps);
   return kExitOk;
 }
 

@@ -16,7 +16,8 @@ GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string
   return evidence;
 }
 
-std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx) {
+std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
+                                            DeclaredPackages packages) {
   auto probe_parts = probe_parts_setting(ctx);
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   PreparedRun run;
@@ -24,6 +25,9 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.session = make_dbt_session(ctx, dbt_options(args, ctx));
   run.target_path = target_path_flags(args, ctx);
 
+  if (packages == DeclaredPackages::install) {
+    if (int code = install_packages(ctx, *run.session); code != kExitOk) return std::unexpected(code);
+  }
   auto started = std::chrono::steady_clock::now();
   if (int code = compile_project(ctx, *run.session, run.target_path); code != kExitOk) return std::unexpected(code);
   run.compile_seconds = seconds_since(started);

@@ -38,12 +38,16 @@ struct PreparedRun {
 };
 
 // In this order: $ODS_PROBE_PARTS, the dbt session (dbt_options: --dbt, else $ODS_DBT, and --profiles-dir),
-// `dbt compile` with a step line, the project loaded (ProjectUse::plan_and_record), --select and
+// with `packages` the project's declared packages installed (install_packages: `dbt deps`, for
+// `ods pod`, whose checkout has none), `dbt compile` with a step line, the project loaded
+// (ProjectUse::plan_and_record), --select and
 // --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
 // process exit code after the reason was printed on ctx.err: kExitUsage for a bad
-// $ODS_PROBE_PARTS or an unreadable selection, kExitFailed when dbt compile failed or could
+// $ODS_PROBE_PARTS or an unreadable selection, kExitFailed when dbt deps or dbt compile failed or could
 // not start or the project could not be read, kExitFailed for an interrupted compile.
 // `ctx` must outlive the result (its session refers to it). Not thread-safe.
-[[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx);
+enum class DeclaredPackages { leave, install };
+[[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
+                                                          DeclaredPackages packages = DeclaredPackages::leave);
 
 }  // namespace ods::cli

@@ -19,7 +19,8 @@ using web::http::experimental::listener::http_listener;
 // A listener on a free loopback port answering `statuses` in turn (the last one repeats).
 class ScriptedController {
  public:
-  explicit ScriptedController(std::vector<int> statuses) : statuses_(std::move(statuses)) {
+  explicit ScriptedController(std::vector<int> statuses, std::string code = "x")
+      : statuses_(std::move(statuses)), code_(std::move(code)) {
     for (int attempt = 0; attempt < 5 && !listener_; ++attempt) {
       auto port = ods::testing::free_loopback_port();
       if (!port) continue;
@@ -29,7 +30,7 @@ class ScriptedController {
         const std::size_t i = std::min<std::size_t>(calls_++, statuses_.size() - 1);
         last_authorization_ = r.headers().find("Authorization")->second;
         r.reply(static_cast<web::http::status_code>(statuses_[i]),
-                R"({"error":{"code":"x","field":"probe","message":"scripted"}})", "application/json");
+                R"({"error":{"code":")" + code_ + R"(","field":"probe","message":"scripted"}})", "application/json");
       });
       try {
         listener->open().wait();
@@ -47,6 +48,7 @@ class ScriptedController {
 
  private:
   std::vector<int> statuses_;
+  std::string code_;
   std::atomic<int> calls_{0};
   std::string url_;
   std::unique_ptr<http_listener> listener_;
@@ -64,6 +66,19 @@ TEST(CallbackClient, RetriesA5xxAnswerWithBackoffUntilAnAnswerComes) {
   EXPECT_EQ(waits, (std::vector<long>{1, 2}));
   EXPECT_EQ(controller.last_authorization_, "Bearer tok");
   EXPECT_NE(err.str().find("answered 503: probe: scripted; retrying inputs in 1 s"), std::string::npos) << err.str();
+}
+
+// The Service in front of the replicas may send a request to a follower, which answers 503
+// not_leader: the pod retries at once (1 s) every time, as the next connection may reach the leader.
+TEST(CallbackClient, RetriesAFollowersNotLeaderAnswerWithoutBackingOff) {
+  ScriptedController controller({503, 503, 503, 503, 200}, "not_leader");
+  std::ostringstream err;
+  std::vector<long> waits;
+  auto answer = post_to_controller({controller.url(), "team/run-1", "tok", std::chrono::seconds(60)}, "inputs", "{}",
+                                   err, [&](std::chrono::seconds s) { waits.push_back(s.count()); });
+  ASSERT_TRUE(answer) << answer.error().message;
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(waits, (std::vector<long>{1, 1, 1, 1}));
 }
 
 TEST(CallbackClient, HandsA4xxAnswerBackWithoutRetrying) {

@@ -31,3 +31,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "ods.image" -}}
 {{- printf "%s:%s" .repository (default .appVersion .tag) -}}
 {{- end -}}
+
+{{/* The namespace a namespaced operator watches (rbac.namespaced): rbac.watchNamespace, else the release's. */}}
+{{- define "ods.watchNamespace" -}}
+{{- default .Release.Namespace .Values.rbac.watchNamespace -}}
+{{- end -}}

@@ -10,6 +10,8 @@
 #include <mutex>
 
 #include "cluster_secrets.h"
+#include "ods/callback/callback_server.h"
+#include "ods/callback/leader_gate.h"
 #include "ods/kube/config.h"
 #include "ods/kube/leader_election.h"
 #include "ods/kube/rest_client.h"
@@ -47,7 +49,9 @@ class Leadership {
     std::lock_guard lock(mutex_);
     deps_.metrics.set_leader(true);
     log_.info("started leading", {{"identity", deps_.options.identity}});
+    starting_ = true;
     auto runtime = OperatorRuntime::start(deps_, std::chrono::seconds(60));
+    starting_ = false;
     if (!runtime) {
       log_.error("cannot start the controllers", {{"error", runtime.error().message}});
       std::_Exit(1);
@@ -64,15 +68,18 @@ class Leadership {
       std::_Exit(1);
     }
   }
-  bool leading() {
-    std::lock_guard lock(mutex_);
-    return runtime_ != nullptr;
+  // Readiness: a replica is ready while it follows or leads, not while it is becoming the leader
+  // (its informers syncing). Never waits for start_leading().
+  telemetry::CheckStatus readiness() const {
+    return starting_ ? telemetry::CheckStatus::failing("starting the controllers (the informers are syncing)")
+                     : telemetry::CheckStatus::passing();
   }
 
  private:
   RuntimeDeps deps_;
   telemetry::Logger log_;
   std::mutex mutex_;
+  std::atomic<bool> starting_{false};
   std::unique_ptr<OperatorRuntime> runtime_;
 };
 
@@ -99,19 +106,36 @@ int run(const OperatorOptions& o) {
   auto store = state::open_postgres_store(*dsn, ods::system_clock(), store_options);
   if (!store) return fail_start("cannot open the PostgreSQL state store", store.error());
 
+  // Every replica listens on the callback port; a follower's gate answers 503 not_leader and the
+  // runner pod retries, so the Service may route to any ready replica (leader_gate.h).
+  callback::LeaderGate gate;
+  callback::CallbackServerOptions callback_options;
+  callback_options.host = o.callback_listen.host;
+  callback_options.port = o.callback_listen.port;
+  callback_options.on_refused = [log = log.child("callback")](const callback::RefusedRequest& r) {
+    if (r.status == 503 && r.body.find(callback::kNotLeaderCode) != std::string::npos) {
+      log.debug("callback request refused: not the leader", {{"method", r.method}, {"path", r.path}});
+      return;
+    }
+    log.warn("callback request refused",
+             {{"method", r.method}, {"path", r.path}, {"status", r.status}, {"error", r.body}});
+  };
+  auto callback_server = callback::start_callback_server(callback_options, gate);
+  if (!callback_server) return fail_start("cannot listen for callbacks", callback_server.error());
+
   telemetry::OperatorMetrics metrics;
-  Leadership leadership(RuntimeDeps{**client, **store, *tokens, metrics, log, o}, log);
+  Leadership leadership(RuntimeDeps{**client, **store, *tokens, metrics, log, o, gate}, log);
   telemetry::EndpointOptions endpoint;
   endpoint.host = o.metrics_listen.host;
   endpoint.port = o.metrics_listen.port;
-  endpoint.readiness = [&leadership]() {
-    // Only the leader serves callbacks: the Service sends runner pods to the ready replica.
-    return leadership.leading() ? telemetry::CheckStatus::passing() : telemetry::CheckStatus::failing("not the leader");
-  };
+  // Ready means healthy, leader or follower: a rollout (maxUnavailable 0) waits for the new pod
+  // to be ready while the old one still holds the Lease.
+  endpoint.readiness = [&leadership]() { return leadership.readiness(); };
   auto endpoints = telemetry::EndpointServer::start(endpoint, metrics.collectable());
   if (!endpoints) return fail_start("cannot serve /metrics", endpoints.error());
   log.info("ods-operator started", {{"identity", o.identity},
                                     {"metrics", (*endpoints)->url()},
+                                    {"callback", (*callback_server)->url()},
                                     {"cluster", config->origin},
                                     {"leader_elect", o.leader_elect}});
 

@@ -230,8 +230,8 @@ plans against the PostgreSQL state store and records the results.
   --state-secret NS/NAME[:KEY] Secret holding the PostgreSQL DSN of the state store (key default: dsn)
   --callback-key-secret NS/NAME[:KEY]
                                Secret holding the key that signs per-run callback tokens (key default: key)
-  --callback-listen HOST:PORT  where the callback server listens (default 0.0.0.0:9443)
-  --callback-url URL           how runner pods reach the callback server (e.g. http://ods-operator.ods.svc:9443)
+  --callback-listen HOST:PORT  where the callback server listens (default 0.0.0.0:8081)
+  --callback-url URL           how runner pods reach the callback server (e.g. http://ods.ods-system.svc:8081)
   --metrics-listen HOST:PORT   /metrics, /healthz, /readyz (default 0.0.0.0:8080)
   --leader-elect | --no-leader-elect
                                take part in leader election on a Lease (default on)

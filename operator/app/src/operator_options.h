@@ -27,7 +27,7 @@ struct OperatorOptions {
   std::string watch_namespace;  // empty: all namespaces
   SecretKeyRef state_secret;    // the PostgreSQL DSN of the state store (required)
   SecretKeyRef callback_key;    // the key that signs per-run callback tokens (required)
-  ListenAddress callback_listen{"0.0.0.0", 9443};
+  ListenAddress callback_listen{"0.0.0.0", 8081};
   std::string callback_url;  // how runner pods reach the callback server (required)
   ListenAddress metrics_listen{"0.0.0.0", 8080};
   bool leader_elect = true;

@@ -197,7 +197,7 @@ struct OperatorRuntime::Parts {
   kube::Informer jobs;
   ApiRunLookup lookup;
   RunPhaseWriter phase_writer;
-  std::unique_ptr<callback::CallbackServer> callback_server;
+  bool gate_opened = false;
   std::unique_ptr<control::Controller> project_controller;
   std::unique_ptr<control::Controller> run_controller;
   std::unique_ptr<QueueMetricsPump> pump;
@@ -215,17 +215,9 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
       return fail("unavailable", std::string("the ") + name + " informer did not sync: " + informer->last_error());
     }
   }
-  callback::CallbackServerOptions server_options;
-  server_options.host = p.deps.options.callback_listen.host;
-  server_options.port = p.deps.options.callback_listen.port;
-  server_options.on_refused = [log = p.deps.log.child("callback")](const callback::RefusedRequest& r) {
-    log.warn("callback request refused",
-             {{"method", r.method}, {"path", r.path}, {"status", r.status}, {"error", r.body}});
-  };
-  auto server = callback::start_callback_server(
-      server_options, callback::CallbackDeps{p.deps.tokens, p.lookup, p.phase_writer, p.deps.store});
-  if (!server) return std::unexpected(server.error());
-  p.callback_server = std::move(*server);
+  p.deps.gate.open(
+      callback::make_callback_service(callback::CallbackDeps{p.deps.tokens, p.lookup, p.phase_writer, p.deps.store}));
+  p.gate_opened = true;
   p.project_controller = std::make_unique<control::Controller>(p.controller_options("dbtproject"), p.project_queue,
                                                                p.project_reconciler, &p.reconcile_metrics);
   p.run_controller = std::make_unique<control::Controller>(p.controller_options("dbtrun"), p.run_queue,
@@ -240,7 +232,7 @@ Result<std::unique_ptr<OperatorRuntime>> OperatorRuntime::start(RuntimeDeps deps
                                              {"dbtprojects", &p.projects}, {"dbtruns", &p.runs}, {"jobs", &p.jobs}});
   p.deps.log.info(
       "controllers started",
-      {{"callback", p.callback_server->url()},
+      {{"callback", p.deps.options.callback_url},
        {"namespace", p.deps.options.watch_namespace.empty() ? std::string("(all)") : p.deps.options.watch_namespace}});
   return std::unique_ptr<OperatorRuntime>(new OperatorRuntime(std::move(parts)));
 }
@@ -252,12 +244,10 @@ OperatorRuntime::~OperatorRuntime() {
   parts_->pump.reset();
   if (parts_->project_controller) parts_->project_controller->stop();
   if (parts_->run_controller) parts_->run_controller->stop();
-  parts_->callback_server.reset();
+  if (parts_->gate_opened) parts_->deps.gate.close();
   parts_->jobs.stop();
   parts_->runs.stop();
   parts_->projects.stop();
 }
-
-std::string OperatorRuntime::callback_url() const { return parts_->callback_server->url(); }
 
 }  // namespace ods::operator_app

@@ -1,7 +1,9 @@
 #pragma once
 // What the leader runs: informers on DbtProjects, DbtRuns and the runner Jobs, a work queue and
-// a controller per kind (operator/control), and the callback server runner pods report to
-// (operator/callback). Built when this replica starts leading, stopped when it stops.
+// a controller per kind (operator/control), and the callback service runner pods report to
+// (operator/callback), opened in the replica's LeaderGate (every replica listens on the callback
+// port; a follower answers 503 not_leader). Built when this replica starts leading, stopped when
+// it stops.
 //
 // Event routing: a DbtProject change queues the project; a DbtRun change queues the run and its
 // project (the project's status shows its last run); a Job change queues the DbtRun that owns it.
@@ -9,7 +11,7 @@
 #include <memory>
 #include <thread>
 
-#include "ods/callback/callback_server.h"
+#include "ods/callback/leader_gate.h"
 #include "ods/callback/run_token.h"
 #include "ods/contracts/state_store.h"
 #include "ods/kube/client.h"
@@ -26,21 +28,21 @@ struct RuntimeDeps {
   telemetry::OperatorMetrics& metrics;
   telemetry::Logger log;
   OperatorOptions options;
+  callback::LeaderGate& gate;  // the callback port's gate: opened by start(), closed by the destructor
 };
 
 class OperatorRuntime {
  public:
-  // Starts the informers and waits (up to `sync_timeout`) for their first lists, then the
-  // callback server and the controllers. Errors: "unavailable" (an informer did not sync: the
-  // API server's last answer), or the callback server's (the port is taken).
+  // Starts the informers and waits (up to `sync_timeout`) for their first lists, then opens the
+  // gate to the callback service and starts the controllers. Errors: "unavailable" (an informer
+  // did not sync: the API server's last answer).
   [[nodiscard]] static Result<std::unique_ptr<OperatorRuntime>> start(RuntimeDeps deps,
                                                                       std::chrono::milliseconds sync_timeout);
-  // Stops the controllers (waiting for reconciles in flight), the callback server, the informers.
+  // Stops the controllers (waiting for reconciles in flight), closes the gate (waiting for the
+  // callbacks in flight), stops the informers.
   ~OperatorRuntime();
   OperatorRuntime(const OperatorRuntime&) = delete;
   OperatorRuntime& operator=(const OperatorRuntime&) = delete;
-  // The callback server's URL (its real port when --callback-listen asked for port 0).
-  std::string callback_url() const;
 
   struct Parts;  // informers, queues, reconcilers, controllers: defined in the .cc
 

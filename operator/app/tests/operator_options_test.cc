@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "harness/source_paths.h"
 
@@ -12,7 +14,7 @@ namespace {
 
 std::vector<std::string> required(std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--state-secret",       "ods/state",      "--callback-key-secret",
-                                "ods/callback:signing", "--callback-url", "http://127.0.0.1:9443"};
+                                "ods/callback:signing", "--callback-url", "http://127.0.0.1:8081"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -24,7 +26,7 @@ TEST(OperatorOptions, DefaultsAndRequiredFlags) {
   EXPECT_EQ(o->state_secret.name, "state");
   EXPECT_EQ(o->state_secret.key, "dsn");
   EXPECT_EQ(o->callback_key.key, "signing");
-  EXPECT_EQ(o->callback_listen.port, 9443);
+  EXPECT_EQ(o->callback_listen.port, 8081);
   EXPECT_EQ(o->metrics_listen.port, 8080);
   EXPECT_TRUE(o->leader_elect);
   EXPECT_EQ(o->lease_namespace, "ods");
@@ -112,6 +114,39 @@ TEST(OperatorOptions, AcceptsEveryLogLevelTheChartOffers) {
     auto o = parse_operator_options(required({"--log-level", level.get<std::string>()}));
     ASSERT_TRUE(o) << level << ": " << o.error().message;
     EXPECT_EQ(o->log_level, level.get<std::string>());
+  }
+}
+
+std::string source_text(const std::filesystem::path& relative) {
+  std::ifstream in(ods::testing::source_dir() / relative);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One callback port everywhere (issue 25: 9443 in the binary, 8081 in the Dockerfile's EXPOSE and
+// the chart, 8080 in docs/cli.md): the binary's default is the chart's callback.port, the operator
+// image EXPOSEs it, and the docs' example URLs use it.
+TEST(OperatorOptions, TheCallbackPortIsTheSameInTheBinaryTheChartTheImageAndTheDocs) {
+  const std::string port = std::to_string(OperatorOptions{}.callback_listen.port);
+  const std::string values = source_text("helm/ods/values.yaml");
+  const auto callback = values.find("\ncallback:\n");
+  ASSERT_NE(callback, std::string::npos) << "helm/ods/values.yaml has no callback: section";
+  const auto port_line = values.find("\n  port: ", callback);
+  ASSERT_NE(port_line, std::string::npos);
+  EXPECT_EQ(values.substr(port_line + 9, values.find('\n', port_line + 1) - port_line - 9), port)
+      << "helm/ods/values.yaml callback.port";
+  const std::string dockerfile = source_text("docker/operator.Dockerfile");
+  const auto expose = dockerfile.find("\nEXPOSE ");
+  ASSERT_NE(expose, std::string::npos) << "docker/operator.Dockerfile has no EXPOSE";
+  const std::string exposed = dockerfile.substr(expose, dockerfile.find('\n', expose + 1) - expose) + " ";
+  EXPECT_NE(exposed.find(" " + port + " "), std::string::npos) << "docker/operator.Dockerfile:" << exposed;
+  for (const std::string doc : {"docs/cli.md", "docs/kubernetes.md"}) {
+    const std::string text = source_text(doc);
+    for (auto at = text.find(".svc:"); at != std::string::npos; at = text.find(".svc:", at + 1)) {
+      const std::string url_port = text.substr(at + 5, text.find_first_not_of("0123456789", at + 5) - at - 5);
+      EXPECT_EQ(url_port, port) << doc << ": a callback URL with port " << url_port;
+    }
   }
 }
 

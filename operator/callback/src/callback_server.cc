@@ -26,8 +26,8 @@ bool is_json_media_type(std::string value) {
 
 class Server final : public CallbackServer {
  public:
-  Server(const CallbackServerOptions& options, std::unique_ptr<CallbackService> service)
-      : options_(options), service_(std::move(service)) {}
+  Server(const CallbackServerOptions& options, std::unique_ptr<CallbackService> owned, CallbackService& service)
+      : options_(options), owned_(std::move(owned)), service_(service) {}
 
   Result<void> listen() {
     http::ServerOptions http_options;
@@ -72,18 +72,28 @@ class Server final : public CallbackServer {
     if (request.refusal == Refusal::late) return {408, error_json("request_timeout", "", request.problem)};
     CallbackRequest r{request.method, request.path, request.header("Authorization").value_or(""),
                       std::move(request.body)};
-    return service_->handle(r);
+    return service_.handle(r);
   }
 
   CallbackServerOptions options_;
-  std::unique_ptr<CallbackService> service_;
+  std::unique_ptr<CallbackService> owned_;  // the service, when the server owns it
+  CallbackService& service_;
   std::unique_ptr<http::Server> http_;  // last: stopped (its handlers done) before the service goes
 };
 
 }  // namespace
 
 Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options, CallbackDeps deps) {
-  auto server = std::make_unique<Server>(options, make_callback_service(std::move(deps)));
+  auto service = make_callback_service(std::move(deps));
+  CallbackService& handler = *service;
+  auto server = std::make_unique<Server>(options, std::move(service), handler);
+  ODS_TRY_VOID(server->listen());
+  return std::unique_ptr<CallbackServer>(std::move(server));
+}
+
+Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
+                                                              CallbackService& service) {
+  auto server = std::make_unique<Server>(options, nullptr, service);
   ODS_TRY_VOID(server->listen());
   return std::unique_ptr<CallbackServer>(std::move(server));
 }

@@ -48,5 +48,8 @@ class CallbackServer {
 // Errors: "unavailable" when the address can't be bound (e.g. the port is taken), naming it.
 [[nodiscard]] Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
                                                                             CallbackDeps deps);
+// The same in front of `service` (e.g. a LeaderGate, leader_gate.h), which must outlive the server.
+[[nodiscard]] Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
+                                                                            CallbackService& service);
 
 }  // namespace ods::callback
