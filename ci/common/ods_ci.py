@@ -326,12 +326,11 @@ def fork_request(flavour):
     if flavour.name == "github":
         if env("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
             return ""
-        pull = github_event().get("pull_request") or {}
-        head = ((pull.get("head") or {}).get("repo") or {}).get("full_name") or ""
-        base = ((pull.get("base") or {}).get("repo") or {}).get("full_name") or env("GITHUB_REPOSITORY")
-        if not pull or not base:
+        head = (github_event().get("pull_request") or {}).get("head") or {}
+        if "repo" not in head:
             return ""
-        return (head or "a deleted fork") if head != base else ""
+        source = (head.get("repo") or {}).get("full_name") or ""  # null: the fork was deleted
+        return (source or "a deleted fork") if source != env("GITHUB_REPOSITORY") else ""
     source, target = env("CI_MERGE_REQUEST_SOURCE_PROJECT_ID"), env("CI_MERGE_REQUEST_PROJECT_ID")
     if source and target and source != target:
         return env("CI_MERGE_REQUEST_SOURCE_PROJECT_PATH", f"project {source}")
