@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The step logic of ODS's CI wrappers (ci/github/action.yml, ci/gitlab/ods.gitlab-ci.yml).
+"""The step logic of ODS's CI wrappers (ci/github/action.yml, ci/gitlab/templates/ods.yml).
 
 One script for both systems; `--flavour github|gitlab` picks where the summary, the outputs and the
 pull/merge-request comment go. Python 3 standard library only (hosted runners have it; nothing is

@@ -89,10 +89,10 @@ long long ApiStandIn::plant_comment(const std::string& path, const std::string& 
       "req = urllib.request.Request(url, data=json.dumps({'body': body}).encode(), method='POST',\n"
       "                             headers={header: value, 'Content-Type': 'application/json'})\n"
       "print(json.load(urllib.request.urlopen(req))['id'])\n";
-  ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", kPost, url() + path,
-                                 gitlab ? "PRIVATE-TOKEN" : "Authorization",
-                                 gitlab ? other_token_ : "Bearer " + other_token_, body},
-                                dir_.path());
+  ProcessResult r =
+      run_process({(venv_bin() / "python").string(), "-c", kPost, url() + path,
+                   gitlab ? "PRIVATE-TOKEN" : "Authorization", gitlab ? other_token_ : "Bearer " + other_token_, body},
+                  dir_.path());
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   return r.exit_code == 0 ? std::stoll(r.output) : 0;
 }
@@ -114,11 +114,13 @@ nlohmann::json example_action_inputs(const std::string& name) {
                                 ci_source_dir());
   EXPECT_EQ(r.exit_code, 0) << r.errors;
   auto doc = nlohmann::json::parse(r.output, nullptr, false);
-  const nlohmann::json jobs = doc.is_discarded() ? nlohmann::json::object() : doc.value("jobs", nlohmann::json::object());
+  const nlohmann::json jobs =
+      doc.is_discarded() ? nlohmann::json::object() : doc.value("jobs", nlohmann::json::object());
   for (const auto& [job_name, job] : jobs.items()) {
     const nlohmann::json steps = job.value("steps", nlohmann::json::array());
     for (const auto& s : steps)
-      if (s.value("uses", "").find("/ci/github@") != std::string::npos) return s.value("with", nlohmann::json::object());
+      if (s.value("uses", "").find("/ci/github@") != std::string::npos)
+        return s.value("with", nlohmann::json::object());
   }
   ADD_FAILURE() << name << " has no step that uses ODS's action";
   return nlohmann::json::object();

@@ -28,8 +28,8 @@ class ApiStandIn {
     std::string token = "good-token";
     std::string read_only_token = "fork-token";
     std::string other_token = "other-token";  // writes as someone else (mallory)
-    int seed = 0;                 // comments by someone else on every thread (to make pages)
-    std::filesystem::path files;  // served under /downloads/
+    int seed = 0;                             // comments by someone else on every thread (to make pages)
+    std::filesystem::path files;              // served under /downloads/
   };
   explicit ApiStandIn(const Options& options);
   ~ApiStandIn();

@@ -89,7 +89,8 @@ TEST(CiLint, GitLabCiLocalExpandsAndListsTheTemplateAndTheExample) {
   ASSERT_EQ(preview.exit_code, 0) << preview.output << preview.errors;
   // The jobs got the template's script, cache and dotenv report through extends.
   EXPECT_NE(preview.output.find("key: ods-state\n"), std::string::npos) << preview.output;
-  EXPECT_NE(preview.output.find("ODS_INPUT_PROJECT_DIR: analytics"), std::string::npos) << "the inputs reached the jobs";
+  EXPECT_NE(preview.output.find("ODS_INPUT_PROJECT_DIR: analytics"), std::string::npos)
+      << "the inputs reached the jobs";
   EXPECT_NE(preview.output.find("dotenv: ods-ci/ods.env"), std::string::npos) << preview.output;
   EXPECT_NE(preview.output.find("ods_ci.py"), std::string::npos);
 
@@ -128,9 +129,8 @@ TEST(CiLint, GitLabCiLocalIncludesTheComponentByComponentWithInputs) {
       << "include:\n  - component: gitlab.example.com/shop-co/ods/ods@" << sha
       << "\n    inputs:\n      project-dir: warehouse-models\n      fail-on: never\n"
          "plan:\n  extends: .ods-plan\nrun:\n  extends: .ods-run\n";
-  ProcessResult preview =
-      run_process({(npm_tools_bin() / "gitlab-ci-local").string(), "--no-color", "--preview"}, repo.path(),
-                  {"HOME=" + repo.path().string()});
+  ProcessResult preview = run_process({(npm_tools_bin() / "gitlab-ci-local").string(), "--no-color", "--preview"},
+                                      repo.path(), {"HOME=" + repo.path().string()});
   ASSERT_EQ(preview.exit_code, 0) << preview.output << preview.errors;
   EXPECT_NE(preview.output.find("ODS_INPUT_PROJECT_DIR: warehouse-models"), std::string::npos) << preview.output;
   EXPECT_NE(preview.output.find("ODS_INPUT_FAIL_ON: never"), std::string::npos) << preview.output;
@@ -139,11 +139,13 @@ TEST(CiLint, GitLabCiLocalIncludesTheComponentByComponentWithInputs) {
 TEST(CiLint, TheGitLabExamplePinsTheTemplateItIncludesByItsDigest) {
   const std::string example = slurp(ci_source_dir() / "gitlab" / "examples" / ".gitlab-ci.yml");
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(example, m, std::regex("- remote: [^\n]*/ci/gitlab/templates/ods.yml\n"
-                                                       "    integrity: (sha256-[A-Za-z0-9+/=]+)\n")))
-      << "the remote include needs integrity:\n" << example;
-  ProcessResult digest =
-      run_process({"bash", "-c", "openssl dgst -sha256 -binary templates/ods.yml | base64"}, ci_source_dir() / "gitlab");
+  ASSERT_TRUE(std::regex_search(example, m,
+                                std::regex("- remote: [^\n]*/ci/gitlab/templates/ods.yml\n"
+                                           "    integrity: (sha256-[A-Za-z0-9+/=]+)\n")))
+      << "the remote include needs integrity:\n"
+      << example;
+  ProcessResult digest = run_process({"bash", "-c", "openssl dgst -sha256 -binary templates/ods.yml | base64"},
+                                     ci_source_dir() / "gitlab");
   ASSERT_EQ(digest.exit_code, 0) << digest.errors;
   EXPECT_EQ(m[1].str(), "sha256-" + digest.output.substr(0, digest.output.find('\n')))
       << "ci/gitlab/templates/ods.yml changed: update the example's integrity: to its new digest";
@@ -151,7 +153,8 @@ TEST(CiLint, TheGitLabExamplePinsTheTemplateItIncludesByItsDigest) {
 
 TEST(CiLint, TheActionDeclaresEveryOutputItsStepsWrite) {
   const std::string action = slurp(ci_source_dir() / "github" / "action.yml");
-  const std::string outputs = action.substr(action.find("\noutputs:"), action.find("\nruns:") - action.find("\noutputs:"));
+  const std::string outputs =
+      action.substr(action.find("\noutputs:"), action.find("\nruns:") - action.find("\noutputs:"));
   for (const char* name : {"built", "reused", "failed", "skipped", "selection", "time-saved-seconds", "plan-json",
                            "summary", "exit-code", "outcome"})
     EXPECT_NE(outputs.find(std::string("\n  ") + name + ":\n"), std::string::npos) << name << " is not declared";

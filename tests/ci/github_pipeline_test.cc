@@ -54,6 +54,7 @@ const nlohmann::json* uses(const nlohmann::json& result, const std::string& step
 class GitHubPipeline : public ::testing::Test {
  protected:
   void SetUp() override {
+    fs::create_directories(source_.dir() / "local_packages" / "ods_demo" / "macros");
     source_.write("local_packages/ods_demo/dbt_project.yml",
                   "name: ods_demo\nversion: \"1.0.0\"\nconfig-version: 2\nmacro-paths: [\"macros\"]\n");
     source_.write("local_packages/ods_demo/macros/ods_demo_one.sql", "{% macro ods_demo_one() %}1{% endmacro %}\n");
@@ -69,9 +70,9 @@ class GitHubPipeline : public ::testing::Test {
                      const std::string& token = "good-token", const nlohmann::json& event = nullptr) {
     checkouts_.push_back(std::make_unique<DbtProject>(DbtProject::copy_of(source_)));
     const fs::path ws = checkouts_.back()->dir().parent_path();
-    auto spec = shop_action_spec(inputs, ws, api_.url(), branch, pr, token,
-                                 {"SHOP_DUCKDB_PATH=" + (warehouse_.dir() / "shop.duckdb").string(),
-                                  "GITHUB_RUN_ID=" + std::to_string(run_id)});
+    auto spec = shop_action_spec(
+        inputs, ws, api_.url(), branch, pr, token,
+        {"SHOP_DUCKDB_PATH=" + (warehouse_.dir() / "shop.duckdb").string(), "GITHUB_RUN_ID=" + std::to_string(run_id)});
     spec["cache_dir"] = cache_.path().string();
     if (!event.is_null()) spec["event"] = event;
     return run_action(spec);

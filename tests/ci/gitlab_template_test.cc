@@ -1,5 +1,5 @@
-// The component ci/gitlab/templates/ods.yml (included with inputs) run by gitlab-ci-local (npm, pinned; the shell executor, since the
-// jobs name no image; --shell-isolation so each job gets its own build folder and the cache and
+// The component ci/gitlab/templates/ods.yml (included with inputs) run by gitlab-ci-local (npm, pinned; the shell
+// executor, since the jobs name no image; --shell-isolation so each job gets its own build folder and the cache and
 // artifacts are carried as a runner carries them) in a pipeline that includes the template, on a
 // git repository holding examples/shop, with real dbt, the built ods and a loopback stand-in of
 // GitLab's notes API.
@@ -104,8 +104,9 @@ TEST_F(GitLabTemplate, RunTwiceThenAMergeRequestPlanWithOneNoteThenAForkThenTheM
   EXPECT_TRUE(second_page_read) << "106 notes at 100 a page: page 2 (X-Next-Page) must be read";
 
   // A merge request from a fork: its pipeline gets no secrets. The job succeeds and says why.
-  ProcessResult fork = pipeline(api, 6, {"CI_MERGE_REQUEST_SOURCE_PROJECT_ID=77", "CI_MERGE_REQUEST_PROJECT_ID=42",
-                                         "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=stranger/analytics"});
+  ProcessResult fork = pipeline(api, 6,
+                                {"CI_MERGE_REQUEST_SOURCE_PROJECT_ID=77", "CI_MERGE_REQUEST_PROJECT_ID=42",
+                                 "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=stranger/analytics"});
   ASSERT_EQ(fork.exit_code, 0) << fork.output << fork.errors;
   EXPECT_NE(fork.output.find("needs production read access"), std::string::npos) << fork.output;
   EXPECT_EQ(api.requests("POST").size(), 2u);
