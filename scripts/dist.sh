@@ -40,7 +40,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 stage=$work/$name
 mkdir -p "$stage/bin" "$stage/lib" "$stage/licenses" "$stage/share/ods/ci"
-# The GitLab template (ci/gitlab/ods.gitlab-ci.yml) runs share/ods/ci/ods_ci.py from the archive.
+# The GitLab component (ci/gitlab/templates/ods.yml) runs share/ods/ci/ods_ci.py from the archive.
 install -m 0644 "$root"/ci/common/*.py "$stage/share/ods/ci/"
 
 # Libraries every glibc system has, and the C++ runtime (GCC's libstdc++, libgcc_s): not bundled.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The step logic of ODS's CI wrappers (ci/github/action.yml, ci/gitlab/ods.gitlab-ci.yml).
+"""The step logic of ODS's CI wrappers (ci/github/action.yml, ci/gitlab/templates/ods.yml).
 
 One script for both systems; `--flavour github|gitlab` picks where the summary, the outputs and the
 pull/merge-request comment go. Python 3 standard library only (hosted runners have it; nothing is
@@ -10,12 +10,14 @@ Sub-commands:
   mask        print ::add-mask:: for the state URL (and its password) and the API token (GitHub)
   install     the ods binary: ODS_CI_ODS_PATH as given, or the release archive for
               ODS_CI_ODS_VERSION from ODS_CI_DOWNLOAD_URL, its SHA-256 checked; prints/outputs `ods`
-  cache-keys  the actions/cache key, restore-keys and path of the SQLite state (GitHub)
-  run         ods state run|run --dry-run|test with the Markdown summary, the plan JSON, the
+  cache-keys  the actions/cache keys and paths of the SQLite state and of the dbt packages (GitHub)
+  run         dbt deps when the project has packages (reusing .ods-deps/<lockfile digest>), then
+              ods state run|run --dry-run|test with the Markdown summary, the plan JSON, the
               outputs (GITHUB_OUTPUT or a dotenv file), the one PR/MR comment, and the exit status
-              that ODS_CI_FAIL_ON asks for
+              that ODS_CI_FAIL_ON asks for. A pull/merge request from a fork gets no secrets, so it
+              is not planned: the step succeeds with a summary saying why (a neutral outcome).
 
-Exit status: 0 when the step succeeds; ods's own status (1 failed/refused, 2 usage) when ods
+Exit status: 0 when the step succeeds (also for a fork's pull request); ods's own status (1 failed/refused, 2 usage) when ods
 failed and ODS_CI_FAIL_ON is `error`; 1 for a bad input or a binary that cannot be installed.
 Failing to post the comment never fails the step (a warning and the summary alone).
 """
@@ -24,6 +26,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -36,6 +39,8 @@ import review_comment  # noqa: E402  (beside this file)
 
 COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"]}
 SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / project checkout
+DEPS_DIR = ".ods-deps"  # installed dbt packages by lockfile digest, cached, relative to the workspace
+PACKAGE_FILES = ("packages.yml", "dependencies.yml")
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB
 GITLAB_DOTENV_VALUE_LIMIT = 2000  # GitLab refuses dotenv reports over 5 KB; the selection may be long
 
@@ -221,12 +226,14 @@ def key_part(text):
 
 
 def cmd_cache_keys(flavour):
-    """Key per branch and run (a saved cache is immutable), restored from this branch, then the
-    branch a pull request merges into, then the default branch. A plan restores only the latter two
-    (the production state), and saves nothing."""
+    """The SQLite state: one file for every target and project (ODS's scopes keep them apart), so
+    a plan finds what a run saved whatever target each names. A key per branch and run (a saved
+    cache is immutable), restored from this branch, then the branch a pull request merges into,
+    then the default branch; a plan restores only the latter two (the production state) and saves
+    nothing. The dbt packages: one key per lockfile digest, empty when the project has none."""
     event = github_event()
     default = (event.get("repository") or {}).get("default_branch") or env("ODS_CI_DEFAULT_BRANCH", "main")
-    prefix = f"ods-state-{key_part(env('ODS_CI_TARGET', 'default'))}-"
+    prefix = "ods-state-"
     branch = env("GITHUB_HEAD_REF") or env("GITHUB_REF_NAME", "unknown")
     base = env("GITHUB_BASE_REF")
     if env("ODS_CI_COMMAND", "run") == "plan":
@@ -235,8 +242,107 @@ def cmd_cache_keys(flavour):
         branches = [b for b in (branch, base, default) if b]
     restore = list(dict.fromkeys(prefix + key_part(b) + "-" for b in branches))
     key = f"{prefix}{key_part(branch)}-{env('GITHUB_RUN_ID', '0')}-{env('GITHUB_RUN_ATTEMPT', '1')}"
-    flavour.set_outputs({"key": key, "restore-keys": "\n".join(restore), "path": SQLITE_DIR})
+    project = project_dir(workspace_dir())
+    digest = packages_digest(project)
+    flavour.set_outputs({"key": key, "restore-keys": "\n".join(restore), "path": SQLITE_DIR,
+                         "deps-key": f"ods-dbt-packages-{digest}" if digest else "", "deps-path": DEPS_DIR})
     return 0
+
+
+# ---- dbt packages -----------------------------------------------------------------------------
+
+
+def workspace_dir():
+    return env("GITHUB_WORKSPACE") or env("CI_PROJECT_DIR") or os.getcwd()
+
+
+def project_dir(workspace):
+    return os.path.normpath(os.path.join(workspace, env("ODS_CI_PROJECT_DIR", ".")))
+
+
+def packages_install_path(project):
+    """dbt_project.yml's packages-install-path, else dbt's default dbt_packages."""
+    try:
+        with open(os.path.join(project, "dbt_project.yml"), encoding="utf-8") as f:
+            match = re.search(r"^packages-install-path:\s*[\"']?([^\"'\s#]+)", f.read(), re.M)
+    except OSError:
+        match = None
+    return os.path.join(project, match.group(1) if match else "dbt_packages")
+
+
+def packages_digest(project):
+    """A digest of what `dbt deps` installs: package-lock.yml when dbt wrote one, else the package
+    files themselves. Empty when the project declares no packages."""
+    declared = [os.path.join(project, n) for n in PACKAGE_FILES if os.path.isfile(os.path.join(project, n))]
+    if not declared:
+        return ""
+    lock = os.path.join(project, "package-lock.yml")
+    digest = hashlib.sha256()
+    for path in [lock] if os.path.isfile(lock) else declared:
+        digest.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:24]
+
+
+def install_packages(flavour, workspace, child_env):
+    """`dbt deps` when the project has packages.yml or dependencies.yml, unless .ods-deps/<digest>
+    (restored by the CI cache) already holds them: then they are copied in. True when the packages
+    are in place (or there are none); False, with an error printed, when dbt deps failed."""
+    project = project_dir(workspace)
+    digest = packages_digest(project)
+    if not digest:
+        return True
+    installed = packages_install_path(project)
+    cached = os.path.join(workspace, DEPS_DIR, digest)
+    if os.path.isdir(cached):
+        shutil.rmtree(installed, ignore_errors=True)
+        shutil.copytree(cached, installed, symlinks=True)
+        log(f"ods: dbt packages from the cache ({DEPS_DIR}/{digest}, by the lockfile's digest)")
+        return True
+    args = [env("ODS_CI_DBT", "dbt"), "deps", "--project-dir", project]
+    if env("ODS_CI_PROFILES_DIR"):
+        args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
+    log("ods: " + " ".join(args))
+    try:
+        code = subprocess.call(args, env=child_env, cwd=project)
+    except OSError as e:
+        flavour.error(f"ods: cannot run dbt deps: {e}")
+        return False
+    if code != 0:
+        flavour.error(f"ods: dbt deps ended with exit status {code}; the project's packages are not installed")
+        return False
+    shutil.rmtree(os.path.join(workspace, DEPS_DIR), ignore_errors=True)  # keep only this digest
+    if os.path.isdir(installed):
+        shutil.copytree(installed, cached, symlinks=True)  # under the key computed before dbt deps
+    return True
+
+
+# ---- forks ------------------------------------------------------------------------------------
+
+
+def fork_request(flavour):
+    """The pull/merge request's source when it is a fork (its jobs get no secrets), else ""."""
+    if flavour.name == "github":
+        if env("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
+            return ""
+        head = (github_event().get("pull_request") or {}).get("head") or {}
+        if "repo" not in head:
+            return ""
+        source = (head.get("repo") or {}).get("full_name") or ""  # null: the fork was deleted
+        return (source or "a deleted fork") if source != env("GITHUB_REPOSITORY") else ""
+    source, target = env("CI_MERGE_REQUEST_SOURCE_PROJECT_ID"), env("CI_MERGE_REQUEST_PROJECT_ID")
+    if source and target and source != target:
+        return env("CI_MERGE_REQUEST_SOURCE_PROJECT_PATH", f"project {source}")
+    return ""
+
+
+def fork_summary(command, source, flavour):
+    what = "pull request" if flavour.name == "github" else "merge request"
+    return (f"**ODS {command}: not run for this {what} from a fork ({source}).**\n\n"
+            f"A {what} from a fork gets no secrets, and the plan needs production read access: the "
+            "warehouse credentials the profile reads and the state store. Nothing was compiled or run, "
+            "and nothing failed. A maintainer can push the branch to this repository to get the plan.\n")
 
 
 # ---- run --------------------------------------------------------------------------------------
@@ -252,7 +358,7 @@ def ods_arguments(command, out_dir, workspace):
             args += [flag, env(name)]
     if env("ODS_CI_PROFILES_DIR"):
         args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
-    args += ["--project-dir", os.path.normpath(os.path.join(workspace, env("ODS_CI_PROJECT_DIR", ".")))]
+    args += ["--project-dir", project_dir(workspace)]
     args += ["--summary", os.path.join(out_dir, "summary.md"), "--json-file", os.path.join(out_dir, "plan.json")]
     return args
 
@@ -289,12 +395,20 @@ def cmd_run(flavour):
         flavour.error(f"ods: fail-on must be error or never, not '{fail_on}'")
         return 1
     ods = env("ODS_CI_ODS", "ods")
-    workspace = env("GITHUB_WORKSPACE") or env("CI_PROJECT_DIR") or os.getcwd()
+    workspace = workspace_dir()
     out_dir = os.path.abspath(env("ODS_CI_OUTPUT_DIR", os.path.join(env("RUNNER_TEMP", workspace), "ods-ci")))
     os.makedirs(out_dir, exist_ok=True)
     for stale in ("summary.md", "plan.json"):
         if os.path.exists(os.path.join(out_dir, stale)):
             os.remove(os.path.join(out_dir, stale))
+    fork = fork_request(flavour)
+    if fork:
+        flavour.publish_summary(fork_summary(command, fork, flavour))
+        flavour.set_outputs({"built": "", "reused": "", "failed": "", "skipped": "", "selection": "",
+                             "time-saved-seconds": "", "plan-json": "", "summary": "", "exit-code": "",
+                             "outcome": "fork"})
+        log(f"ods: {fork} is a fork: no secrets, so no {command}; the step succeeds (see the summary)")
+        return 0
     hidden = secret_parts(env("ODS_CI_STATE")) + [t for t in (env("ODS_CI_TOKEN"),) if t]
 
     child_env = dict(os.environ)
@@ -304,12 +418,15 @@ def cmd_run(flavour):
     for name in [n for n in child_env if n.startswith("ODS_CI_")]:
         del child_env[name]  # the token and the inputs stay with this script
     args = ods_arguments(command, out_dir, workspace)
-    log("ods: " + redact(" ".join([ods] + args), hidden))
-    try:
-        code = subprocess.call([ods] + args, env=child_env, cwd=workspace)
-    except OSError as e:
-        flavour.error(f"ods: cannot run {ods}: {e}")
+    if not install_packages(flavour, workspace, child_env):
         code = 1
+    else:
+        log("ods: " + redact(" ".join([ods] + args), hidden))
+        try:
+            code = subprocess.call([ods] + args, env=child_env, cwd=workspace)
+        except OSError as e:
+            flavour.error(f"ods: cannot run {ods}: {e}")
+            code = 1
 
     summary_path = os.path.join(out_dir, "summary.md")
     try:
@@ -333,6 +450,7 @@ def cmd_run(flavour):
         "plan-json": plan_json if os.path.exists(plan_json) else "",
         "summary": summary_path if os.path.exists(summary_path) else "",
         "exit-code": code,
+        "outcome": "success" if code == 0 else "failure",
     })
 
     if env("ODS_CI_COMMENT", "true").lower() == "true":

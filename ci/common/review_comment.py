@@ -1,8 +1,12 @@
 """One ODS comment per pull request (GitHub) or merge request (GitLab), updated in place.
 
 keep_one_comment(flavour, markdown, key) finds the comment this step wrote before by a hidden HTML
-marker (`<!-- ods-ci:<digest of key> -->`) over every page of the list, updates it (GitHub PATCH,
-GitLab PUT), or creates it (POST) when there is none, so a push never adds a second comment.
+marker (`<!-- ods-ci:<digest of key> -->`) *and* its author over every page of the list, updates it
+(GitHub PATCH, GitLab PUT), or creates it (POST) when there is none, so a push never adds a second
+comment. The author is the token's own user: GitHub ODS_CI_COMMENT_AUTHOR when given, else
+`GET /user` (a personal or app user token), else `github-actions[bot]` (the workflow token, which
+cannot read /user); GitLab `GET /user` (the access token's bot user). A marker in anyone else's comment is
+ignored: it is neither updated nor stops this step from writing its own.
 
 GitHub: $GITHUB_API_URL, $GITHUB_REPOSITORY, the PR number from $GITHUB_EVENT_PATH, the token in
 ODS_CI_TOKEN sent as `Authorization: Bearer`; pages follow the `Link: rel="next"` header.
@@ -118,7 +122,7 @@ def github_target(flavour):
                "X-GitHub-Api-Version": "2022-11-28"})
     repo = _env("GITHUB_REPOSITORY")
     return (api, f"/repos/{repo}/issues/{number}/comments?per_page=100", f"/repos/{repo}/issues/comments/{{id}}",
-            "PATCH"), None
+            "PATCH", github_author), None
 
 
 def gitlab_target(flavour):
@@ -132,7 +136,36 @@ def gitlab_target(flavour):
     api = Api(_env("CI_API_V4_URL") or "https://gitlab.com/api/v4", {"PRIVATE-TOKEN": token})
     project = urllib.parse.quote(_env("CI_PROJECT_ID"), safe="")
     notes = f"/projects/{project}/merge_requests/{iid}/notes"
-    return (api, notes + "?per_page=100&sort=asc&order_by=created_at", notes + "/{id}", "PUT"), None
+    return (api, notes + "?per_page=100&sort=asc&order_by=created_at", notes + "/{id}", "PUT", gitlab_author), None
+
+
+GITHUB_WORKFLOW_TOKEN_USER = "github-actions[bot]"
+
+
+def github_author(api):
+    """The login the token comments as: ODS_CI_COMMENT_AUTHOR when given, else GET /user."""
+    if _env("ODS_CI_COMMENT_AUTHOR"):
+        return _env("ODS_CI_COMMENT_AUTHOR")
+    try:
+        user, _ = api.request("GET", "/user")
+        if (user or {}).get("login"):
+            return user["login"]
+    except ApiError as e:
+        if e.status not in (401, 403, 404):
+            raise
+    return GITHUB_WORKFLOW_TOKEN_USER
+
+
+def gitlab_author(api):
+    user, _ = api.request("GET", "/user")
+    if not (user or {}).get("username"):
+        raise ApiError(0, "GET /user named no user, so this step cannot tell its own note from others")
+    return user["username"]
+
+
+def author_of(flavour, comment):
+    who = comment.get("user") if flavour.name == "github" else comment.get("author")
+    return (who or {}).get("login" if flavour.name == "github" else "username") or ""
 
 
 def keep_one_comment(flavour, markdown, key):
@@ -142,11 +175,13 @@ def keep_one_comment(flavour, markdown, key):
         if why:
             flavour.warning(why)
         return "skipped"
-    api, list_url, update_url, update_method = target
+    api, list_url, update_url, update_method, author = target
     tag = marker(key)
     body = fit(tag + "\n" + markdown, BODY_LIMITS[flavour.name])
     try:
-        existing = next((c for c in api.pages(list_url) if tag in (c.get("body") or "")), None)
+        me = author(api)
+        existing = next((c for c in api.pages(list_url) if tag in (c.get("body") or "") and author_of(flavour, c) == me),
+                        None)
         if existing:
             api.request(update_method, api.base + update_url.format(id=existing["id"]), {"body": body})
             print(f"ods: updated the {'pull request comment' if flavour.name == 'github' else 'merge request note'} "

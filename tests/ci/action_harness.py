@@ -17,15 +17,22 @@ What it does as the runner does (docs.github.com, "Metadata syntax", "Workflow c
     GITHUB_OUTPUT file per step (name=value and name<<DELIM lines parsed into steps.<id>.outputs),
     GITHUB_STEP_SUMMARY per step (appended to the job summary), GITHUB_ACTION_PATH, GITHUB_ENV;
   - a failed step skips the later steps whose `if` does not ask for always()/failure();
-  - `uses:` steps (actions/cache...) cannot run here: they are recorded with their evaluated `with`;
+  - `uses:` steps are recorded with their evaluated `with`; with "cache_dir" in the spec,
+    actions/cache/restore and actions/cache/save are also carried out as GitHub does them, in that
+    folder: restore takes the exact key, else the newest entry whose key starts with the first
+    restore-key that has one, among the caches this run may read (saved on its own branch, the
+    pull request's base branch or the default branch), and outputs cache-hit, cache-primary-key,
+    cache-matched-key; save refuses a key that exists (caches are immutable) or a missing path.
+    Other `uses:` steps do nothing;
   - the action's `outputs:` evaluated at the end.
 RESULT_JSON: {"conclusion": "success"|"failure", "steps": [{"name","id","conclusion","outputs",
-  "log"}], "uses": [{"uses","with"}], "outputs": {...}, "summary": "...", "log": "..."}
+  "log"}], "uses": [{"uses","with","restored"|"saved"}], "outputs": {...}, "summary": "...", "log": "..."}
 Expressions inside `run:` bodies are refused (inputs go through env:).
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -221,6 +228,48 @@ def parse_output_file(path):
     return outputs
 
 
+def cache_branches(runner_env, event):
+    """The branches whose caches this run may restore: its own, the base branch, the default."""
+    own = runner_env.get("GITHUB_HEAD_REF") or runner_env.get("GITHUB_REF_NAME", "")
+    default = (event.get("repository") or {}).get("default_branch", "")
+    return [b for b in (own, runner_env.get("GITHUB_BASE_REF", ""), default) if b]
+
+
+def cache_step(uses, with_, spec, runner_env):
+    """actions/cache/restore or save in spec["cache_dir"]; returns (outputs, note for the record)."""
+    root = spec["cache_dir"]
+    index_path = os.path.join(root, "index.json")
+    index = json.load(open(index_path)) if os.path.exists(index_path) else []
+    paths = [p for p in with_.get("path", "").split("\n") if p.strip()]
+    key = with_.get("key", "")
+    if uses.startswith("actions/cache/save@"):
+        sources = [os.path.join(spec["workspace"], p) for p in paths]
+        if any(entry["key"] == key for entry in index) or not all(os.path.exists(p) for p in sources):
+            return {}, {"saved": False}
+        folder = os.path.join(root, str(len(index)))
+        for p, source in zip(paths, sources):
+            shutil.copytree(source, os.path.join(folder, p), symlinks=True)
+        branch = runner_env.get("GITHUB_HEAD_REF") or runner_env.get("GITHUB_REF_NAME", "")
+        index.append({"key": key, "folder": folder, "branch": branch})
+        json.dump(index, open(index_path, "w"))
+        return {}, {"saved": True}
+    readable = [e for e in index if e["branch"] in cache_branches(runner_env, spec.get("event", {}))]
+    match = next((e for e in readable if e["key"] == key), None)
+    for prefix in [] if match else [r for r in with_.get("restore-keys", "").split("\n") if r.strip()]:
+        candidates = [e for e in readable if e["key"].startswith(prefix.strip())]
+        if candidates:
+            match = candidates[-1]
+            break
+    if match is None:
+        return {"cache-hit": "", "cache-primary-key": key, "cache-matched-key": ""}, {"restored": ""}
+    for p in paths:
+        target = os.path.join(spec["workspace"], p)
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(os.path.join(match["folder"], p), target, symlinks=True)
+    return ({"cache-hit": "true" if match["key"] == key else "false", "cache-primary-key": key,
+             "cache-matched-key": match["key"]}, {"restored": match["key"]})
+
+
 def run_action(action_path, spec):
     action = yaml.safe_load(open(action_path, encoding="utf-8"))
     if (action.get("runs") or {}).get("using") != "composite":
@@ -258,9 +307,15 @@ def run_action(action_path, spec):
         for k, v in (step.get("env") or {}).items():
             step_env[k] = substitute(v, evaluator)
         if "uses" in step:
-            result["uses"].append({"uses": step["uses"], "name": record["name"],
-                                   "with": {k: substitute(v, evaluator) for k, v in (step.get("with") or {}).items()}})
+            with_ = {k: substitute(v, evaluator) for k, v in (step.get("with") or {}).items()}
+            entry = {"uses": step["uses"], "name": record["name"], "with": with_}
+            if spec.get("cache_dir") and step["uses"].startswith(("actions/cache/restore@", "actions/cache/save@")):
+                record["outputs"], note = cache_step(step["uses"], with_, spec, runner_env)
+                entry.update(note)
+            result["uses"].append(entry)
             record["conclusion"] = "success"
+            if record["id"]:
+                contexts["steps"][record["id"]] = {"outputs": record["outputs"], "conclusion": "success"}
             continue
         body = step["run"]
         if EXPR.search(body):

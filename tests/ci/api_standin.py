@@ -3,7 +3,7 @@
 plain file server for release downloads. For the CI-step tests (tests/ci/).
 
   api_standin.py --port-file FILE --record FILE [--token T] [--read-only-token T]
-                 [--seed N] [--files DIR]
+                 [--other-token T] [--seed N] [--files DIR]
 
 Listens on 127.0.0.1, an ephemeral port written to --port-file once it accepts connections.
 Every request is appended to --record as one JSON line {method, path, query, headers (names in
@@ -14,6 +14,9 @@ GitHub (docs.github.com/rest/issues/comments), under /repos/{owner}/{repo}/:
                                           a Link header with rel="next"/"last" while more pages follow
   POST issues/{n}/comments {"body"}       201, the comment
   PATCH issues/comments/{id} {"body"}     200, the comment; 404 {"message": "Not Found"} if unknown
+  GET  user                               403 "Resource not accessible by integration" for --token
+                                          (the workflow token has no user; its comments are by
+                                          github-actions[bot]); the user for --other-token
   `Authorization: Bearer <token>` or `token <token>`; none or another token: 401 Bad credentials;
   the read-only token (a fork's pull request): reads work, writes 403 "Resource not accessible by
   integration".
@@ -22,8 +25,10 @@ GitLab (docs.gitlab.com/api/notes), under /api/v4/projects/{id}/merge_requests/{
                                           X-Page, X-Per-Page, X-Next-Page, X-Total, X-Total-Pages, Link
   POST notes {"body"}                     201, the note
   PUT  notes/{id} {"body"}                200, the note
+  GET  /api/v4/user                       the token's user (project_7_bot for --token)
   `PRIVATE-TOKEN: <token>`; none or another: 401 {"message": "401 Unauthorized"}; read-only: 403.
 Both start with --seed comments by someone else on every pull/merge request, so a list has pages.
+--other-token writes as someone else (`mallory`), to plant comments a step must leave alone.
 GET /downloads/<name>: the file <name> from --files, else 404.
 """
 import argparse
@@ -38,6 +43,7 @@ LOCK = threading.Lock()
 COMMENTS = {}  # (system, thread key) -> list of comment dicts
 NEXT_ID = [1000]
 TIME = "2026-01-01T00:00:00Z"
+OTHER_USER = "mallory"
 
 
 def thread(system, key, seed):
@@ -116,10 +122,16 @@ class Handler(BaseHTTPRequestHandler):
             return m.group(1) if m else None
         return self.headers.get("PRIVATE-TOKEN")
 
+    def author(self, system):
+        """Who the request's token writes as."""
+        if self.token(system) == self.server.options.other_token:
+            return OTHER_USER
+        return "github-actions[bot]" if system == "github" else "project_7_bot"
+
     def authorise(self, system, write):
         """None when allowed, else the error reply already sent."""
         given, o = self.token(system), self.server.options
-        if given == o.token:
+        if given == o.token or (o.other_token and given == o.other_token):
             return None
         if given == o.read_only_token and o.read_only_token:
             if not write:
@@ -160,6 +172,14 @@ class Handler(BaseHTTPRequestHandler):
         return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
 
     def github(self, path, query, body):
+        if path == "/user" and self.command == "GET":
+            if self.authorise("github", False):
+                return
+            if self.token("github") == self.server.options.other_token:
+                return self.reply(200, {"login": OTHER_USER, "id": 66, "type": "User"})
+            return self.reply(403, {"message": "Resource not accessible by integration",
+                                    "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+                                    "status": "403"})
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/(\d+)/comments", path)
         if m:
             items = thread("github", (m.group(1), m.group(2)), self.server.options.seed)
@@ -173,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
                     return
                 if not isinstance(body, dict) or not isinstance(body.get("body"), str):
                     return self.reply(422, {"message": "Invalid request.\n\n\"body\" wasn't supplied.", "status": "422"})
-                return self.reply(201, add("github", (m.group(1), m.group(2)), body["body"], "github-actions[bot]"))
+                return self.reply(201, add("github", (m.group(1), m.group(2)), body["body"], self.author("github")))
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/comments/(\d+)", path)
         if m and self.command == "PATCH":
             if self.authorise("github", True):
@@ -187,6 +207,10 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(404, {"message": "Not Found", "status": "404"})
 
     def gitlab(self, path, query, body):
+        if path == "/api/v4/user" and self.command == "GET":
+            if self.authorise("gitlab", False):
+                return
+            return self.reply(200, {"id": 7, "username": self.author("gitlab"), "bot": True})
         m = re.fullmatch(r"/api/v4/projects/([^/]+)/merge_requests/(\d+)/notes(?:/(\d+))?", path)
         if not m:
             return self.reply(404, {"message": "404 Not Found"})
@@ -203,7 +227,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if not isinstance(body, dict) or not body.get("body"):
                 return self.reply(400, {"message": "400 Bad request - body is missing"})
-            return self.reply(201, add("gitlab", key, body["body"], "project_7_bot"))
+            return self.reply(201, add("gitlab", key, body["body"], self.author("gitlab")))
         if self.command == "PUT" and note_id:
             if self.authorise("gitlab", True):
                 return
@@ -221,6 +245,7 @@ def main():
     parser.add_argument("--record", required=True)
     parser.add_argument("--token", default="good-token")
     parser.add_argument("--read-only-token", default="")
+    parser.add_argument("--other-token", default="")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--files", default="")
     options = parser.parse_args()

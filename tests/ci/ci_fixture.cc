@@ -36,7 +36,7 @@ fs::path npm_tools_bin() {
   return kBin;
 }
 
-ApiStandIn::ApiStandIn(const Options& options) {
+ApiStandIn::ApiStandIn(const Options& options) : other_token_(options.other_token) {
   const fs::path port_file = dir_.path() / "port";
   std::vector<std::string> argv{(venv_bin() / "python").string(),
                                 (ci_tests_dir() / "api_standin.py").string(),
@@ -48,6 +48,8 @@ ApiStandIn::ApiStandIn(const Options& options) {
                                 options.token,
                                 "--read-only-token",
                                 options.read_only_token,
+                                "--other-token",
+                                options.other_token,
                                 "--seed",
                                 std::to_string(options.seed)};
   if (!options.files.empty()) {
@@ -78,6 +80,50 @@ std::vector<nlohmann::json> ApiStandIn::requests(const std::string& method) cons
   for (auto& r : requests())
     if (r.at("method") == method) out.push_back(r);
   return out;
+}
+
+long long ApiStandIn::plant_comment(const std::string& path, const std::string& body, bool gitlab) const {
+  constexpr const char* kPost =
+      "import json, sys, urllib.request\n"
+      "url, header, value, body = sys.argv[1:5]\n"
+      "req = urllib.request.Request(url, data=json.dumps({'body': body}).encode(), method='POST',\n"
+      "                             headers={header: value, 'Content-Type': 'application/json'})\n"
+      "print(json.load(urllib.request.urlopen(req))['id'])\n";
+  ProcessResult r =
+      run_process({(venv_bin() / "python").string(), "-c", kPost, url() + path,
+                   gitlab ? "PRIVATE-TOKEN" : "Authorization", gitlab ? other_token_ : "Bearer " + other_token_, body},
+                  dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  return r.exit_code == 0 ? std::stoll(r.output) : 0;
+}
+
+std::string comment_marker(const std::string& key) {
+  ProcessResult r = run_process({(venv_bin() / "python").string(), "-c",
+                                 "import sys; sys.path.insert(0, sys.argv[1]); import review_comment; "
+                                 "print(review_comment.marker(sys.argv[2]), end='')",
+                                 (ci_source_dir() / "common").string(), key},
+                                ci_source_dir());
+  EXPECT_EQ(r.exit_code, 0) << r.errors;
+  return r.output;
+}
+
+nlohmann::json example_action_inputs(const std::string& name) {
+  ProcessResult r = run_process({(venv_bin() / "python").string(), "-c",
+                                 "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
+                                 (ci_source_dir() / "github" / "examples" / name).string()},
+                                ci_source_dir());
+  EXPECT_EQ(r.exit_code, 0) << r.errors;
+  auto doc = nlohmann::json::parse(r.output, nullptr, false);
+  const nlohmann::json jobs =
+      doc.is_discarded() ? nlohmann::json::object() : doc.value("jobs", nlohmann::json::object());
+  for (const auto& [job_name, job] : jobs.items()) {
+    const nlohmann::json steps = job.value("steps", nlohmann::json::array());
+    for (const auto& s : steps)
+      if (s.value("uses", "").find("/ci/github@") != std::string::npos)
+        return s.value("with", nlohmann::json::object());
+  }
+  ADD_FAILURE() << name << " has no step that uses ODS's action";
+  return nlohmann::json::object();
 }
 
 nlohmann::json run_action(const nlohmann::json& spec) {
@@ -139,8 +185,11 @@ nlohmann::json event_payload(int pr_number) {
           {"number", pr_number},
           {"pull_request",
            {{"number", pr_number},
-            {"head", {{"ref", "feature"}, {"sha", "fedcba9876543210fedcba9876543210fedcba98"}}},
-            {"base", {{"ref", "main"}}}}},
+            {"head",
+             {{"ref", "feature"},
+              {"sha", "fedcba9876543210fedcba9876543210fedcba98"},
+              {"repo", {{"full_name", "shop-co/analytics"}, {"fork", false}}}}},
+            {"base", {{"ref", "main"}, {"repo", {{"full_name", "shop-co/analytics"}}}}}}},
           {"repository", repository}};
 }
 
@@ -168,11 +217,12 @@ namespace {
 
 // The .gitlab-ci.yml of GitLabRepo.
 constexpr const char* kPipeline = R"(include:
-  - local: ci/gitlab/ods.gitlab-ci.yml
+  - local: ci/gitlab/templates/ods.yml
+    inputs:
+      project-dir: shop
+      profiles-dir: shop
 
 variables:
-  ODS_PROJECT_DIR: shop
-  ODS_PROFILES_DIR: shop
   ODS_CI_DIR: $CI_PROJECT_DIR/ci/common
 
 ods-plan:

@@ -27,8 +27,9 @@ class ApiStandIn {
   struct Options {
     std::string token = "good-token";
     std::string read_only_token = "fork-token";
-    int seed = 0;                 // comments by someone else on every thread (to make pages)
-    std::filesystem::path files;  // served under /downloads/
+    std::string other_token = "other-token";  // writes as someone else (mallory)
+    int seed = 0;                             // comments by someone else on every thread (to make pages)
+    std::filesystem::path files;              // served under /downloads/
   };
   explicit ApiStandIn(const Options& options);
   ~ApiStandIn();
@@ -41,9 +42,14 @@ class ApiStandIn {
   std::vector<nlohmann::json> requests() const;
   // The requests whose method is `method` (GET, POST, PATCH, PUT).
   std::vector<nlohmann::json> requests(const std::string& method) const;
+  // POSTs `body` to `path` (e.g. /repos/o/r/issues/7/comments) as the other token's user, the way
+  // someone else writes a comment; returns the new comment's id (0 when refused). The request is
+  // recorded like any other.
+  long long plant_comment(const std::string& path, const std::string& body, bool gitlab) const;
 
  private:
   TempDir dir_{"api"};
+  std::string other_token_;
   BackgroundProcess process_;
   int port_ = 0;
 };
@@ -88,6 +94,12 @@ class GitLabRepo {
   std::filesystem::path repo_;
   std::filesystem::path warehouse_;
 };
+
+// The hidden marker review_comment.py puts in the comment for `key` (project dir|target|command).
+std::string comment_marker(const std::string& key);
+
+// The `with:` of the step that uses ODS's action in an example workflow (ci/github/examples/NAME).
+nlohmann::json example_action_inputs(const std::string& name);
 
 // A step's record by name in a harness result; fails the test when absent.
 const nlohmann::json& step(const nlohmann::json& result, const std::string& name);

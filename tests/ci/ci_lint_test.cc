@@ -1,7 +1,10 @@
 // The CI files are valid for their systems: @action-validator/cli accepts ci/github/action.yml and
 // every example workflow (and refuses a broken copy, so the check can fail); gitlab-ci-local parses,
-// schema-validates, expands (--preview) and lists (--list) the GitLab template and the example.
-// The action's run steps take inputs through env:, never pasted into a script.
+// schema-validates, expands (--preview) and lists (--list) the GitLab component and the example,
+// and includes the component as a component with inputs. The action's run steps take inputs through
+// env:, never pasted into a script; every output a step writes is declared; the examples carry a
+// concurrency group, the plan a fork guard, and the GitLab example's remote include the digest of
+// the template it names.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -75,7 +78,8 @@ ProcessResult gitlab_ci_local(const std::string& pipeline, const std::vector<std
 std::string example_with_local_include() {
   std::string text = slurp(ci_source_dir() / "gitlab" / "examples" / ".gitlab-ci.yml");
   // The example includes the template from where ODS is published; here it is the local copy.
-  text = std::regex_replace(text, std::regex("- remote: [^\n]*"), "- local: ci/gitlab/ods.gitlab-ci.yml");
+  text = std::regex_replace(text, std::regex("- remote: [^\n]*"), "- local: ci/gitlab/templates/ods.yml");
+  text = std::regex_replace(text, std::regex("\n    integrity: [^\n]*"), "");
   return text;
 }
 
@@ -84,7 +88,9 @@ TEST(CiLint, GitLabCiLocalExpandsAndListsTheTemplateAndTheExample) {
   ProcessResult preview = gitlab_ci_local(example, {"--preview"});
   ASSERT_EQ(preview.exit_code, 0) << preview.output << preview.errors;
   // The jobs got the template's script, cache and dotenv report through extends.
-  EXPECT_NE(preview.output.find("ods-state-$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"), std::string::npos) << preview.output;
+  EXPECT_NE(preview.output.find("key: ods-state\n"), std::string::npos) << preview.output;
+  EXPECT_NE(preview.output.find("ODS_INPUT_PROJECT_DIR: analytics"), std::string::npos)
+      << "the inputs reached the jobs";
   EXPECT_NE(preview.output.find("dotenv: ods-ci/ods.env"), std::string::npos) << preview.output;
   EXPECT_NE(preview.output.find("ods_ci.py"), std::string::npos);
 
@@ -95,7 +101,7 @@ TEST(CiLint, GitLabCiLocalExpandsAndListsTheTemplateAndTheExample) {
 
   // The template alone, with one job of each kind.
   ProcessResult bare = gitlab_ci_local(
-      "include:\n  - local: ci/gitlab/ods.gitlab-ci.yml\np:\n  extends: .ods-plan\nr:\n  extends: .ods-run\n"
+      "include:\n  - local: ci/gitlab/templates/ods.yml\np:\n  extends: .ods-plan\nr:\n  extends: .ods-run\n"
       "t:\n  extends: .ods-test\n",
       {"--list"});
   ASSERT_EQ(bare.exit_code, 0) << bare.output << bare.errors;
@@ -103,10 +109,72 @@ TEST(CiLint, GitLabCiLocalExpandsAndListsTheTemplateAndTheExample) {
 
 TEST(CiLint, GitLabCiLocalRefusesABrokenTemplate) {
   ProcessResult broken = gitlab_ci_local(
-      "include:\n  - local: ci/gitlab/ods.gitlab-ci.yml\np:\n  extends: .ods-plan\n  cache:\n    policy: sometimes\n",
+      "include:\n  - local: ci/gitlab/templates/ods.yml\np:\n  extends: .ods-plan\n  cache:\n    - key: k\n"
+      "      paths: [x]\n      policy: sometimes\n",
       {"--list"});
   EXPECT_NE(broken.exit_code, 0) << broken.output;
   EXPECT_NE((broken.output + broken.errors).find("policy"), std::string::npos) << broken.output << broken.errors;
+}
+
+TEST(CiLint, GitLabCiLocalIncludesTheComponentByComponentWithInputs) {
+  // A component project: templates/ods.yml at its root, included as <host>/<project>/ods@<sha>.
+  TempDir repo("glcomp");
+  fs::copy(ci_source_dir() / "gitlab" / "templates", repo.path() / "templates", fs::copy_options::recursive);
+  git(repo.path(), {"init", "-q", "-b", "main"});
+  git(repo.path(), {"remote", "add", "origin", "https://gitlab.example.com/shop-co/ods.git"});
+  git(repo.path(), {"add", "-A"});
+  git(repo.path(), {"commit", "-qm", "component"});
+  const std::string sha = git(repo.path(), {"rev-parse", "HEAD"}).output.substr(0, 40);
+  std::ofstream(repo.path() / ".gitlab-ci.yml")
+      << "include:\n  - component: gitlab.example.com/shop-co/ods/ods@" << sha
+      << "\n    inputs:\n      project-dir: warehouse-models\n      fail-on: never\n"
+         "plan:\n  extends: .ods-plan\nrun:\n  extends: .ods-run\n";
+  ProcessResult preview = run_process({(npm_tools_bin() / "gitlab-ci-local").string(), "--no-color", "--preview"},
+                                      repo.path(), {"HOME=" + repo.path().string()});
+  ASSERT_EQ(preview.exit_code, 0) << preview.output << preview.errors;
+  EXPECT_NE(preview.output.find("ODS_INPUT_PROJECT_DIR: warehouse-models"), std::string::npos) << preview.output;
+  EXPECT_NE(preview.output.find("ODS_INPUT_FAIL_ON: never"), std::string::npos) << preview.output;
+}
+
+TEST(CiLint, TheGitLabExamplePinsTheTemplateItIncludesByItsDigest) {
+  const std::string example = slurp(ci_source_dir() / "gitlab" / "examples" / ".gitlab-ci.yml");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(example, m,
+                                std::regex("- remote: [^\n]*/ci/gitlab/templates/ods.yml\n"
+                                           "    integrity: (sha256-[A-Za-z0-9+/=]+)\n")))
+      << "the remote include needs integrity:\n"
+      << example;
+  ProcessResult digest = run_process({"bash", "-c", "openssl dgst -sha256 -binary templates/ods.yml | base64"},
+                                     ci_source_dir() / "gitlab");
+  ASSERT_EQ(digest.exit_code, 0) << digest.errors;
+  EXPECT_EQ(m[1].str(), "sha256-" + digest.output.substr(0, digest.output.find('\n')))
+      << "ci/gitlab/templates/ods.yml changed: update the example's integrity: to its new digest";
+}
+
+TEST(CiLint, TheActionDeclaresEveryOutputItsStepsWrite) {
+  const std::string action = slurp(ci_source_dir() / "github" / "action.yml");
+  const std::string outputs =
+      action.substr(action.find("\noutputs:"), action.find("\nruns:") - action.find("\noutputs:"));
+  for (const char* name : {"built", "reused", "failed", "skipped", "selection", "time-saved-seconds", "plan-json",
+                           "summary", "exit-code", "outcome"})
+    EXPECT_NE(outputs.find(std::string("\n  ") + name + ":\n"), std::string::npos) << name << " is not declared";
+  // ...and every one the step sets is in that list (ods_ci.py's set_outputs of the run).
+  const std::string script = slurp(ci_source_dir() / "common" / "ods_ci.py");
+  const std::string run = script.substr(script.find("def cmd_run"));
+  std::regex key("\n        \"([a-z-]+)\": ");
+  for (auto it = std::sregex_iterator(run.begin(), run.end(), key); it != std::sregex_iterator(); ++it)
+    EXPECT_NE(outputs.find("\n  " + (*it)[1].str() + ":\n"), std::string::npos) << (*it)[1] << " is not declared";
+}
+
+TEST(CiLint, TheGitHubExamplesRunOneAtATimeAndThePlanGuardsForks) {
+  for (const char* name : {"pr-plan.yml", "run-sqlite.yml", "run-postgres.yml"}) {
+    const std::string text = slurp(ci_source_dir() / "github" / "examples" / name);
+    EXPECT_NE(text.find("\nconcurrency:\n  group: "), std::string::npos) << name << " has no concurrency group";
+  }
+  const std::string plan = slurp(ci_source_dir() / "github" / "examples" / "pr-plan.yml");
+  EXPECT_NE(plan.find("if: github.event.pull_request.head.repo.full_name == github.repository"), std::string::npos)
+      << "pr-plan.yml has no fork guard";
+  EXPECT_EQ(plan.find("\n  pull_request_target:"), std::string::npos) << "a fork's code must never run with secrets";
 }
 
 }  // namespace

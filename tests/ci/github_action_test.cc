@@ -123,15 +123,17 @@ TEST_F(GitHubAction, FirstRunBuildsEverythingFromTheDownloadedReleaseAndTheSecon
 }
 
 TEST_F(GitHubAction, RunCachesTheSqliteStatePerBranchAndRunWithTheDefaultBranchAsFallback) {
+  // examples/shop declares no packages: only the state is cached. One key for every target (the
+  // file holds every scope), so a plan with any target restores what a run saved.
   ASSERT_EQ(second_.at("uses").size(), 2u) << second_.at("uses").dump(1);
   const auto& restore = second_.at("uses").at(0);
   EXPECT_EQ(restore.at("uses"), "actions/cache/restore@v4");
   EXPECT_EQ(restore.at("with").at("path"), ".ods-state");
-  EXPECT_EQ(restore.at("with").at("key"), "ods-state-default-main-1000-1");
-  EXPECT_EQ(restore.at("with").at("restore-keys"), "ods-state-default-main-");
+  EXPECT_EQ(restore.at("with").at("key"), "ods-state-main-1000-1");
+  EXPECT_EQ(restore.at("with").at("restore-keys"), "ods-state-main-");
   const auto& save = second_.at("uses").at(1);
   EXPECT_EQ(save.at("uses"), "actions/cache/save@v4");
-  EXPECT_EQ(save.at("with").at("key"), "ods-state-default-main-1000-1");
+  EXPECT_EQ(save.at("with").at("key"), "ods-state-main-1000-1");
   EXPECT_EQ(save.at("with").at("path"), ".ods-state");
 }
 
@@ -150,7 +152,7 @@ TEST_F(GitHubAction, PullRequestPlanKeepsOneCommentAndWritesNothingToTheState) {
   EXPECT_GE(std::stoi(push1.at("outputs").at("built").get<std::string>()), 1);
   // A plan only restores the production state (the base branch, then the default branch).
   ASSERT_EQ(push1.at("uses").size(), 1u) << push1.at("uses").dump(1);
-  EXPECT_EQ(push1.at("uses").at(0).at("with").at("restore-keys"), "ods-state-default-main-");
+  EXPECT_EQ(push1.at("uses").at(0).at("with").at("restore-keys"), "ods-state-main-");
 
   auto push2 = run({{"command", "plan"}}, "feature", 7);
   ASSERT_EQ(push2.at("conclusion"), "success") << push2.at("log");
@@ -201,6 +203,8 @@ TEST_F(GitHubAction, AFailingModelFailsTheStepAndTheStateIsStillSaved) {
   EXPECT_EQ(step(failed, "ods").at("conclusion"), "failure");
   EXPECT_GE(std::stoi(failed.at("outputs").at("failed").get<std::string>()), 1) << failed.at("outputs").dump();
   EXPECT_NE(failed.at("log").get<std::string>().find("::error::ods run ended with exit status 1"), std::string::npos);
+  EXPECT_EQ(failed.at("outputs").at("exit-code"), "1") << "exit-code is declared as the action's output";
+  EXPECT_EQ(failed.at("outputs").at("outcome"), "failure");
   // The state is still saved after a failure (ODS records only what succeeded).
   EXPECT_EQ(failed.at("uses").size(), 2u);
 }

@@ -1,11 +1,14 @@
-// ci/gitlab/ods.gitlab-ci.yml run by gitlab-ci-local (npm, pinned; the shell executor, since the
-// jobs name no image; --shell-isolation so each job gets its own build folder and the cache and
+// The component ci/gitlab/templates/ods.yml (included with inputs) run by gitlab-ci-local (npm, pinned; the shell
+// executor, since the jobs name no image; --shell-isolation so each job gets its own build folder and the cache and
 // artifacts are carried as a runner carries them) in a pipeline that includes the template, on a
 // git repository holding examples/shop, with real dbt, the built ods and a loopback stand-in of
 // GitLab's notes API.
 //
-// Pipelines: run (builds everything), run (the cache brings the state back: reuses everything),
-// then two merge request pipelines whose plan job writes one note and then updates it.
+// The pipeline a team runs, in order: run (builds everything), run (the cache brings the state
+// back: reuses everything), two merge request pipelines whose plan restores the run's cache,
+// reuses, writes one note and then updates it (a note by someone else carrying the marker is left
+// alone), a merge request from a fork (no secrets: neutral, a summary saying why), and the merge
+// (the run builds what changed).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -25,9 +28,11 @@ std::string slurp(const fs::path& p) {
 class GitLabTemplate : public ::testing::Test {
  protected:
   void SetUp() override { repo_.set_up(); }
-  ProcessResult pipeline(const ApiStandIn& api, int mr_iid) { return repo_.pipeline(api, mr_iid); }
+  ProcessResult pipeline(const ApiStandIn& api, int mr_iid, const std::vector<std::string>& variables = {}) {
+    return repo_.pipeline(api, mr_iid, variables);
+  }
   fs::path cached_state() const {
-    return repo_.dir() / ".gitlab-ci-local" / "cache" / "ods-state-main" / ".ods-state" / "state.db";
+    return repo_.dir() / ".gitlab-ci-local" / "cache" / "ods-state" / ".ods-state" / "state.db";
   }
   nlohmann::json dotenv_line(const std::string& output) const { return GitLabRepo::dotenv_line(output); }
   fs::path repo() const { return repo_.dir(); }
@@ -35,7 +40,7 @@ class GitLabTemplate : public ::testing::Test {
   GitLabRepo repo_;
 };
 
-TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace) {
+TEST_F(GitLabTemplate, RunTwiceThenAMergeRequestPlanWithOneNoteThenAForkThenTheMerge) {
   ApiStandIn api(ApiStandIn::Options{.seed = 105, .files = {}});
 
   ProcessResult run1 = pipeline(api, 0);
@@ -68,25 +73,52 @@ TEST_F(GitLabTemplate, RunTwiceWithTheCacheThenOneMergeRequestNoteUpdatedInPlace
   sql.replace(sql.find("o.amount,\n"), 10, "o.amount,\n    o.amount * 2 as doubled_amount,\n");
   std::ofstream(model, std::ios::trunc) << sql;
   ASSERT_EQ(git(repo(), {"commit", "-qam", "change"}).exit_code, 0);
+  const std::string notes = "/api/v4/projects/42/merge_requests/5/notes";
+  const long long planted = api.plant_comment(notes, comment_marker("shop|default|plan") + "\nnot from ODS", true);
+  ASSERT_GT(planted, 0);
   ProcessResult plan1 = pipeline(api, 5);
   ASSERT_EQ(plan1.exit_code, 0) << plan1.output << plan1.errors;
+  // The plan restored what the run saved (one cache key) and reuses it.
+  const fs::path plan_json = repo() / ".gitlab-ci-local" / "artifacts" / "ods-plan" / "ods-ci" / "plan.json";
+  auto plan_doc = nlohmann::json::parse(slurp(plan_json), nullptr, false);
+  ASSERT_FALSE(plan_doc.is_discarded()) << plan1.output;
+  EXPECT_GE(plan_doc.at("summary").at("built").get<int>(), 1);
+  EXPECT_GT(plan_doc.at("summary").at("reused").get<int>(), built / 2) << plan1.output;
   ProcessResult plan2 = pipeline(api, 5);
   ASSERT_EQ(plan2.exit_code, 0) << plan2.output << plan2.errors;
   EXPECT_EQ(file_sha256(cached_state()), before) << "a merge request's plan changed the cached state";
 
   const auto posts = api.requests("POST");
   const auto puts = api.requests("PUT");
-  ASSERT_EQ(posts.size(), 1u) << plan1.output;
+  ASSERT_EQ(posts.size(), 2u) << "the planted note and the plan's own\n" << plan1.output;
   ASSERT_EQ(puts.size(), 1u) << plan2.output;
-  EXPECT_EQ(posts[0].at("path"), "/api/v4/projects/42/merge_requests/5/notes");
-  EXPECT_EQ(posts[0].at("headers").at("private-token"), "good-token");
-  const std::string body = posts[0].at("body").at("body");
+  EXPECT_EQ(posts[1].at("path"), "/api/v4/projects/42/merge_requests/5/notes");
+  EXPECT_EQ(posts[1].at("headers").at("private-token"), "good-token");
+  EXPECT_NE(puts[0].at("path"), notes + "/" + std::to_string(planted)) << "someone else's note was updated";
+  const std::string body = posts[1].at("body").at("body");
   EXPECT_EQ(body.rfind("<!-- ods-ci:", 0), 0u) << body;
   EXPECT_NE(body.find("fct_orders"), std::string::npos) << body;
   EXPECT_TRUE(puts[0].at("path").get<std::string>().starts_with("/api/v4/projects/42/merge_requests/5/notes/"));
   bool second_page_read = false;
   for (const auto& get : api.requests("GET")) second_page_read |= get.at("query").value("page", "") == "2";
   EXPECT_TRUE(second_page_read) << "106 notes at 100 a page: page 2 (X-Next-Page) must be read";
+
+  // A merge request from a fork: its pipeline gets no secrets. The job succeeds and says why.
+  ProcessResult fork = pipeline(api, 6,
+                                {"CI_MERGE_REQUEST_SOURCE_PROJECT_ID=77", "CI_MERGE_REQUEST_PROJECT_ID=42",
+                                 "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH=stranger/analytics"});
+  ASSERT_EQ(fork.exit_code, 0) << fork.output << fork.errors;
+  EXPECT_NE(fork.output.find("needs production read access"), std::string::npos) << fork.output;
+  EXPECT_EQ(api.requests("POST").size(), 2u);
+  EXPECT_EQ(api.requests("PUT").size(), 1u);
+
+  // The merge: the run builds what changed and reuses the rest.
+  ProcessResult merged = pipeline(api, 0);
+  ASSERT_EQ(merged.exit_code, 0) << merged.output << merged.errors;
+  auto after = dotenv_line(merged.output);
+  ASSERT_FALSE(after.is_null()) << merged.output;
+  EXPECT_GE(std::stoi(after.at("built").get<std::string>()), 1);
+  EXPECT_GT(std::stoi(after.at("reused").get<std::string>()), built / 2) << merged.output;
 }
 
 }  // namespace
