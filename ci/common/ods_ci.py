@@ -265,6 +265,22 @@ def state_url(workspace):
     return "sqlite:" + os.path.join(workspace, SQLITE_DIR, "state.db")
 
 
+# The step's own secrets, which stay with this script: its inputs (ODS_CI_*: the state URL, the API
+# token) and GitLab's ODS_GITLAB_TOKEN (a CI/CD variable, so in the job's whole environment). ods
+# gets the state URL as ODS_STATE and withholds it, with its other secrets, from every process it
+# starts (dbt, git: cli/src/shared/child_environment.h). This step starts no dbt itself.
+STEP_SECRET_PREFIX = "ODS_CI_"
+STEP_SECRET_VARIABLES = ("ODS_GITLAB_TOKEN",)
+
+
+def ods_environment(state):
+    """The environment ods runs in: the job's, without the step's secrets, with ODS_STATE."""
+    child = {name: value for name, value in os.environ.items()
+             if not name.startswith(STEP_SECRET_PREFIX) and name not in STEP_SECRET_VARIABLES}
+    child["ODS_STATE"] = state
+    return child
+
+
 def redact(text, hidden):
     for value in sorted(hidden, key=len, reverse=True):
         text = text.replace(value, "***")
@@ -297,12 +313,9 @@ def cmd_run(flavour):
             os.remove(os.path.join(out_dir, stale))
     hidden = secret_parts(env("ODS_CI_STATE")) + [t for t in (env("ODS_CI_TOKEN"),) if t]
 
-    child_env = dict(os.environ)
-    child_env["ODS_STATE"] = state_url(workspace)
+    child_env = ods_environment(state_url(workspace))
     if not env("ODS_CI_STATE"):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
-    for name in [n for n in child_env if n.startswith("ODS_CI_")]:
-        del child_env[name]  # the token and the inputs stay with this script
     args = ods_arguments(command, out_dir, workspace)
     log("ods: " + redact(" ".join([ods] + args), hidden))
     try:
