@@ -47,8 +47,8 @@ TEST(PodSecrets, DbtInTheRunnerPodSeesNeitherTheTokenNorTheDigestKeyNorTheGitSec
               std::string("ODS_DIGEST_KEY=") + kDigestKey, std::string(kProbeMarkerVariable) + "=visible"});
   SecretSearch search({{"callback token", token}, {"digest key", kDigestKey}, {"git password", kGitPassword}});
 
-  ProcessResult pod = p->ods({"pod", "--profiles-dir", p->dir().string(), "--retry-for", "120", "--dbt",
-                              (venv_bin() / "dbt").string()});
+  ProcessResult pod = p->ods(
+      {"pod", "--profiles-dir", p->dir().string(), "--retry-for", "120", "--dbt", (venv_bin() / "dbt").string()});
   EXPECT_EQ(pod.exit_code, 0) << pod.output << pod.errors;
   search.expect_clean("the output of ods pod", pod.output + pod.errors);
   expect_secret_probes_ran(*p);

@@ -1,9 +1,9 @@
 // No secret of ODS reaches a process it starts (issue 26, the CLI): examples/shop with planted
 // models, macros and hooks that read the state URL and the digest key every way dbt code can
-// (harness/secret_probes.h), run by `ods state run` (also `--dry-run`, a CI plan), `ods state plan` and `ods state test` with
-// $ODS_STATE a PostgreSQL URL holding a password and $ODS_DIGEST_KEY set. Everything ods printed,
-// every file of the project (dbt's log, target/*.json, compiled SQL, the DuckDB file, the files
-// the probes wrote) and every row of the state database are searched for both.
+// (harness/secret_probes.h), run by `ods state run` (also `--dry-run`, a CI plan), `ods state plan` and `ods state
+// test` with $ODS_STATE a PostgreSQL URL holding a password and $ODS_DIGEST_KEY set. Everything ods printed, every file
+// of the project (dbt's log, target/*.json, compiled SQL, the DuckDB file, the files the probes wrote) and every row of
+// the state database are searched for both.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -39,7 +39,7 @@ TEST(ChildSecrets, DbtStartedByTheCliSeesNeitherTheStateUrlNorTheDigestKey) {
       {"state", "run", "--dry-run", "--profiles-dir", p.dir().string()},
       {"state", "plan"},
       {"state", "run", "--profiles-dir", p.dir().string(), "--format", "json"},
-      {"state", "test", "--profiles-dir", p.dir().string()},
+      {"state", "test", "--profiles-dir", p.dir().string(), "--state", url},  // the URL in ods's argv too
   };
   for (const auto& args : commands) {
     ProcessResult r = p.ods(args);
@@ -49,8 +49,10 @@ TEST(ChildSecrets, DbtStartedByTheCliSeesNeitherTheStateUrlNorTheDigestKey) {
     search.expect_clean("the output of " + what, r.output + r.errors);
   }
   expect_secret_probes_ran(p);
-  // The Python model saw the environment: the user's variables, not ODS's secrets.
-  const std::string python_env = read_text_file(p.dir() / "secret_probe_python.env");
+  // The Python model's own environment (the file's part before its parent's): the user's
+  // variables, not ODS's secrets, not even their names.
+  std::string python_env = read_text_file(secret_probe_environment_file(p));
+  python_env = python_env.substr(0, python_env.find("parent environ: "));
   EXPECT_NE(python_env.find("ODS_DBT="), std::string::npos) << "the user's own ODS_ settings reach dbt";
   EXPECT_EQ(python_env.find("ODS_STATE="), std::string::npos);
   EXPECT_EQ(python_env.find("ODS_DIGEST_KEY="), std::string::npos);

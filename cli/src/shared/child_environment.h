@@ -32,4 +32,7 @@ Environment child_view(const Environment& env);
 // secret_variables(). Nothing in cli/ makes a launcher otherwise.
 std::unique_ptr<process::ProcessLauncher> make_child_launcher();
 
+// ODS's own process hides them too (what /proc shows of it): context.h, process_environment()
+// and hide_secret_arguments().
+
 }  // namespace ods::cli
