@@ -40,8 +40,9 @@ TEST(ChildEnvironment, ProcessEnvironmentKeepsTheSecretsForOdsAndTakesThemOutOfT
 }
 
 TEST(ChildEnvironment, TheStateUrlFlagsValuesAreOverwrittenInArgv) {
-  std::vector<std::string> text{"ods",  "state",  "copy", "--from", "postgresql://a:pw1@h/db",
-                                "--to=postgresql://b:pw2@h/db", "--state", "sqlite:x.db", "--target", "prod"};
+  std::vector<std::string> text{
+      "ods",     "state",       "copy",     "--from", "postgresql://a:pw1@h/db", "--to=postgresql://b:pw2@h/db",
+      "--state", "sqlite:x.db", "--target", "prod"};
   std::vector<char*> argv;
   for (auto& t : text) argv.push_back(t.data());
   hide_secret_arguments(static_cast<int>(argv.size()), argv.data());
