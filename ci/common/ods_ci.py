@@ -285,7 +285,7 @@ def packages_digest(project):
     return digest.hexdigest()[:24]
 
 
-def install_packages(flavour, workspace, child_env):
+def install_packages(flavour, workspace):
     """`dbt deps` when the project has packages.yml or dependencies.yml, unless .ods-deps/<digest>
     (restored by the CI cache) already holds them: then they are copied in. True when the packages
     are in place (or there are none); False, with an error printed, when dbt deps failed."""
@@ -305,7 +305,7 @@ def install_packages(flavour, workspace, child_env):
         args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
     log("ods: " + " ".join(args))
     try:
-        code = subprocess.call(args, env=child_env, cwd=project)
+        code = subprocess.call(args, env=dbt_environment(), cwd=project)
     except OSError as e:
         flavour.error(f"ods: cannot run dbt deps: {e}")
         return False
@@ -371,6 +371,32 @@ def state_url(workspace):
     return "sqlite:" + os.path.join(workspace, SQLITE_DIR, "state.db")
 
 
+# The step's own secrets, which stay with this script: its inputs (ODS_CI_*: the state URL, the API
+# token) and GitLab's ODS_GITLAB_TOKEN (a CI/CD variable, so in the job's whole environment). ods
+# gets the state URL as ODS_STATE and withholds it, with its other secrets, from every process it
+# starts (dbt, git: cli/src/shared/child_environment.h).
+STEP_SECRET_PREFIX = "ODS_CI_"
+STEP_SECRET_VARIABLES = ("ODS_GITLAB_TOKEN",)
+# ods's own secrets, which ods withholds from dbt: the same names as cli/src/shared/
+# child_environment.cc's secret_variables() (tests/ci, CiLint.TheStepWithholdsWhatOdsWithholds).
+# The one dbt this step starts itself (dbt deps) runs without them too.
+ODS_SECRET_VARIABLES = ("ODS_STATE", "ODS_DIGEST_KEY", "ODS_RUN_TOKEN_FILE", "ODS_GIT_CREDENTIALS_DIR")
+
+
+def ods_environment(state):
+    """The environment ods runs in: the job's, without the step's secrets, with ODS_STATE."""
+    child = {name: value for name, value in os.environ.items()
+             if not name.startswith(STEP_SECRET_PREFIX) and name not in STEP_SECRET_VARIABLES}
+    child["ODS_STATE"] = state
+    return child
+
+
+def dbt_environment():
+    """The environment of a dbt this step starts (dbt deps: a pull request's packages.yml is its
+    author's code): the job's, without the step's secrets and without ods's."""
+    return {name: value for name, value in ods_environment("").items() if name not in ODS_SECRET_VARIABLES}
+
+
 def redact(text, hidden):
     for value in sorted(hidden, key=len, reverse=True):
         text = text.replace(value, "***")
@@ -411,14 +437,11 @@ def cmd_run(flavour):
         return 0
     hidden = secret_parts(env("ODS_CI_STATE")) + [t for t in (env("ODS_CI_TOKEN"),) if t]
 
-    child_env = dict(os.environ)
-    child_env["ODS_STATE"] = state_url(workspace)
+    child_env = ods_environment(state_url(workspace))
     if not env("ODS_CI_STATE"):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
-    for name in [n for n in child_env if n.startswith("ODS_CI_")]:
-        del child_env[name]  # the token and the inputs stay with this script
     args = ods_arguments(command, out_dir, workspace)
-    if not install_packages(flavour, workspace, child_env):
+    if not install_packages(flavour, workspace):
         code = 1
     else:
         log("ods: " + redact(" ".join([ods] + args), hidden))

@@ -295,13 +295,17 @@ struct SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 };
 
-std::vector<std::string> merged_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+// The child's environment: ours without the withheld variables and those `extra` replaces,
+// then `extra`.
+std::vector<std::string> merged_environment(const std::vector<std::pair<std::string, std::string>>& extra,
+                                            const std::vector<std::string>& withheld) {
   std::vector<std::string> merged;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const std::string_view name = text.substr(0, text.find('='));
     const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const auto& kv) { return kv.first == name; });
-    if (!replaced) merged.emplace_back(text);
+    const bool secret = std::find(withheld.begin(), withheld.end(), name) != withheld.end();
+    if (!replaced && !secret) merged.emplace_back(text);
   }
   for (const auto& [name, value] : extra) merged.push_back(name + "=" + value);
   return merged;
@@ -339,6 +343,8 @@ Error spawn_error(int err, const ProcessSpec& spec) {
 
 class PosixLauncher final : public ProcessLauncher {
  public:
+  explicit PosixLauncher(std::vector<std::string> withheld) : withheld_(std::move(withheld)) {}
+
   Result<std::unique_ptr<RunningProcess>> start(ProcessSpec spec) override {
     if (spec.argv.empty()) return fail("invalid_argument", "no program to start: the argument list is empty.");
     if (!spec.cwd.empty()) {
@@ -391,7 +397,7 @@ class PosixLauncher final : public ProcessLauncher {
     ::posix_spawn_file_actions_addclosefrom_np(&setup.actions, STDERR_FILENO + 1);
 
     std::vector<std::string> args = spec.argv;
-    std::vector<std::string> env = merged_environment(spec.env);
+    std::vector<std::string> env = merged_environment(spec.env, withheld_);
     std::vector<char*> argv = c_strings(args);
     std::vector<char*> envp = c_strings(env);
     pid_t pid = -1;
@@ -409,10 +415,15 @@ class PosixLauncher final : public ProcessLauncher {
     return std::make_unique<PosixProcess>(pid, std::move(spec), std::move(out_read), std::move(err_read),
                                           std::move(pidfd), std::move(input_ours));
   }
+
+ private:
+  const std::vector<std::string> withheld_;
 };
 
 }  // namespace
 
-std::unique_ptr<ProcessLauncher> make_process_launcher() { return std::make_unique<PosixLauncher>(); }
+std::unique_ptr<ProcessLauncher> make_process_launcher(std::vector<std::string> withheld_variables) {
+  return std::make_unique<PosixLauncher>(std::move(withheld_variables));
+}
 
 }  // namespace ods::process

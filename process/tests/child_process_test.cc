@@ -48,7 +48,7 @@ Result<ExitStatus> run(ProcessSpec spec, const std::string& interrupt_on = "", i
         for (int i = 0; i < times; ++i) running->interrupt();
     };
   }
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   auto started = launcher->start(std::move(spec));
   if (!started) return std::unexpected(started.error());
   running = started->get();
@@ -111,6 +111,54 @@ TEST(ChildProcess, ExtraEnvironmentReplacesAnInheritedValue) {
   EXPECT_EQ(captured.out, (std::vector<std::string>{"replaced"}));
 }
 
+// The removal list (a caller's secrets): every child of the launcher lacks those variables,
+// even one set after the launcher was made, while the rest of the environment still arrives;
+// a name the caller passes in ProcessSpec::env on purpose reaches that child.
+TEST(ChildProcess, WithheldVariablesNeverReachAChild) {
+  TempDir dir;
+  const auto program =
+      dir.script("p", "echo \"${ODS_TEST_SECRET-unset} ${ODS_TEST_LATER-unset} ${ODS_TEST_PARENT-unset}\"; env");
+  auto launcher = make_process_launcher({"ODS_TEST_SECRET", "ODS_TEST_LATER"});
+  ::setenv("ODS_TEST_SECRET", "s3cret-value", 1);
+  ::setenv("ODS_TEST_LATER", "later-value", 1);
+  ::setenv("ODS_TEST_PARENT", "inherited", 1);
+  std::vector<Captured> seen(2);
+  for (int round = 0; round < 2; ++round) {  // twice: the launcher keeps withholding
+    ProcessSpec spec = spec_for({program.string()}, seen[round]);
+    auto started = launcher->start(std::move(spec));
+    ASSERT_TRUE(started) << started.error().message;
+    ASSERT_TRUE((*started)->wait());
+  }
+  Captured given;
+  ProcessSpec explicit_spec = spec_for({program.string()}, given);
+  explicit_spec.env = {{"ODS_TEST_SECRET", "for-this-child"}};
+  auto started = launcher->start(std::move(explicit_spec));
+  ASSERT_TRUE(started) << started.error().message;
+  ASSERT_TRUE((*started)->wait());
+  ::unsetenv("ODS_TEST_SECRET");
+  ::unsetenv("ODS_TEST_LATER");
+  ::unsetenv("ODS_TEST_PARENT");
+  for (const Captured& captured : seen) {
+    ASSERT_FALSE(captured.out.empty());
+    EXPECT_EQ(captured.out.front(), "unset unset inherited");
+    for (const std::string& line : captured.out) {
+      EXPECT_EQ(line.find("s3cret-value"), std::string::npos) << line;
+      EXPECT_EQ(line.find("later-value"), std::string::npos) << line;
+    }
+  }
+  ASSERT_FALSE(given.out.empty());
+  EXPECT_EQ(given.out.front(), "for-this-child unset inherited");
+}
+
+TEST(ChildProcess, ALauncherWithholdingNothingPassesEverythingOn) {
+  TempDir dir;
+  Captured captured;
+  ::setenv("ODS_TEST_SECRET", "s3cret-value", 1);
+  auto status = run(spec_for({dir.script("p", "echo \"${ODS_TEST_SECRET-unset}\"").string()}, captured));
+  ::unsetenv("ODS_TEST_SECRET");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(captured.out, (std::vector<std::string>{"s3cret-value"}));
+}
 TEST(ChildProcess, StdinIsEmptySoAReaderDoesNotWait) {
   TempDir dir;
   Captured captured;
@@ -131,7 +179,7 @@ TEST(ChildProcess, ReportsTheSignalThatEndedIt) {
 
 TEST(ChildProcess, StartErrorsNameTheProgram) {
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   auto missing = launcher->start(spec_of({(dir.path() / "no-such-dbt").string()}));
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, "not_found");
@@ -279,7 +327,7 @@ TEST(ChildProcess, InterruptFromAnotherThread) {
                               captured, [&](std::string_view line) {
                                 if (line == "ready") ready = true;
                               });
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   auto started = launcher->start(std::move(spec));
   ASSERT_TRUE(started);
   RunningProcess& process = **started;
@@ -351,7 +399,7 @@ TEST(ChildProcess, ADescendantOutsideTheGroupDoesNotHoldWaitForever) {
 
 TEST(ChildProcess, DestroyingAProcessNotWaitedForKillsItsGroup) {
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   ProcessSpec spec;
   spec.argv = {dir.script("p", "sleep 1000 & echo $! > grandchild.pid; while :; do sleep 1; done").string()};
   spec.cwd = dir.path();
@@ -371,7 +419,7 @@ TEST(ChildProcess, ASignalIgnoredByOdsIsDefaultAgainInTheChild) {
   ignore.sa_handler = SIG_IGN;
   struct sigaction previous {};
   ASSERT_EQ(::sigaction(SIGINT, &ignore, &previous), 0);
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   auto started = launcher->start(spec_of({"sleep", "1000"}));  // found on PATH
   ::sigaction(SIGINT, &previous, nullptr);
   ASSERT_TRUE(started) << started.error().message;
@@ -384,7 +432,7 @@ TEST(ChildProcess, ASignalIgnoredByOdsIsDefaultAgainInTheChild) {
 
 TEST(ChildProcess, InterruptAfterTheEndChangesNothing) {
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   auto started = launcher->start(spec_of({dir.script("p", "exit 0").string()}));
   ASSERT_TRUE(started);
   auto status = (*started)->wait();

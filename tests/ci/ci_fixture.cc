@@ -245,7 +245,8 @@ report:
 
 }  // namespace
 
-void GitLabRepo::set_up() {
+void GitLabRepo::set_up(const std::function<void(const DbtProject&)>& before_commit) {
+  if (before_commit) before_commit(project_);
   repo_ = project_.dir().parent_path() / "repo";
   fs::create_directories(repo_ / "ci");
   fs::copy(project_.dir(), repo_ / "shop", fs::copy_options::recursive);

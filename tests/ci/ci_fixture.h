@@ -3,6 +3,7 @@
 // GitHub's and GitLab's REST APIs (tests/ci/api_standin.py), and the composite-action harness
 // (tests/ci/action_harness.py), each a child process of the test.
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -80,7 +81,8 @@ nlohmann::json shop_action_spec(const nlohmann::json& inputs, const std::filesys
 class GitLabRepo {
  public:
   // Builds the repository (one commit) and the warehouse beside it; fails the test if it can't.
-  void set_up();
+  // `before_commit` (optional) changes the project first (the copy project() names).
+  void set_up(const std::function<void(const DbtProject&)>& before_commit = {});
   // One pipeline; `mr_iid` > 0 makes it a merge request pipeline into main. `variables`
   // ("NAME=value") are added to (or override) the defaults: the built ods, the venv's dbt, the
   // warehouse, the stand-in's API URL, project 42, ODS_GITLAB_TOKEN=good-token.
@@ -88,6 +90,8 @@ class GitLabRepo {
   // {built, reused, failed} of the report job's line, null when it printed none.
   static nlohmann::json dotenv_line(const std::string& output);
   const std::filesystem::path& dir() const { return repo_; }
+  // The project copied into the repository's shop/ (the files it names are outside dir()).
+  const DbtProject& project() const { return project_; }
 
  private:
   DbtProject project_{"shop"};

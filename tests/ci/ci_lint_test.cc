@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "ci_fixture.h"
 
@@ -175,6 +176,28 @@ TEST(CiLint, TheGitHubExamplesRunOneAtATimeAndThePlanGuardsForks) {
   EXPECT_NE(plan.find("if: github.event.pull_request.head.repo.full_name == github.repository"), std::string::npos)
       << "pr-plan.yml has no fork guard";
   EXPECT_EQ(plan.find("\n  pull_request_target:"), std::string::npos) << "a fork's code must never run with secrets";
+}
+
+// The one dbt the step starts itself (dbt deps) gets what ods's children get: the step's list of
+// ods's secrets (ci/common/ods_ci.py, ODS_SECRET_VARIABLES) names exactly cli's one list
+// (cli/src/shared/child_environment.cc, secret_variables()).
+TEST(CiLint, TheStepWithholdsWhatOdsWithholds) {
+  auto quoted_names = [](const std::string& text, const std::regex& block) {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(text, m, block)) << "the list is not where this test looks for it";
+    std::set<std::string> names;
+    const std::string body = m.size() > 1 ? m[1].str() : "";
+    static const std::regex name("\"(ODS_[A-Z_]+)\"");
+    for (std::sregex_iterator it(body.begin(), body.end(), name), end; it != end; ++it) names.insert((*it)[1]);
+    return names;
+  };
+  const std::set<std::string> ods = quoted_names(
+      slurp(ci_source_dir().parent_path() / "cli" / "src" / "shared" / "child_environment.cc"),
+      std::regex("kNames\\{([^}]*)\\}"));
+  const std::set<std::string> step =
+      quoted_names(slurp(ci_source_dir() / "common" / "ods_ci.py"), std::regex("ODS_SECRET_VARIABLES = \\(([^)]*)\\)"));
+  EXPECT_FALSE(ods.empty());
+  EXPECT_EQ(step, ods);
 }
 
 }  // namespace

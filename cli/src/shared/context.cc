@@ -2,8 +2,13 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <string_view>
 
+#include "child_environment.h"
 #include "flag_names.h"
 #include "ods/state/stores.h"
 
@@ -12,13 +17,38 @@ namespace ods::cli {
 namespace fs = std::filesystem;
 
 Environment process_environment() {
+  // ODS's secrets leave this process's environment block (child_environment.h): kept here, for
+  // ODS alone, and overwritten where /proc/<pid>/environ shows them.
+  auto kept = std::make_shared<std::map<std::string, std::string>>();
+  for (const std::string& name : secret_variables()) {
+    char* value = std::getenv(name.c_str());
+    if (value == nullptr) continue;
+    (*kept)[name] = value;
+    std::memset(value, 0, std::strlen(value));
+    ::unsetenv(name.c_str());
+  }
   Environment env;
-  env.getenv = [](const std::string& name) {
+  env.getenv = [kept](const std::string& name) {
+    if (const auto it = kept->find(name); it != kept->end()) return it->second;
     const char* v = std::getenv(name.c_str());
     return std::string(v ? v : "");
   };
-  env.is_set = [](const std::string& name) { return std::getenv(name.c_str()) != nullptr; };
+  env.is_set = [kept](const std::string& name) { return kept->contains(name) || std::getenv(name.c_str()) != nullptr; };
   return env;
+}
+
+void hide_secret_arguments(int argc, char** argv) {
+  static constexpr std::string_view kUrlFlags[] = {kFlagState, kFlagFrom, kFlagTo};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    for (const std::string_view flag : kUrlFlags) {
+      if (arg == flag && i + 1 < argc) {
+        std::memset(argv[i + 1], 0, std::strlen(argv[i + 1]));
+      } else if (arg.size() > flag.size() && arg.starts_with(flag) && arg[flag.size()] == '=') {
+        std::memset(argv[i] + flag.size() + 1, 0, arg.size() - flag.size() - 1);
+      }
+    }
+  }
 }
 
 std::vector<FlagSpec> common_flags() {

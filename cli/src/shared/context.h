@@ -30,7 +30,16 @@ struct Environment {
   // clock's now as ISO-8601 UTC with microseconds.
   std::string now() const { return format_iso8601(clock->now()); }
 };
+// This process's environment, for the `ods` executable. A process ODS starts runs as ODS's
+// user, so it can read /proc/<ods pid>/environ and /proc/<ods pid>/cmdline: the environment
+// and arguments ODS was started with, as they sit in ODS's memory. So the secret variables
+// (child_environment.h) are taken out on the call: their values are kept in the returned
+// Environment alone, overwritten in place, and unset (what stays visible is each name and the
+// value's length). Call once, at start, before any thread or child.
 Environment process_environment();
+// For the same reason, overwrites in `argv` itself the values of the flags that take a state
+// URL (--state, --from, --to; also as --flag=value). Call once the arguments were copied.
+void hide_secret_arguments(int argc, char** argv);
 
 struct CommandContext {
   std::filesystem::path project_dir;   // --project-dir, default "."

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "child_environment.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
 #include "ods/dbt/cli/dbt_binary.h"
@@ -20,7 +21,7 @@ namespace {
 class ProcessDbtSession final : public DbtSession {
  public:
   ProcessDbtSession(const CommandContext& ctx, dbt::DbtInvocationOptions options)
-      : ctx_(ctx), options_(std::move(options)), launcher_(process::make_process_launcher()) {}
+      : ctx_(ctx), options_(std::move(options)), launcher_(make_child_launcher()) {}
 
   ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override { return execute(args, ""); }
 

@@ -4,13 +4,14 @@
 #include <string_view>
 #include <vector>
 
+#include "child_environment.h"
 #include "git_credentials.h"
 #include "ods/process/child_process.h"
 
 namespace ods::cli {
 namespace {
 
-// Runs `git <args...>` in `cwd` with `environment` added to ours, through the process launcher
+// Runs `git <args...>` in `cwd` with `environment` added to ours (without ODS's secrets), through the process launcher
 // dbt runs through (its own process group, nothing left behind); its stdout and stderr lines
 // together, and the exit code (-1 when it could not be started or waited for).
 std::pair<int, std::string> git(process::ProcessLauncher& launcher, const std::vector<std::string>& args,
@@ -72,7 +73,7 @@ Result<void> checkout_git_source(const GitSource& source, std::ostream& log) {
                                                     {"remote", "add", "origin", source.url},
                                                     {"fetch", "--quiet", "--depth", "1", "origin", source.revision},
                                                     {"checkout", "--quiet", "FETCH_HEAD"}};
-  const auto launcher = process::make_process_launcher();
+  const auto launcher = make_child_launcher();
   for (const auto& step : steps) {
     auto [code, output] = git(*launcher, step, source.checkout, credentials->environment);
     if (code != 0) {

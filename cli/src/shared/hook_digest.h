@@ -29,7 +29,7 @@ struct ProjectVars {
 
 // Where the values come from.
 struct RunContextValues {
-  const Environment* env = nullptr;  // env_var: the environment dbt inherits
+  const Environment* env = nullptr;  // env_var: the environment dbt inherits (child_view)
   std::optional<ProjectVars> vars;   // var; nullopt: not read (every var read is unresolved)
   // target: the fields ODS knows without reading the profile: name (only with --target) and
   // type (the manifest's adapter). Other fields keep the always-build rule.

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "child_environment.h"
 #include "hook_digest.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
@@ -58,7 +59,8 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& 
   auto key = load_digest_key(ctx.env);
   if (!key) return std::unexpected(key.error());
   RunContextValues values;
-  values.env = &ctx.env;
+  const Environment dbt_sees = child_view(ctx.env);  // dbt runs without ODS's secrets
+  values.env = &dbt_sees;
   if (*key && reads_vars(project.literal_hooks)) {
     auto vars = read_project_vars(ctx.project_dir / "dbt_project.yml");
     if (!vars) return std::unexpected(vars.error());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "child_environment.h"
 #include "harness/temp_dir.h"
 
 namespace ods::cli {
@@ -100,6 +101,30 @@ TEST(HookDigest, WhenTheValuesAreNotDbtsNoDigestIsMadeWhateverTheKey) {
   EXPECT_NE(f.node().always_build[0].find("record sees its own environment"), std::string::npos);
   EXPECT_EQ(f.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
   EXPECT_TRUE(f.node().fingerprint.components.empty());
+}
+
+// dbt runs without ODS's secrets (child_environment.h), so a hook reading one gets its default:
+// the digest is made of what dbt sees through child_view, never of the secret.
+TEST(HookDigest, AHookReadingAWithheldVariableIsDigestedWithTheDefaultDbtGets) {
+  const Environment ods_env =
+      fake_env({{"ODS_DIGEST_KEY", "the-real-key-0123456789"}, {"ODS_STATE", "postgresql://u:pw@h/db"}, {"TAG", "t"}});
+  const Environment dbt_sees = child_view(ods_env);
+  for (const std::string& name : secret_variables()) {
+    EXPECT_EQ(dbt_sees.getenv(name), "") << name;
+    EXPECT_FALSE(dbt_sees.is_set(name)) << name;
+  }
+  EXPECT_EQ(dbt_sees.getenv("TAG"), "t");
+  EXPECT_TRUE(dbt_sees.is_set("TAG"));
+
+  auto digest_of = [](const Environment& env, const std::string& variable) {
+    Fixture f({{Kind::env_var, variable, "absent"}});
+    apply_hook_digests(f.inputs, f.hooks, kKey, RunContextValues{&env, std::nullopt, {}, {}});
+    return f.node().fingerprint.components.at("hook pre-hook 1 env_var " + variable);
+  };
+  const Environment unset = fake_env({});
+  EXPECT_EQ(digest_of(dbt_sees, "ODS_DIGEST_KEY"), digest_of(unset, "ODS_DIGEST_KEY"));
+  EXPECT_EQ(digest_of(dbt_sees, "ODS_STATE"), digest_of(unset, "ODS_STATE"));
+  EXPECT_NE(digest_of(ods_env, "ODS_STATE"), digest_of(unset, "ODS_STATE"));  // the view is what hides it
 }
 
 TEST(HookDigest, ProjectVarsAreTopLevelScalarsOnly) {

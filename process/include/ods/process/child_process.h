@@ -26,7 +26,9 @@ struct ProcessSpec {
   std::vector<std::string> argv;
   // Working directory of the child; empty: the ods process's own.
   std::filesystem::path cwd;
-  // Added to (or replacing entries of) the ods process's environment, as NAME, value.
+  // Added to (or replacing entries of) the ods process's environment, as NAME, value. An
+  // entry here is passed on even when its name is one the launcher withholds: the caller
+  // named it for this child on purpose (git's credentials, for git alone).
   std::vector<std::pair<std::string, std::string>> env;
   // Called once per line of output, without the '\n' (a last line without one is delivered
   // at end of stream; a line longer than max_line_bytes arrives in pieces of that size).
@@ -102,7 +104,11 @@ class ProcessLauncher {
   [[nodiscard]] virtual Result<std::unique_ptr<RunningProcess>> start(ProcessSpec spec) = 0;
 };
 
-// The POSIX implementation (posix_spawn, poll on the pipes).
-std::unique_ptr<ProcessLauncher> make_process_launcher();
+// The POSIX implementation (posix_spawn, poll on the pipes). Every child it starts inherits the
+// ods process's environment (as it is at each start) without the variables named in
+// `withheld_variables` (exact names; the caller's secrets, e.g. the CLI's
+// cli/src/shared/child_environment.h), plus ProcessSpec::env. Required, so no caller can start
+// a child without deciding what it must not see; `{}` withholds nothing (tests).
+std::unique_ptr<ProcessLauncher> make_process_launcher(std::vector<std::string> withheld_variables);
 
 }  // namespace ods::process

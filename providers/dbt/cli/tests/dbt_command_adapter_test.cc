@@ -25,7 +25,7 @@ DbtInvocationOptions options_for(const TempDir& dir, fs::path dbt, std::vector<s
 
 TEST(DbtCommandAdapter, ReturnsTheEventLinesAndDbtsErrorText) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   fs::path dbt =
       dir.script("dbt", "printf '%s\\n' \"$@\" > '" + (dir.path() / "args").string() + "'\necho plain\ncat '" +
                             fixture_path("build_model_error.jsonl").string() + "'\nexit 1");
@@ -41,7 +41,7 @@ TEST(DbtCommandAdapter, ReturnsTheEventLinesAndDbtsErrorText) {
 
 TEST(DbtCommandAdapter, AMissingDbtIsDbtNotFound) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   auto result = run_dbt_command(*launcher, options_for(dir, dir.path() / "missing-dbt", {"show"}));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, "dbt_not_found");
@@ -50,7 +50,7 @@ TEST(DbtCommandAdapter, AMissingDbtIsDbtNotFound) {
 
 TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   auto result = run_dbt_command(
       *launcher,
       options_for(dir, dir.script("dbt", "cat '" + fixture_path("build_interrupted.jsonl").string() + "'\nexit 2"),

@@ -72,7 +72,7 @@ class DbtDriverIntegration : public ::testing::Test {
   }
 
   DbtProject project_{"shop"};
-  std::unique_ptr<process::ProcessLauncher> real_ = process::make_process_launcher();
+  std::unique_ptr<process::ProcessLauncher> real_ = process::make_process_launcher({});
   std::unique_ptr<process::ProcessLauncher> driver_;
 };
 

@@ -46,7 +46,7 @@ fs::path answering_driver(const TempDir& dir, const std::string& fixture, int co
 
 TEST(DbtDriver, RunsEveryCommandInOneDriverProcess) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   {
     auto driver = make_dbt_driver_launcher(*real, answering_driver(dir, "build_success.jsonl", 0));
     EXPECT_FALSE(driver->keeps_manifest()) << "nothing is known before the first command";
@@ -70,7 +70,7 @@ TEST(DbtDriver, RunsEveryCommandInOneDriverProcess) {
 
 TEST(DbtDriver, ACommandThatFailsReportsDbtsErrorText) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   auto driver = make_dbt_driver_launcher(*real, answering_driver(dir, "build_model_error.jsonl", 1));
   auto result = run_dbt_command(*driver, options_for(dir, {"build"}));
   ASSERT_TRUE(result) << result.error().message;
@@ -85,7 +85,7 @@ TEST(DbtDriver, ACommandThatFailsReportsDbtsErrorText) {
 
 TEST(DbtDriver, ADriverThatDiesFailsTheCommandWithItsOutputAndRunsNoMore) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   fs::path python = dir.script("python", kReady + "read -r line\necho 'Traceback: MemoryError in dbt' >&2\nexit 3");
   auto driver = make_dbt_driver_launcher(*real, python);
   auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
@@ -100,7 +100,7 @@ TEST(DbtDriver, ADriverThatDiesFailsTheCommandWithItsOutputAndRunsNoMore) {
 
 TEST(DbtDriver, ADriverThatCannotImportDbtIsAnErrorWithWhatItPrinted) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   auto driver = make_dbt_driver_launcher(*real, dir.script("python", "echo 'ModuleNotFoundError: dbt' >&2\nexit 1"));
   for (int i = 0; i < 2; ++i) {
     auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
@@ -112,7 +112,7 @@ TEST(DbtDriver, ADriverThatCannotImportDbtIsAnErrorWithWhatItPrinted) {
 
 TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   fs::path python =
       dir.script("python", R"(echo '{"ods_driver": {"dbt_version": "1.7.20", "refused": "dbt-core 1.7.20 is not )"
                            R"(supported: ODS supports dbt-core 1.8 to 1.11"}}')"
@@ -129,7 +129,7 @@ TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
 
 TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessSaidOnce) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   const std::string d = dir.path().string();
   fs::path python =
       dir.script("python", "echo started >> '" + d +
@@ -159,7 +159,7 @@ TEST(DbtDriver, WhenTheDriverCannotKeepTheManifestEachCommandIsItsOwnDbtProcessS
 
 TEST(DbtDriver, AMissingInterpreterIsDbtNotFound) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   auto driver = make_dbt_driver_launcher(*real, dir.path() / "no-python");
   auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
   ASSERT_FALSE(result);
@@ -168,7 +168,7 @@ TEST(DbtDriver, AMissingInterpreterIsDbtNotFound) {
 
 TEST(DbtDriver, AnInterruptedCommandIsInterruptedAndEndsTheDriver) {
   TempDir dir;
-  auto real = process::make_process_launcher();
+  auto real = process::make_process_launcher({});
   const std::string d = dir.path().string();
   // Starts a node, then waits; on SIGINT reports dbt's interrupted summary and exits, as the
   // real driver does after a KeyboardInterrupt.

@@ -35,7 +35,7 @@ DbtInvocationOptions options_for(const TempDir& dir, fs::path dbt) {
 }
 
 TEST(DbtInvocation, CommandLinePutsLogFormatFirstAndProfilesDirLast) {
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocationOptions options;
   options.dbt = "/opt/dbt";
   options.args = {"build", "--select", "a+"};
@@ -49,7 +49,7 @@ TEST(DbtInvocation, CommandLinePutsLogFormatFirstAndProfilesDirLast) {
 
 TEST(DbtInvocation, ASuccessfulBuildReportsProgressToTheTotal) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocationOptions options = options_for(dir, replaying_dbt(dir, "build_success.jsonl", 0, "echo \"$DBT_X\" >&2"));
   options.args = {"build", "--select", "stg_payments+"};
   options.profiles_dir = dir.path() / "profiles";
@@ -81,7 +81,7 @@ TEST(DbtInvocation, ASuccessfulBuildReportsProgressToTheTotal) {
 
 TEST(DbtInvocation, AFailedModelGivesDbtsOwnErrorText) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_model_error.jsonl", 1)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
@@ -99,7 +99,7 @@ TEST(DbtInvocation, AFailedModelGivesDbtsOwnErrorText) {
 
 TEST(DbtInvocation, ACompilationErrorBeforeAnyNode) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_compile_error.jsonl", 2)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
@@ -112,7 +112,7 @@ TEST(DbtInvocation, ACompilationErrorBeforeAnyNode) {
 TEST(DbtInvocation, PlainTextAndStderrAreKeptForTheReport) {
   // What click prints for a bad flag, and a traceback printed outside the JSON logger.
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   fs::path dbt = dir.script("dbt",
                             "echo 'Traceback (most recent call last):'\n"
                             "echo '  File \"x.py\", line 1'\n"
@@ -137,7 +137,7 @@ TEST(DbtInvocation, PlainTextAndStderrAreKeptForTheReport) {
 
 TEST(DbtInvocation, TheTailKeepsOnlyTheLastLines) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocationOptions options = options_for(dir, dir.script("dbt", "seq 1 100 >&2; exit 1"));
   options.tail_lines = 3;
   auto result = DbtInvocation(*launcher, options).run();
@@ -148,7 +148,7 @@ TEST(DbtInvocation, TheTailKeepsOnlyTheLastLines) {
 TEST(DbtInvocation, DbtReportingAKeyboardInterruptIsInterrupted) {
   // Someone sent dbt SIGINT directly: dbt says so in EndOfRunSummary.
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocation invocation(*launcher, options_for(dir, replaying_dbt(dir, "build_interrupted.jsonl", 2)));
   auto result = invocation.run();
   ASSERT_TRUE(result);
@@ -159,7 +159,7 @@ TEST(DbtInvocation, DbtReportingAKeyboardInterruptIsInterrupted) {
 
 TEST(DbtInvocation, InterruptStopsDbtAndTheRunIsInterrupted) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   const std::string start = R"({"info": {"name": "LogStartLine", "level": "info", "msg": "1 of 2 START"}, )"
                             R"("data": {"index": 1, "total": 2}})";
   const std::string summary = R"({"info": {"name": "EndOfRunSummary", "level": "info", "msg": "Exited"}, )"
@@ -187,7 +187,7 @@ TEST(DbtInvocation, InterruptStopsDbtAndTheRunIsInterrupted) {
 
 TEST(DbtInvocation, InterruptBeforeRunNeverStartsDbt) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   DbtInvocation invocation(*launcher,
                            options_for(dir, dir.script("dbt", "touch '" + (dir.path() / "ran").string() + "'")));
   invocation.interrupt();
@@ -200,7 +200,7 @@ TEST(DbtInvocation, InterruptBeforeRunNeverStartsDbt) {
 
 TEST(DbtInvocation, ArgumentsMustNotChooseTheLogFormat) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   for (const char* flag : {"--log-format", "--log-format=text"}) {
     DbtInvocationOptions options = options_for(dir, dir.script("dbt", "touch '" + (dir.path() / "ran").string() + "'"));
     options.args = {"build", flag};
@@ -213,7 +213,7 @@ TEST(DbtInvocation, ArgumentsMustNotChooseTheLogFormat) {
 
 TEST(DbtInvocation, AMissingBinaryIsAnErrorNamingIt) {
   TempDir dir;
-  auto launcher = process::make_process_launcher();
+  auto launcher = process::make_process_launcher({});
   auto result = DbtInvocation(*launcher, options_for(dir, dir.path() / "no-dbt")).run();
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, "not_found");

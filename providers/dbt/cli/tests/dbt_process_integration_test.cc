@@ -64,7 +64,7 @@ class DbtProcessIntegration : public ::testing::Test {
 
   DbtProject project_{"shop"};
   fs::path dbt_;
-  std::unique_ptr<process::ProcessLauncher> launcher_ = process::make_process_launcher();
+  std::unique_ptr<process::ProcessLauncher> launcher_ = process::make_process_launcher({});
 };
 
 TEST_F(DbtProcessIntegration, BuildThenABuildStoppedByCtrlC) {

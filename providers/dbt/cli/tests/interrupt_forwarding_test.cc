@@ -35,7 +35,7 @@ fs::path patient_dbt(const TempDir& dir) {
 TEST(RunForwardingInterrupts, CtrlCStopsDbtAndTheRunIsInterrupted) {
   CustomHandlers custom;
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   DbtInvocationOptions options;
   options.dbt = patient_dbt(dir);
   options.args = {"build"};
@@ -59,7 +59,7 @@ TEST(RunForwardingInterrupts, CtrlCStopsDbtAndTheRunIsInterrupted) {
 TEST(RunForwardingInterrupts, WithoutASignalTheRunIsUntouched) {
   CustomHandlers custom;
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   DbtInvocationOptions options;
   options.dbt = dir.script("dbt", "exit 0");
   options.project_dir = dir.path();
@@ -75,7 +75,7 @@ TEST(RunForwardingInterrupts, FailsWhenAnotherForwarderIsInstalled) {
   auto outer = SignalForwarder::install([](int) {});
   ASSERT_TRUE(outer);
   TempDir dir;
-  auto launcher = make_process_launcher();
+  auto launcher = make_process_launcher({});
   DbtInvocationOptions options;
   options.dbt = dir.script("dbt", "touch '" + (dir.path() / "ran").string() + "'");
   options.project_dir = dir.path();

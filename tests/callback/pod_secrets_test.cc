@@ -1,0 +1,69 @@
+// No secret of ODS reaches a process it starts (issue 26, the runner pod): `ods pod` configured as
+// the operator's runner Job configures it (docs/kubernetes.md, "The Job a run gets": the callback
+// URL, the run and the token file in the environment, $ODS_DIGEST_KEY from the project's Secret,
+// $ODS_GIT_CREDENTIALS_DIR naming a mounted git Secret) on a copy of examples/shop with planted
+// models, macros and hooks that read those variables every way dbt code can, and follow a path to
+// its file (harness/secret_probes.h). Everything the pod printed, every file of the project, and
+// what the controller recorded are searched for the token, the digest key and the git password.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "callback_fixture.h"
+#include "harness/secret_probes.h"
+#include "harness/secret_search.h"
+#include "harness/temp_dir.h"
+#include "ods/callback/run_token.h"
+
+namespace ods::testing {
+namespace {
+
+constexpr const char* kDigestKey = "dk-Pod-Secret-6b1f03c27a9e4d58";
+constexpr const char* kGitPassword = "git-Pod-Secret-93d1c4";
+
+TEST(PodSecrets, DbtInTheRunnerPodSeesNeitherTheTokenNorTheDigestKeyNorTheGitSecret) {
+  auto store = fresh_postgres_store();
+  ASSERT_NE(store, nullptr);
+  TestRuns runs;
+  PhaseLog log;
+  auto server = start_test_server(runs, log, *store);
+  ASSERT_NE(server, nullptr);
+  runs.add("team", "run-1", "uid-1");
+  const std::string token = callback::RunTokens::from_key(kControllerKey)->token_for("team", "run-1", "uid-1");
+
+  // The Secret volumes, outside the project (as in the pod: /var/run/ods/run, /var/run/ods/git).
+  TempDir secrets("pod-secrets");
+  std::filesystem::create_directories(secrets.path() / "git");
+  std::ofstream(secrets.path() / "token") << token << "\n";
+  std::ofstream(secrets.path() / "git" / "username") << "ci";
+  std::ofstream(secrets.path() / "git" / "password") << kGitPassword;
+
+  auto p = shop_project();
+  plant_secret_probes(*p, {"ODS_DIGEST_KEY", "ODS_RUN_TOKEN_FILE", "ODS_GIT_CREDENTIALS_DIR"});
+  p->add_env({"ODS_CALLBACK_URL=" + server->url(), "ODS_RUN=team/run-1",
+              "ODS_RUN_TOKEN_FILE=" + (secrets.path() / "token").string(),
+              "ODS_GIT_CREDENTIALS_DIR=" + (secrets.path() / "git").string(),
+              std::string("ODS_DIGEST_KEY=") + kDigestKey, std::string(kProbeMarkerVariable) + "=visible"});
+  SecretSearch search({{"callback token", token}, {"digest key", kDigestKey}, {"git password", kGitPassword}});
+
+  ProcessResult pod = p->ods(
+      {"pod", "--profiles-dir", p->dir().string(), "--retry-for", "120", "--dbt", (venv_bin() / "dbt").string()});
+  EXPECT_EQ(pod.exit_code, 0) << pod.output << pod.errors;
+  search.expect_clean("the output of ods pod", pod.output + pod.errors);
+  expect_secret_probes_ran(*p);
+  const std::size_t files = search.expect_clean_tree(p->dir());
+
+  auto recorded = recorded_runs(*store);
+  ASSERT_TRUE(recorded.contains("uid-1"));
+  EXPECT_EQ(recorded["uid-1"].outcome, "success");
+  for (const auto& [uid, run] : recorded) search.expect_clean("the ledger entry of " + uid, run.plan + run.details);
+  auto latest = store->latest("shop/default");
+  ASSERT_TRUE(latest && *latest);
+  search.expect_clean("the recorded snapshot", (*latest)->document);
+  std::cout << "pod secrets: the pod's output, " << files << " project files and the recorded run searched for "
+            << search.forms() << " forms of 3 secrets" << std::endl;
+}
+
+}  // namespace
+}  // namespace ods::testing
