@@ -60,11 +60,12 @@ CheckEntry node_entry(const NodeInput& node, const StateSnapshot* previous) {
   e.evidence.push_back({"last_build", node.id, built->run_id, Exactness::exact, "state, built at " + built->built_at});
   if (!built->tested)
     return decide(e, CheckAction::run, kNotTested,
-                  "no pass of its checks is recorded on its build of run " + built->run_id);
+                  "no pass of its checks is recorded on its build of run " + built->run_id +
+                      " (they failed, or never ran on it)");
   if (!record_matches(*built->tested, node.checks_digest, e)) return e;
-  return decide(
-      e, CheckAction::skip, kUnchanged,
-      "already tested: its checks passed in run " + built->tested->run_id + " on its build of run " + built->run_id);
+  return decide(e, CheckAction::skip, kUnchanged,
+                "already tested: its checks passed on this build in run " + built->tested->run_id + " (built by run " +
+                    built->run_id + ")");
 }
 
 CheckEntry source_entry(const SourceInput& source, const StateSnapshot* previous) {
@@ -101,26 +102,70 @@ CheckEntry source_entry(const SourceInput& source, const StateSnapshot* previous
                 "already tested: its checks passed in run " + tested.run_id + " on the data version it has now");
 }
 
+// A snapshot of another target identity counts as nothing recorded (ADR-0017), with a warning.
+const StateSnapshot* same_target(const ProjectInputs& inputs, const StateSnapshot* previous, CheckPlan& plan) {
+  if (previous && !previous->target_identity.empty() && !inputs.target_identity.empty() &&
+      previous->target_identity != inputs.target_identity) {
+    plan.warnings.push_back("the recorded state was built in " + previous->target_identity + ", not in " +
+                            inputs.target_identity + "; no build or check of it counts here");
+    return nullptr;
+  }
+  return previous;
+}
+
+void add_sources(const ProjectInputs& inputs, const StateSnapshot* previous,
+                 const std::optional<std::set<std::string>>& selected, CheckPlan& plan) {
+  for (const auto& source : inputs.sources) {
+    if (source.checks_digest.empty() || (selected && !selected->contains(source.id))) continue;
+    plan.entries.push_back(source_entry(source, previous));
+  }
+  std::sort(plan.entries.begin(), plan.entries.end(),
+            [](const CheckEntry& a, const CheckEntry& b) { return a.id < b.id; });
+}
+
+std::optional<std::set<std::string>> selection_of(const CheckOptions& options) {
+  if (!options.selected) return std::nullopt;
+  return std::set<std::string>(options.selected->begin(), options.selected->end());
+}
+
 }  // namespace
+
+bool checks_passed_on_build(const NodeInput& node, const NodeState& state) {
+  return !node.checks_digest.empty() && state.tested && state.tested->checks_digest == node.checks_digest;
+}
+
+CheckPlan plan_run_checks(const ProjectInputs& inputs, const StateSnapshot* previous, const ExecutionPlan& plan,
+                          const CheckOptions& options) {
+  CheckPlan checks;
+  checks.scope = plan.scope;
+  previous = same_target(inputs, previous, checks);
+  add_sources(inputs, previous, selection_of(options), checks);
+  std::unordered_map<std::string, const NodeInput*> nodes;
+  for (const auto& node : inputs.nodes) nodes.emplace(node.id, &node);
+  std::vector<CheckEntry> reused;
+  for (const auto& e : plan.entries) {
+    const auto it = nodes.find(e.id);
+    if (it == nodes.end()) continue;
+    if (it->second->checks_digest.empty()) {
+      ++checks.without_checks;
+      continue;
+    }
+    if (e.action == Action::reuse) reused.push_back(node_entry(*it->second, previous));
+  }
+  std::sort(reused.begin(), reused.end(), [](const CheckEntry& a, const CheckEntry& b) { return a.id < b.id; });
+  checks.entries.insert(checks.entries.end(), std::make_move_iterator(reused.begin()),
+                        std::make_move_iterator(reused.end()));
+  return checks;
+}
 
 CheckPlan plan_checks(const ProjectInputs& inputs, const StateSnapshot* previous, const CheckOptions& options) {
   CheckPlan plan;
   plan.scope = scope_of(inputs.project, inputs.target);
   plan.warnings = inputs.warnings;
-  if (previous && !previous->target_identity.empty() && !inputs.target_identity.empty() &&
-      previous->target_identity != inputs.target_identity) {
-    plan.warnings.push_back("the recorded state was built in " + previous->target_identity + ", not in " +
-                            inputs.target_identity + "; no build or check of it counts here");
-    previous = nullptr;
-  }
-  std::optional<std::set<std::string>> selected;
-  if (options.selected) selected.emplace(options.selected->begin(), options.selected->end());
+  previous = same_target(inputs, previous, plan);
+  const std::optional<std::set<std::string>> selected = selection_of(options);
   auto in_selection = [&](const std::string& id) { return !selected || selected->contains(id); };
-
-  for (const auto& source : inputs.sources) {
-    if (source.checks_digest.empty() || !in_selection(source.id)) continue;
-    plan.entries.push_back(source_entry(source, previous));
-  }
+  add_sources(inputs, previous, selected, plan);
   std::vector<CheckEntry> nodes;
   for (const auto& node : inputs.nodes) {
     if (!in_selection(node.id)) continue;
@@ -130,9 +175,7 @@ CheckPlan plan_checks(const ProjectInputs& inputs, const StateSnapshot* previous
     }
     nodes.push_back(node_entry(node, previous));
   }
-  auto by_id = [](const CheckEntry& a, const CheckEntry& b) { return a.id < b.id; };
-  std::sort(plan.entries.begin(), plan.entries.end(), by_id);
-  std::sort(nodes.begin(), nodes.end(), by_id);
+  std::sort(nodes.begin(), nodes.end(), [](const CheckEntry& a, const CheckEntry& b) { return a.id < b.id; });
   plan.entries.insert(plan.entries.end(), std::make_move_iterator(nodes.begin()), std::make_move_iterator(nodes.end()));
   return plan;
 }

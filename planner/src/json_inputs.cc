@@ -28,6 +28,7 @@ json node_to_json(const NodeInput& n) {
   if (n.policy.require_fresh_data_from_all) policy["require_fresh_data_from"] = "all";
   if (!n.policy.error.empty()) policy["error"] = n.policy.error;
   j["policy"] = policy;
+  if (n.checks_need_build) j["checks_need_build"] = true;  // absent when false: older documents read the same
   return j;
 }
 
@@ -64,6 +65,7 @@ NodeInput node_from_json(const json& j, const std::string& path) {
   n.always_build = strings(j, p, "always_build");
   n.self_contained = opt_bool(j, p, "self_contained");
   n.checks_digest = string_at(j, p, "checks_digest", Need::optional);
+  n.checks_need_build = opt_bool(j, p, "checks_need_build");
   if (j.contains("policy")) {
     const json& pol = object_at(j, p, "policy");
     if (pol.contains("lag_tolerance_seconds")) {

@@ -5,6 +5,7 @@
 
 #include "dag.h"
 #include "ods/base/iso8601.h"
+#include "ods/planner/checks.h"
 #include "ods/planner/duration_text.h"
 #include "ods/planner/planner.h"
 #include "reason_codes.h"
@@ -327,6 +328,14 @@ class Planner {
     } else {
       e.evidence.push_back({"relation_exists", e.id, "not checked", Exactness::none,
                             "no warehouse connection: reuse trusts that the last build's relation still exists"});
+    }
+    if (const NodeInput& node = inputs_.nodes[dag_.index_of.at(e.id)];
+        node.checks_need_build && !checks_passed_on_build(node, before)) {
+      d = Decision{Action::build, build_kind(kChecksNotPassed)};
+      e.reasons.push_back({std::string(kChecksNotPassed),
+                           "some of its checks run only with its build and have not passed on its build of run " +
+                               before.run_id + " (they failed, changed or never ran on it), so it builds again"});
+      return std::move(e);
     }
     d = Decision{Action::reuse, BuildKind::none};
     e.action = Action::reuse;

@@ -7,23 +7,29 @@
 
 namespace ods::run {
 
-std::vector<std::string> source_checks_to_run(const planner::ProjectInputs& inputs,
-                                              const planner::StateSnapshot* previous,
-                                              const std::optional<std::vector<std::string>>& checks_selected) {
+planner::CheckPlan run_checks(const planner::ProjectInputs& inputs, const planner::StateSnapshot* previous,
+                              const planner::ExecutionPlan& plan,
+                              const std::optional<std::vector<std::string>>& checks_selected) {
   planner::CheckOptions options;
   options.selected = checks_selected;
+  return planner::plan_run_checks(inputs, previous, plan, options);
+}
+
+std::vector<std::string> check_selection(const planner::CheckPlan& checks) {
   std::vector<std::string> out;
-  for (const auto& e : planner::plan_checks(inputs, previous, options).entries)
-    if (e.resource_type == "source" && e.action == planner::CheckAction::run) out.push_back("source:" + e.name);
+  for (const auto& e : checks.entries) {
+    if (e.action != planner::CheckAction::run) continue;
+    out.push_back(e.resource_type == "source" ? "source:" + e.name : e.name + ",resource_type:test");
+  }
   return out;
 }
 
 std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
-                                         const std::vector<std::string>& source_checks) {
+                                         const std::vector<std::string>& checks) {
   std::map<std::string, std::set<std::string>> building;  // resource type -> BUILD node ids
   for (const auto& e : plan.entries)
     if (e.action == planner::Action::build) building[e.resource_type].insert(e.id);
-  if (building.empty()) return {};
+  if (building.empty()) return checks;
   const auto whole_type = [&](const std::string& type, const std::set<std::string>& ids) {
     if (type.empty()) return false;
     for (const auto& n : inputs.nodes)
@@ -39,7 +45,7 @@ std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, c
     }
   for (const auto& e : plan.entries)
     if (e.action == planner::Action::build && !whole.contains(e.resource_type)) out.push_back(e.name);
-  out.insert(out.end(), source_checks.begin(), source_checks.end());
+  out.insert(out.end(), checks.begin(), checks.end());
   return out;
 }
 

@@ -1,4 +1,4 @@
-// The `dbt build` selection of a run: BUILD nodes, then the sources whose checks run with them.
+// The `dbt build` selection of a run: BUILD nodes, then the checks that run with them.
 #include "ods/run/build_selection.h"
 
 #include <gtest/gtest.h>
@@ -41,9 +41,11 @@ TEST(BuildSelection, BuildNodesThenSourceChecks) {
             (std::vector<std::string>{"a", "c", "source:raw.orders"}));
 }
 
-TEST(BuildSelection, NothingToBuildSelectsNothingNotEvenSourceChecks) {
+TEST(BuildSelection, NothingToBuildSelectsTheChecksAloneOrNothing) {
   const auto plan = plan_of({{"a", planner::Action::reuse}});
-  EXPECT_TRUE(build_selection(project_of({"a"}, {}), plan, {"source:raw.orders"}).empty());
+  EXPECT_EQ(build_selection(project_of({"a"}, {}), plan, {"source:raw.orders", "a,resource_type:test"}),
+            (std::vector<std::string>{"source:raw.orders", "a,resource_type:test"}));
+  EXPECT_TRUE(build_selection(project_of({"a"}, {}), plan, {}).empty());
 }
 
 TEST(BuildSelection, ATypeWhoseEveryNodeBuildsIsNamedOnceTheOthersByName) {
@@ -73,12 +75,34 @@ planner::ProjectInputs one_source_with_checks(const std::optional<planner::DataV
   return in;
 }
 
-TEST(SourceChecks, ASourceNeverTestedHasItsChecksRunUnlessDeselected) {
+TEST(RunChecks, ASourceNeverTestedHasItsChecksRunUnlessDeselected) {
   const auto inputs =
       one_source_with_checks(planner::DataVersion{"v1", planner::Exactness::exact, "test", "2026-11-30T01:00:00Z"});
-  EXPECT_EQ(source_checks_to_run(inputs, nullptr, std::nullopt), std::vector<std::string>{"source:raw.orders"});
-  EXPECT_TRUE(source_checks_to_run(inputs, nullptr, std::vector<std::string>{}).empty())
+  const planner::ExecutionPlan plan;
+  EXPECT_EQ(check_selection(run_checks(inputs, nullptr, plan, std::nullopt)),
+            std::vector<std::string>{"source:raw.orders"});
+  EXPECT_TRUE(check_selection(run_checks(inputs, nullptr, plan, std::vector<std::string>{})).empty())
       << "--select leaving no check out of the selection";
+}
+
+// Issue 27: a reused node whose checks failed on its build (no pass recorded) has its data
+// tests run, not the node; one whose checks passed on its build has none run.
+TEST(RunChecks, AReusedNodeWithoutAPassOnItsBuildHasItsTestsRunNotItself) {
+  planner::ProjectInputs inputs = project_of({"a", "b"}, {});
+  inputs.project = "shop";
+  for (auto& n : inputs.nodes) n.checks_digest = "c1";
+  planner::StateSnapshot previous;
+  previous.project = "shop";
+  previous.nodes["model.shop.a"].run_id = "r1";
+  previous.nodes["model.shop.b"].run_id = "r1";
+  previous.nodes["model.shop.b"].tested = planner::TestRecord{"r1", "2026-11-30T01:00:00Z", "c1"};
+  const auto plan = plan_of({{"a", planner::Action::reuse}, {"b", planner::Action::reuse}});
+  const planner::CheckPlan checks = run_checks(inputs, &previous, plan, std::nullopt);
+  EXPECT_EQ(check_selection(checks), std::vector<std::string>{"a,resource_type:test"});
+  ASSERT_EQ(checks.entries.size(), 2u);
+  EXPECT_EQ(checks.entries[1].reasons.at(0).code, "unchanged");
+  EXPECT_NE(checks.entries[1].reasons.at(0).message.find("passed on this build in run r1"), std::string::npos)
+      << checks.entries[1].reasons.at(0).message;
 }
 
 }  // namespace

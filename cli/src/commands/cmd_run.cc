@@ -9,6 +9,7 @@
 #include "dbt_steps.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "ods/run/build_selection.h"
 #include "plan_format.h"
@@ -22,6 +23,22 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// One line on the checks beside the plan: those run again (by name, with the first reason's
+// code) and how many are not re-run because they passed on the current build or data.
+void print_check_line(std::ostream& out, const planner::CheckPlan& checks) {
+  const int again = checks.count(planner::CheckAction::run), skipped = checks.count(planner::CheckAction::skip);
+  if (again + skipped == 0) return;
+  out << "Checks: " << again << " to run again";
+  std::string sep = " (";
+  for (const auto& e : checks.entries) {
+    if (e.action != planner::CheckAction::run) continue;
+    out << sep << e.name << ": " << (e.reasons.empty() ? "" : e.reasons.front().code);
+    sep = ", ";
+  }
+  out << (again > 0 ? ")" : "") << ", " << skipped
+      << " not re-run (they passed on the current build or data); the BUILD nodes' checks run with them.\n";
+}
 
 }  // namespace
 
@@ -71,18 +88,24 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const int to_build = plan->count(planner::Action::build), to_reuse = plan->count(planner::Action::reuse);
   if (ctx.format == "text") print_plan_table(*ctx.out, *plan);
 
-  if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, store ? store->get() : nullptr);
-  const auto source_checks =
-      run::source_checks_to_run(project.inputs, head ? &head->snapshot : nullptr, checks_selected);
-  RunContext run_ctx{project, scope, **store, std::move(head), std::move(*plan), std::move(evidence), timings, started};
-  if (to_build == 0) {
-    step(ctx, "all " + std::to_string(to_reuse) + " nodes reused; dbt build not started");
+  // Checks that have not passed on what they vouch for run again before their readers, and
+  // gate them while they fail, as dbt build does (issue 27): even when nothing builds.
+  planner::CheckPlan checks = run::run_checks(project.inputs, head ? &head->snapshot : nullptr, *plan, checks_selected);
+  if (ctx.format == "text") print_check_line(*ctx.out, checks);
+  if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, checks, store ? store->get() : nullptr);
+  auto check_selection = run::check_selection(checks);
+  const std::size_t to_check = check_selection.size();
+  RunContext run_ctx{
+      project, scope,  **store, std::move(head), std::move(*plan), std::move(checks), std::move(evidence),
+      timings, started};
+  if (to_build == 0 && to_check == 0) {
+    step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");
     return finish_without_build(ctx, run_ctx);
   }
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
-                (source_checks.empty() ? "" : "; testing " + std::to_string(source_checks.size()) + " sources"));
-  WaveSettings waves{*mode, target_path, source_checks, project.adapter_type};
+                (to_check == 0 ? "" : "; running the checks of " + std::to_string(to_check) + " nodes and sources"));
+  WaveSettings waves{*mode, target_path, std::move(check_selection), project.adapter_type};
   return build_in_waves(ctx, *prepared->session, project, std::move(options), run_ctx, waves);
 }
 

@@ -45,8 +45,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
       step(ctx,
            "wave " + std::to_string(number) + ": building " + std::to_string(wave.now.size()) + " nodes; " + wave.why);
     std::vector<std::string> args{"build", kFlagSelect};
-    for (auto& arg : run::build_selection(project.inputs, run.plan,
-                                          number == 1 ? settings.source_checks : std::vector<std::string>{}))
+    for (auto& arg :
+         run::build_selection(project.inputs, run.plan, number == 1 ? settings.checks : std::vector<std::string>{}))
       args.push_back(std::move(arg));
     args.insert(args.end(), settings.target_path.begin(), settings.target_path.end());
     auto t = Clock::now();

@@ -16,8 +16,8 @@ namespace ods::cli {
 
 struct WaveSettings {
   run::CutoffMode mode = run::CutoffMode::automatic;
-  std::vector<std::string> target_path;    // --target-path, for every dbt call
-  std::vector<std::string> source_checks;  // `source:<name>` the first wave's build tests
+  std::vector<std::string> target_path;  // --target-path, for every dbt call
+  std::vector<std::string> checks;       // the first wave's checks (run::check_selection)
   std::string adapter_type;
 };
 

@@ -91,7 +91,7 @@ std::vector<std::string> failed_nodes(const planner::ExecutionPlan& plan, const 
 // --summary or --json-file could not be written.
 bool print_summary(const CommandContext& ctx, const RunContext& run, const json& counts, const std::string& run_id,
                    const std::string& outcome, double saved, const std::vector<std::string>& failed = {},
-                   const std::string& dbt_errors = "") {
+                   const std::vector<std::string>& failed_checks = {}, const std::string& dbt_errors = "") {
   if (ctx.format == "text") {
     char line[256];
     std::snprintf(line, sizeof line, "ods: %s: built %d, reused %d, failed %d, skipped %d in %.1f s", outcome.c_str(),
@@ -103,6 +103,12 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
       *ctx.out << line;
     }
     *ctx.out << "\n";
+    if (!failed_checks.empty()) {
+      *ctx.out << "ods: failed checks (their readers were skipped and keep their last state; the checks run "
+                  "again until they pass):";
+      for (const auto& c : failed_checks) *ctx.out << " " << c;
+      *ctx.out << "\n";
+    }
   }
   if (!report_wanted(ctx)) return true;
   CommandSummary summary = planned_summary(ctx, run.plan, "run", false, saved);
@@ -118,13 +124,18 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
                        {"probe_seconds", run.evidence.probe_seconds},
                        {"time_saved_seconds", saved},
                        {"peak_rss_mb", peak_rss_mb()},
-                       {"recorded_from", run.recorded_from}};
-    return document_of_members(
-        {{"plan", planner::to_json(run.plan, true)}, {"run", run_doc.dump(2)}, {"summary", to_json(summary).dump(2)}});
+                       {"recorded_from", run.recorded_from},
+                       {"failed_checks", failed_checks}};
+    return document_of_members({{"checks", planner::to_json(run.checks, true)},
+                                {"plan", planner::to_json(run.plan, true)},
+                                {"run", run_doc.dump(2)},
+                                {"summary", to_json(summary).dump(2)}});
   };
   return deliver_report(ctx, document, [&] {
     MarkdownInput in = markdown_input(run.plan, summary);
+    add_check_rows(in, run.checks);
     in.failed_nodes = failed;
+    in.failed_checks = failed_checks;
     in.dbt_errors = dbt_errors;
     return in;
   });
@@ -168,15 +179,23 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
   return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
 }
 
-int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, contracts::StateStore* store) {
+int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, const planner::CheckPlan& checks,
+                   contracts::StateStore* store) {
   if (!report_wanted(ctx)) return kExitOk;
   const double saved = store == nullptr ? 0 : run::time_saved_seconds(*store, plan.scope, plan);
   const CommandSummary summary = planned_summary(ctx, plan, "run", true, saved);
   auto document = [&] {
-    return document_of_members(
-        {{"plan", planner::to_json(plan, true)}, {"run", "null"}, {"summary", to_json(summary).dump(2)}});
+    return document_of_members({{"checks", planner::to_json(checks, true)},
+                                {"plan", planner::to_json(plan, true)},
+                                {"run", "null"},
+                                {"summary", to_json(summary).dump(2)}});
   };
-  return deliver_report(ctx, document, [&] { return markdown_input(plan, summary); }) ? kExitOk : kExitFailed;
+  auto markdown = [&] {
+    MarkdownInput in = markdown_input(plan, summary);
+    add_check_rows(in, checks);
+    return in;
+  };
+  return deliver_report(ctx, document, markdown) ? kExitOk : kExitFailed;
 }
 
 int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
@@ -214,6 +233,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   out.run_id = loaded->outcome.run_id;
   out.summary = loaded->summary;
   out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
+  out.failed_checks = loaded->failed_checks;
   const std::string outcome = run::build_outcome(build.exit_code, out.built);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
@@ -238,7 +258,7 @@ int finish_run(const CommandContext& ctx, const RunContext& run, const std::vect
                const dbt::DbtCommandResult& last_build) {
   int built = 0, failed = 0, skipped = 0;
   double saved = 0;
-  std::vector<std::string> failed_names;
+  std::vector<std::string> failed_names, failed_checks;
   std::string summary;
   for (const auto& w : waves) {
     built += w.built;
@@ -246,6 +266,7 @@ int finish_run(const CommandContext& ctx, const RunContext& run, const std::vect
     skipped += w.skipped;
     saved += w.saved;
     failed_names.insert(failed_names.end(), w.failed_nodes.begin(), w.failed_nodes.end());
+    failed_checks.insert(failed_checks.end(), w.failed_checks.begin(), w.failed_checks.end());
     summary += (summary.empty() ? "" : "; ") + w.summary;
   }
   if (waves.size() > 1) summary = std::to_string(waves.size()) + " waves: " + summary;
@@ -256,7 +277,7 @@ int finish_run(const CommandContext& ctx, const RunContext& run, const std::vect
               {"skipped", skipped},
               {"summary", summary}};
   const bool delivered = print_summary(ctx, run, counts, waves.empty() ? "" : waves.back().run_id, outcome, saved,
-                                       failed_names, last_build.error_text);
+                                       failed_names, failed_checks, last_build.error_text);
   const int code = finish_after_dbt(
       ctx, last_build,
       "dbt build failed; the nodes that failed or were skipped keep their last state and build next time");

@@ -10,6 +10,7 @@
 #include "evidence_gathering.h"
 #include "ods/contracts/state_store.h"
 #include "ods/dbt/dbt_command.h"
+#include "ods/planner/checks.h"
 #include "ods/planner/plan.h"
 #include "project_loader.h"
 #include "state_access.h"
@@ -35,6 +36,9 @@ struct RunContext {
   contracts::StateStore& store;
   std::optional<Head> head;  // the state the plan was made against
   planner::ExecutionPlan plan;
+  // The checks run beside the plan's builds, and those not re-run with why (run::run_checks):
+  // the report's "checks" document.
+  planner::CheckPlan checks;
   GatheredEvidence evidence;
   RunTimings timings;
   std::chrono::steady_clock::time_point started;
@@ -52,10 +56,11 @@ struct RunContext {
 // run.project, which no one changes during the run).
 void start_inputs_digest(RunContext& run);
 
-// `ods state run --dry-run`'s end: the JSON document ({"plan", "run": null, "summary"}) and
-// the Markdown as the flags ask; `store` (null when there is none yet) gives the time saved.
-// Reads only.
-int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, contracts::StateStore* store);
+// `ods state run --dry-run`'s end: the JSON document ({"checks", "plan", "run": null,
+// "summary"}) and the Markdown as the flags ask; `store` (null when there is none yet) gives
+// the time saved. Reads only.
+int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, const planner::CheckPlan& checks,
+                   contracts::StateStore* store);
 
 // Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
 int finish_without_build(const CommandContext& ctx, RunContext& run);
@@ -74,7 +79,8 @@ struct WaveRecord {
   int built = 0, failed = 0, skipped = 0;
   std::string summary;
   std::vector<std::string> failed_nodes;
-  double saved = 0;  // the last build times of the wave plan's reused nodes
+  std::vector<std::string> failed_checks;  // ids of the tests dbt reported failed or errored
+  double saved = 0;                        // the last build times of the wave plan's reused nodes
 };
 
 // Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on

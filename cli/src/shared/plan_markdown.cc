@@ -149,6 +149,24 @@ std::string list_section(const std::string& heading, const std::vector<std::stri
   return out + "\n";
 }
 
+// A run's checks: those run again beside the build, then those not re-run, with why.
+std::string checks_section(const MarkdownInput& in, const MarkdownLimits& limits) {
+  if (in.checks_run.empty() && in.checks_not_rerun.empty()) return "";
+  auto rows_of = [](const std::vector<MarkdownRow>& rows) {
+    std::vector<const MarkdownRow*> out;
+    for (const auto& r : rows) out.push_back(&r);
+    return out;
+  };
+  std::string out;
+  if (!in.checks_run.empty())
+    out += "### Checks run again (" + std::to_string(in.checks_run.size()) + ")\n\n" +
+           table(rows_of(in.checks_run), limits, true);
+  if (!in.checks_not_rerun.empty())
+    out += "<details><summary>Checks not re-run (" + std::to_string(in.checks_not_rerun.size()) + ")</summary>\n\n" +
+           table(rows_of(in.checks_not_rerun), limits, true) + "</details>\n\n";
+  return out;
+}
+
 std::string selection_section(const CommandSummary& s, const MarkdownLimits& limits) {
   if (s.selection.empty()) return "";
   const std::string verb = s.command == "test" ? "dbt test --select " : "dbt build --select ";
@@ -238,6 +256,13 @@ MarkdownInput markdown_input(const planner::ExecutionPlan& plan, CommandSummary 
   return in;
 }
 
+void add_check_rows(MarkdownInput& in, const planner::CheckPlan& checks) {
+  MarkdownInput rows;
+  add_rows(rows, checks, planner::CheckAction::run);
+  in.checks_run = std::move(rows.acted);
+  in.checks_not_rerun = std::move(rows.folded);
+}
+
 MarkdownInput markdown_input(const planner::CheckPlan& plan, CommandSummary summary) {
   MarkdownInput in;
   in.summary = std::move(summary);
@@ -252,7 +277,7 @@ std::string render_markdown(const MarkdownInput& in, const MarkdownLimits& limit
   // What a reader must see is small (each part capped) and always kept; the node tables
   // fill the rest of the budget, the BUILD groups first.
   const std::string kept =
-      list_section("Failed", in.failed_nodes, limits) +
+      list_section("Failed", in.failed_nodes, limits) + list_section("Failed checks", in.failed_checks, limits) +
       (in.dbt_errors.empty() ? std::string()
                              : "### dbt errors\n\n" + quoted(in.dbt_errors, limits.max_quoted_bytes, "text")) +
       list_section("Warnings", in.warnings, limits);
@@ -268,7 +293,7 @@ std::string render_markdown(const MarkdownInput& in, const MarkdownLimits& limit
     else
       ++left_out;
   }
-  std::string folded = folded_section(in, limits);
+  std::string folded = folded_section(in, limits) + checks_section(in, limits);
   if (!folded.empty() && (left_out > 0 || tables.size() + folded.size() > budget)) {
     folded.clear();
     ++left_out;

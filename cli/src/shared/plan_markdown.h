@@ -34,8 +34,12 @@ struct MarkdownInput {
   std::vector<MarkdownRow> acted;         // shown, grouped by code in order of first appearance
   std::vector<MarkdownRow> folded;        // folded away in <details>
   std::vector<std::string> failed_nodes;  // what dbt reported failed (run, test)
-  std::vector<std::string> warnings;      // unknown source versions, probe failures, ...
-  std::string dbt_errors;                 // dbt's error text (quoted as code)
+  // run: the checks run beside the build (acted) and those not re-run (folded), with why;
+  // and the checks dbt reported failed (they gate their readers until they pass).
+  std::vector<MarkdownRow> checks_run, checks_not_rerun;
+  std::vector<std::string> failed_checks;
+  std::vector<std::string> warnings;  // unknown source versions, probe failures, ...
+  std::string dbt_errors;             // dbt's error text (quoted as code)
 };
 
 struct MarkdownLimits {
@@ -52,6 +56,8 @@ struct MarkdownLimits {
 // their warnings; `summary` as given.
 MarkdownInput markdown_input(const planner::ExecutionPlan& plan, CommandSummary summary);
 MarkdownInput markdown_input(const planner::CheckPlan& plan, CommandSummary summary);
+// A run's check plan (planner::plan_run_checks) as `in`'s checks_run and checks_not_rerun.
+void add_check_rows(MarkdownInput& in, const planner::CheckPlan& checks);
 
 std::string render_markdown(const MarkdownInput& input, const MarkdownLimits& limits = {});
 

@@ -125,9 +125,12 @@ Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& proje
   if (!outcome) return std::unexpected(outcome.error());
   outcome->checks_only = kind == RunKind::checks_only;
   const auto statuses = status_counts(*run);
-  LoadedRun loaded{*outcome, run->command, summarise(statuses), run->generated_at, {}, {}, statuses};
-  for (const auto& r : run->results)
+  LoadedRun loaded{*outcome, run->command, summarise(statuses), run->generated_at, {}, {}, statuses, {}};
+  for (const auto& r : run->results) {
     if (r.status == "success" && r.execution_seconds > 0) loaded.node_seconds[r.unique_id] = r.execution_seconds;
+    const bool check = r.unique_id.starts_with("test.") || r.unique_id.starts_with("unit_test.");
+    if (check && (r.status == "fail" || r.status == "error")) loaded.failed_checks.push_back(r.unique_id);
+  }
   if (fs::exists(ctx.target_dir / "sources.json") && outcome->source_versions.empty() &&
       !dbt_project.inputs.sources.empty()) {
     loaded.notes.push_back(

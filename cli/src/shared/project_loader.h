@@ -46,6 +46,7 @@ struct LoadedRun {
   std::vector<std::string> notes;              // e.g. "sources.json was taken after the run started: not used"
   std::map<std::string, double> node_seconds;  // node id -> dbt's execution time, when reported
   std::map<std::string, int> statuses;         // dbt result status -> how many results had it
+  std::vector<std::string> failed_checks;      // ids of the data and unit tests that failed or errored
 };
 
 // How many distinct checks (dbt data and unit tests) read any of `ids` (node or source ids).

@@ -102,9 +102,9 @@ Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, C
     waves = first_wave(deps.store, scope, request.inputs, *plan, *request.cutoff, request.probe.call_seconds,
                        request.relations_exist);
   if (summary.planned_build > 0)
-    summary.selection =
-        run::build_selection(request.inputs, waves ? run::only_building(*plan, waves->building) : *plan,
-                             run::source_checks_to_run(request.inputs, previous, request.check_selected));
+    summary.selection = run::build_selection(
+        request.inputs, waves ? run::only_building(*plan, waves->building) : *plan,
+        run::check_selection(run::run_checks(request.inputs, previous, *plan, request.check_selected)));
   const std::string now = deps.now();
   run::RunDetails details;
   details.recorded_by = "ods-operator";

@@ -243,6 +243,10 @@ class Assembler {
     }
     for (auto& node : project.inputs.nodes) {
       if (const auto it = digests.find(node.id); it != digests.end()) node.checks_digest = it->second;
+      // dbt build runs a unit test only with its model's build (never on its own).
+      if (const auto it = project.tests_of.find(node.id); it != project.tests_of.end())
+        node.checks_need_build = std::any_of(it->second.begin(), it->second.end(),
+                                             [](const std::string& id) { return id.starts_with("unit_test."); });
     }
     for (auto& source : project.inputs.sources) {
       if (const auto it = digests.find(source.id); it != digests.end()) source.checks_digest = it->second;

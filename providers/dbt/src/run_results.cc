@@ -286,7 +286,9 @@ Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProje
     bool failed = false;
     for (const auto& test : tests) {
       const auto it = by_id.find(test);
-      if (it == by_id.end()) continue;
+      // Skipped after a failure upstream of it (the other end of a relationships test, say):
+      // it says nothing about what it checks, as if it had not been selected.
+      if (it == by_id.end() || it->second->status == "skipped") continue;
       ++ran;
       failed = failed || !passed(it->second->status);
     }

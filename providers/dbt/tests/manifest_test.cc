@@ -206,6 +206,13 @@ TEST_F(ShopManifest, ChecksDigestOnlyForNodesAndSourcesWithChecks) {
   EXPECT_TRUE(find_source(project_, "source.shop.raw.payments")->checks_digest.empty());
 }
 
+// dbt build runs a unit test only with its model's build: orders has one, contracted only data tests.
+TEST_F(ShopManifest, NodesWithUnitTestsNeedABuildForTheirChecks) {
+  EXPECT_TRUE(node_of(project_, "model.shop.orders").checks_need_build);
+  EXPECT_FALSE(node_of(project_, "model.shop.contracted").checks_need_build);
+  EXPECT_FALSE(node_of(project_, "seed.shop.customers").checks_need_build);
+}
+
 TEST_F(ShopManifest, ReadFromProjectDirectoryUsesTarget) {
   const auto dir = temp_file("project");
   std::filesystem::create_directories(dir / "target");

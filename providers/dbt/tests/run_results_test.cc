@@ -157,6 +157,18 @@ TEST_F(RunResultsTest, FailingOrPartialChecks) {
   outcome = to_run_outcome(read_results_ok(build_), project_);
   EXPECT_FALSE(outcome->node_tests_passed.contains("model.shop.orders"));
   EXPECT_TRUE(outcome->node_tests_passed.at("seed.shop.customers"));
+
+  // A check dbt skipped (a failure upstream of it) did not run: it neither fails nor passes
+  // what it reads, so the customers seed's record is left as it was.
+  build_ = load_fixture("build_run_results.json");
+  for (auto& result : build_["results"]) {
+    if (result["unique_id"] == "test.shop.relationships_orders_customer_id__id__ref_customers_.4282b0c525") {
+      result["status"] = "skipped";
+    }
+  }
+  outcome = to_run_outcome(read_results_ok(build_), project_);
+  EXPECT_FALSE(outcome->node_tests_passed.contains("seed.shop.customers"));
+  EXPECT_FALSE(outcome->node_tests_passed.contains("model.shop.orders"));
 }
 
 TEST_F(RunResultsTest, SourceVersionsObservedAfterTheStartAreNotUsed) {

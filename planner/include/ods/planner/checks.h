@@ -55,6 +55,23 @@ struct CheckOptions {
 [[nodiscard]] CheckPlan plan_checks(const ProjectInputs& inputs, const StateSnapshot* previous,
                                     const CheckOptions& options);
 
+// True when `node`'s checks, as they are now (its checks digest), passed on the build `state`
+// records: a pass is recorded only on the build it ran against, and a failure clears it.
+bool checks_passed_on_build(const NodeInput& node, const NodeState& state);
+
+// The checks `ods state run` runs beside `plan` (issue 27: failing checks keep gating, as dbt
+// build gates). Entries, sources then nodes, by id:
+//   each source with checks in options.selected (all: nullopt), decided as plan_checks does;
+//   each REUSE node of `plan` with checks, decided as plan_checks does: run when no pass is
+//   recorded on its current build (never ran on it, or failed: not_tested) or the checks
+//   changed since (checks_changed), so they run before its readers and gate them as dbt
+//   build does; otherwise skip (unchanged: "passed on this build in run R").
+// A BUILD node's checks run with its build and get no entry (a node whose checks run only
+// with its build is BUILT by plan() while they have not passed: checks_not_passed).
+// without_checks counts the plan's nodes without checks. `previous` as in plan_checks.
+[[nodiscard]] CheckPlan plan_run_checks(const ProjectInputs& inputs, const StateSnapshot* previous,
+                                        const ExecutionPlan& plan, const CheckOptions& options);
+
 // The `ods state test --format json` "checks" document.
 std::string to_json(const CheckPlan& plan, bool pretty);
 

@@ -42,6 +42,10 @@ struct NodeInput {
 
   bool self_contained = false;  // a seed: reads nothing but its own file (rule 7)
   std::string checks_digest;    // digest of the checks (tests) that read it; empty: none
+  // Some of its checks run only as part of its build (dbt's unit tests): while they have not
+  // passed on its current build, it is built again so they run (docs/reason-codes.md,
+  // checks_not_passed).
+  bool checks_need_build = false;
   FreshnessPolicy policy;
 };
 

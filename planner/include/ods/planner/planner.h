@@ -33,7 +33,8 @@ struct PlanOptions {
 
 // True when a BUILD entry is built for code (its own or an upstream node's: never built,
 // fingerprint incomplete or changed, an upstream code change, an unknown parent), false for
-// a build for data only (new data upstream, run context, missing evidence, a missing relation):
+// a build for data only (new data upstream, run context, missing evidence, a missing relation,
+// checks that run only with its build and have not passed):
 // its first reason's action in kReasonCodes (ods/planner/reason_catalog.h).
 bool built_for_code(const PlanEntry& entry);
 

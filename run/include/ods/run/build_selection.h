@@ -5,27 +5,34 @@
 #include <string>
 #include <vector>
 
+#include "ods/planner/checks.h"
 #include "ods/planner/inputs.h"
 #include "ods/planner/plan.h"
 #include "ods/planner/snapshot.h"
 
 namespace ods::run {
 
-// `source:<name>` for each source whose checks the build runs too (ADR-0013 #232: dbt build
-// runs sources' tests; ODS builds no source): those within the selection not yet passed on
-// the data they have now. `checks_selected`: the node and source ids --select / --exclude
-// leave (nullopt: all). `previous`: the state planned against (null: none).
-std::vector<std::string> source_checks_to_run(const planner::ProjectInputs& inputs,
-                                              const planner::StateSnapshot* previous,
-                                              const std::optional<std::vector<std::string>>& checks_selected);
+// The checks the build runs beside `plan`'s BUILD nodes (whose own checks dbt build runs with
+// them), as dbt selectors: the RUN entries of planner::plan_run_checks — `source:<name>` for
+// a source not yet passed on the data it has now (ADR-0013 #232: ODS builds no source), and
+// `<name>,resource_type:test` for a REUSE node whose data tests have not passed on its current
+// build (they run, not the node; dbt orders them before the node's readers and skips the
+// readers when they fail). `checks`: that check plan. Sources first, then nodes, by id.
+std::vector<std::string> check_selection(const planner::CheckPlan& checks);
 
-// The `dbt build --select` arguments: `plan`'s BUILD nodes, then `source_checks`. A resource
+// planner::plan_run_checks for `plan` against `previous` (null: none), with `checks_selected`:
+// the node and source ids --select / --exclude leave (nullopt: all).
+planner::CheckPlan run_checks(const planner::ProjectInputs& inputs, const planner::StateSnapshot* previous,
+                              const planner::ExecutionPlan& plan,
+                              const std::optional<std::vector<std::string>>& checks_selected);
+
+// The `dbt build --select` arguments: `plan`'s BUILD nodes, then `checks` (check_selection). A resource
 // type whose every node in `inputs` builds is named once (`resource_type:model`), the others
 // node by node: dbt matches each name against every node, so naming 9,000 nodes of a 10k-node
 // project costs dbt tens of minutes before the first node builds (docs/benchmarks.md), where
-// the type selects the same nodes, and the same tests with them, in one pass. Empty when
-// nothing builds (dbt build is then not started, and no source check runs).
+// the type selects the same nodes, and the same tests with them, in one pass. `checks` alone
+// when nothing builds; empty when neither builds nor runs (dbt build is then not started).
 std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
-                                         const std::vector<std::string>& source_checks);
+                                         const std::vector<std::string>& checks);
 
 }  // namespace ods::run

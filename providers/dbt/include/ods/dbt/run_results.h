@@ -63,7 +63,8 @@ struct RunResults {
 //   node_status: status of each planned node in the results;
 //   node_tests_passed / source_tests_passed: false when any of its checks ran and did not
 //     pass ("pass" and "warn" pass); true when every one of its current checks ran and
-//     passed; absent when only some ran (all passing) or none ran;
+//     passed; absent when only some ran (all passing) or none ran (a check dbt skipped
+//     after a failure upstream of it did not run);
 //   source_versions: the sources.json versions observed strictly before the run started.
 // Errors: "invalid_artifact" when started_at or an observed_at is not an ISO-8601 time.
 [[nodiscard]] Result<planner::RunOutcome> to_run_outcome(const RunResults& run, const DbtProject& project);
