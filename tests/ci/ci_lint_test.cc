@@ -191,9 +191,9 @@ TEST(CiLint, TheStepWithholdsWhatOdsWithholds) {
     for (std::sregex_iterator it(body.begin(), body.end(), name), end; it != end; ++it) names.insert((*it)[1]);
     return names;
   };
-  const std::set<std::string> ods = quoted_names(
-      slurp(ci_source_dir().parent_path() / "cli" / "src" / "shared" / "child_environment.cc"),
-      std::regex("kNames\\{([^}]*)\\}"));
+  const std::set<std::string> ods =
+      quoted_names(slurp(ci_source_dir().parent_path() / "cli" / "src" / "shared" / "child_environment.cc"),
+                   std::regex("kNames\\{([^}]*)\\}"));
   const std::set<std::string> step =
       quoted_names(slurp(ci_source_dir() / "common" / "ods_ci.py"), std::regex("ODS_SECRET_VARIABLES = \\(([^)]*)\\)"));
   EXPECT_FALSE(ods.empty());
