@@ -1,5 +1,5 @@
 // Secrets never leak (the CI steps' part of issue #16), and CI jobs sharing a PostgreSQL state
-// store: ci/github/action.yml and ci/gitlab/ods.gitlab-ci.yml run on examples/shop with a state
+// store: ci/github/action.yml and ci/gitlab/templates/ods.yml run on examples/shop with a state
 // store whose URL carries a password, a warehouse password in the job's environment and a
 // distinctive API token; runs on the default branch, then (GitHub) a plan on a pull request,
 // which comments. Then every job log, step summary and output, every file of the workspace (job
