@@ -6,7 +6,7 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 
 .PHONY: setup setup-tier2 configure build build-tier1 lint test test-all test-unit test-shard harden tidy demo \
-  bench bench-programs bench-state dist clean
+  bench bench-programs bench-state dist images clean
 
 setup:
 	@scripts/setup.sh
@@ -90,6 +90,11 @@ bench-state: bench-programs
 dist: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target ods
 	@scripts/dist.sh --binary $(BUILD_DIR)/bin/ods --out dist
+
+# Both container images with podman, on a Debian base made with mmdebstrap (no registry needed),
+# as OCI archives with their SHA-256 in dist/ (scripts/images.sh; docs/kubernetes.md, "Images").
+images:
+	@scripts/images.sh --out dist
 
 clean:
 	rm -rf $(BUILD_DIR)

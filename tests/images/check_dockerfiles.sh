@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Keeps docker/*.Dockerfile consistent with scripts/setup.sh and with the binaries (ctest
-# dockerfiles_match_setup; no image can be built here, so this is what stops them drifting):
+# dockerfiles_match_setup, tier 1, where no image is built; the images shard builds them):
 #   1. the `build` stage of each Dockerfile installs exactly setup.sh's Debian packages minus
 #      the ones only the tests and the demo use ($test_only below);
 #   2. the `runtime` stage of docker/<image>.Dockerfile installs the Debian package of every
@@ -15,10 +15,9 @@ set -euo pipefail
 root=$1
 shift
 # Not in the images: the test servers and tools (prometheus: the e2e scrape and promtool; rsync:
-# gitlab-ci-local) and the build-side extras (ccache: the compiler cache of local and CI builds;
-# patchelf: make dist; libsimdjson-dev: bench/json_readers only; clang-16, libclang-rt-16-dev: the
+# gitlab-ci-local) and the build-side extras (patchelf: make dist; libsimdjson-dev: bench/json_readers only; clang-16, libclang-rt-16-dev: the
 # fuzz targets and sanitizer runtimes of scripts/fuzz.sh and scripts/sanitize.sh).
-test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv ccache patchelf libsimdjson-dev prometheus rsync clang-16 libclang-rt-16-dev"
+test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv patchelf libsimdjson-dev prometheus rsync clang-16 libclang-rt-16-dev"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The images as a user gets them (ctest images_build_and_run, shard `images`): `scripts/images.sh`
+# builds both from docker/*.Dockerfile with podman on a base it made with mmdebstrap, then
+#   1. dist's images.txt names both archives with their real SHA-256, and each is an OCI archive;
+#   2. no layer holds the host's extra CA (the build secret was used, not copied): the images are
+#      publishable;
+#   3. both run as uid 65532, and each binary says the project's version;
+#   4. the runner runs `ods state run` on examples/shop mounted into the container: the first run
+#      builds every node, the second reuses them all — dbt from the image's own venv;
+#   5. the operator's binary starts in its image.
+#
+#   tests/images/images_test.sh <repository root>
+set -euo pipefail
+root=$1
+# shellcheck source=../../scripts/lib/podman_flags.sh
+source "$root/scripts/lib/podman_flags.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+version=$(sed -n 's/^project(ods VERSION \([0-9][0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+"$root/scripts/images.sh" --out "$work/dist"
+
+# 1. The list and the archives.
+for image in operator runner; do
+  archive=ods-$image-$version.oci.tar
+  line=$(grep "^localhost/ods-$image:$version " "$work/dist/images.txt") || { fail "images.txt has no line for ods-$image"; continue; }
+  listed=$(echo "$line" | awk '{print $4}')
+  actual=sha256:$(sha256sum "$work/dist/$archive" | cut -d' ' -f1)
+  [ "$listed" = "$actual" ] || fail "$archive: images.txt says $listed, the file is $actual"
+  tar -tf "$work/dist/$archive" | grep -qx 'index.json' || fail "$archive is not an OCI archive (no index.json)"
+done
+
+run() { ods_podman run --rm "${ODS_PODMAN_LIMITS[@]}" "$@"; }
+runner=localhost/ods-runner:$version
+operator=localhost/ods-operator:$version
+
+# 2. The host's extra CA certificates are in no image.
+for extra in /usr/local/share/ca-certificates/*.crt; do
+  [ -f "$extra" ] || continue
+  marker=$(grep -v -- '-----' "$extra" | head -2 | tail -1)
+  for image in "$runner" "$operator"; do
+    if run --entrypoint /bin/sh "$image" -c "grep -rqF -- '$marker' /etc/ssl /usr/local/share/ca-certificates /opt 2>/dev/null"; then
+      fail "$image holds the host's $extra"
+    fi
+  done
+done
+
+# 3. Users and versions.
+for image in "$runner" "$operator"; do
+  uid=$(run --entrypoint /usr/bin/id "$image" -u)
+  [ "$uid" = 65532 ] || fail "$image runs as uid $uid, not 65532"
+done
+said=$(run "$runner" --version)
+[ "$said" = "ods $version" ] || fail "the runner's ods says '$said', not 'ods $version'"
+
+# 4. The main job inside the runner: examples/shop on DuckDB, state in the mounted folder.
+cp -r "$root/examples/shop" "$work/shop"
+rm -rf "$work/shop/target" "$work/shop/.ods" "$work/shop/logs" "$work"/shop/*.duckdb*
+chmod -R a+rwX "$work/shop"
+shop_run() {
+  run --network=none -v "$work/shop:/shop" -w /shop -e DBT_PROFILES_DIR=/shop "$runner" \
+    state run --project-dir /shop --state sqlite:///shop/.ods/state.db --format json >"$work/run$1.json" 2>"$work/run$1.log" ||
+    { fail "ods state run #$1 in the runner image exited $?"; tail -20 "$work/run$1.log" >&2; return 1; }
+}
+summary() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary'][sys.argv[2]])" "$@"; }
+if shop_run 1 && shop_run 2; then
+  built=$(summary "$work/run1.json" built)
+  reused=$(summary "$work/run2.json" reused)
+  rebuilt=$(summary "$work/run2.json" built)
+  echo "runner image: first run built $built nodes; second run reused $reused, built $rebuilt"
+  [ "$built" -gt 0 ] || fail "the first run in the runner image built nothing"
+  [ "$rebuilt" = 0 ] && [ "$reused" = "$built" ] || fail "the second run should reuse all $built nodes (reused $reused, built $rebuilt)"
+fi
+
+# 5. The operator's binary starts in its image (its cluster behaviour is the kube shard's).
+ods_podman run --rm "${ODS_PODMAN_LIMITS[@]}" --network=none "$operator" --help >"$work/operator.out" 2>&1 ||
+  fail "ods-operator --help in its image exited $?: $(tail -3 "$work/operator.out")"
+grep -q '^usage: ods-operator' "$work/operator.out" || fail "ods-operator --help printed no usage: $(head -3 "$work/operator.out")"
+
+if ((failures)); then
+  echo "images_test: $failures failure(s)" >&2
+  exit 1
+fi
+echo "images_test: both images built, listed, publishable and running"
