@@ -6,7 +6,7 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 
 .PHONY: setup setup-tier2 configure build build-tier1 lint test test-all test-unit test-shard harden tidy demo \
-  bench bench-programs bench-state dist images clean
+  bench bench-programs bench-state dist images release clean
 
 setup:
 	@scripts/setup.sh
@@ -95,6 +95,12 @@ dist: configure
 # as OCI archives with their SHA-256 in dist/ (scripts/images.sh; docs/kubernetes.md, "Images").
 images:
 	@scripts/images.sh --out dist
+
+# Everything one version publishes, in dist/ with SHA256SUMS: the CLI bundle, both images, their
+# SBOMs and the chart package (scripts/release.sh; docs/release.md).
+release: setup-tier2 configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ods
+	@eval "$$(scripts/setup-tier2.sh 2>/dev/null | tail -1)" && export ODS_GO && scripts/release.sh --out dist --binary $(BUILD_DIR)/bin/ods
 
 clean:
 	rm -rf $(BUILD_DIR)

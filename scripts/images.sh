@@ -3,6 +3,7 @@
 #   <out>/ods-operator-<version>.oci.tar   docker/operator.Dockerfile, as an OCI archive
 #   <out>/ods-runner-<version>.oci.tar     docker/runner.Dockerfile
 #   <out>/images.txt                       one line per image: name:tag, image id, archive, its SHA-256
+#   <out>/logs/ods-<image>.build.log       the build's output
 # and the same images in local container storage as localhost/ods-operator:<version> and
 # localhost/ods-runner:<version> (what `podman run` and `ctr images import` take).
 #
@@ -19,7 +20,9 @@
 #     is used during the build and never written into a layer: the images are publishable.
 #
 #   scripts/images.sh [--out dist] [--tag VERSION] [--only operator|runner] [--ca-bundle FILE|none]
-#                     [--build-arg NAME=VALUE]...
+#                     [--base mmdebstrap|registry] [--build-arg NAME=VALUE]...
+# --base registry: the Dockerfiles' own bases, pulled from their registry (where one is reachable,
+# e.g. the release workflow), instead of the mmdebstrap base.
 # e.g. an image with another adapter: --build-arg EXTRA_PIP_PACKAGES=dbt-snowflake==1.10.8
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,8 +32,9 @@ out=$root/dist
 tag=
 only=
 ca_bundle=auto
+base=mmdebstrap
 build_args=()
-usage="usage: scripts/images.sh [--out DIR] [--tag VERSION] [--only operator|runner] [--ca-bundle FILE|none] [--build-arg NAME=VALUE]..."
+usage="usage: scripts/images.sh [--out DIR] [--tag VERSION] [--only operator|runner] [--ca-bundle FILE|none] [--base mmdebstrap|registry] [--build-arg NAME=VALUE]..."
 while (($#)); do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -39,6 +43,9 @@ while (($#)); do
       case $2 in operator | runner) only=$2 ;; *) echo "images.sh: --only takes operator or runner, not '$2'" >&2; exit 2 ;; esac
       shift 2 ;;
     --ca-bundle) ca_bundle=$2; shift 2 ;;
+    --base)
+      case $2 in mmdebstrap | registry) base=$2 ;; *) echo "images.sh: --base takes mmdebstrap or registry, not '$2'" >&2; exit 2 ;; esac
+      shift 2 ;;
     --build-arg) build_args+=(--build-arg "$2"); shift 2 ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) echo "images.sh: unknown argument '$1' ($usage)" >&2; exit 2 ;;
@@ -50,7 +57,8 @@ version=$(sed -n 's/^project(ods VERSION \([0-9][0-9.]*\).*/\1/p' CMakeLists.txt
 tag=${tag:-$version}
 
 # Debian's container tools (once; quick when installed).
-needed=(podman runc mmdebstrap uidmap)
+needed=(podman runc uidmap)
+[ "$base" = registry ] || needed+=(mmdebstrap)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -66,20 +74,28 @@ fi
 # shellcheck source=lib/podman_flags.sh
 source "$root/scripts/lib/podman_flags.sh"
 
-# The base: one Debian bookworm minbase root file system, cached by what makes it.
-base_args=(--variant=minbase --include=ca-certificates bookworm)
-base_key=$(printf '%s\n' "${base_args[@]}" | sha256sum | cut -c1-12)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/ods/images
-base_tar=$cache/debian-bookworm-$base_key.tar
-base_image=localhost/ods-debian:bookworm-$base_key
-if ! podman image exists "$base_image"; then
-  if [ ! -s "$base_tar" ]; then
+# The base: one Debian bookworm minbase root file system, cached by what makes it, imported once.
+mmdebstrap_base() {
+  local base_args=(--variant=minbase --include=ca-certificates bookworm)
+  local key cache tar
+  key=$(printf '%s\n' "${base_args[@]}" | sha256sum | cut -c1-12)
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/ods/images
+  tar=$cache/debian-bookworm-$key.tar
+  base_image=localhost/ods-debian:bookworm-$key
+  podman image exists "$base_image" && return 0
+  if [ ! -s "$tar" ]; then
     mkdir -p "$cache"
     echo "images: making the Debian base with mmdebstrap ${base_args[*]} (about a minute)"
-    mmdebstrap --quiet --format=tar "${base_args[@]}" "$base_tar.partial"
-    mv "$base_tar.partial" "$base_tar"
+    mmdebstrap --quiet --format=tar "${base_args[@]}" "$tar.partial"
+    mv "$tar.partial" "$tar"
   fi
-  podman import --quiet "$base_tar" "$base_image" >/dev/null
+  podman import --quiet "$tar" "$base_image" >/dev/null
+}
+if [ "$base" = mmdebstrap ]; then
+  mmdebstrap_base
+  base_build_args=(--pull=never --build-arg "DEBIAN_IMAGE=$base_image" --build-arg "DEBIAN_SLIM_IMAGE=$base_image")
+else
+  base_build_args=(--pull=missing)
 fi
 
 # The CA bundle for the build's own downloads, as a secret (never in a layer).
@@ -95,7 +111,7 @@ case $ca_bundle in
     secret=(--secret "id=build_ca,src=$ca_bundle") ;;
 esac
 
-mkdir -p "$out"
+mkdir -p "$out/logs"
 list=$out/images.txt
 : >"$list.partial"
 for image in operator runner; do
@@ -103,11 +119,10 @@ for image in operator runner; do
   name=localhost/ods-$image:$tag
   echo "images: building $name from docker/$image.Dockerfile"
   started=$SECONDS
-  ods_podman build "${ODS_PODMAN_LIMITS[@]}" --pull=never --network=host --layers \
-    --build-arg "DEBIAN_IMAGE=$base_image" --build-arg "DEBIAN_SLIM_IMAGE=$base_image" \
-    "${secret[@]}" "${build_args[@]}" -f "docker/$image.Dockerfile" -t "$name" . >"$out/ods-$image.build.log" 2>&1 || {
-    echo "images.sh: building $name failed; the last lines of $out/ods-$image.build.log:" >&2
-    tail -20 "$out/ods-$image.build.log" >&2
+  ods_podman build "${ODS_PODMAN_LIMITS[@]}" --network=host --layers "${base_build_args[@]}" \
+    "${secret[@]}" "${build_args[@]}" -f "docker/$image.Dockerfile" -t "$name" . >"$out/logs/ods-$image.build.log" 2>&1 || {
+    echo "images.sh: building $name failed; the last lines of $out/logs/ods-$image.build.log:" >&2
+    tail -20 "$out/logs/ods-$image.build.log" >&2
     exit 1
   }
   archive=ods-$image-$tag.oci.tar

@@ -42,12 +42,14 @@ SHARDS = [
     Shard("matrix", "examples/shop on every supported dbt-core minor (1.8-1.11) and the refused 1.7",
           ["tests/compat/", "requirements/", "scripts/dbt-venv.sh", "providers/dbt/"], 12),
     Shard("ci", "the GitHub Action and the GitLab template as pipelines (gitlab-ci-local)",
-          ["ci/", "tests/ci/"], 10),
+          ["ci/", "tests/ci/", ".github/"], 10),
     Shard("kube", "a real kube-apiserver and etcd: kube_tests, the chart, operator end to end and killed",
           ["operator/", "crds/", "helm/", "callback_protocol/", "tests/kube/", "tests/operator_e2e/",
            "tests/alerts/", "tests/harness/kube", "scripts/kube-binaries.sh"], 6),
-    Shard("images", "both images built with podman on an mmdebstrap base, the runner's ods state run inside one",
-          ["docker/", "tests/images/", "scripts/images.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
+    Shard("images", "make release: the CLI bundle, both images (podman, mmdebstrap base), SBOMs, the chart; "
+          "the runner's ods state run inside its image",
+          ["docker/", "tests/images/", "scripts/images.sh", "scripts/release.sh", "scripts/sbom.py",
+           "scripts/dist.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
     Shard("spark", "real Spark 4 with Delta: the lakehouse suite and the Thrift probe",
           ["providers/delta/", "providers/content/", "examples/lakehouse/", "tests/delta/", "scripts/spark-"], 30),
     Shard("asan", "the fuzz targets, then every unit suite and three integration suites under ASan+UBSan",
@@ -152,7 +154,7 @@ def run(name, build_dir):
         sys.exit(f"test-tiers: no shard {name!r}; shards: {', '.join(BY_NAME)}")
     jobs = os.environ.get("JOBS", "2")
     env = dict(os.environ)
-    if name in ("kube", "spark"):
+    if name in ("kube", "spark", "images"):  # Go (kube binaries, helm), Java
         setup = subprocess.run([str(ROOT / "scripts/setup-tier2.sh")], capture_output=True, text=True)
         sys.stderr.write(setup.stderr)
         if setup.returncode != 0:

@@ -27,6 +27,17 @@ std::string slurp(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+// The release workflow can't run here (it publishes); it is at least a valid workflow, and it runs
+// the release as `make release` does (scripts/release.sh), for the tag that names the version.
+TEST(CiLint, ActionValidatorAcceptsTheReleaseWorkflow) {
+  const fs::path workflow = ci_source_dir().parent_path() / ".github" / "workflows" / "release.yml";
+  ProcessResult r = validate_action(workflow);
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  const std::string text = slurp(workflow);
+  EXPECT_NE(text.find("scripts/release.sh"), std::string::npos);
+  EXPECT_NE(text.find("tags: [\"v*\"]"), std::string::npos);
+}
+
 TEST(CiLint, ActionValidatorAcceptsTheActionAndEveryExampleWorkflow) {
   ProcessResult action = validate_action(ci_source_dir() / "github" / "action.yml");
   EXPECT_EQ(action.exit_code, 0) << action.output << action.errors;

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The images as a user gets them (ctest images_build_and_run, shard `images`): `scripts/images.sh`
-# builds both from docker/*.Dockerfile with podman on a base it made with mmdebstrap, then
+# The release as a maintainer publishes it and the images as a user gets them (ctest
+# release_and_images, shard `images`): `scripts/release.sh` (make release) builds the CLI bundle, both
+# images from docker/*.Dockerfile with podman on a base it made with mmdebstrap, their SBOMs and the
+# chart package, then
+#   0. SHA256SUMS verifies and lists every artifact; each SBOM lists what its image holds (the
+#      runner's dbt-core at requirements/dbt.txt's pin, the libpq5 both link); the chart is the version;
 #   1. dist's images.txt names both archives with their real SHA-256, and each is an OCI archive;
 #   2. no layer holds the host's extra CA (the build secret was used, not copied): the images are
 #      publishable;
@@ -9,9 +13,10 @@
 #      builds every node, the second reuses them all — dbt from the image's own venv;
 #   5. the operator's binary starts in its image.
 #
-#   tests/images/images_test.sh <repository root>
+#   tests/images/images_test.sh <repository root> <the ods binary>
 set -euo pipefail
 root=$1
+ods=$2
 # shellcheck source=../../scripts/lib/podman_flags.sh
 source "$root/scripts/lib/podman_flags.sh"
 work=$(mktemp -d)
@@ -20,7 +25,21 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 version=$(sed -n 's/^project(ods VERSION \([0-9][0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
-"$root/scripts/images.sh" --out "$work/dist"
+"$root/scripts/release.sh" --out "$work/dist" --binary "$ods"
+
+# 0. The release's files.
+(cd "$work/dist" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not verify"
+for file in "ods-$version-linux-x86_64.tar.gz" "ods-operator-$version.oci.tar" "ods-runner-$version.oci.tar" \
+  "ods-operator-$version.cdx.json" "ods-runner-$version.cdx.json" "ods-$version.tgz" images.txt; do
+  grep -q "  $file\$" "$work/dist/SHA256SUMS" || fail "SHA256SUMS does not list $file"
+done
+dbt_pin=$(sed -n 's/^dbt-core==//p' "$root/requirements/dbt.txt")
+sbom_has() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(c['name']==sys.argv[2] and (not sys.argv[3] or c['version']==sys.argv[3]) for c in d['components']) else 1)" "$@"; }
+sbom_has "$work/dist/ods-runner-$version.cdx.json" dbt-core "$dbt_pin" || fail "the runner's SBOM has no dbt-core $dbt_pin"
+for image in operator runner; do
+  sbom_has "$work/dist/ods-$image-$version.cdx.json" libpq5 "" || fail "the $image SBOM has no libpq5"
+done
+tar -xzOf "$work/dist/ods-$version.tgz" ods/Chart.yaml | grep -qx "version: $version" || fail "ods-$version.tgz is not chart version $version"
 
 # 1. The list and the archives.
 for image in operator runner; do

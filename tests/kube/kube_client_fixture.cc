@@ -137,7 +137,7 @@ Json runner_project(const std::string& name, const Json& source, const Json& pol
           {"metadata", {{"name", name}}},
           {"spec",
            {{"source", source},
-            {"image", "ghcr.io/acme/ods-runner:0.1"},
+            {"image", "ghcr.io/ods-dev/ods-runner:0.1"},
             {"profileSecretRef", {{"name", "shop-profile"}}},
             {"target", "prod"},
             {"policies", policies}}}};

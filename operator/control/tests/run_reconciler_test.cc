@@ -94,7 +94,7 @@ TEST_F(RunReconcilerTest, TheJobRunsOdsPodWithTheRunsEnvironmentMountsAndLimits)
   EXPECT_GT(pod["securityContext"]["runAsUser"].get<int>(), 0);
   ASSERT_EQ(pod["containers"].size(), 1u);
   const Json container = pod["containers"][0];
-  EXPECT_EQ(container["image"], "ghcr.io/acme/ods-runner:0.1");
+  EXPECT_EQ(container["image"], "ghcr.io/ods-dev/ods-runner:0.1");
   EXPECT_EQ(container["command"], Json({"ods", "pod"}));
   EXPECT_EQ(env(container, "ODS_CALLBACK_URL"), "https://ods-operator.ods-system.svc:8443");
   EXPECT_EQ(env(container, "ODS_RUN"), "ns/shop-run-1");

@@ -13,7 +13,7 @@ inline Json shop_project(const std::string& schedule = "0 6 * * *") {
                   {"metadata", {{"name", "shop"}, {"namespace", "ns"}, {"creationTimestamp", "2026-03-01T12:00:00Z"}}},
                   {"spec",
                    {{"source", {{"image", {{"path", "/project"}}}}},
-                    {"image", "ghcr.io/acme/ods-runner:0.1"},
+                    {"image", "ghcr.io/ods-dev/ods-runner:0.1"},
                     {"profileSecretRef", {{"name", "shop-dbt-profile"}}},
                     {"target", "prod"},
                     {"selection", {{"select", {"tag:daily", "orders+"}}, {"exclude", {"tag:slow"}}}},
