@@ -274,6 +274,28 @@ TEST_F(HelmChartTest, ExtraEnvVolumesAndMountsReachTheOperatorsPod) {
   EXPECT_NE(nameless.exit_code, 0) << "a volume mount without name and mountPath was accepted";
 }
 
+// runnerPolicy reaches the operator as the flags it parses (operator_options_test checks them), and
+// a value the operator would refuse (an item with a comma, an account that is no valid name) is
+// refused at install time.
+TEST_F(HelmChartTest, TheRunnerPolicyBecomesTheOperatorsAllowListFlags) {
+  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml"});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_EQ(plain.output.find("--allowed-"), std::string::npos) << "no allow-list by default";
+  ProcessResult strict = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
+                               "--set", "runnerPolicy.allowedImages={ghcr.io/ods-dev/ods-runner:*,registry.corp/a/*}",
+                               "--set", "runnerPolicy.allowedServiceAccounts={dbt-runner}"});
+  ASSERT_EQ(strict.exit_code, 0) << describe(strict);
+  EXPECT_NE(strict.output.find("- --allowed-images=ghcr.io/ods-dev/ods-runner:*,registry.corp/a/*\n"),
+            std::string::npos)
+      << strict.output;
+  EXPECT_NE(strict.output.find("- --allowed-service-accounts=dbt-runner\n"), std::string::npos) << strict.output;
+  for (const std::string bad : {"runnerPolicy.allowedServiceAccounts={Not_A_Name}",
+                                "runnerPolicy.allowedImages[0]=", "runnerPolicy.allowImages={x}"}) {
+    ProcessResult r = helm({"template", kRelease, chart_dir().string(), "--set", bad});
+    EXPECT_NE(r.exit_code, 0) << bad << " was accepted";
+  }
+}
+
 struct Access {
   std::vector<std::string> can_i;  // the arguments of `kubectl auth can-i`
   bool allowed;

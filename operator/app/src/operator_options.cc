@@ -61,6 +61,22 @@ std::string default_identity() {
   return std::string(host[0] ? host : "ods-operator") + "_" + std::to_string(getpid());
 }
 
+// A comma-separated list (the flag may be repeated: the lists add up); an empty item is refused.
+Result<void> append_list(const std::string& flag, const std::string& value, std::vector<std::string>& out) {
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t comma = std::min(value.find(',', start), value.size());
+    std::string item = value.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.empty())
+      return fail("usage", flag + " takes a comma-separated list without empty items, got '" + value + "'");
+    out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
@@ -166,6 +182,12 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
          o.workers = *n;
          return {};
        }},
+      {"--allowed-images",
+       [&](const std::string& v) -> Result<void> { return append_list("--allowed-images", v, o.allowed_images); }},
+      {"--allowed-service-accounts",
+       [&](const std::string& v) -> Result<void> {
+         return append_list("--allowed-service-accounts", v, o.allowed_service_accounts);
+       }},
       {"--log-level",
        [&](const std::string& v) -> Result<void> {
          // The one parser of level names (the chart's values offer debug, info, warn, error).
@@ -242,6 +264,11 @@ plans against the PostgreSQL state store and records the results.
   --retry-period D             default 2s
   --workers N                  reconcile workers per controller (default 2)
   --log-level LEVEL            debug, info, warning, error (default info)
+  --allowed-images P[,P...]    the runner images DbtProjects may name, as shell patterns (`*` matches
+                               any text, e.g. ghcr.io/ods-dev/ods-runner:*); default: any image
+  --allowed-service-accounts N[,N...]
+                               the service accounts runner pods may run as (none named: the
+                               namespace's default, always allowed); default: any
 )";
 }
 

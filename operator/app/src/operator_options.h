@@ -39,6 +39,10 @@ struct OperatorOptions {
   std::chrono::milliseconds retry_period{2000};
   int workers = 2;
   std::string log_level = "info";
+  // The runner allow-list (control::RunnerPolicy): spec.image patterns and service account names
+  // DbtProjects may use; empty: any.
+  std::vector<std::string> allowed_images;
+  std::vector<std::string> allowed_service_accounts;
   bool help = false;
 };
 

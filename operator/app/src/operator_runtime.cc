@@ -170,6 +170,8 @@ struct OperatorRuntime::Parts {
   control::RunJobOptions job_options() const {
     control::RunJobOptions o;
     o.callback_url = deps.options.callback_url;
+    o.policy = {.image_patterns = deps.options.allowed_images,
+                .service_accounts = deps.options.allowed_service_accounts};
     return o;
   }
   control::Controller::Options controller_options(const std::string& name) {

@@ -77,6 +77,18 @@ struct BadCase {
   std::string message_part;
 };
 
+TEST(OperatorOptions, TheRunnerAllowListsAreCommaSeparatedAndAddUp) {
+  auto none = parse_operator_options(required());
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->allowed_images.empty());
+  EXPECT_TRUE(none->allowed_service_accounts.empty());
+  auto o = parse_operator_options(required({"--allowed-images=ghcr.io/ods-dev/ods-runner:*, registry.corp/a/*",
+                                            "--allowed-images", "x", "--allowed-service-accounts", "dbt-runner"}));
+  ASSERT_TRUE(o) << o.error().message;
+  EXPECT_EQ(o->allowed_images, (std::vector<std::string>{"ghcr.io/ods-dev/ods-runner:*", "registry.corp/a/*", "x"}));
+  EXPECT_EQ(o->allowed_service_accounts, std::vector<std::string>{"dbt-runner"});
+}
+
 TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
   const std::vector<BadCase> cases{
       {{"--callback-key-secret", "ods/k", "--callback-url", "http://x"}, "--state-secret is required"},
@@ -89,6 +101,8 @@ TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
       {required({"--renew-deadline", "20s"}), "--renew-deadline must be shorter than --lease-duration"},
       {required({"--log-level", "loud"}), "--log-level must be"},
       {required({"--lease", "x"}), "--lease must be NAMESPACE/NAME"},
+      {required({"--allowed-images", "a/*,,b"}), "--allowed-images takes a comma-separated list without empty items"},
+      {required({"--allowed-service-accounts="}), "--allowed-service-accounts takes a comma-separated list"},
       {{"--state-secret", "state", "--callback-key-secret", "ods/k", "--callback-url", "http://x"},
        "--state-secret must be NAMESPACE/NAME"},
       {{"--state-secret", "a/b", "--callback-key-secret", "ods/k", "--callback-url", "ftp://x"},

@@ -120,6 +120,9 @@ Json run_token_secret(const Json& run, const std::string& token) {
 
 Result<Json> runner_job(const Json& run, const Json& project, const RunJobOptions& options) {
   const kube::ObjectKey key = key_of(run);
+  if (auto refusal = runner_policy_refusal(options.policy, project)) {
+    return fail("not_allowed", "DbtProject " + string_at(project, "/metadata/name") + ": " + *refusal);
+  }
   const std::string timeout_text = string_at(project, "/spec/policies/runTimeout", "1h");
   const auto timeout = parse_run_timeout(timeout_text);
   if (!timeout) {

@@ -102,7 +102,10 @@ Result<ReconcileResult> DbtRunReconciler::start(const Json& run) {
         fail_run(key, "ProjectNotFound", "DbtProject " + project_name + " does not exist in " + key.namespace_name));
   }
   auto job = runner_job(run, **project, job_options_);
-  if (!job) return done_now(fail_run(key, "InvalidProject", job.error().message));
+  if (!job) {
+    return done_now(
+        fail_run(key, job.error().code == "not_allowed" ? "RunnerNotAllowed" : "InvalidProject", job.error().message));
+  }
   auto verdict = concurrency_verdict(client_, run, **project);
   if (!verdict) return std::unexpected(verdict.error());
   if (verdict->action == ConcurrencyVerdict::Action::superseded)

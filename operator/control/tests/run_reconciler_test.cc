@@ -249,6 +249,22 @@ TEST_F(RunReconcilerTest, AJobCreatedBeforeARestartIsAdoptedWhenCreateSaysAlread
   EXPECT_EQ(events_with_reason("JobCreated"), 1);
 }
 
+TEST_F(RunReconcilerTest, AnImageOutsideTheAllowListFailsTheRunBeforeAnyJobOrSecretExists) {
+  DbtRunReconciler strict{client_, clock_, events_, [](const Json&) { return std::string("token"); },
+                          RunJobOptions{.callback_url = "https://ods-operator.ods-system.svc:8443",
+                                        .policy = {.image_patterns = {"registry.corp/analytics/*"}}}};
+  ASSERT_TRUE(strict.reconcile({"ns", "shop-run-1"}));
+  const Json status = run()["status"];
+  EXPECT_EQ(status["phase"], "Failed");
+  EXPECT_EQ(condition("Ready")["reason"], "RunnerNotAllowed");
+  EXPECT_NE(condition("Ready")["message"].get<std::string>().find(
+                "spec.image 'ghcr.io/ods-dev/ods-runner:0.1' is not allowed by this operator"),
+            std::string::npos)
+      << condition("Ready");
+  EXPECT_FALSE(client_.get(res::kJobs, {"ns", "shop-run-1"}));
+  EXPECT_FALSE(client_.get(res::kSecrets, {"ns", "shop-run-1-run-token"}));
+}
+
 TEST_F(RunReconcilerTest, AFailedJobFailsTheRunWithTheJobsReason) {
   ASSERT_TRUE(reconcile());
   set_job_status({{"startTime", "2026-03-02T10:00:05Z"},

@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "ods/base/result.h"
+#include "ods/control/runner_policy.h"
 
 namespace ods::control {
 
@@ -45,6 +46,7 @@ struct RunJobOptions {
   std::int64_t run_as_user = 65532;
   Json default_resources = {{"requests", {{"cpu", "250m"}, {"memory", "512Mi"}}},
                             {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}};
+  RunnerPolicy policy{};  // the images and service accounts projects may name (default: any)
 };
 
 // The Job's name for run `run_name` (at most 63 characters, as Job names must be).
@@ -55,7 +57,7 @@ std::string run_token_secret_name(std::string_view run_name);
 // The Secret (type Opaque, key "token") for `run`, owned by the run.
 Json run_token_secret(const Json& run, const std::string& token);
 // The Job for `run` of `project`; error "invalid_project" when spec.policies.runTimeout is not a
-// duration.
+// duration, "not_allowed" when options.policy refuses the project's image or service account.
 [[nodiscard]] Result<Json> runner_job(const Json& run, const Json& project, const RunJobOptions& options);
 
 // "90s", "45m", "1h30m" → seconds; nullopt when not such a duration (or zero).
