@@ -118,20 +118,17 @@ Result<ReconcileResult> DbtRunReconciler::start(const Json& run) {
     return ReconcileResult{kWaitRecheck};
   }
 
+  // The run's token Secret, made afresh without reading what is there (the operator may create
+  // and delete Secrets in the namespaces it serves, never read them): one left by an earlier
+  // attempt holds this run's token already, one of a deleted run of the same name does not, and
+  // no pod reads either before this run's Job exists.
   const kube::ObjectKey secret_key{key.namespace_name, run_token_secret_name(key.name)};
-  auto secret = client_.find(res::kSecrets, secret_key);
-  if (!secret) return std::unexpected(api_failure("reading Secret " + secret_key.str(), secret.error()));
-  if (secret->has_value() && !owned_by(**secret, run)) {
-    if (auto removed = client_.remove(res::kSecrets, secret_key); !removed) {
-      return std::unexpected(api_failure("deleting the stale Secret " + secret_key.str(), removed.error()));
-    }
-    secret->reset();
+  if (auto removed = client_.remove(res::kSecrets, secret_key); !removed) {  // missing: fine
+    return std::unexpected(api_failure("deleting the earlier Secret " + secret_key.str(), removed.error()));
   }
-  if (!secret->has_value()) {
-    auto created = client_.create(res::kSecrets, key.namespace_name, run_token_secret(run, token_source_(run)));
-    if (!created && !created.error().conflict()) {
-      return std::unexpected(api_failure("creating the run token Secret " + secret_key.str(), created.error()));
-    }
+  auto secret = client_.create(res::kSecrets, key.namespace_name, run_token_secret(run, token_source_(run)));
+  if (!secret && !secret.error().conflict()) {
+    return std::unexpected(api_failure("creating the run token Secret " + secret_key.str(), secret.error()));
   }
   const std::string job_name = (*job)["metadata"]["name"];
   auto created = client_.create(res::kJobs, key.namespace_name, *job);

@@ -4,11 +4,10 @@
 // the service account they run as; a platform team narrows both with the operator's
 // --allowed-images and --allowed-service-accounts (chart: runnerPolicy.*). A run whose project
 // names anything else fails with reason RunnerNotAllowed before any Job exists.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ods::control {
 
