@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ods/base/sha256.h"
 #include "ods/iceberg/snapshot_change.h"
 #include "ods/table_format/probe_values.h"
 #include "ods/table_format/version_walk.h"
@@ -16,6 +17,20 @@ using table_format::column;
 
 constexpr const char* kMetadata = "metadata";
 constexpr const char* kSnapshots = "snapshots";
+constexpr const char* kColumns = "columns";
+constexpr std::size_t kMaxColumns = 1000;
+
+// The table's columns (name and type, in order) as a short digest: DESCRIBE TABLE's rows up to
+// the first blank or '#' row (partitioning and metadata columns follow). "" when it lists none.
+std::string columns_digest(const std::vector<contracts::ProbeRow>& rows) {
+  std::string text;
+  for (const auto& row : rows) {
+    std::string name = column(row, "col_name");
+    if (name.empty() || name.starts_with("#")) break;
+    text += name + " " + column(row, "data_type") + "\n";
+  }
+  return text.empty() ? "" : sha256_hex(text).substr(0, 16);
+}
 
 class IcebergVersions final : public contracts::ChangeProvider {
  public:
@@ -29,7 +44,7 @@ class IcebergVersions final : public contracts::ChangeProvider {
     r.filter.format = "iceberg";
     r.statements = {
         {kMetadata,
-         "select latest_snapshot_id, latest_schema_id, timestamp from {relation}.metadata_log_entries "
+         "select latest_snapshot_id, timestamp from {relation}.metadata_log_entries "
          "order by timestamp desc limit 1",
          1},
         {kSnapshots,
@@ -37,7 +52,8 @@ class IcebergVersions final : public contracts::ChangeProvider {
          "where snapshot_id in (select snapshot_id from {relation}.history where is_current_ancestor) "
          "order by committed_at desc limit " +
              std::to_string(kSnapshotWindow),
-         kSnapshotWindow}};
+         kSnapshotWindow},
+        {kColumns, "describe table {relation}", kMaxColumns}};
     return r;
   }
 
@@ -77,9 +93,9 @@ class IcebergVersions final : public contracts::ChangeProvider {
       return unknown(std::move(v), "metadata_log_entries gave no row");
     std::string current = column(metadata->second, "latest_snapshot_id");
     if (current.empty()) return unknown(std::move(v), "the table has no snapshot yet (metadata_log_entries names none)");
-    std::string schema = column(metadata->second, "latest_schema_id");
-    if (!table_format::as_count(schema))
-      return unknown(std::move(v), "metadata_log_entries gave no usable schema id ('" + schema + "')");
+    auto columns = answer.row_sets.find(kColumns);
+    std::string schema = columns == answer.row_sets.end() ? "" : columns_digest(columns->second);
+    if (schema.empty()) return unknown(std::move(v), "DESCRIBE TABLE listed no column");
 
     std::map<std::string, IcebergSnapshot> by_id;
     auto rows = answer.row_sets.find(kSnapshots);
