@@ -28,10 +28,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // model -> the source it reads
-const std::map<std::string, std::string> kModels = {
-    {"stg_orders", "orders"},       {"stg_customers", "customers"}, {"stg_payments", "payments"},
-    {"stg_refunds", "refunds"},     {"stg_shipments", "shipments"}, {"stg_fx_rates", "fx_rates"},
-    {"stg_open_orders", "open_orders"}, {"stg_ledger", "ledger"}};
+const std::map<std::string, std::string> kModels = {{"stg_orders", "orders"},           {"stg_customers", "customers"},
+                                                    {"stg_payments", "payments"},       {"stg_refunds", "refunds"},
+                                                    {"stg_shipments", "shipments"},     {"stg_fx_rates", "fx_rates"},
+                                                    {"stg_open_orders", "open_orders"}, {"stg_ledger", "ledger"}};
 const std::vector<std::string> kIcebergTables = {"orders", "customers", "payments", "refunds", "shipments", "fx_rates"};
 
 std::string decision(const nlohmann::json& e) {
@@ -69,15 +69,15 @@ class IcebergLake : public ::testing::Test {
     fs::remove_all(project_->dir() / "models");
     fs::create_directories(project_->dir() / "models");
     project_->replace_in("dbt_project.yml", "+materialized: table", "+materialized: view");
-    std::string sources =
-        "version: 2\nsources:\n  - name: ice\n    schema: iceberg.raw\n    tables:\n";
+    std::string sources = "version: 2\nsources:\n  - name: ice\n    schema: iceberg.raw\n    tables:\n";
     for (const auto& t : kIcebergTables) sources += "      - name: " + t + "\n";
     sources += "  - name: raw\n    schema: raw\n    tables:\n      - name: open_orders\n      - name: ledger\n";
     project_->write("models/sources.yml", sources);
     for (const auto& [model, table] : kModels)
       project_->write("models/" + model + ".sql",
-                      "select * from {{ source('" + std::string(table == "open_orders" || table == "ledger" ? "raw" : "ice") +
-                          "', '" + table + "') }}\n");
+                      "select * from {{ source('" +
+                          std::string(table == "open_orders" || table == "ledger" ? "raw" : "ice") + "', '" + table +
+                          "') }}\n");
     project_->add_env({"ODS_LAKE_DIR=" + (project_->dir() / "lake").string(), "ODS_DELTA_JARS=" + env.delta_jars,
                        "ODS_ICEBERG_JARS=" + env.iceberg_jars, "DBT_SEND_ANONYMOUS_USAGE_STATS=false",
                        "DO_NOT_TRACK=1"});
@@ -96,7 +96,8 @@ class IcebergLake : public ::testing::Test {
           "insert into iceberg.raw.shipments values (1, 2, 'post')",
           // two snapshots: the rollback goes back to the first
           "create table iceberg.raw.fx_rates (currency string, rate double) using iceberg",
-          "insert into iceberg.raw.fx_rates values ('EUR', 1.0)", "insert into iceberg.raw.fx_rates values ('USD', 1.1)",
+          "insert into iceberg.raw.fx_rates values ('EUR', 1.0)",
+          "insert into iceberg.raw.fx_rates values ('USD', 1.1)",
           "create view raw.open_orders as select * from iceberg.raw.orders where status = 'open'",
           "create table raw.ledger (id int, amount int) using delta", "insert into raw.ledger values (1, 100)"});
   }
@@ -123,7 +124,8 @@ class IcebergLake : public ::testing::Test {
     auto started = std::chrono::steady_clock::now();
     ProcessResult r = project_->ods({"state", "run", "--format", "json", "--target", "iceberg", "--profiles-dir",
                                      project_->dir().string(), "--dbt", env_->bin("dbt").string()});
-    std::printf("ods state run: %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    std::printf("ods state run: %.0f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     std::fflush(stdout);
     auto doc = nlohmann::json::parse(r.output, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;

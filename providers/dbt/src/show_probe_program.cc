@@ -142,7 +142,8 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   nlohmann::json branches = nlohmann::json::array({branch_json(request.filter, request.statements)});
   if (request.fallback) {
     branches.push_back(branch_json(request.fallback->filter, request.fallback->statements));
-    for (const auto& further : request.further_fallbacks) branches.push_back(branch_json(further.filter, further.statements));
+    for (const auto& further : request.further_fallbacks)
+      branches.push_back(branch_json(further.filter, further.statements));
   }
   std::string program = kProgram;
   // JSON literals are valid Jinja literals for strings, numbers, lists and dicts (true/false aside).

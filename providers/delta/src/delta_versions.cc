@@ -60,7 +60,8 @@ class DeltaVersions final : public contracts::ChangeProvider {
       case ProbeAnswer::Status::ok:
         break;
     }
-    if (answer.fallback || answer.branch != 0) return unknown(std::move(v), "not a Delta table: another branch's answer");
+    if (answer.fallback || answer.branch != 0)
+      return unknown(std::move(v), "not a Delta table: another branch's answer");
     auto detail = answer.rows.find(kDetail);
     if (detail == answer.rows.end()) return unknown(std::move(v), "DESCRIBE DETAIL gave no row");
     std::string format = column(detail->second, "format");
@@ -94,8 +95,6 @@ class DeltaVersions final : public contracts::ChangeProvider {
 
 }  // namespace
 
-std::unique_ptr<contracts::ChangeProvider> make_delta_versions() {
-  return std::make_unique<DeltaVersions>();
-}
+std::unique_ptr<contracts::ChangeProvider> make_delta_versions() { return std::make_unique<DeltaVersions>(); }
 
 }  // namespace ods::delta

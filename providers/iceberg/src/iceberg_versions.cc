@@ -42,18 +42,17 @@ class IcebergVersions final : public contracts::ChangeProvider {
     r.nodes = true;
     r.filter.kinds = {"table"};
     r.filter.format = "iceberg";
-    r.statements = {
-        {kMetadata,
-         "select latest_snapshot_id, timestamp from {relation}.metadata_log_entries "
-         "order by timestamp desc limit 1",
-         1},
-        {kSnapshots,
-         "select snapshot_id, parent_id, operation, committed_at, summary from {relation}.snapshots "
-         "where snapshot_id in (select snapshot_id from {relation}.history where is_current_ancestor) "
-         "order by committed_at desc limit " +
-             std::to_string(kSnapshotWindow),
-         kSnapshotWindow},
-        {kColumns, "describe table {relation}", kMaxColumns}};
+    r.statements = {{kMetadata,
+                     "select latest_snapshot_id, timestamp from {relation}.metadata_log_entries "
+                     "order by timestamp desc limit 1",
+                     1},
+                    {kSnapshots,
+                     "select snapshot_id, parent_id, operation, committed_at, summary from {relation}.snapshots "
+                     "where snapshot_id in (select snapshot_id from {relation}.history where is_current_ancestor) "
+                     "order by committed_at desc limit " +
+                         std::to_string(kSnapshotWindow),
+                     kSnapshotWindow},
+                    {kColumns, "describe table {relation}", kMaxColumns}};
     return r;
   }
 
@@ -92,7 +91,8 @@ class IcebergVersions final : public contracts::ChangeProvider {
     if (metadata == answer.rows.end() || metadata->second.empty())
       return unknown(std::move(v), "metadata_log_entries gave no row");
     std::string current = column(metadata->second, "latest_snapshot_id");
-    if (current.empty()) return unknown(std::move(v), "the table has no snapshot yet (metadata_log_entries names none)");
+    if (current.empty())
+      return unknown(std::move(v), "the table has no snapshot yet (metadata_log_entries names none)");
     auto columns = answer.row_sets.find(kColumns);
     std::string schema = columns == answer.row_sets.end() ? "" : columns_digest(columns->second);
     if (schema.empty()) return unknown(std::move(v), "DESCRIBE TABLE listed no column");
@@ -119,8 +119,8 @@ class IcebergVersions final : public contracts::ChangeProvider {
       auto it = by_id.find(at);
       if (it == by_id.end() || !seen.insert(at).second) break;
       const IcebergSnapshot& s = it->second;
-      newest_first.push_back({s.snapshot_id, "snapshot " + s.snapshot_id, s.operation + " at " + s.committed_at,
-                              classify_snapshot(s)});
+      newest_first.push_back(
+          {s.snapshot_id, "snapshot " + s.snapshot_id, s.operation + " at " + s.committed_at, classify_snapshot(s)});
       if (newest_first.back().verdict.changes_data) break;
       if (s.parent_id.empty()) {
         reached_first = true;

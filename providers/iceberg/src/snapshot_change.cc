@@ -10,13 +10,24 @@ namespace ods::iceberg {
 namespace {
 
 // The counters of Iceberg's SnapshotSummary that say what a snapshot added or removed.
-constexpr std::array<std::string_view, 18> kChangeCounters = {
-    "added-data-files",          "deleted-data-files",           "added-records",
-    "deleted-records",           "added-delete-files",           "removed-delete-files",
-    "added-position-delete-files", "removed-position-delete-files", "added-equality-delete-files",
-    "removed-equality-delete-files", "added-position-deletes",    "removed-position-deletes",
-    "added-equality-deletes",    "removed-equality-deletes",     "added-dvs",
-    "removed-dvs",               "added-files-size",             "removed-files-size"};
+constexpr std::array<std::string_view, 18> kChangeCounters = {"added-data-files",
+                                                              "deleted-data-files",
+                                                              "added-records",
+                                                              "deleted-records",
+                                                              "added-delete-files",
+                                                              "removed-delete-files",
+                                                              "added-position-delete-files",
+                                                              "removed-position-delete-files",
+                                                              "added-equality-delete-files",
+                                                              "removed-equality-delete-files",
+                                                              "added-position-deletes",
+                                                              "removed-position-deletes",
+                                                              "added-equality-deletes",
+                                                              "removed-equality-deletes",
+                                                              "added-dvs",
+                                                              "removed-dvs",
+                                                              "added-files-size",
+                                                              "removed-files-size"};
 
 // The row counts a compaction must keep: what it added and what it removed of each.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kBalancedPairs = {
@@ -38,8 +49,8 @@ table_format::ChangeVerdict replace_verdict(const IcebergSnapshot& s) {
       return {true, "a replace whose " + std::string(!a ? added : removed) +
                         " is not a whole number counts as a data change"};
     if (*a != *r)
-      return {true, "a replace that changed the row counts (" + std::string(added) + " " + std::to_string(*a) +
-                        ", " + std::string(removed) + " " + std::to_string(*r) + ")"};
+      return {true, "a replace that changed the row counts (" + std::string(added) + " " + std::to_string(*a) + ", " +
+                        std::string(removed) + " " + std::to_string(*r) + ")"};
   }
   return {false, "a replace (compaction or rewrite) that kept the row counts: it changes no data"};
 }

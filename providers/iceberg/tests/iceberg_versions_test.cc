@@ -14,8 +14,10 @@ using contracts::ProbeAnswer;
 using contracts::ProbeRow;
 
 // Recorded summaries (snapshot_cases has them whole).
-const char* kAppend2 = R"({"added-data-files": "1", "added-records": "2", "total-records": "2", "total-data-files": "1"})";
-const char* kAppend1 = R"({"added-data-files": "1", "added-records": "1", "total-records": "3", "total-data-files": "2"})";
+const char* kAppend2 =
+    R"({"added-data-files": "1", "added-records": "2", "total-records": "2", "total-data-files": "1"})";
+const char* kAppend1 =
+    R"({"added-data-files": "1", "added-records": "1", "total-records": "3", "total-data-files": "2"})";
 const char* kCompaction =
     R"({"added-data-files": "1", "added-records": "3", "deleted-data-files": "2", "deleted-records": "3", "total-records": "3"})";
 const char* kNoOpDelete = R"({"changed-partition-count": "0", "total-records": "3", "total-data-files": "1"})";
@@ -110,8 +112,9 @@ TEST(IcebergVersions, AnAppendIsANewVersionNamedByItsSnapshot) {
 // Compaction (rewrite_data_files) and a DELETE that matched no row write snapshots that change
 // no data: the version stays the append's, each passed over with its own evidence, newest first.
 TEST(IcebergVersions, CompactionAndANoOpDeleteKeepTheVersion) {
-  auto v = only(iceberg_answer("4", {snapshot("4", "3", "delete", kNoOpDelete), snapshot("3", "2", "replace", kCompaction),
-                                     snapshot("2", "1", "append", kAppend1), snapshot("1", "", "append", kAppend2)}));
+  auto v =
+      only(iceberg_answer("4", {snapshot("4", "3", "delete", kNoOpDelete), snapshot("3", "2", "replace", kCompaction),
+                                snapshot("2", "1", "append", kAppend1), snapshot("1", "", "append", kAppend2)}));
   ASSERT_TRUE(v.version) << v.why_unknown;
   EXPECT_TRUE(v.version->value.ends_with("/2")) << v.version->value;
   ASSERT_EQ(v.evidence.size(), 3u);
@@ -134,9 +137,10 @@ TEST(IcebergVersions, ARollbackNamesTheSnapshotItWentBackTo) {
 // The rows come newest first by commit time, but the walk follows the parents from the current
 // snapshot, so clocks out of step between writers can't reorder it.
 TEST(IcebergVersions, TheWalkFollowsParentsNotRowOrder) {
-  EXPECT_TRUE(value_of(iceberg_answer("3", {snapshot("2", "1", "append", kAppend1), snapshot("1", "", "append", kAppend2),
-                                          snapshot("3", "2", "replace", kCompaction)}))
-                  .ends_with("/2"));
+  EXPECT_TRUE(
+      value_of(iceberg_answer("3", {snapshot("2", "1", "append", kAppend1), snapshot("1", "", "append", kAppend2),
+                                    snapshot("3", "2", "replace", kCompaction)}))
+          .ends_with("/2"));
 }
 
 // ALTER TABLE ... ADD COLUMN writes no snapshot: the columns move the version. Their comments
@@ -171,7 +175,8 @@ TEST(IcebergVersions, EveryUnreadableAnswerIsUnknownWithItsReason) {
   missing.why = "relation raw.gone does not exist";
   EXPECT_EQ(only(missing).why_unknown, "relation raw.gone does not exist");
 
-  EXPECT_EQ(only(iceberg_answer("", {})).why_unknown, "the table has no snapshot yet (metadata_log_entries names none)");
+  EXPECT_EQ(only(iceberg_answer("", {})).why_unknown,
+            "the table has no snapshot yet (metadata_log_entries names none)");
 
   auto no_columns = iceberg_answer("1", {snapshot("1", "", "append", kAppend2)}, {});
   EXPECT_EQ(only(no_columns).why_unknown, "DESCRIBE TABLE listed no column");
@@ -190,7 +195,8 @@ TEST(IcebergVersions, EveryUnreadableAnswerIsUnknownWithItsReason) {
 
   // Back to the table's first snapshot without a data change (a table created empty, then a
   // delete of nothing).
-  auto nothing = only(iceberg_answer("2", {snapshot("2", "1", "delete", kNoOpDelete), snapshot("1", "", "delete", kNoOpDelete)}));
+  auto nothing =
+      only(iceberg_answer("2", {snapshot("2", "1", "delete", kNoOpDelete), snapshot("1", "", "delete", kNoOpDelete)}));
   EXPECT_FALSE(nothing.version);
   EXPECT_NE(nothing.why_unknown.find("no snapshot of the table changes data (2, back to its first)"), std::string::npos)
       << nothing.why_unknown;

@@ -78,7 +78,9 @@ TEST_P(SnapshotRule, ClassifiesAsTheCaseSays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SnapshotRule, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<SnapshotCase>& param_info) { return param_info.param.name; });
+                         [](const ::testing::TestParamInfo<SnapshotCase>& param_info) {
+                           return param_info.param.name;
+                         });
 
 TEST(SnapshotRule, EveryOperationOfTheSpecHasACaseEachWay) {
   std::set<std::string> changes, keeps;

@@ -72,8 +72,8 @@ class VersionsByFormat final : public contracts::ChangeProvider {
           v.why_unknown = answer.why.empty() ? "the probe had no answer" : answer.why;
           break;
         case ProbeAnswer::Status::ok:
-          v.why_unknown = "the probe ran statements of no branch this request has (branch " +
-                          std::to_string(answer.branch) + ")";
+          v.why_unknown =
+              "the probe ran statements of no branch this request has (branch " + std::to_string(answer.branch) + ")";
           break;
       }
       out.push_back(std::move(v));

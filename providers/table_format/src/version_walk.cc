@@ -3,8 +3,8 @@
 namespace ods::table_format {
 
 void name_version(contracts::SourceVersion& v, const std::string& value_prefix,
-                  const std::vector<HistoryEntry>& newest_first, const WalkNames& names,
-                  const std::string& observed_at, const std::string& why_none) {
+                  const std::vector<HistoryEntry>& newest_first, const WalkNames& names, const std::string& observed_at,
+                  const std::string& why_none) {
   std::vector<const HistoryEntry*> passed_over;  // newer entries that change no data
   for (const auto& entry : newest_first) {
     if (!entry.verdict.changes_data) {
@@ -19,9 +19,10 @@ void name_version(contracts::SourceVersion& v, const std::string& value_prefix,
                             planner::Exactness::exact, names.origin});
     return;
   }
-  v.why_unknown = !why_none.empty() ? why_none
-                                    : "none of the newest " + std::to_string(newest_first.size()) + " " +
-                                          names.entries_noun + " changes data, so the version of the data can't be named";
+  v.why_unknown = !why_none.empty()
+                      ? why_none
+                      : "none of the newest " + std::to_string(newest_first.size()) + " " + names.entries_noun +
+                            " changes data, so the version of the data can't be named";
 }
 
 }  // namespace ods::table_format

@@ -13,7 +13,8 @@ using contracts::ProbeAnswer;
 // which answers it was given, so a test sees the routing.
 class Stand final : public contracts::ChangeProvider {
  public:
-  Stand(std::string origin, std::optional<std::string> format) : origin_(std::move(origin)), format_(std::move(format)) {}
+  Stand(std::string origin, std::optional<std::string> format)
+      : origin_(std::move(origin)), format_(std::move(format)) {}
   std::string origin() const override { return origin_; }
   contracts::ProbeRequest request() const override {
     contracts::ProbeRequest r;
@@ -33,8 +34,8 @@ class Stand final : public contracts::ChangeProvider {
       if (row == a.rows.end() || a.fallback || a.branch != 0)
         v.why_unknown = origin_ + " was given another branch's answer";
       else
-        v.version = planner::DataVersion{origin_ + ":" + row->second.at("x"), planner::Exactness::exact, origin_,
-                                         observed_at};
+        v.version =
+            planner::DataVersion{origin_ + ":" + row->second.at("x"), planner::Exactness::exact, origin_, observed_at};
       out.push_back(v);
     }
     return out;

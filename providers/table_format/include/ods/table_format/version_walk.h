@@ -35,7 +35,7 @@ struct WalkNames {
 // saying none of the newest N entries changes data). `newest_first` must be in the table's
 // order, newest first. Pure.
 void name_version(contracts::SourceVersion& v, const std::string& value_prefix,
-                  const std::vector<HistoryEntry>& newest_first, const WalkNames& names,
-                  const std::string& observed_at, const std::string& why_none = "");
+                  const std::vector<HistoryEntry>& newest_first, const WalkNames& names, const std::string& observed_at,
+                  const std::string& why_none = "");
 
 }  // namespace ods::table_format
