@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Spark + Delta Lake environment of the Delta suite and benchmark and caches it;
+# Builds the Spark environment (Delta Lake and Apache Iceberg) of the Spark suites and benchmark
+# and caches it;
 # prints the directory holding it as the last line of stdout.
 #
 #   scripts/spark-env.sh        build what is missing (quick when cached), print the dir
@@ -10,6 +11,9 @@
 #   m2/          a private Maven repository with the Delta jars (`mvn dependency:get`: Spark's
 #                own Ivy downloads fail here, see shared notes), so no Spark start resolves them
 #   delta-jars   the jars Spark needs for Delta, comma-separated (for spark.jars)
+#   iceberg-jars the jar Spark needs for Iceberg (iceberg-spark-runtime for Spark 4.0, Scala
+#                2.13, from Maven Central into m2/ like the Delta jars; fetched when missing, so
+#                a new version is a new path in the same cache)
 #
 # Cache: $ODS_SPARK_ENV_DIR when set (used as is; built into when missing), else
 # ${XDG_CACHE_HOME:-$HOME/.cache}/ods/spark/<digest of the pins and the Python version>/. It lives
@@ -22,6 +26,8 @@ requirements="$root/requirements/spark.txt"
 constraints="$root/requirements/spark-constraints.txt"
 delta_version=4.0.0
 scala_version=2.13
+iceberg_version=1.10.1
+iceberg_spark=4.0
 
 say() { echo "spark-env: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -63,4 +69,16 @@ if [ ! -f "$delta_jar" ] || [ ! -f "$storage_jar" ]; then
 fi
 # antlr4-runtime is already in pyspark's own jars; the two Delta jars are all Spark lacks.
 echo "$delta_jar,$storage_jar" >"$env_dir/delta-jars"
+
+# Iceberg's Spark runtime is one shaded jar: nothing else to resolve (-Dtransitive=false).
+iceberg_artifact="iceberg-spark-runtime-${iceberg_spark}_$scala_version"
+iceberg_jar="$env_dir/m2/org/apache/iceberg/$iceberg_artifact/$iceberg_version/$iceberg_artifact-$iceberg_version.jar"
+if [ ! -f "$iceberg_jar" ]; then
+  say "fetching the Iceberg $iceberg_version runtime for Spark $iceberg_spark from Maven Central into $env_dir/m2"
+  mvn -q -B dependency:get -Dmaven.repo.local="$env_dir/m2" -Dtransitive=false \
+    -Dartifact="org.apache.iceberg:$iceberg_artifact:$iceberg_version" >&2 ||
+    die "mvn dependency:get org.apache.iceberg:$iceberg_artifact:$iceberg_version failed"
+  [ -f "$iceberg_jar" ] || die "mvn finished but $iceberg_jar is missing"
+fi
+echo "$iceberg_jar" >"$env_dir/iceberg-jars"
 echo "$env_dir"

@@ -187,7 +187,7 @@ TEST_F(Lakehouse, Step2MaintenanceAndNothingAtAllAreReused) {
   EXPECT_TRUE(std::regex_match(rates->at("value").get<std::string>(), std::regex("rows=2;hash=-?[0-9]+")))
       << rates->dump();
   versions_["fx_rates"] = rates->at("value").get<std::string>();
-  EXPECT_NE(message(entries.at("open_order_list")).find("not a Delta table"), std::string::npos)
+  EXPECT_NE(message(entries.at("open_order_list")).find("not a Delta or Iceberg table"), std::string::npos)
       << message(entries.at("open_order_list"));
   // Latency per source, as on the other warehouses (the run ledger, the operator's histogram).
   const auto& seconds = doc.at("run").at("probe_seconds");

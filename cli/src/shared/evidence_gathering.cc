@@ -8,7 +8,9 @@
 #include "ods/content/content_versions.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
+#include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
+#include "ods/table_format/format_routing.h"
 
 namespace ods::cli {
 
@@ -18,9 +20,14 @@ namespace {
 std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type) {
   if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
   if (adapter_type == "postgres") return content::make_postgres_content_versions();
-  // Delta tables by their history; the other tables (parquet, csv) by their content.
-  if (adapter_type == "spark" || adapter_type == "databricks")
-    return delta::make_delta_versions(content::make_spark_content_versions());
+  // Delta tables by their history, Iceberg tables by their snapshots (each chosen by the format
+  // the probe confirms); the other tables (parquet, csv) by their content.
+  if (adapter_type == "spark" || adapter_type == "databricks") {
+    std::vector<std::unique_ptr<contracts::ChangeProvider>> formats;
+    formats.push_back(delta::make_delta_versions());
+    formats.push_back(iceberg::make_iceberg_versions());
+    return table_format::make_versions_by_format(std::move(formats), content::make_spark_content_versions());
+  }
   return nullptr;
 }
 

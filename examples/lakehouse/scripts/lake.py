@@ -5,11 +5,16 @@ python; scripts/spark-env.sh), configured as profiles.yml configures dbt's.
     python scripts/lake.py sql STATEMENT...  runs each statement in order, printing what it returned
 
 $ODS_LAKE_DIR holds the warehouse and the Derby metastore; $ODS_DELTA_JARS lists the Delta jars.
+With $ODS_ICEBERG_JARS set (the iceberg-spark-runtime jar), the session also has the Hadoop
+catalog `iceberg` under $ODS_LAKE_DIR/iceberg, as profiles.yml's `iceberg` target configures it,
+and a statement may name `{first_snapshot:<table>}`: the id of that table's oldest snapshot (for
+CALL iceberg.system.rollback_to_snapshot, which takes a literal).
 Derby allows one process at a time: run this only while no dbt process uses the lake.
 With $ODS_THRIFT_PORT set, the statements go to the Spark Thrift server on that loopback port
 (scripts/spark-thrift.sh, which holds the lake) instead of a Spark of its own.
 """
 import os
+import re
 import sys
 
 from pyspark.sql import SparkSession
@@ -39,10 +44,22 @@ CREATE = [
 
 def session():
     lake = os.environ["ODS_LAKE_DIR"]
+    iceberg = os.environ.get("ODS_ICEBERG_JARS")
+    builder = SparkSession.builder.master("local[1]")
+    if iceberg:
+        builder = (
+            builder.config("spark.jars", os.environ["ODS_DELTA_JARS"] + "," + iceberg)
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension,"
+                    "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+            .config("spark.sql.catalog.iceberg", "org.apache.iceberg.spark.SparkCatalog")
+            .config("spark.sql.catalog.iceberg.type", "hadoop")
+            .config("spark.sql.catalog.iceberg.warehouse", lake + "/iceberg")
+        )
+    else:
+        builder = builder.config("spark.jars", os.environ["ODS_DELTA_JARS"]).config(
+            "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
     return (
-        SparkSession.builder.master("local[1]")
-        .config("spark.jars", os.environ["ODS_DELTA_JARS"])
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        builder
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .config("spark.sql.warehouse.dir", lake + "/warehouse")
         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + lake + "/derby")
@@ -82,6 +99,8 @@ def main(argv):
     spark = session()
     spark.sparkContext.setLogLevel("ERROR")
     for statement in statements:
+        statement = re.sub(r"\{first_snapshot:([\w.]+)\}", lambda m: str(spark.sql(
+            f"select snapshot_id from {m.group(1)}.snapshots order by committed_at limit 1").first()[0]), statement)
         rows = spark.sql(statement).collect()
         print(">>", statement, flush=True)
         for row in rows[:20]:

@@ -25,6 +25,9 @@ contracts::ProbeAnswer answer_from_json(const json& j) {
     if (a.why.empty()) a.why = "the probe gave an answer of unknown status '" + status + "'";
   }
   a.fallback = j.value("fallback", false);
+  // relation_probe 0.5: the branch that ran; an answer without one names the fallback or not
+  a.branch =
+      j.contains("branch") && j["branch"].is_number_unsigned() ? j["branch"].get<std::size_t>() : (a.fallback ? 1 : 0);
   auto row_of = [](const json& row) {
     contracts::ProbeRow out;
     if (row.is_object())

@@ -15,7 +15,7 @@ namespace {
 // type columns (dbt-duckdb, dbt-postgres), or dbt-spark's `show table extended` rows, whose
 // information text gives the type and the table format (Provider); a file_format column gives
 // the format where an adapter lists one. Each relation gets the first branch whose kinds and
-// format match (the request's filter, then its fallback); a relation matching none is skipped,
+// format match (the request's filter, then its fallbacks in order); a relation matching none is skipped,
 // never queried. Structured values (maps, lists) are JSON text already: dbt's agate conversion
 // writes them so. The answer travels as the hex of its JSON text: warehouses disagree on
 // backslashes in string literals (Spark reads them as escapes, DuckDB and PostgreSQL don't).
@@ -98,7 +98,7 @@ constexpr const char* kProgram = R"JINJA(
     {%- if m.branch is none -%}
       {%- do answers.update({uid: {'status': 'skipped', 'why': m.why}}) -%}
     {%- else -%}
-      {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'row_sets': {}, 'seconds': 0.0} -%}
+      {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'branch': m.index, 'row_sets': {}, 'seconds': 0.0} -%}
       {%- for st in m.branch.statements -%}
         {%- set t0 = modules.datetime.datetime.now() -%}
         {%- set res = run_query(st.sql | replace('{relation}', found.rel | string)) -%}
@@ -140,7 +140,11 @@ nlohmann::json branch_json(const contracts::ProbeFilter& filter,
 
 std::string show_probe_program(const contracts::ProbeRequest& request) {
   nlohmann::json branches = nlohmann::json::array({branch_json(request.filter, request.statements)});
-  if (request.fallback) branches.push_back(branch_json(request.fallback->filter, request.fallback->statements));
+  if (request.fallback) {
+    branches.push_back(branch_json(request.fallback->filter, request.fallback->statements));
+    for (const auto& further : request.further_fallbacks)
+      branches.push_back(branch_json(further.filter, further.statements));
+  }
   std::string program = kProgram;
   // JSON literals are valid Jinja literals for strings, numbers, lists and dicts (true/false aside).
   replace_all(program, "__BRANCHES__", branches.dump());

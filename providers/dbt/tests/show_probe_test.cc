@@ -108,7 +108,25 @@ TEST(ShowProbe, TheProgramCarriesBothBranchesWithTheirRowLimitsAndNeverListsAMis
   EXPECT_LT(program.size(), 12000u);
 }
 
-TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
+// relation_probe 0.5: each further fallback is one more branch, after the fallback, in order.
+TEST(ShowProbe, FurtherFallbacksAreBranchesAfterTheFallbackInOrder) {
+  contracts::ProbeRequest r = request();
+  r.filter.format = "delta";
+  r.statements = {{"history", "describe history {relation} limit 20", 20}};
+  r.fallback = contracts::ProbeFallback{{{"table"}, std::string("iceberg")}, {{"snapshots", "select 2", 20}}};
+  r.further_fallbacks = {{{{"table"}, std::nullopt}, {{"content", "select 3", 1}}}};
+  std::string program = show_probe_program(r);
+  auto delta = program.find(R"("format":"delta")"), iceberg = program.find(R"("format":"iceberg")"),
+       other = program.find("select 3");
+  ASSERT_NE(delta, std::string::npos);
+  ASSERT_NE(iceberg, std::string::npos);
+  ASSERT_NE(other, std::string::npos);
+  EXPECT_LT(delta, iceberg);
+  EXPECT_LT(iceberg, other);
+  EXPECT_NE(program.find("'branch': m.index"), std::string::npos);
+}
+
+TEST(ShowProbe, ReadsRowSetsTheFallbackFlagTheBranchAndAHexAnswer) {
   json answer = {
       {"sources",
        {{"source.p.raw.d",
@@ -116,7 +134,9 @@ TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
           {"row_sets",
            {{"history", {{{"version", "2"}, {"operationMetrics", R"({"numOutputRows": "1"})"}}, {{"version", "1"}}}}}},
           {"seconds", 0.1}}},
-        {"source.p.raw.p", {{"status", "ok"}, {"fallback", true}, {"row_sets", {{"content", json::array()}}}}}}},
+        {"source.p.raw.p", {{"status", "ok"}, {"fallback", true}, {"row_sets", {{"content", json::array()}}}}},
+        {"source.p.raw.i",
+         {{"status", "ok"}, {"fallback", true}, {"branch", 2}, {"row_sets", {{"snapshots", json::array()}}}}}}},
       {"nodes", json::object()}};
   std::string text = answer.dump(), hex;
   const char* digits = "0123456789abcdef";
@@ -134,8 +154,11 @@ TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
   EXPECT_EQ(d.row_sets.at("history")[0].at("operationMetrics"), R"({"numOutputRows": "1"})");
   EXPECT_EQ(d.rows.at("history").at("version"), "2");  // the first row, as in 0.1
   EXPECT_FALSE(d.fallback);
+  EXPECT_EQ(d.branch, 0u);
   const auto& p = report->sources.at("source.p.raw.p");
   EXPECT_TRUE(p.fallback);
+  EXPECT_EQ(p.branch, 1u);  // an answer without a branch (before 0.5): the fallback's
+  EXPECT_EQ(report->sources.at("source.p.raw.i").branch, 2u);
   EXPECT_TRUE(p.rows.at("content").empty());
 }
 

@@ -38,31 +38,7 @@ contracts::SourceVersion only(const contracts::ProbeAnswer& answer) {
   return out.empty() ? contracts::SourceVersion{} : out.front();
 }
 
-// Stands in for the content provider the CLI gives DeltaVersions for the other tables.
-class FakeOther final : public contracts::ChangeProvider {
- public:
-  std::string origin() const override { return "fake_content"; }
-  contracts::ProbeRequest request() const override {
-    contracts::ProbeRequest r;
-    r.filter.kinds = {"table"};
-    r.statements = {{"content", "select 1 from {relation}", 1}};
-    return r;
-  }
-  std::vector<contracts::SourceVersion> versions(const contracts::ProbeReport& report,
-                                                 const std::string& observed_at) const override {
-    std::vector<contracts::SourceVersion> out;
-    for (const auto& [id, a] : report.sources) {
-      contracts::SourceVersion v;
-      v.source_id = id;
-      v.version = planner::DataVersion{"content:" + a.rows.at("content").at("x"), planner::Exactness::exact,
-                                       "fake_content", observed_at};
-      out.push_back(v);
-    }
-    return out;
-  }
-};
-
-TEST(DeltaVersions, AsksForDetailAndTwentyCommitsOfDeltaTablesAndTheFallbackForOthers) {
+TEST(DeltaVersions, AsksForDetailAndTwentyCommitsOfDeltaTables) {
   auto alone = make_delta_versions()->request();
   EXPECT_EQ(alone.filter.kinds, std::vector<std::string>{"table"});
   EXPECT_EQ(alone.filter.format, "delta");
@@ -71,9 +47,6 @@ TEST(DeltaVersions, AsksForDetailAndTwentyCommitsOfDeltaTablesAndTheFallbackForO
   EXPECT_EQ(alone.statements[1].sql, "describe history {relation} limit 20");
   EXPECT_EQ(alone.statements[1].max_rows, 20u);
   EXPECT_FALSE(alone.fallback);
-  auto with_other = make_delta_versions(std::make_unique<FakeOther>())->request();
-  ASSERT_TRUE(with_other.fallback);
-  EXPECT_EQ(with_other.fallback->statements[0].name, "content");
   EXPECT_EQ(make_delta_versions()->origin(), "delta_history");
 }
 
@@ -185,33 +158,10 @@ TEST(DeltaVersions, EveryUnreadableAnswerIsUnknownWithItsReason) {
   no_detail.status = ProbeAnswer::Status::ok;
   EXPECT_EQ(only(no_detail).why_unknown, "DESCRIBE DETAIL gave no row");
 
-  auto fallback_without_reader = delta_answer({});
-  fallback_without_reader.fallback = true;
-  EXPECT_NE(only(fallback_without_reader).why_unknown.find("not a Delta table"), std::string::npos);
-}
-
-TEST(DeltaVersions, TheFallbackAnswersAreReadByTheOtherProviderAndAllComeBackInIdOrder) {
-  contracts::ProbeReport report;
-  report.sources["source.p.raw.b_delta"] = delta_answer({commit("7", "MERGE", R"({"numTargetRowsInserted": "1"})")});
-  ProbeAnswer parquet;
-  parquet.status = ProbeAnswer::Status::ok;
-  parquet.fallback = true;
-  parquet.rows["content"] = {{"x", "42"}};
-  report.sources["source.p.raw.a_parquet"] = parquet;
-  ProbeAnswer view;
-  view.status = ProbeAnswer::Status::skipped;
-  view.why = "a view, not table";
-  report.sources["source.p.raw.c_view"] = view;
-  auto out = make_delta_versions(std::make_unique<FakeOther>())->versions(report, "2026-12-01T10:10:00Z");
-  ASSERT_EQ(out.size(), 3u);
-  EXPECT_EQ(out[0].source_id, "source.p.raw.a_parquet");
-  ASSERT_TRUE(out[0].version);
-  EXPECT_EQ(out[0].version->origin, "fake_content");
-  EXPECT_EQ(out[1].source_id, "source.p.raw.b_delta");
-  ASSERT_TRUE(out[1].version);
-  EXPECT_EQ(out[1].version->value, "11111111-aaaa/7");
-  EXPECT_EQ(out[2].source_id, "source.p.raw.c_view");
-  EXPECT_FALSE(out[2].version);
+  auto another_branch = delta_answer({});
+  another_branch.fallback = true;
+  another_branch.branch = 1;
+  EXPECT_EQ(only(another_branch).why_unknown, "not a Delta table: another branch's answer");
 }
 
 }  // namespace

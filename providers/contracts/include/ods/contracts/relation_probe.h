@@ -10,6 +10,9 @@
 // in ProbeReport::contents.
 // 0.4 (additive): a request may ask for one share of the work (share of shares), so that several
 // calls over independent connections run at once (a parallel probe, ods/dbt/show_probe.h).
+// 0.5 (additive): a request may name further fallbacks, tried in order after `fallback` (one
+// branch per table format: Delta, Iceberg, then the other tables); an answer says which branch
+// ran (ProbeAnswer::branch).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -49,6 +52,9 @@ struct ProbeRequest {
   ProbeFilter filter;
   std::vector<ProbeStatement> statements;  // run on each matching source relation, in order
   std::optional<ProbeFallback> fallback;   // 0.2; a relation matching neither filter is skipped
+  // 0.5: tried in order after `fallback` (which must then be set); a relation matching no branch
+  // is skipped
+  std::vector<ProbeFallback> further_fallbacks;
   std::vector<std::string> content_nodes;  // 0.3: node ids whose relations get the statements too
   // 0.4: run only share `share` of `shares`: the sources, and the content nodes, at positions
   // i (in the order of their unique ids) with i % shares == share; node existence only in
@@ -65,6 +71,9 @@ struct ProbeAnswer {
   Status status = Status::unknown;
   std::string why;        // for skipped / unknown / missing
   bool fallback = false;  // 0.2: the fallback's statements ran (the relation didn't match the filter)
+  // 0.5: which branch's statements ran: 0 the request's own, 1 its fallback, 2 + i
+  // further_fallbacks[i] (fallback == (branch > 0))
+  std::size_t branch = 0;
   // statement name -> its first row (an empty row when the result had none)
   std::map<std::string, ProbeRow> rows;
   // 0.2: statement name -> up to max_rows rows, in the result's order

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "ods/table_format/version_walk.h"
+
 namespace ods::delta {
 
 // One commit of DESCRIBE HISTORY, as the probe returned it (values as text).
@@ -17,10 +19,8 @@ struct DeltaCommit {
   std::map<std::string, std::string> parameters;  // operationParameters
 };
 
-struct CommitVerdict {
-  bool changes_data = true;
-  std::string why;  // one sentence, for the evidence
-};
+// Whether it changes data, and why (one sentence, for the evidence).
+using CommitVerdict = table_format::ChangeVerdict;
 
 // The rule, in order:
 //  1. a maintenance or metadata operation never changes data: OPTIMIZE, VACUUM START/END,

@@ -6,8 +6,9 @@
 //   history: DESCRIBE HISTORY {relation} LIMIT 20  (the newest 20 commits, newest first)
 // The table id makes the value unique: a table dropped and created again gets a new id. The
 // commit's time and operation are kept as evidence, not in the value (timestamps lose
-// precision when normalised). Unknown, with the reason: a view or a non-Delta table (unless
-// the fallback answers for it), a missing id or version, no data-change commit in the window.
+// precision when normalised). Unknown, with the reason: a view or a non-Delta table, a missing
+// id or version, no data-change commit in the window. The other tables are another provider's
+// (table_format::make_versions_by_format routes them).
 // Built over any RelationProbe: it says what to run and reads the answers, never how.
 #include <memory>
 
@@ -18,10 +19,6 @@ namespace ods::delta {
 inline constexpr const char* kDeltaOrigin = "delta_history";
 inline constexpr std::size_t kHistoryWindow = 20;
 
-// `other_tables` (may be null) answers for the tables the Delta filter does not match (e.g. a
-// content fingerprint for parquet tables): its filter and statements become the request's
-// fallback, and its versions() reads those answers. Without it such tables are unknown.
-std::unique_ptr<contracts::ChangeProvider> make_delta_versions(
-    std::unique_ptr<contracts::ChangeProvider> other_tables = nullptr);
+std::unique_ptr<contracts::ChangeProvider> make_delta_versions();
 
 }  // namespace ods::delta
