@@ -50,6 +50,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {"no_project_name", "The manifest names no project."},
     {"not_a_build", "run_results.json comes from a dbt command that builds nothing."},
     {"not_a_test_run", "run_results.json does not come from `dbt test`."},
+    {"not_allowed", "A DbtProject names a runner image or service account outside the operator's allow-list."},
     {"not_empty", "A target that must be empty already holds state."},
     {"not_found", "The thing asked for does not exist."},
     {"not_run", "A placeholder for work that never ran (benchmarks)."},
