@@ -155,6 +155,11 @@ const std::vector<Command>& state_commands() {
        "say where the digest key of env-reading hooks comes from (never the key); --create writes a new key file",
        {{kFlagCreate, false, "write a new random key to ${XDG_CONFIG_HOME:-~/.config}/ods/digest.key (mode 0600)"}},
        cmd_key},
+      {"grants",
+       "print the SQL giving a role read-only access to the PostgreSQL state (SELECT on its tables): ods state "
+       "grants ROLE",
+       {},
+       cmd_grants},
   };
   return kCommands;
 }

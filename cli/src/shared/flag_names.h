@@ -17,6 +17,7 @@ inline constexpr char kFlagProfilesDir[] = "--profiles-dir";
 // Every `ods state` command (common_flags) and `ods pod`.
 inline constexpr char kFlagState[] = "--state";
 inline constexpr char kFlagFormat[] = "--format";
+inline constexpr char kFlagReadOnlyState[] = "--read-only-state";
 inline constexpr char kFlagSummary[] = "--summary";     // plan, run, test (summary_flags)
 inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summary_flags)
 
