@@ -348,10 +348,21 @@ def fork_summary(command, source, flavour):
 # ---- run --------------------------------------------------------------------------------------
 
 
-def ods_arguments(command, out_dir, workspace):
+def review_request(flavour):
+    """Whether this job runs for a pull/merge request (its code is the request author's)."""
+    if flavour.name == "github":
+        return env("GITHUB_EVENT_NAME") in ("pull_request", "pull_request_target")
+    return env("CI_PIPELINE_SOURCE") == "merge_request_event" or bool(env("CI_MERGE_REQUEST_IID"))
+
+
+def ods_arguments(command, out_dir, workspace, flavour):
     """ods's arguments; the project and profiles folders are made absolute against the workspace
-    (ods runs dbt inside the project, where a relative path would mean something else)."""
+    (ods runs dbt inside the project, where a relative path would mean something else). A plan in
+    a pull/merge request job reads the state with --read-only-state: ods refuses a PostgreSQL
+    credential that can write it (docs/security.md, "A read-only credential for pull requests")."""
     args = list(COMMANDS[command])
+    if command == "plan" and review_request(flavour):
+        args.append("--read-only-state")
     for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
                        ("--dbt", "ODS_CI_DBT")):
         if env(name):
@@ -403,6 +414,20 @@ def redact(text, hidden):
     return text
 
 
+def run_ods(argv, child_env, workspace):
+    """Runs ods with its stderr passed through line by line; its exit status and the last line
+    of stderr that starts with "ods: " (why it failed, when it did)."""
+    last = ""
+    with subprocess.Popen(argv, env=child_env, cwd=workspace, stderr=subprocess.PIPE) as process:
+        for raw in process.stderr:
+            sys.stderr.buffer.write(raw)
+            sys.stderr.flush()
+            line = raw.decode("utf-8", "replace").strip()
+            if line.startswith("ods: "):
+                last = line
+    return process.returncode, last
+
+
 def read_summary_json(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -440,13 +465,14 @@ def cmd_run(flavour):
     child_env = ods_environment(state_url(workspace))
     if not env("ODS_CI_STATE"):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
-    args = ods_arguments(command, out_dir, workspace)
+    args = ods_arguments(command, out_dir, workspace, flavour)
+    refusal = ""  # ods's last "ods: …" line on stderr, for a summary ods could not write
     if not install_packages(flavour, workspace):
         code = 1
     else:
         log("ods: " + redact(" ".join([ods] + args), hidden))
         try:
-            code = subprocess.call([ods] + args, env=child_env, cwd=workspace)
+            code, refusal = run_ods([ods] + args, child_env, workspace)
         except OSError as e:
             flavour.error(f"ods: cannot run {ods}: {e}")
             code = 1
@@ -457,7 +483,7 @@ def cmd_run(flavour):
             markdown = f.read()
     except OSError:
         markdown = (f"**ODS {command}** ended with exit status {code} before it wrote a summary; "
-                    "the job log says why.\n")
+                    + (f"it said:\n\n> {refusal}\n" if refusal else "the job log says why.\n"))
     markdown = redact(markdown, hidden)
     flavour.publish_summary(markdown)
 
