@@ -1,7 +1,7 @@
 #include "ods/run/run_metrics.h"
 
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 
 #include "ods/run/build_seconds.h"
 #include "ods/run/run_details.h"
@@ -82,9 +82,9 @@ std::string escaped(std::string_view value) {
 // A sample value: integers without a fraction, others with enough digits to round-trip.
 std::string number(double value) {
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", value);
-  return buf;
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;  // the shortest text that reads back the same
+  return std::string(buf, end);
 }
 
 // An `le` value as OpenMetrics wants it, a float ("1.0", "0.5").

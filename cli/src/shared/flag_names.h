@@ -25,6 +25,8 @@ inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summ
 inline constexpr char kFlagDbt[] = "--dbt";
 inline constexpr char kFlagDryRun[] = "--dry-run";
 inline constexpr char kFlagCutoff[] = "--cutoff";
+inline constexpr char kFlagMetricsFile[] = "--metrics-file";  // run, test
+inline constexpr char kFlagPushgateway[] = "--pushgateway";   // run, test
 
 // `ods pod`: the controller's callback.
 inline constexpr char kFlagCallback[] = "--callback";
