@@ -42,6 +42,7 @@ SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / proj
 DEPS_DIR = ".ods-deps"  # installed dbt packages by lockfile digest, cached, relative to the workspace
 PACKAGE_FILES = ("packages.yml", "dependencies.yml")
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB
+METRICS_FILE = "metrics.txt"  # OpenMetrics text, beside the summary
 GITLAB_DOTENV_VALUE_LIMIT = 2000  # GitLab refuses dotenv reports over 5 KB; the selection may be long
 
 
@@ -371,6 +372,10 @@ def ods_arguments(command, out_dir, workspace, flavour):
         args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
     args += ["--project-dir", project_dir(workspace)]
     args += ["--summary", os.path.join(out_dir, "summary.md"), "--json-file", os.path.join(out_dir, "plan.json")]
+    if command in ("run", "test"):  # the scope's run metrics (docs/metrics.md); a plan records no run
+        args += ["--metrics-file", os.path.join(out_dir, METRICS_FILE)]
+        if env("ODS_CI_PUSHGATEWAY"):
+            args += ["--pushgateway", env("ODS_CI_PUSHGATEWAY")]
     return args
 
 
@@ -449,14 +454,15 @@ def cmd_run(flavour):
     workspace = workspace_dir()
     out_dir = os.path.abspath(env("ODS_CI_OUTPUT_DIR", os.path.join(env("RUNNER_TEMP", workspace), "ods-ci")))
     os.makedirs(out_dir, exist_ok=True)
-    for stale in ("summary.md", "plan.json"):
+    for stale in ("summary.md", "plan.json", METRICS_FILE):
         if os.path.exists(os.path.join(out_dir, stale)):
             os.remove(os.path.join(out_dir, stale))
     fork = fork_request(flavour)
     if fork:
         flavour.publish_summary(fork_summary(command, fork, flavour))
         flavour.set_outputs({"built": "", "reused": "", "failed": "", "skipped": "", "selection": "",
-                             "time-saved-seconds": "", "plan-json": "", "summary": "", "exit-code": "",
+                             "time-saved-seconds": "", "plan-json": "", "summary": "", "metrics-file": "",
+                             "exit-code": "",
                              "outcome": "fork"})
         log(f"ods: {fork} is a fork: no secrets, so no {command}; the step succeeds (see the summary)")
         return 0
@@ -498,6 +504,7 @@ def cmd_run(flavour):
         "time-saved-seconds": counts.get("time_saved_seconds", ""),
         "plan-json": plan_json if os.path.exists(plan_json) else "",
         "summary": summary_path if os.path.exists(summary_path) else "",
+        "metrics-file": os.path.join(out_dir, METRICS_FILE) if os.path.exists(os.path.join(out_dir, METRICS_FILE)) else "",
         "exit-code": code,
         "outcome": "success" if code == 0 else "failure",
     })

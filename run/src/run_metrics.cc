@@ -3,6 +3,7 @@
 #include <cmath>
 #include <charconv>
 
+#include "ods/planner/reason_catalog.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/run_details.h"
 
@@ -185,7 +186,13 @@ std::string metrics_text(const RunMetrics& m, std::string_view project, MetricsF
     w.sample(name + "_count", {{"outcome", outcome}}, static_cast<double>(h.count));
   }
   w.family(kMetricNodes, "counter");
-  for (const auto& [key, n] : m.nodes)
+  // Every reason code a plan entry can start with, at 0 until counted (as the operator's): a
+  // series that first appears at its first count hides that count from increase().
+  auto nodes = m.nodes;
+  for (const auto& reason : planner::kReasonCodes)
+    if (auto action = planner::first_reason_action(reason))
+      nodes.try_emplace({std::string(planner::to_string(*action)), std::string(reason.code)}, 0);
+  for (const auto& [key, n] : nodes)
     w.sample(kMetricNodes.name, {{"action", key.first}, {"reason", key.second}}, static_cast<double>(n));
   w.family(kMetricUnknownDataVersions, "counter");
   w.sample(kMetricUnknownDataVersions.name, {}, static_cast<double>(m.unknown_data_versions));

@@ -71,6 +71,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
   // dbt call runs; the store is thread-safe, and planning waits for it below.
   std::future<Result<std::optional<Head>>> head_read;
+  if (store && args.has(kFlagPushgateway)) announce_scope(ctx, **store, scope, args.get(kFlagPushgateway));
   if (store) head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
   timings.load = prepared->load_seconds + seconds_since(t);
 

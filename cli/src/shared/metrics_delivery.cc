@@ -61,6 +61,14 @@ Result<void> push_metrics(const std::string& base_url, const std::string& scope,
   }
 }
 
+void announce_scope(const CommandContext& ctx, contracts::StateStore& store, const std::string& scope,
+                    const std::string& pushgateway) {
+  auto kept = run::latest_metrics(store, scope);
+  if (!kept || !kept->runs.empty()) return;
+  auto pushed = push_metrics(pushgateway, scope, run::metrics_text(*kept, scope, run::MetricsFormat::prometheus));
+  if (!pushed) *ctx.err << "ods: warning: metrics not pushed: " << pushed.error().message << "\n";
+}
+
 int deliver_metrics(const CommandContext& ctx, const ParsedArgs& args, contracts::StateStore& store,
                     const std::string& scope, const std::optional<run::RunMetrics>& totals, int code) {
   if (!args.has(kFlagMetricsFile) && !args.has(kFlagPushgateway)) return code;

@@ -22,6 +22,12 @@ std::string pushgateway_group_path(const std::string& scope);
 int deliver_metrics(const CommandContext& ctx, const ParsedArgs& args, contracts::StateStore& store,
                     const std::string& scope, const std::optional<run::RunMetrics>& totals, int code);
 
+// A scope without run metrics yet (its first run with --pushgateway): pushes its totals at 0
+// before the run starts, so that a Prometheus scraping the Pushgateway during the run sees the
+// counters at 0 and increase() counts the first run too. A failure is a warning on stderr.
+void announce_scope(const CommandContext& ctx, contracts::StateStore& store, const std::string& scope,
+                    const std::string& pushgateway);
+
 // PUTs `text` (Prometheus text format 0.0.4) to `base_url` + pushgateway_group_path(scope),
 // replacing the group's metrics. Errors: "unavailable" (unreachable, or an answer other than 2xx,
 // with its status and body), "invalid_url".

@@ -103,7 +103,8 @@ enum class MetricsFormat {
 };
 
 // `metrics` as samples labelled project=`project`, in `format`. Every family is written, the
-// counters of both outcomes at 0 when no such run was counted; the gauges only once set.
+// counters of both outcomes and of every reason code a plan entry starts with at 0 when none was
+// counted; the gauges only once set.
 std::string metrics_text(const RunMetrics& metrics, std::string_view project, MetricsFormat format);
 
 }  // namespace ods::run
