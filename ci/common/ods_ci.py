@@ -42,6 +42,7 @@ SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / proj
 DEPS_DIR = ".ods-deps"  # installed dbt packages by lockfile digest, cached, relative to the workspace
 PACKAGE_FILES = ("packages.yml", "dependencies.yml")
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB
+METRICS_FILE = "metrics.txt"  # OpenMetrics text, beside the summary
 GITLAB_DOTENV_VALUE_LIMIT = 2000  # GitLab refuses dotenv reports over 5 KB; the selection may be long
 
 
@@ -348,10 +349,21 @@ def fork_summary(command, source, flavour):
 # ---- run --------------------------------------------------------------------------------------
 
 
-def ods_arguments(command, out_dir, workspace):
+def review_request(flavour):
+    """Whether this job runs for a pull/merge request (its code is the request author's)."""
+    if flavour.name == "github":
+        return env("GITHUB_EVENT_NAME") in ("pull_request", "pull_request_target")
+    return env("CI_PIPELINE_SOURCE") == "merge_request_event" or bool(env("CI_MERGE_REQUEST_IID"))
+
+
+def ods_arguments(command, out_dir, workspace, flavour):
     """ods's arguments; the project and profiles folders are made absolute against the workspace
-    (ods runs dbt inside the project, where a relative path would mean something else)."""
+    (ods runs dbt inside the project, where a relative path would mean something else). A plan in
+    a pull/merge request job reads the state with --read-only-state: ods refuses a PostgreSQL
+    credential that can write it (docs/security.md, "A read-only credential for pull requests")."""
     args = list(COMMANDS[command])
+    if command == "plan" and review_request(flavour):
+        args.append("--read-only-state")
     for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
                        ("--dbt", "ODS_CI_DBT")):
         if env(name):
@@ -360,6 +372,10 @@ def ods_arguments(command, out_dir, workspace):
         args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
     args += ["--project-dir", project_dir(workspace)]
     args += ["--summary", os.path.join(out_dir, "summary.md"), "--json-file", os.path.join(out_dir, "plan.json")]
+    if command in ("run", "test"):  # the scope's run metrics (docs/metrics.md); a plan records no run
+        args += ["--metrics-file", os.path.join(out_dir, METRICS_FILE)]
+        if env("ODS_CI_PUSHGATEWAY"):
+            args += ["--pushgateway", env("ODS_CI_PUSHGATEWAY")]
     return args
 
 
@@ -403,6 +419,20 @@ def redact(text, hidden):
     return text
 
 
+def run_ods(argv, child_env, workspace):
+    """Runs ods with its stderr passed through line by line; its exit status and the last line
+    of stderr that starts with "ods: " (why it failed, when it did)."""
+    last = ""
+    with subprocess.Popen(argv, env=child_env, cwd=workspace, stderr=subprocess.PIPE) as process:
+        for raw in process.stderr:
+            sys.stderr.buffer.write(raw)
+            sys.stderr.flush()
+            line = raw.decode("utf-8", "replace").strip()
+            if line.startswith("ods: "):
+                last = line
+    return process.returncode, last
+
+
 def read_summary_json(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -424,14 +454,15 @@ def cmd_run(flavour):
     workspace = workspace_dir()
     out_dir = os.path.abspath(env("ODS_CI_OUTPUT_DIR", os.path.join(env("RUNNER_TEMP", workspace), "ods-ci")))
     os.makedirs(out_dir, exist_ok=True)
-    for stale in ("summary.md", "plan.json"):
+    for stale in ("summary.md", "plan.json", METRICS_FILE):
         if os.path.exists(os.path.join(out_dir, stale)):
             os.remove(os.path.join(out_dir, stale))
     fork = fork_request(flavour)
     if fork:
         flavour.publish_summary(fork_summary(command, fork, flavour))
         flavour.set_outputs({"built": "", "reused": "", "failed": "", "skipped": "", "selection": "",
-                             "time-saved-seconds": "", "plan-json": "", "summary": "", "exit-code": "",
+                             "time-saved-seconds": "", "plan-json": "", "summary": "", "metrics-file": "",
+                             "exit-code": "",
                              "outcome": "fork"})
         log(f"ods: {fork} is a fork: no secrets, so no {command}; the step succeeds (see the summary)")
         return 0
@@ -440,13 +471,14 @@ def cmd_run(flavour):
     child_env = ods_environment(state_url(workspace))
     if not env("ODS_CI_STATE"):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
-    args = ods_arguments(command, out_dir, workspace)
+    args = ods_arguments(command, out_dir, workspace, flavour)
+    refusal = ""  # ods's last "ods: …" line on stderr, for a summary ods could not write
     if not install_packages(flavour, workspace):
         code = 1
     else:
         log("ods: " + redact(" ".join([ods] + args), hidden))
         try:
-            code = subprocess.call([ods] + args, env=child_env, cwd=workspace)
+            code, refusal = run_ods([ods] + args, child_env, workspace)
         except OSError as e:
             flavour.error(f"ods: cannot run {ods}: {e}")
             code = 1
@@ -457,7 +489,7 @@ def cmd_run(flavour):
             markdown = f.read()
     except OSError:
         markdown = (f"**ODS {command}** ended with exit status {code} before it wrote a summary; "
-                    "the job log says why.\n")
+                    + (f"it said:\n\n> {refusal}\n" if refusal else "the job log says why.\n"))
     markdown = redact(markdown, hidden)
     flavour.publish_summary(markdown)
 
@@ -472,6 +504,7 @@ def cmd_run(flavour):
         "time-saved-seconds": counts.get("time_saved_seconds", ""),
         "plan-json": plan_json if os.path.exists(plan_json) else "",
         "summary": summary_path if os.path.exists(summary_path) else "",
+        "metrics-file": os.path.join(out_dir, METRICS_FILE) if os.path.exists(os.path.join(out_dir, METRICS_FILE)) else "",
         "exit-code": code,
         "outcome": "success" if code == 0 else "failure",
     })

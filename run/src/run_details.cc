@@ -88,6 +88,7 @@ std::string to_json(const RunDetails& d) {
   if (d.planned_entry) doc["planned_entry"] = *d.planned_entry;
   if (d.dbt_invocation_id) doc["dbt_invocation_id"] = *d.dbt_invocation_id;
   if (d.waves) doc["waves"] = waves_to_json(*d.waves);
+  if (d.metrics) doc["metrics"] = to_json(*d.metrics);
   return doc.dump();
 }
 
@@ -127,6 +128,7 @@ RunDetails details_from_json(std::string_view text) {
   read_member(doc, "planned_entry", d.planned_entry);
   read_member(doc, "dbt_invocation_id", d.dbt_invocation_id);
   if (auto it = doc.find("waves"); it != doc.end()) d.waves = waves_from_json(*it);
+  if (auto it = doc.find("metrics"); it != doc.end() && it->is_object()) d.metrics = metrics_from_json(*it);
   return d;
 }
 

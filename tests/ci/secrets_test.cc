@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "ci_fixture.h"
@@ -72,9 +73,28 @@ ApiStandIn::Options standin_options() {
   return options;
 }
 
-std::string state_url(const PostgresServer& server) {
-  return "postgresql://" + server.user() + ":" + kStatePassword + "@127.0.0.1:" + std::to_string(server.port()) + "/" +
-         server.database();
+std::string state_url(const PostgresServer& server, const std::string& user = "") {
+  return "postgresql://" + (user.empty() ? server.user() : user) + ":" + kStatePassword + "@127.0.0.1:" +
+         std::to_string(server.port()) + "/" + server.database();
+}
+
+// The read-only role of pull/merge request plans: `pr_reader`, created on `server` and given
+// what `ods state grants` prints (docs/security.md), once a run created the state tables.
+// Its URL carries the same distinctive password (trust authentication ignores it).
+std::string make_reader(const PostgresServer& server, const DbtProject& p) {
+  ProcessResult grants = p.ods({"state", "grants", "pr_reader", "--state", state_url(server)});
+  EXPECT_EQ(grants.exit_code, 0) << grants.errors;
+  ProcessResult applied = server.psql("CREATE ROLE pr_reader LOGIN;\n" + grants.output);
+  EXPECT_EQ(applied.exit_code, 0) << applied.errors << grants.output;
+  return state_url(server, "pr_reader");
+}
+
+// A plan job's log and summary, refused for holding the writer's credential.
+void expect_refused_writer(const std::string& job, const std::string& log, const std::string& summary) {
+  for (const std::string& text : {log, summary}) {
+    EXPECT_NE(text.find("(role postgres) can write the ODS state"), std::string::npos) << job << ":\n" << text;
+    EXPECT_NE(text.find("--read-only-state"), std::string::npos) << job << ":\n" << text;
+  }
 }
 
 // `log` without GitHub's ::add-mask:: workflow commands: the runner consumes those (they are how a
@@ -131,8 +151,10 @@ void expect_masked_first(const std::string& log) {
 
 // Two CI jobs in separate clones of examples/shop, each running ci/github/action.yml with `state`
 // set to one PostgreSQL state store and building into the same warehouse: the second job reuses
-// what the first built. Then a pull request's plan in the second clone comments. The action masks
-// the URL's password before anything prints it; nothing any job left holds a secret.
+// what the first built. Then a pull request's plan in the second clone: with the writer's
+// credential it is refused (the step fails, its summary and comment say why); with the read-only
+// role `ods state grants` made it plans and updates that comment. The action masks the URL's
+// password before anything prints it; nothing any job left holds a secret.
 TEST(CiSecretsNeverLeak, GitHubTwoClonesShareAPostgresStateThenAPullRequestIsPlanned) {
   auto server = PostgresServer::start();
   ASSERT_TRUE(server.has_value()) << server.error();
@@ -162,14 +184,25 @@ TEST(CiSecretsNeverLeak, GitHubTwoClonesShareAPostgresStateThenAPullRequestIsPla
   EXPECT_FALSE(fs::exists(second.dir().parent_path() / ".ods-state" / "state.db"));
 
   second.replace_in("models/marts/fct_orders.sql", "o.amount,\n", "o.amount,\n    o.amount * 2 as doubled_amount,\n");
+  auto writer_plan =
+      run_action(shop_action_spec(plan_inputs, second.dir().parent_path(), api.url(), "feature", 7, kToken, env));
+  EXPECT_EQ(writer_plan.at("conclusion"), "failure") << writer_plan.at("log");
+  EXPECT_EQ(writer_plan.at("outputs").at("exit-code"), "1") << writer_plan.at("outputs");
+  expect_refused_writer("the writer's plan", writer_plan.at("log"), writer_plan.at("summary"));
+  plan_inputs["state"] = make_reader(**server, second);
   auto plan =
       run_action(shop_action_spec(plan_inputs, second.dir().parent_path(), api.url(), "feature", 7, kToken, env));
   ASSERT_EQ(plan.at("conclusion"), "success") << plan.at("log");
-  ASSERT_EQ(api.requests("POST").size(), 1u) << "the plan's review comment: " << plan.at("log");
+  EXPECT_GT(std::stoi(plan.at("outputs").at("reused").get<std::string>()), 5) << plan.at("summary");
+  ASSERT_EQ(api.requests("POST").size(), 1u) << "the plans' one review comment: " << plan.at("log");
+  EXPECT_EQ(api.requests("PATCH").size(), 1u) << "the reader's plan updates the refusal's comment";
 
   SecretSearch search = secret_search();
-  for (const auto* job : {&job1, &job2, &plan}) {
-    const std::string name = job == &job1 ? "the first run job" : job == &job2 ? "the second run job" : "the plan job";
+  for (const auto* job : {&job1, &job2, &writer_plan, &plan}) {
+    const std::string name = job == &job1          ? "the first run job"
+                             : job == &job2        ? "the second run job"
+                             : job == &writer_plan ? "the writer's plan job"
+                                                   : "the plan job";
     expect_masked_first(job->at("log"));
     EXPECT_TRUE(job->at("uses").empty()) << "no cache with PostgreSQL state: " << job->at("uses").dump();
     search.expect_clean(name + "'s log", without_mask_commands(job->at("log")));
@@ -192,8 +225,9 @@ TEST(CiSecretsNeverLeak, GitHubTwoClonesShareAPostgresStateThenAPullRequestIsPla
   report("GitHub Action", search);
 }
 
-// The GitLab template's run pipeline on the shared PostgreSQL state. Its merge request note is
-// left to the GitHub test above (the same ci/common code writes both), to keep the suite short.
+// The GitLab template's run pipeline on the shared PostgreSQL state, then a merge request
+// pipeline's plan: refused with the writer's credential, planned with the read-only role. Its
+// merge request note is left to the GitHub test above (the same ci/common code writes both).
 TEST(CiSecretsNeverLeak, GitLabRunPipelineOnAPostgresState) {
   auto server = PostgresServer::start();
   ASSERT_TRUE(server.has_value()) << server.error();
@@ -210,8 +244,19 @@ TEST(CiSecretsNeverLeak, GitLabRunPipelineOnAPostgresState) {
   ASSERT_FALSE(counts.is_null()) << run.output;
   EXPECT_GT(std::stoi(counts.at("built").get<std::string>()), 5) << run.output;
 
+  ProcessResult writer_plan = repo.pipeline(api, 5, variables);
+  EXPECT_NE(writer_plan.exit_code, 0) << writer_plan.output << writer_plan.errors;
+  expect_refused_writer("the writer's merge request pipeline", writer_plan.output + writer_plan.errors,
+                        writer_plan.output);
+  variables.push_back("ODS_STATE=" + make_reader(**server, repo.project()));
+  ProcessResult plan = repo.pipeline(api, 5, variables);
+  EXPECT_EQ(plan.exit_code, 0) << plan.output << plan.errors;
+  EXPECT_TRUE(std::regex_search(plan.output, std::regex(", [1-9][0-9]* to reuse\\."))) << plan.output;
+
   SecretSearch search = secret_search();
   search.expect_clean("the run pipeline's output", run.output + run.errors);
+  search.expect_clean("the merge request pipelines' output",
+                      writer_plan.output + writer_plan.errors + plan.output + plan.errors);
   // The repository: the job logs (.gitlab-ci-local/output), artifacts, caches and the build folders.
   // gitlab-ci-local's own copies of the pipeline's variables (its expanded job scripts and
   // variable files, as a runner holds them) are the runner's, not anything the template wrote.

@@ -153,7 +153,34 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
           EXPECT_EQ(seen, expected);
         };
   };
+  // The headline panels' figures from the operator's own counts.
+  auto total_of = [&](const std::string& family, const std::string& labels) {
+    double total = 0;
+    for (const auto& [l, v] : samples(ops, family, labels)) total += v;
+    return total;
+  };
+  const double reuse_percent =
+      100 * total_of("ods_nodes_total", "action=\"reuse\"") / total_of("ods_nodes_total", in_project);
+  auto one_value = [&](double expected) {
+    return [expected](const std::string&, const std::vector<Series>& now, const std::vector<Series>&) {
+      ASSERT_EQ(now.size(), 1U) << describe(now);
+      EXPECT_TRUE(near(now[0].values.at(0), expected)) << now[0].values.at(0) << " vs " << expected;
+    };
+  };
+  auto project_value = [&](double expected) {
+    return [&, expected](const std::string&, const std::vector<Series>& now, const std::vector<Series>&) {
+      const Series* s = find(now, {{"project", want.project}});
+      ASSERT_TRUE(s) << describe(now);
+      EXPECT_TRUE(near(s->values.at(0), expected)) << s->values.at(0) << " vs " << expected;
+    };
+  };
   const std::map<std::string, Check> checks{
+      {"Reuse % (fleet)", one_value(reuse_percent)},
+      {"Time saved (fleet)", one_value(want.seconds_saved)},
+      {"Runs (fleet)", one_value(total_of("ods_runs_total", in_project))},
+      {"Projects reporting", one_value(1)},
+      {"Reuse % per project (CI and operator)", project_value(reuse_percent)},
+      {"Time saved per project (CI and operator)", project_value(want.seconds_saved)},
       {"Runs by outcome",
        [&](const std::string&, const auto& now, const auto& over) {
          EXPECT_TRUE(find(now, {{"project", want.project}, {"outcome", "failed"}}));

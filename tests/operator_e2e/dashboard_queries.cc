@@ -104,6 +104,7 @@ void add_panel_queries(const json& panel, const GrafanaTimeRange& range,
     q.rate_interval = std::max(q.interval + scrape, 4 * scrape);
     std::string expr = target.value("expr", "");
     replace_all(expr, "$__rate_interval", prometheus_duration(q.rate_interval));
+    replace_all(expr, "$__interval_ms", std::to_string(static_cast<long long>(std::llround(q.interval * 1000))));
     replace_all(expr, "$__interval", prometheus_duration(q.interval));
     replace_all(expr, "$__range", prometheus_duration(q.range));
     for (const auto& [name, value] : variables) {

@@ -7,8 +7,9 @@
 //   $__range         = to - from
 //   $__interval      = max(Scrape interval, Grafana's rounding of (to - from) / max data points)
 //   $__rate_interval = max($__interval + Scrape interval, 4 × Scrape interval)
-// (Grafana's Prometheus data source; $__interval_ms, $__range_s and friends are not used by the
-// chart's dashboard and are refused). A multi-value variable set to All becomes its allValue.
+//   $__interval_ms   = $__interval in milliseconds, a number
+// (Grafana's Prometheus data source; $__range_s and friends are not used by the chart's
+// dashboard and are refused). A multi-value variable set to All becomes its allValue.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>

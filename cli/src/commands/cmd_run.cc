@@ -8,6 +8,7 @@
 #include "cutoff_run.h"
 #include "dbt_steps.h"
 #include "flag_names.h"
+#include "metrics_delivery.h"
 #include "ods/base/elapsed.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
@@ -44,6 +45,9 @@ void print_check_line(std::ostream& out, const planner::CheckPlan& checks) {
 
 int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
+  if (args.has(kFlagDryRun) && (args.has(kFlagMetricsFile) || args.has(kFlagPushgateway)))
+    return report(ctx, {"usage", std::string(kFlagMetricsFile) + " and " + kFlagPushgateway +
+                                     " are for runs that record; a dry run counts nothing"});
   auto mode = run::cutoff_mode_from_string(args.has(kFlagCutoff) ? args.get(kFlagCutoff) : "auto");
   if (!mode) return report(ctx, mode.error());
   auto prepared = prepare_run(args, ctx);
@@ -67,6 +71,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
   // dbt call runs; the store is thread-safe, and planning waits for it below.
   std::future<Result<std::optional<Head>>> head_read;
+  if (store && args.has(kFlagPushgateway)) announce_scope(ctx, **store, scope, args.get(kFlagPushgateway));
   if (store) head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
   timings.load = prepared->load_seconds + seconds_since(t);
 
@@ -100,13 +105,15 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
       timings, started};
   if (to_build == 0 && to_check == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");
-    return finish_without_build(ctx, run_ctx);
+    return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, finish_without_build(ctx, run_ctx));
   }
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
                 (to_check == 0 ? "" : "; running the checks of " + std::to_string(to_check) + " nodes and sources"));
   WaveSettings waves{*mode, target_path, std::move(check_selection), project.adapter_type};
-  return build_in_waves(ctx, *prepared->session, project, std::move(options), run_ctx, waves);
+  const int code = build_in_waves(ctx, *prepared->session, project, std::move(options), run_ctx, waves);
+  if (code == kExitInterrupted) return code;
+  return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, code);
 }
 
 }  // namespace ods::cli

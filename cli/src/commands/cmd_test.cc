@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "flag_names.h"
+#include "metrics_delivery.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
@@ -47,6 +48,9 @@ std::string plural(std::size_t n, const std::string& word) {
 
 int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
+  if (args.has(kFlagDryRun) && (args.has(kFlagMetricsFile) || args.has(kFlagPushgateway)))
+    return report(ctx, {"usage", std::string(kFlagMetricsFile) + " and " + kFlagPushgateway +
+                                     " are for test runs that record; a dry run counts nothing"});
   auto prepared = prepare_run(args, ctx);
   if (!prepared) return prepared.error();
   DbtSession& session = *prepared->session;
@@ -77,7 +81,8 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (args.has(kFlagDryRun) || to_run == 0) {
     if (!args.has(kFlagDryRun))
       step(ctx, "nothing to test (" + std::to_string(skipped) + " skipped); dbt test not started");
-    return finish_without_tests(ctx, run, args.has(kFlagDryRun));
+    return deliver_metrics(ctx, args, run.store, scope, std::nullopt,
+                           finish_without_tests(ctx, run, args.has(kFlagDryRun)));
   }
   step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
                 " nodes and sources with checks (" + plural(count_checks(project, ids_to_run(run.checks)), "check") +
@@ -88,7 +93,8 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
     *ctx.err << "ods: interrupted: dbt stopped; nothing recorded, the state is as it was before this run\n";
     return kExitInterrupted;
   }
-  return record_test_run(ctx, run, project, session.one_parse(), *tested);
+  return deliver_metrics(ctx, args, run.store, scope, std::nullopt,
+                         record_test_run(ctx, run, project, session.one_parse(), *tested));
 }
 
 }  // namespace ods::cli

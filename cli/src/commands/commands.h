@@ -36,6 +36,7 @@ int cmd_backup(const ParsedArgs&, CommandContext&);
 int cmd_reset(const ParsedArgs&, CommandContext&);
 int cmd_copy(const ParsedArgs&, CommandContext&);
 int cmd_key(const ParsedArgs&, CommandContext&);
+int cmd_grants(const ParsedArgs&, CommandContext&);
 
 // `ods pod` (runner-pod mode, cmd_pod.cc): its own flags (no state store flag: the
 // controller keeps the state).

@@ -33,6 +33,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   const double extra_call_seconds = 2 * run.evidence.call_seconds;
 
   start_inputs_digest(run);  // while dbt builds
+  begin_metrics(run);
   planner::ExecutionPlan whole = run.plan;
   planner::ExecutionPlan current = run.plan;
   std::vector<WaveRecord> waves;
@@ -61,6 +62,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
     evidence.one_parse = dbt.one_parse();
+    evidence.last = wave.later.empty() || built->exit_code != 0;
     if (measurable) {
       t = Clock::now();
       std::vector<std::string> warnings;

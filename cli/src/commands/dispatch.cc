@@ -120,7 +120,9 @@ const std::vector<Command>& state_commands() {
                             "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
                             "another dbt call), always, off (default auto)"},
                            {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-                           {kFlagProfilesDir, true, "passed to dbt"}}),
+                           {kFlagProfilesDir, true, "passed to dbt"},
+                           {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},
+                           {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
        cmd_run},
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(
@@ -128,7 +130,9 @@ const std::vector<Command>& state_commands() {
             {kFlagExclude, true, "nodes and sources whose checks to leave out, same syntax"},
             {kFlagDryRun, false, "decide and print; run and record nothing"},
             {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-            {kFlagProfilesDir, true, "passed to dbt"}}),
+            {kFlagProfilesDir, true, "passed to dbt"},
+            {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},
+            {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
        cmd_test},
       {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
       {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
@@ -155,6 +159,11 @@ const std::vector<Command>& state_commands() {
        "say where the digest key of env-reading hooks comes from (never the key); --create writes a new key file",
        {{kFlagCreate, false, "write a new random key to ${XDG_CONFIG_HOME:-~/.config}/ods/digest.key (mode 0600)"}},
        cmd_key},
+      {"grants",
+       "print the SQL giving a role read-only access to the PostgreSQL state (SELECT on its tables): ods state "
+       "grants ROLE",
+       {},
+       cmd_grants},
   };
   return kCommands;
 }

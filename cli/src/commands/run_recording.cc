@@ -64,7 +64,7 @@ std::map<std::string, double> timings_of(const RunContext& run) {
 }
 
 std::string details_of(const RunContext& run, const json& counts, std::map<std::string, double> node_seconds,
-                       double saved) {
+                       double saved, const std::optional<run::RunMetrics>& metrics = std::nullopt) {
   run::RunDetails d;
   d.recorded_by = "ods state run";
   d.summary = counts.value("summary", "");
@@ -73,6 +73,7 @@ std::string details_of(const RunContext& run, const json& counts, std::map<std::
   d.probe = probe_details_of(run.evidence);
   d.node_seconds = std::move(node_seconds);
   d.time_saved_seconds = saved;
+  d.metrics = metrics;
   return run::to_json(d);
 }
 
@@ -148,7 +149,26 @@ std::string inputs_digest_of(const RunContext& run, const LoadedProject& recorde
   return planner::inputs_digest(recorded.dbt_project->inputs);
 }
 
+// The scope's totals with this run counted (run.metrics_part, ended now with `outcome`), set in
+// run.metrics; nullopt (and a warning) when the ledger cannot be read: the entry then carries
+// none, and the next run adds to the totals before it.
+std::optional<run::RunMetrics> count_run(const CommandContext& ctx, RunContext& run, std::string_view outcome) {
+  auto totals = run::latest_metrics(run.store, run.scope);
+  if (!totals) {
+    *ctx.err << "ods: warning: this run is not counted in the scope's metrics: " << totals.error().message << "\n";
+    return std::nullopt;
+  }
+  run.metrics_part.outcome = std::string(outcome);
+  run.metrics_part.seconds = seconds_since(run.started);
+  run.metrics_part.finished_at =
+      std::chrono::duration<double>(ctx.env.clock->now().time_since_epoch()).count();
+  run.metrics = run::add_run(std::move(*totals), run.metrics_part);
+  return run.metrics;
+}
+
 }  // namespace
+
+void begin_metrics(RunContext& run) { run.metrics_part = run::plan_contribution(run.plan, run.project.inputs); }
 
 void start_inputs_digest(RunContext& run) {
   run.planned_inputs_digest = std::async(std::launch::async, [project = run.project.dbt_project] {
@@ -172,7 +192,11 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                               "reused",
                               "",
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, {}, saved),
+                              details_of(run, counts, {}, saved, [&] {
+                                begin_metrics(run);
+                                run.metrics_part.build_seconds_saved = saved;
+                                return count_run(ctx, run, run::kOutcomeSucceeded);
+                              }()),
                               std::nullopt};
   append_ledger_entry(ctx, run.store, ledger);
   run.timings.ledger = seconds_since(t);
@@ -235,6 +259,11 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
   out.failed_checks = loaded->failed_checks;
   const std::string outcome = run::build_outcome(build.exit_code, out.built);
+  for (const auto& [id, seconds] : loaded->node_seconds) run.metrics_part.build_seconds += seconds;
+  run.metrics_part.build_seconds_saved += out.saved;
+  std::optional<run::RunMetrics> metrics;
+  if (evidence.last)
+    metrics = count_run(ctx, run, build.exit_code == 0 ? run::kOutcomeSucceeded : run::kOutcomeFailed);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", out.failed},
@@ -247,7 +276,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                               outcome,
                               inputs_digest_of(run, project),
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, loaded->node_seconds, out.saved),
+                              details_of(run, counts, loaded->node_seconds, out.saved, metrics),
                               committed->stored.id};
   append_ledger_entry(ctx, run.store, ledger);
   run.timings.ledger += seconds_since(t);

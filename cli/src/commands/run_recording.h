@@ -12,6 +12,7 @@
 #include "ods/dbt/dbt_command.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/plan.h"
+#include "ods/run/run_metrics.h"
 #include "project_loader.h"
 #include "state_access.h"
 
@@ -50,7 +51,15 @@ struct RunContext {
   // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
   // (start_inputs_digest); not valid before.
   std::shared_future<std::string> planned_inputs_digest{};
+  // This run's part of the scope's run metrics (run_metrics.h): the whole plan's, from
+  // begin_metrics; the waves add their build seconds and time saved.
+  run::RunContribution metrics_part;
+  // The scope's totals with this run counted, once the ledger entry that carries them is written.
+  std::optional<run::RunMetrics> metrics;
 };
+
+// Sets run.metrics_part from run.plan (the whole plan, before any wave) and run.project.
+void begin_metrics(RunContext& run);
 
 // Starts computing run.planned_inputs_digest on a thread of its own (it reads only
 // run.project, which no one changes during the run).
@@ -71,6 +80,9 @@ struct WaveEvidence {
   std::map<std::string, planner::DataVersion> node_contents;
   std::vector<std::string> built_for_code;
   bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
+  // The run ends with this wave (nothing held back, or dbt failed): its ledger entry counts the
+  // run in the scope's metrics.
+  bool last = true;
 };
 
 // One wave's dbt build as recorded: its counts and dbt's summary, the plan's nodes it failed.

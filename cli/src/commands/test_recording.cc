@@ -141,6 +141,8 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const LoadedProject
   details.summary = loaded->summary;
   details.counts = counts;
   details.seconds = seconds_since(run.started);
+  // Carried unchanged (checks are not runs), so that the newest entry holds the scope's totals.
+  if (auto kept = run::latest_metrics(run.store, run.scope); kept && !kept->runs.empty()) details.metrics = *kept;
   contracts::RunRecord ledger{loaded->outcome.run_id,
                               run.scope,
                               loaded->outcome.started_at,

@@ -58,6 +58,9 @@ std::vector<FlagSpec> common_flags() {
       {kFlagTarget, true, "the dbt target; names the state scope's environment"},
       {kFlagState, true, "state store URL (default: $ODS_STATE or sqlite:<project-dir>/.ods/state.db)"},
       {kFlagFormat, true, "text (default), json, or markdown (plan, run, test)"},
+      {kFlagReadOnlyState, false,
+       "only read the state, with a credential that cannot write (PostgreSQL: refused when its role can; for a "
+       "pull request's plan)"},
   };
 }
 
@@ -85,6 +88,7 @@ Result<CommandContext> make_context(const ParsedArgs& args, std::ostream& out, s
     if (fs::is_directory(file, ec) || !fs::is_directory(parent, ec))
       return fail("usage", std::string(flag) + " " + file.string() + ": not a file in an existing directory");
   }
+  ctx.read_only_state = args.has(kFlagReadOnlyState);
   if (args.has(kFlagState)) {
     ctx.state_url = args.get(kFlagState);
   } else if (std::string v = ctx.env.getenv("ODS_STATE"); !v.empty()) {
@@ -117,9 +121,15 @@ Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& 
 
 Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContext& ctx, const std::string& url,
                                                              bool create, bool read_only) {
+  if (ctx.read_only_state && create)
+    return fail("usage",
+                std::string(kFlagReadOnlyState) +
+                    " is for commands that only read the state (plan, explain, diff, history, doctor, grants, run "
+                    "--dry-run, test --dry-run); this one records");
   state::OpenOptions options;
-  options.create_if_missing = create && !read_only;
-  options.read_only = read_only;
+  options.read_only = read_only || ctx.read_only_state;
+  options.create_if_missing = create && !options.read_only;
+  options.refuse_writable_credential = ctx.read_only_state;
   if (auto retention = retention_setting(ctx); !retention) {
     return std::unexpected(retention.error());
   } else {

@@ -55,6 +55,9 @@ struct CommandContext {
   // False when the dbt whose artifacts are read ran outside ODS (`ods state record`): the
   // values its hooks read are not this environment's, so no keyed digest is made of them.
   bool hook_values_visible = true;
+  // --read-only-state: every store is opened read-only and its credential must be unable to
+  // write (state::OpenOptions::refuse_writable_credential); a command that records is refused.
+  bool read_only_state = false;
 };
 
 // The flags every `ods state` command accepts.
@@ -67,6 +70,8 @@ std::vector<FlagSpec> common_flags();
 // Opens the store at ctx.state_url. `create` false: a missing SQLite file is "not_found"
 // and nothing is created (commands that only read). `read_only`: nothing is written at all,
 // not even a migration (state::OpenOptions::read_only; plans and dry runs).
+// With ctx.read_only_state the store is opened read-only whatever `read_only` says, a
+// credential that can write is "writable_credential", and `create` is "usage".
 [[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create,
                                                                         bool read_only = false);
 // The same for the store `url` names (ods state copy).

@@ -17,6 +17,7 @@ inline constexpr char kFlagProfilesDir[] = "--profiles-dir";
 // Every `ods state` command (common_flags) and `ods pod`.
 inline constexpr char kFlagState[] = "--state";
 inline constexpr char kFlagFormat[] = "--format";
+inline constexpr char kFlagReadOnlyState[] = "--read-only-state";
 inline constexpr char kFlagSummary[] = "--summary";     // plan, run, test (summary_flags)
 inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summary_flags)
 
@@ -24,6 +25,8 @@ inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summ
 inline constexpr char kFlagDbt[] = "--dbt";
 inline constexpr char kFlagDryRun[] = "--dry-run";
 inline constexpr char kFlagCutoff[] = "--cutoff";
+inline constexpr char kFlagMetricsFile[] = "--metrics-file";  // run, test
+inline constexpr char kFlagPushgateway[] = "--pushgateway";   // run, test
 
 // `ods pod`: the controller's callback.
 inline constexpr char kFlagCallback[] = "--callback";

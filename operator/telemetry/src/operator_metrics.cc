@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "ods/planner/reason_catalog.h"
+#include "ods/run/run_metrics.h"
 #include "project_counters.h"
 
 namespace ods::telemetry {
@@ -23,7 +24,7 @@ using prometheus::Labels;
 // One probe: a query of a catalog or a content fingerprint, milliseconds to a minute.
 const Histogram::BucketBoundaries kProbeBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 // One run: dbt start-up alone costs seconds; large projects take hours.
-const Histogram::BucketBoundaries kRunBuckets{1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400};
+const Histogram::BucketBoundaries kRunBuckets(std::begin(run::kRunDurationBuckets), std::end(run::kRunDurationBuckets));
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
 const Histogram::BucketBoundaries kReconcileBuckets{
     0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
@@ -31,31 +32,27 @@ const Histogram::BucketBoundaries kReconcileBuckets{
 
 std::string str(std::string_view s) { return std::string(s); }
 
-constexpr const char* kNodes = "ods_nodes_total";
-constexpr const char* kNodesHelp = "Nodes the planner decided to build or reuse, by reason code.";
-constexpr const char* kRuns = "ods_runs_total";
-constexpr const char* kRunsHelp = "Runs that ended, by outcome.";
-constexpr const char* kUnknown = "ods_unknown_data_versions_total";
-constexpr const char* kUnknownHelp = "Sources probed without a data version (their readers are built).";
-constexpr const char* kBuildSeconds = "ods_build_seconds_total";
-constexpr const char* kBuildSecondsHelp =
-    "Seconds dbt spent building the nodes of recorded runs (the nodes' own times, summed).";
-constexpr const char* kSaved = "ods_build_seconds_saved_total";
-constexpr const char* kSavedHelp = "Last recorded build seconds of the nodes recorded runs reused.";
+// The run metrics' names and help, shared with `ods state run|test --metrics-file` (run_metrics.h).
+const std::string kNodes(run::kMetricNodes.name), kNodesHelp(run::kMetricNodes.help);
+const std::string kRuns(run::kMetricRuns.name), kRunsHelp(run::kMetricRuns.help);
+const std::string kUnknown(run::kMetricUnknownDataVersions.name), kUnknownHelp(run::kMetricUnknownDataVersions.help);
+const std::string kBuildSeconds(run::kMetricBuildSeconds.name), kBuildSecondsHelp(run::kMetricBuildSeconds.help);
+const std::string kSaved(run::kMetricBuildSecondsSaved.name), kSavedHelp(run::kMetricBuildSecondsSaved.help);
 
 // The counters add_project() makes appear at 0: runs of both outcomes, nodes of every reason code a
 // plan entry can start with (planner::kReasonCodes), unknown data versions, build seconds spent and saved.
 std::vector<ProjectCounters::Slot> project_slots() {
   std::vector<ProjectCounters::Slot> slots;
-  for (const char* outcome : {"succeeded", "failed"}) slots.push_back({kRuns, kRunsHelp, {{"outcome", outcome}}});
+  for (auto outcome : {run::kOutcomeSucceeded, run::kOutcomeFailed})
+    slots.push_back({kRuns, kRunsHelp, {{"outcome", str(outcome)}}});
   for (const auto& reason : planner::kReasonCodes) {
     if (auto action = planner::first_reason_action(reason))
       slots.push_back(
           {kNodes, kNodesHelp, {{"action", str(planner::to_string(*action))}, {"reason", str(reason.code)}}});
   }
   for (auto [name, help] :
-       {std::pair{kUnknown, kUnknownHelp}, {kBuildSeconds, kBuildSecondsHelp}, {kSaved, kSavedHelp}})
-    slots.push_back({name, help, {}});
+       {std::pair{&kUnknown, &kUnknownHelp}, {&kBuildSeconds, &kBuildSecondsHelp}, {&kSaved, &kSavedHelp}})
+    slots.push_back({*name, *help, {}});
   return slots;
 }
 
@@ -69,17 +66,17 @@ struct OperatorMetrics::Families {
                           .Register(r)),
         nodes(prometheus::BuildCounter().Name(kNodes).Help(kNodesHelp).Register(r)),
         reuse_ratio(prometheus::BuildGauge()
-                        .Name("ods_reuse_ratio")
-                        .Help("Share of the nodes the last run of a project reused (0 to 1).")
+                        .Name(str(run::kMetricReuseRatio.name))
+                        .Help(str(run::kMetricReuseRatio.help))
                         .Register(r)),
         run_duration(prometheus::BuildHistogram()
-                         .Name("ods_run_duration_seconds")
-                         .Help("Duration of a run from its start to its end, by outcome.")
+                         .Name(str(run::kMetricRunDuration.name))
+                         .Help(str(run::kMetricRunDuration.help))
                          .Register(r)),
         runs(prometheus::BuildCounter().Name(kRuns).Help(kRunsHelp).Register(r)),
         last_success(prometheus::BuildGauge()
-                         .Name("ods_last_successful_run_timestamp_seconds")
-                         .Help("Completion time (Unix seconds) of the last successful run of a project.")
+                         .Name(str(run::kMetricLastSuccess.name))
+                         .Help(str(run::kMetricLastSuccess.help))
                          .Register(r)),
         schedule_period(prometheus::BuildGauge()
                             .Name("ods_schedule_period_seconds")

@@ -11,6 +11,7 @@
 #include "postgres_connection.h"
 #include "postgres_documents.h"
 #include "postgres_migrations.h"
+#include "postgres_privileges.h"
 #include "sqlite_import.h"
 #include "store_support.h"
 
@@ -296,6 +297,10 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
     const std::vector<Migration>& migrations) {
   auto connection = PgConnection::open(conninfo, options.busy_timeout);
   if (!connection) return std::unexpected(connection.error());
+  if (options.refuse_writable_credential) {
+    if (auto only_reads = refuse_writable_credential(*connection); !only_reads)
+      return std::unexpected(only_reads.error());
+  }
   auto version = migrate_postgres(*connection, migrations, clock, options.create_if_missing, options.read_only);
   if (!version) return std::unexpected(version.error());
   if (options.read_only) {

@@ -71,6 +71,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {"unsupported_dbt", "A dbt version ODS does not support."},
     {"unsupported_schema", "A dbt artifact schema version ODS does not read."},
     {"usage", "The command line is wrong (names the flag or argument)."},
+    {"writable_credential", "A credential that must only read can write (a pull request's state store role)."},
 };
 
 // Every code above.

@@ -9,7 +9,7 @@
 //    "call_seconds", "source_seconds", "warnings"}, "node_seconds": {node id: seconds},
 //    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id", "waves": {"number",
 //    "last", "why", "mode", "extra_call_seconds", "building", "held_back", "built_earlier",
-//    "relations_exist", "cut_off"}}
+//    "relations_exist", "cut_off"}, "metrics": {the scope's run metrics, run_metrics.h}}
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ods/run/probe_details.h"
+#include "ods/run/run_metrics.h"
 
 namespace ods::run {
 
@@ -53,6 +54,9 @@ struct RunDetails {
   std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
   std::optional<std::string> dbt_invocation_id;
   std::optional<WaveDetails> waves;  // a run in waves (its "number" and "last" required)
+  // The scope's run metrics with this run counted (`ods state run|test`; the last entry of a
+  // run in waves): the totals the next run adds to (latest_metrics).
+  std::optional<RunMetrics> metrics;
 
   // The one line a person reads in `ods state history`: the summary line, else the operator
   // summary's message.

@@ -43,6 +43,12 @@ struct OpenOptions {
   // The oldest kept snapshot then has no parent. PostgreSQL only; the SQLite and memory
   // stores keep everything. `ods` reads it from $ODS_STATE_RETENTION.
   std::size_t retention = 0;
+  // true: the credential itself must be unable to write (a pull request's plan, whose dbt
+  // runs the pull request's code). PostgreSQL: opening fails with "writable_credential",
+  // naming the role and the tables, when the session's role holds INSERT, UPDATE, DELETE or
+  // TRUNCATE on any state table (has_table_privilege: ownership and superuser count), and
+  // nothing is read. SQLite and memory stores have no credential and ignore it.
+  bool refuse_writable_credential = false;
 };
 
 // The in-memory store (tests, `memory:`). Starts empty; everything is lost with it.
