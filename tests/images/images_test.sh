@@ -9,8 +9,9 @@
 #   2. no layer holds the host's extra CA (the build secret was used, not copied): the images are
 #      publishable;
 #   3. both run as uid 65532, and each binary says the project's version;
-#   4. the runner runs `ods state run` on examples/shop mounted into the container: the first run
-#      builds every node, the second reuses them all — dbt from the image's own venv;
+#   4. the runner runs `ods state run` on examples/shop mounted into the container (its data made by
+#      the image's Python): the first run builds every node, the third reuses all but the node whose
+#      hook reads the environment — dbt from the image's own venv;
 #   5. the operator's binary starts in its image.
 #
 #   tests/images/images_test.sh <repository root> <the ods binary>
@@ -84,13 +85,21 @@ shop_run() {
     { fail "ods state run #$1 in the runner image exited $?"; tail -20 "$work/run$1.log" >&2; return 1; }
 }
 summary() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary'][sys.argv[2]])" "$@"; }
-if shop_run 1 && shop_run 2; then
+# The builds of a run that are not for its hooks' run context (what examples/shop builds every run
+# without a digest key: dim_customers' env-reading hook).
+other_builds() {
+  python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(open(sys.argv[1]))['plan']['entries'] if e['action']=='build' and e['reasons'][0]['code']!='reads_run_context'))" "$1"
+}
+# Three runs: the second rebuilds the incremental orders_daily once (its compiled SQL takes the
+# is_incremental() branch from then on), the third reuses all but the hook's node.
+if shop_run 1 && shop_run 2 && shop_run 3; then
   built=$(summary "$work/run1.json" built)
-  reused=$(summary "$work/run2.json" reused)
-  rebuilt=$(summary "$work/run2.json" built)
-  echo "runner image: first run built $built nodes; second run reused $reused, built $rebuilt"
+  reused=$(summary "$work/run3.json" reused)
+  rebuilt=$(other_builds "$work/run3.json")
+  echo "runner image: first run built $built nodes; third run reused $reused, built for other reasons than a hook: '${rebuilt}'"
   [ "$built" -gt 0 ] || fail "the first run in the runner image built nothing"
-  [ "$rebuilt" = 0 ] && [ "$reused" = "$built" ] || fail "the second run should reuse all $built nodes (reused $reused, built $rebuilt)"
+  [ "$reused" -ge $((built - 1)) ] && [ -z "$rebuilt" ] ||
+    fail "the third run should reuse every node but the hook's (reused $reused of $built; built '$rebuilt')"
 fi
 
 # 5. The operator's binary starts in its image (its cluster behaviour is the kube shard's).
