@@ -34,6 +34,7 @@ void EmulatedWarehouse::start(const EmulatorKind& kind) {
   venv_ = last_line(venv.output);
   std::printf("%s venv %s: %.0f s\n", kind.name.c_str(), venv_.c_str(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  std::fflush(stdout);  // before any fork: a child would print the buffer again
 
   project_ = std::make_unique<DbtProject>("warehouses");
   project_->use_venv(venv_ / "bin");
