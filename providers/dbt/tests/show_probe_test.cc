@@ -139,6 +139,16 @@ TEST(ShowProbe, ReadsRowSetsTheFallbackFlagAndAHexAnswer) {
   EXPECT_TRUE(p.rows.at("content").empty());
 }
 
+// Snowflake upper-cases an unquoted alias: the answer comes in ODS_PROBE.
+TEST(ShowProbe, ReadsTheAnswerFromAnUpperCaseColumn) {
+  json answer = {{"sources", {{"source.p.raw.a", {{"status", "missing"}, {"why", "gone"}}}}}, {"nodes", json::object()}};
+  json preview = json::array({{{"ODS_PROBE", answer.dump()}}});
+  auto report = parse_show_probe_answer(
+      {json{{"info", {{"name", "ShowNode"}, {"level", "info"}}}, {"data", {{"preview", preview.dump()}}}}.dump()});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->sources["source.p.raw.a"].status, contracts::ProbeAnswer::Status::missing);
+}
+
 TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
   FakeDbt dbt;
   dbt.next.exit_code = 1;
