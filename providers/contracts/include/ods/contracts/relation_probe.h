@@ -48,8 +48,8 @@ struct ProbeCondition {
 struct ProbeStatement {
   std::string name;  // names the answer, e.g. "content"
   std::string sql;
-  std::size_t max_rows = 1;               // 0.2: how many rows of its result to return, in the result's order
-  std::string metadata_view{};            // 0.5: fills {metadata_view}; empty: none
+  std::size_t max_rows = 1;                 // 0.2: how many rows of its result to return, in the result's order
+  std::string metadata_view{};              // 0.5: fills {metadata_view}; empty: none
   std::optional<ProbeCondition> only_if{};  // 0.5: unset: always run
 };
 
