@@ -100,7 +100,7 @@ std::map<std::string, nlohmann::json> EmulatedWarehouse::run(const std::vector<s
   all.insert(all.end(), project_->env().begin(), project_->env().end());
   auto started = std::chrono::steady_clock::now();
   ProcessResult r =
-      run_process(with_timeout(300, {ods_binary().string(), "state", "run", "--format", "json", "--cutoff", "always",
+      run_process(with_timeout(900, {ods_binary().string(), "state", "run", "--format", "json", "--cutoff", "always",
                                      "--project-dir", project_->dir().string(), "--profiles-dir",
                                      project_->dir().string(), "--dbt", (venv_ / "bin" / "dbt").string()}),
                   project_->dir(), all);
@@ -124,7 +124,7 @@ ProcessResult EmulatedWarehouse::dbt(const std::vector<std::string>& args) const
   std::vector<std::string> argv{(venv_ / "bin" / "dbt").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--project-dir", project_->dir().string(), "--profiles-dir", project_->dir().string()});
-  return run_process(with_timeout(300, argv), project_->dir(), project_->env());
+  return run_process(with_timeout(600, argv), project_->dir(), project_->env());
 }
 
 std::string decision(const nlohmann::json& e) {

@@ -32,10 +32,11 @@ class EmulatedWarehouse {
   // scripts/warehouse.py <kind> <port> sql <statements...> with the venv's python, 120 s at most.
   void sql(const std::vector<std::string>& statements) const;
   // `ods state run --format json --cutoff always` with the venv's dbt and `env` added (the last
-  // entry of a name wins), 300 s at most; entries by node name. `document` gets the whole answer.
+  // entry of a name wins), 900 s at most (a slow machine, not a hang); entries by node name. `document` gets the whole
+  // answer.
   std::map<std::string, nlohmann::json> run(const std::vector<std::string>& env = {},
                                             nlohmann::json* document = nullptr) const;
-  // dbt <args> with the venv's dbt on this project, 300 s at most.
+  // dbt <args> with the venv's dbt on this project, 600 s at most.
   ProcessResult dbt(const std::vector<std::string>& args) const;
 
   const EmulatorKind& kind() const { return kind_; }
