@@ -111,6 +111,18 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
       expect_refused("ODS_PROBE_PARTS='" + bad + "' ods state " + command, {"state", command}, 2,
                      "ODS_PROBE_PARTS is '" + bad + "'");
   }
+  project_->add_env({"ODS_PROBE_PARTS=1"});
+  for (const std::string bad : {"10MB", "-1", "1e9", " 5"}) {  // the largest source scanned (docs/warehouses.md)
+    project_->add_env({"ODS_CONTENT_MAX_BYTES=" + bad});
+    expect_refused("ODS_CONTENT_MAX_BYTES='" + bad + "' ods state run", {"state", "run"}, 2,
+                   "ODS_CONTENT_MAX_BYTES is '" + bad + "'");
+  }
+  project_->add_env({"ODS_CONTENT_MAX_BYTES=1000"});
+  for (const std::string bad : {"hash_agg(*); drop table t", "hash_agg(*) -- x", "/* x */ hash_agg(*)", "   "}) {
+    project_->add_env({"ODS_SNOWFLAKE_CONTENT_HASH=" + bad});
+    expect_refused("ODS_SNOWFLAKE_CONTENT_HASH='" + bad + "' ods state run", {"state", "run"}, 2,
+                   "ODS_SNOWFLAKE_CONTENT_HASH is '" + bad + "'");
+  }
   std::cout << "bad-input corpus: " << tried_ << " malformed command lines tried" << std::endl;
 }
 

@@ -67,7 +67,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
       t = Clock::now();
       std::vector<std::string> warnings;
       evidence.node_contents =
-          measure_contents(dbt, settings.adapter_type, ctx.target_dir.string(),
+          measure_contents(dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(),
                            run::nodes_with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
       for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
       run.timings.content += seconds_since(t);

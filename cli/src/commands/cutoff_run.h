@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "dbt_session.h"
+#include "evidence_gathering.h"
 #include "ods/planner/planner.h"
 #include "ods/run/cutoff_waves.h"
 #include "project_loader.h"
@@ -19,6 +20,7 @@ struct WaveSettings {
   std::vector<std::string> target_path;  // --target-path, for every dbt call
   std::vector<std::string> checks;       // the first wave's checks (run::check_selection)
   std::string adapter_type;
+  WarehouseOptions warehouse;  // the content statements' options (measure_contents)
 };
 
 // Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later

@@ -126,12 +126,14 @@ Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSess
 class WaveBuilder {
  public:
   WaveBuilder(const CommandContext& ctx, DbtSession& dbt, const CallbackEndpoint& endpoint,
-              const std::vector<std::string>& target_path, std::string adapter_type, bool measuring)
+              const std::vector<std::string>& target_path, std::string adapter_type, WarehouseOptions warehouse,
+              bool measuring)
       : ctx_(ctx),
         dbt_(dbt),
         endpoint_(endpoint),
         target_path_(target_path),
         adapter_type_(std::move(adapter_type)),
+        warehouse_(std::move(warehouse)),
         measuring_(measuring) {}
 
   Result<void> build(const callback::PlanAnswer& plan, callback::ResultsRequest& results) const {
@@ -174,7 +176,7 @@ class WaveBuilder {
     for (const auto& [id, status] : built.results->node_status)
       if (status == "success") succeeded.push_back(id);
     std::vector<std::string> warnings;
-    auto contents = measure_contents(dbt_, adapter_type_, ctx_.target_dir.string(),
+    auto contents = measure_contents(dbt_, adapter_type_, warehouse_, ctx_.target_dir.string(),
                                      run::nodes_with_readers(inputs, succeeded), ctx_.env.now(), warnings);
     for (const auto& w : warnings) *ctx_.err << "ods: warning: " << w << "\n";
     return contents;
@@ -185,6 +187,7 @@ class WaveBuilder {
   const CallbackEndpoint& endpoint_;
   const std::vector<std::string>& target_path_;
   std::string adapter_type_;
+  WarehouseOptions warehouse_;
   bool measuring_;
 };
 
@@ -228,8 +231,13 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   } else {
     step(ctx, "building " + std::to_string(plan->build) + " of " + std::to_string(plan->build + plan->reuse) +
                   " nodes, reusing " + std::to_string(plan->reuse));
-    const WaveBuilder waves{
-        ctx, *prepared->session, *endpoint, prepared->target_path, project.adapter_type, inputs.cutoff.has_value()};
+    const WaveBuilder waves{ctx,
+                            *prepared->session,
+                            *endpoint,
+                            prepared->target_path,
+                            project.adapter_type,
+                            prepared->warehouse,
+                            inputs.cutoff.has_value()};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());

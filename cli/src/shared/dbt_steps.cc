@@ -78,14 +78,39 @@ Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
   return parts;
 }
 
+Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
+  WarehouseOptions options;
+  const std::string limit = ctx.env.getenv("ODS_CONTENT_MAX_BYTES");
+  if (!limit.empty()) {
+    unsigned long long bytes = 0;
+    const auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), bytes);
+    if (ec != std::errc{} || end != limit.data() + limit.size())
+      return fail("usage", "ODS_CONTENT_MAX_BYTES is '" + limit +
+                               "': it must be a whole number of bytes (the largest source table whose content "
+                               "Snowflake or BigQuery fingerprints by a scan).");
+    options.content_max_bytes = bytes;
+  }
+  const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
+  if (!hash.empty()) {
+    const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||
+                           hash.find("/*") != std::string::npos;
+    if (forbidden || hash.size() > 500 || hash.find_first_not_of(' ') == std::string::npos)
+      return fail("usage", "ODS_SNOWFLAKE_CONTENT_HASH is '" + hash +
+                               "': it must be one SQL expression aggregating the rows (e.g. hash_agg(*)), at most "
+                               "500 characters, without ';', comments or line breaks.");
+    options.snowflake_content_hash = hash;
+  }
+  return options;
+}
+
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now, std::size_t parts) {
+                                 const std::string& now, std::size_t parts, const WarehouseOptions& options) {
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
                 std::to_string(project.inputs.nodes.size()) + " relations (" +
                 (parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once") +
                 ")");
   GatheredEvidence evidence =
-      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now, parts);
+      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now, parts, options);
   for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   return evidence;
 }

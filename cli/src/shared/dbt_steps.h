@@ -44,9 +44,16 @@ int install_packages(const CommandContext& ctx, DbtSession& dbt);
 // Errors: "usage" when the value is not a whole number from 1 to 16 (naming the variable).
 [[nodiscard]] Result<std::size_t> probe_parts_setting(const CommandContext& ctx);
 
+// The content limit and hash expression of the warehouses that read metadata (WarehouseOptions):
+// $ODS_CONTENT_MAX_BYTES (a whole number of bytes; unset: no source is fingerprinted by content on
+// Snowflake and BigQuery) and $ODS_SNOWFLAKE_CONTENT_HASH (an aggregate expression over the rows;
+// unset: hash_agg(*)). Errors: "usage" naming the variable when the number is not a whole number
+// or the expression is empty, longer than 500 characters, or holds a ';', a comment or a line break.
+[[nodiscard]] Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx);
+
 // The probe (one dbt show call, or `parts` at once) with a step line; its warnings are printed
 // on stderr. Applies each source's chosen version to project.inputs (see gather_evidence).
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now, std::size_t parts = 1);
+                                 const std::string& now, std::size_t parts = 1, const WarehouseOptions& options = {});
 
 }  // namespace ods::cli

@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "flag_names.h"
+#include "ods/bigquery/bigquery_versions.h"
 #include "ods/content/content_versions.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
+#include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
 
 namespace ods::cli {
@@ -17,7 +19,8 @@ namespace ods::cli {
 namespace {
 
 // The composition root's only vendor knowledge: which provider reads which warehouse.
-std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type) {
+std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type,
+                                                               const WarehouseOptions& options = {}) {
   if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
   if (adapter_type == "postgres") return content::make_postgres_content_versions();
   // Delta tables by their history, Iceberg tables by their snapshots (each chosen by the format
@@ -28,6 +31,13 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
     formats.push_back(iceberg::make_iceberg_versions());
     return table_format::make_versions_by_format(std::move(formats), content::make_spark_content_versions());
   }
+  // The table's last change as semantic evidence; its content where the user allows the scan.
+  if (adapter_type == "snowflake") {
+    snowflake::SnowflakeOptions snowflake_options{options.content_max_bytes};
+    if (!options.snowflake_content_hash.empty()) snowflake_options.content_hash = options.snowflake_content_hash;
+    return snowflake::make_snowflake_versions(std::move(snowflake_options));
+  }
+  if (adapter_type == "bigquery") return bigquery::make_bigquery_versions({options.content_max_bytes});
   return nullptr;
 }
 
@@ -39,15 +49,13 @@ run::ProbeDetails probe_details_of(const GatheredEvidence& evidence) {
 
 bool content_measurable(const std::string& adapter_type) { return change_provider_for(adapter_type) != nullptr; }
 
-std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, const std::string& adapter_type,
-                                                             const std::string& target_dir,
-                                                             const std::vector<std::string>& nodes,
-                                                             const std::string& now,
-                                                             std::vector<std::string>& warnings) {
+std::map<std::string, planner::DataVersion> measure_contents(
+    DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options, const std::string& target_dir,
+    const std::vector<std::string>& nodes, const std::string& now, std::vector<std::string>& warnings) {
   std::map<std::string, planner::DataVersion> out;
-  auto provider = change_provider_for(adapter_type);
+  auto provider = change_provider_for(adapter_type, options);
   if (!provider || nodes.empty()) return out;
-  contracts::ProbeRequest request = provider->request();
+  contracts::ProbeRequest request = provider->content_request();
   request.sources = false;
   request.nodes = false;
   request.content_nodes = nodes;
@@ -67,10 +75,11 @@ std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, co
 }
 
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
-                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts) {
+                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts,
+                                 const WarehouseOptions& options) {
   GatheredEvidence out;
   out.observed_at = now;
-  auto provider = change_provider_for(adapter_type);
+  auto provider = change_provider_for(adapter_type, options);
   contracts::ProbeRequest request;
   if (provider) {
     request = provider->request();

@@ -13,6 +13,13 @@
 
 namespace ods::cli {
 
+// What the user set for the evidence of the warehouses that read metadata (Snowflake, BigQuery):
+// $ODS_CONTENT_MAX_BYTES and $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting, dbt_steps.h).
+struct WarehouseOptions {
+  std::optional<unsigned long long> content_max_bytes;  // sources at most this big: content fingerprint
+  std::string snowflake_content_hash;                   // empty: hash_agg(*)
+};
+
 struct GatheredEvidence {
   std::optional<std::map<std::string, bool>> relations_exist;  // nullopt only when nothing could be asked
   std::map<std::string, double> probe_seconds;                 // source id -> statement latency
@@ -29,8 +36,10 @@ struct GatheredEvidence {
 // probe_parts > 1: the probe in that many parts at once (dbt::make_parallel_show_probe), part
 // i+1 through a sibling session with artifacts in <target_dir>/ods-probe-<i+1>; only for
 // targets whose connections are independent (see probe_parts_setting, dbt_steps.h).
+// `options`: the content limit and hash expression for the adapters that take them.
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
-                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts = 1);
+                                 planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts = 1,
+                                 const WarehouseOptions& options = {});
 
 // What the probe measured, as the run's ledger entry keeps it and a pod sends it.
 run::ProbeDetails probe_details_of(const GatheredEvidence& evidence);
@@ -39,13 +48,11 @@ run::ProbeDetails probe_details_of(const GatheredEvidence& evidence);
 bool content_measurable(const std::string& adapter_type);
 
 // Early cutoff: the content of each of `nodes`' relations, measured now with the statements
-// the adapter's ChangeProvider runs on sources, in one dbt show call (artifacts under
+// the adapter's ChangeProvider runs for content (content_request), in one dbt show call (artifacts under
 // <target_dir>/ods-probe). A node it could not measure is absent (its readers then never cut
 // off on it); a failed call measures none and says why in `warnings`. Never fails.
-std::map<std::string, planner::DataVersion> measure_contents(DbtSession& dbt, const std::string& adapter_type,
-                                                             const std::string& target_dir,
-                                                             const std::vector<std::string>& nodes,
-                                                             const std::string& now,
-                                                             std::vector<std::string>& warnings);
+std::map<std::string, planner::DataVersion> measure_contents(
+    DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options, const std::string& target_dir,
+    const std::vector<std::string>& nodes, const std::string& now, std::vector<std::string>& warnings);
 
 }  // namespace ods::cli

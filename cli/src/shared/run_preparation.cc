@@ -11,7 +11,7 @@ namespace ods::cli {
 
 GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string& now) {
   const auto started = std::chrono::steady_clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts);
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts, warehouse);
   probe_seconds = seconds_since(started);
   return evidence;
 }
@@ -20,8 +20,11 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
                                             DeclaredPackages packages) {
   auto probe_parts = probe_parts_setting(ctx);
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
+  auto warehouse = warehouse_options_setting(ctx);
+  if (!warehouse) return std::unexpected(report(ctx, warehouse.error()));
   PreparedRun run;
   run.probe_parts = *probe_parts;
+  run.warehouse = std::move(*warehouse);
   run.session = make_dbt_session(ctx, dbt_options(args, ctx));
   run.target_path = target_path_flags(args, ctx);
 

@@ -24,6 +24,7 @@ struct PreparedRun {
   // `--target-path DIR` when the flag was given, else empty: for every dbt call whose artifacts ODS reads.
   std::vector<std::string> target_path;
   std::size_t probe_parts = 1;  // $ODS_PROBE_PARTS (probe_parts_setting)
+  WarehouseOptions warehouse;   // $ODS_CONTENT_MAX_BYTES, $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting)
   LoadedProject project;        // read after `dbt compile`; the probe updates its sources' versions
   // The nodes and checks --select minus --exclude names; nullopt when neither flag was given.
   std::optional<dbt::ResolvedSelection> selection;
@@ -37,15 +38,15 @@ struct PreparedRun {
   GatheredEvidence probe(const CommandContext& ctx, const std::string& now);
 };
 
-// In this order: $ODS_PROBE_PARTS, the dbt session (dbt_options: --dbt, else $ODS_DBT, and --profiles-dir),
-// with `packages` the project's declared packages installed (install_packages: `dbt deps`, for
-// `ods pod`, whose checkout has none), `dbt compile` with a step line, the project loaded
-// (ProjectUse::plan_and_record), --select and
+// In this order: $ODS_PROBE_PARTS and the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and
+// --profiles-dir), with `packages` the project's declared packages installed (install_packages: `dbt deps`, for `ods
+// pod`, whose checkout has none), `dbt compile` with a step line, the project loaded (ProjectUse::plan_and_record),
+// --select and
 // --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
 // process exit code after the reason was printed on ctx.err: kExitUsage for a bad
-// $ODS_PROBE_PARTS or an unreadable selection, kExitFailed when dbt deps or dbt compile failed or could
-// not start or the project could not be read, kExitFailed for an interrupted compile.
-// `ctx` must outlive the result (its session refers to it). Not thread-safe.
+// $ODS_PROBE_PARTS, warehouse option or an unreadable selection, kExitFailed when dbt deps or dbt compile failed or
+// could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx` must outlive the
+// result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
 [[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                                           DeclaredPackages packages = DeclaredPackages::leave);

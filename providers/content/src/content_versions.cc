@@ -4,7 +4,14 @@ namespace ods::content {
 
 namespace {
 
-constexpr const char* kStatement = "content";
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
 
 // One implementation, two dialects: only the statement and the origin differ.
 class ContentVersions final : public contracts::ChangeProvider {
@@ -19,7 +26,7 @@ class ContentVersions final : public contracts::ChangeProvider {
     r.sources = true;
     r.nodes = true;
     r.filter.kinds = kinds_;
-    r.statements = {{kStatement, sql_}};
+    r.statements = {{kContentStatement, sql_}};
     return r;
   }
 
@@ -30,42 +37,46 @@ class ContentVersions final : public contracts::ChangeProvider {
       contracts::SourceVersion v;
       v.source_id = id;
       v.probe_seconds = answer.seconds;
-      if (answer.status != contracts::ProbeAnswer::Status::ok) {
+      if (answer.status != contracts::ProbeAnswer::Status::ok)
         v.why_unknown = answer.why.empty() ? "the probe had no answer" : answer.why;
-        out.push_back(std::move(v));
-        continue;
-      }
-      auto row = answer.rows.find(kStatement);
-      if (row == answer.rows.end() || !row->second.contains("row_count") || !row->second.contains("content_hash") ||
-          !is_number(row->second.at("row_count")) || !is_number(row->second.at("content_hash"))) {
-        v.why_unknown = "the content fingerprint statement gave no usable row_count and content_hash";
-        out.push_back(std::move(v));
-        continue;
-      }
-      v.version =
-          planner::DataVersion{"rows=" + row->second.at("row_count") + ";hash=" + row->second.at("content_hash"),
-                               planner::Exactness::exact, origin_, observed_at};
+      else
+        v.version = content_version_of(answer, origin_, observed_at, v.why_unknown);
       out.push_back(std::move(v));
     }
     return out;
   }
 
  private:
-  static bool is_number(const std::string& s) {
-    if (s.empty()) return false;
-    std::size_t i = s[0] == '-' ? 1 : 0;
-    if (i == s.size()) return false;
-    for (; i < s.size(); ++i)
-      if (s[i] < '0' || s[i] > '9') return false;
-    return true;
-  }
-
   std::string origin_;
   std::string sql_;
   std::vector<std::string> kinds_;
 };
 
 }  // namespace
+
+std::optional<planner::DataVersion> content_version_of(const contracts::ProbeAnswer& answer, const std::string& origin,
+                                                       const std::string& observed_at, std::string& why) {
+  auto row = answer.rows.find(kContentStatement);
+  if (row == answer.rows.end() || !row->second.contains("row_count") || !row->second.contains("content_hash") ||
+      !is_number(row->second.at("row_count")) || !is_number(row->second.at("content_hash"))) {
+    why = "the content fingerprint statement gave no usable row_count and content_hash";
+    return std::nullopt;
+  }
+  std::string value = "rows=" + row->second.at("row_count") + ";hash=" + row->second.at("content_hash");
+  if (auto sum = row->second.find("content_sum"); sum != row->second.end()) {
+    if (!is_number(sum->second)) {
+      why = "the content fingerprint statement gave a content_sum that is no number";
+      return std::nullopt;
+    }
+    value += ";sum=" + sum->second;
+  }
+  return planner::DataVersion{std::move(value), planner::Exactness::exact, origin, observed_at};
+}
+
+std::unique_ptr<contracts::ChangeProvider> make_content_versions(std::string origin, std::string sql,
+                                                                 std::vector<std::string> kinds) {
+  return std::make_unique<ContentVersions>(std::move(origin), std::move(sql), std::move(kinds));
+}
 
 std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
   return std::make_unique<ContentVersions>(

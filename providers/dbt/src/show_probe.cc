@@ -113,10 +113,14 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     const json& preview_field = event["data"]["preview"];
     json preview =
         preview_field.is_string() ? json::parse(preview_field.get<std::string>(), nullptr, false) : preview_field;
-    if (!preview.is_array() || preview.empty() || !preview[0].is_object() || !preview[0].contains("ods_probe") ||
-        !preview[0]["ods_probe"].is_string())
+    // Snowflake names an unquoted alias in upper case (ODS_PROBE).
+    const char* column = !preview.is_array() || preview.empty() || !preview[0].is_object() ? nullptr
+                         : preview[0].contains("ods_probe")                                ? "ods_probe"
+                         : preview[0].contains("ODS_PROBE")                                ? "ODS_PROBE"
+                                                                                           : nullptr;
+    if (column == nullptr || !preview[0][column].is_string())
       return fail("probe_failed", "dbt show answered, but not with the probe's ods_probe column");
-    json answer = json::parse(decoded_answer(preview[0]["ods_probe"].get<std::string>()), nullptr, false);
+    json answer = json::parse(decoded_answer(preview[0][column].get<std::string>()), nullptr, false);
     if (answer.is_discarded() || !answer.is_object())
       return fail("probe_failed", "the probe's answer is not a JSON object");
     contracts::ProbeReport report;

@@ -11,18 +11,23 @@ namespace {
 // Runs only when dbt executes the node (at parse time listings and run_query return None).
 // Lists each schema once (a node's schema only when it exists: models may not be built yet; a
 // source's schema that does not exist fails the call, as a broken project should) and looks
-// relations up by lower-cased identifier. The listing's shape is the adapter's own: name and
-// type columns (dbt-duckdb, dbt-postgres), or dbt-spark's `show table extended` rows, whose
+// relations up by lower-cased identifier. The listing's shape is the adapter's own: relation
+// objects (dbt-bigquery), name and type columns (dbt-duckdb, dbt-postgres), name and kind
+// (dbt-snowflake's `show objects`), or dbt-spark's `show table extended` rows, whose
 // information text gives the type and the table format (Provider); a file_format column gives
 // the format where an adapter lists one. Each relation gets the first branch whose kinds and
-// format match (the request's filter, then its fallbacks in order); a relation matching none is skipped,
-// never queried. Structured values (maps, lists) are JSON text already: dbt's agate conversion
-// writes them so. The answer travels as the hex of its JSON text: warehouses disagree on
-// backslashes in string literals (Spark reads them as escapes, DuckDB and PostgreSQL don't).
-// A share of a parallel probe (relation_probe 0.4) takes the sources and content nodes at its
-// positions in unique-id order and names the others' shares; node existence is share 0's. A
-// split probe refuses dbt-spark's session mode (each process would start its own Spark on one
-// Derby metastore), failing the call with a message that says so.
+// format match (the request's filter, then its fallbacks in order); a relation matching none is
+// skipped, never queried. A statement with a condition (only_if) runs only when an earlier
+// statement's first row holds a whole number no larger than its limit in the named column.
+// Placeholders: {relation}, {schema} and {identifier} (inside string literals: quotes doubled),
+// and {metadata_view}: the adapter's own name of the relation's information-schema view the
+// statement names (dbt's Relation.information_schema). Structured values (maps, lists) are JSON
+// text already: dbt's agate conversion writes them so. The answer travels as the hex of its JSON
+// text: warehouses disagree on backslashes in string literals (Spark reads them as escapes,
+// DuckDB and PostgreSQL don't). A share of a parallel probe (relation_probe 0.4) takes the
+// sources and content nodes at its positions in unique-id order and names the others' shares;
+// node existence is share 0's. A split probe refuses dbt-spark's session mode (each process
+// would start its own Spark on one Derby metastore), failing the call with a message that says so.
 constexpr const char* kProgram = R"JINJA(
 {%- set ods = {'sources': {}, 'nodes': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
@@ -62,9 +67,12 @@ constexpr const char* kProgram = R"JINJA(
       {%- set cols = listing.column_names -%}
       {%- for r in listing -%}
         {%- set l = namespace(name=none, type='table', format='') -%}
+        {%- if r.identifier is defined -%}{%- set l.name = r.identifier -%}{%- set l.type = 'view' if 'view' in (r.type | string | lower) else 'table' -%}
+        {%- else -%}
         {%- for c in ['name', 'tableName', 'table_name'] -%}{%- if l.name is none and c in cols -%}{%- set l.name = r[c] -%}{%- endif -%}{%- endfor -%}
-        {%- if 'type' in cols -%}{%- set l.type = r['type'] | string | lower -%}
-        {%- elif 'table_type' in cols -%}{%- set l.type = 'view' if 'view' in (r['table_type'] | string | lower) else 'table' -%}{%- endif -%}
+        {%- for c in ['table_type', 'kind'] -%}{%- if c in cols -%}{%- set l.type = 'view' if 'view' in (r[c] | string | lower) else 'table' -%}{%- endif -%}{%- endfor -%}
+        {%- if 'type' in cols -%}{%- set l.type = r['type'] | string | lower -%}{%- endif -%}
+        {%- endif -%}
         {%- if 'information' in cols -%}
           {%- for line in (r['information'] or '').split('\n') -%}
             {%- if line == 'Type: VIEW' -%}{%- set l.type = 'view' -%}{%- endif -%}
@@ -100,8 +108,17 @@ constexpr const char* kProgram = R"JINJA(
     {%- else -%}
       {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'branch': m.index, 'row_sets': {}, 'seconds': 0.0} -%}
       {%- for st in m.branch.statements -%}
+        {%- set gate = namespace(run=true, value='') -%}
+        {%- if st.only_if -%}
+          {%- set prior = answer.row_sets.get(st.only_if.statement, []) -%}
+          {%- set gate.value = (prior[0].get(st.only_if.column, '') if prior else '') | string -%}
+          {%- set gate.run = gate.value.isdigit() and (gate.value | int) <= st.only_if.max -%}
+        {%- endif -%}
+        {%- if gate.run -%}
+        {%- set sql = st.sql | replace('{relation}', found.rel | string) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
+        {%- if st.metadata_view -%}{%- set sql = sql | replace('{metadata_view}', found.rel.information_schema(st.metadata_view) | string) -%}{%- endif -%}
         {%- set t0 = modules.datetime.datetime.now() -%}
-        {%- set res = run_query(st.sql | replace('{relation}', found.rel | string)) -%}
+        {%- set res = run_query(sql) -%}
         {%- set t1 = modules.datetime.datetime.now() -%}
         {%- set rows = [] -%}
         {%- for r in res.rows[:st.max_rows] -%}
@@ -114,6 +131,7 @@ constexpr const char* kProgram = R"JINJA(
         {%- endfor -%}
         {%- do answer.row_sets.update({st.name: rows}) -%}
         {%- do answer.update({'seconds': answer.seconds + (t1 - t0).total_seconds()}) -%}
+        {%- endif -%}
       {%- endfor -%}
       {%- do answers.update({uid: answer}) -%}
     {%- endif -%}
@@ -132,7 +150,16 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 nlohmann::json branch_json(const contracts::ProbeFilter& filter,
                            const std::vector<contracts::ProbeStatement>& statements) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& st : statements) list.push_back({{"name", st.name}, {"sql", st.sql}, {"max_rows", st.max_rows}});
+  for (const auto& st : statements) {
+    nlohmann::json one = {
+        {"name", st.name}, {"sql", st.sql}, {"max_rows", st.max_rows}, {"metadata_view", st.metadata_view}};
+    // A JSON null is no Jinja literal: a statement without a condition carries an empty string.
+    one["only_if"] = st.only_if ? nlohmann::json{{"statement", st.only_if->statement},
+                                                 {"column", st.only_if->column},
+                                                 {"max", st.only_if->max}}
+                                : nlohmann::json("");
+    list.push_back(std::move(one));
+  }
   return {{"kinds", filter.kinds}, {"format", filter.format.value_or("")}, {"statements", list}};
 }
 

@@ -162,6 +162,17 @@ TEST(ShowProbe, ReadsRowSetsTheFallbackFlagTheBranchAndAHexAnswer) {
   EXPECT_TRUE(p.rows.at("content").empty());
 }
 
+// Snowflake upper-cases an unquoted alias: the answer comes in ODS_PROBE.
+TEST(ShowProbe, ReadsTheAnswerFromAnUpperCaseColumn) {
+  json answer = {{"sources", {{"source.p.raw.a", {{"status", "missing"}, {"why", "gone"}}}}},
+                 {"nodes", json::object()}};
+  json preview = json::array({{{"ODS_PROBE", answer.dump()}}});
+  auto report = parse_show_probe_answer(
+      {json{{"info", {{"name", "ShowNode"}, {"level", "info"}}}, {"data", {{"preview", preview.dump()}}}}.dump()});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->sources["source.p.raw.a"].status, contracts::ProbeAnswer::Status::missing);
+}
+
 TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
   FakeDbt dbt;
   dbt.next.exit_code = 1;
@@ -170,6 +181,45 @@ TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().code, "probe_failed");
   EXPECT_NE(report.error().message.find("Could not set lock"), std::string::npos);
+}
+
+// A statement the warehouse refuses fails the whole call (Jinja can't catch it), quoting the
+// warehouse: Snowflake's answer for a table the role may not read
+// (https://docs.snowflake.com/en/user-guide/security-access-control-overview: "does not exist or
+// not authorized"), BigQuery's 403 (https://cloud.google.com/bigquery/docs/error-messages,
+// accessDenied). Every source is then unknown and every relation unverified (evidence_gathering).
+TEST(ShowProbe, APermissionErrorOfTheWarehouseFailsTheCallQuotingIt) {
+  for (const std::string refused :
+       {std::string("Database Error in sql_operation inline_query (from remote system.sql)\n  002003 (42S02): SQL "
+                    "compilation error:\n  Object 'RAW.PUBLIC.ORDERS' does not exist or not authorized."),
+        std::string("Database Error in sql_operation inline_query (from remote system.sql)\n  Access Denied: Table "
+                    "my-project:raw.orders: User does not have permission to query table my-project:raw.orders, or "
+                    "perhaps it does not exist.")}) {
+    FakeDbt dbt;
+    dbt.next.exit_code = 1;
+    dbt.next.error_text = refused;
+    auto report = make_show_probe(dbt, {})->probe(request());
+    ASSERT_FALSE(report);
+    EXPECT_EQ(report.error().code, "probe_failed");
+    EXPECT_NE(report.error().message.find(refused.substr(refused.rfind('\n') + 3, 30)), std::string::npos)
+        << report.error().message;
+  }
+}
+
+TEST(ShowProbe, TheProgramCarriesConditionsAndMetadataViews) {
+  contracts::ProbeRequest r = request();
+  contracts::ProbeStatement metadata{"metadata", "select bytes from {metadata_view} where name = '{identifier}'"};
+  metadata.metadata_view = "TABLES";
+  contracts::ProbeStatement content{"content", "select count(*) as row_count from {relation}"};
+  content.only_if = contracts::ProbeCondition{"metadata", "bytes", 4096};
+  r.statements = {metadata, content};
+  std::string program = show_probe_program(r);
+  EXPECT_NE(program.find(R"("only_if":{"column":"bytes","max":4096,"statement":"metadata"})"), std::string::npos)
+      << program;
+  EXPECT_NE(program.find(R"("metadata_view":"TABLES")"), std::string::npos);
+  EXPECT_NE(program.find(R"("only_if":"")"), std::string::npos) << "no condition: an empty string, no JSON null";
+  EXPECT_NE(program.find("found.rel.information_schema(st.metadata_view)"), std::string::npos);
+  EXPECT_LT(program.size(), 9000u);
 }
 
 TEST(ShowProbe, AnInterruptedCallIsCancelled) {

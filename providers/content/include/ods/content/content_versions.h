@@ -3,11 +3,28 @@
 // order-independent sum of row hashes, one statement per table, computed by the warehouse
 // itself. ChangeProviders for DuckDB, PostgreSQL and Spark.
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ods/contracts/change_provider.h"
 
 namespace ods::content {
+
+// The name of the content statement's answer (its columns: row_count, content_hash and, where a
+// dialect adds a second aggregate, content_sum; each a whole number as text).
+inline constexpr const char* kContentStatement = "content";
+
+// One relation's content answer as an exact version "rows=<n>;hash=<h>" (";sum=<s>" when the
+// statement gave content_sum), origin `origin`; nullopt with `why` set when the answer has no
+// usable row. Pure; thread-safe.
+std::optional<planner::DataVersion> content_version_of(const contracts::ProbeAnswer& answer, const std::string& origin,
+                                                       const std::string& observed_at, std::string& why);
+
+// A content ChangeProvider of any dialect: `sql` (one statement with {relation}, answering the
+// columns above) run on each relation of `kinds`, read by content_version_of.
+std::unique_ptr<contracts::ChangeProvider> make_content_versions(std::string origin, std::string sql,
+                                                                 std::vector<std::string> kinds);
 
 // DuckDB: count(*) and sum(hash(row)). Origin "duckdb_content".
 std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions();

@@ -1,7 +1,8 @@
 #pragma once
-// ChangeProvider contract (change_provider 0.2, ADR-0022 §1): the data version of each
+// ChangeProvider contract (change_provider 0.3, ADR-0022 §1): the data version of each
 // requested source, from the warehouse. Advertises the capability `relation_versions`.
 // 0.2 (additive): a version may come with more evidence (e.g. the commit time behind it).
+// 0.3 (additive): content_request(), the statements for built nodes' content.
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ class ChangeProvider {
   virtual std::string origin() const = 0;
   // The statements and filter it needs run on each source relation.
   virtual ProbeRequest request() const = 0;
+  // 0.3: the statements and filter for built nodes' content (early cutoff): the source request
+  // unless a provider reads sources by other evidence (metadata) than content. versions() reads
+  // its answers as it reads sources'.
+  virtual ProbeRequest content_request() const { return request(); }
   // Turns a probe report into one SourceVersion per source of the report, in id order.
   // A missing, skipped or unparseable answer is unknown (rule 2), never a partial value.
   // `observed_at` is when the probe ran (ISO-8601 UTC). Pure; thread-safe.

@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.2, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.5, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -13,6 +13,10 @@
 // 0.5 (additive): a request may name further fallbacks, tried in order after `fallback` (one
 // branch per table format: Delta, Iceberg, then the other tables); an answer says which branch
 // ran (ProbeAnswer::branch).
+// 0.6 (additive): a statement may run only when an earlier one's answer holds a number no larger
+// than a limit (only_if: e.g. a content scan for tables the metadata calls small), and may name
+// the relation's schema, identifier and an information-schema view ({schema}, {identifier},
+// {metadata_view}).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -31,12 +35,25 @@ struct ProbeFilter {
   std::optional<std::string> format;  // a table format the implementation must confirm ("delta")
 };
 
-// A read-only SQL template with one placeholder, {relation}, which the implementation fills
-// with the relation's name quoted by its own rules.
+// 0.5: run a statement only when `column` of the first row of the earlier statement `statement`
+// (same relation) is a whole number from 0 to `max`; otherwise it is not run and has no answer.
+struct ProbeCondition {
+  std::string statement;
+  std::string column;
+  unsigned long long max = 0;
+};
+
+// A read-only SQL template. Placeholders the implementation fills: {relation}, the relation's
+// name quoted by its own rules; 0.5: {schema} and {identifier}, its schema and name as the
+// warehouse lists them, for use inside single-quoted string literals (quotes doubled); and
+// {metadata_view}, the relation's information-schema view named by `metadata_view` (e.g.
+// "TABLES"), qualified as the adapter does it.
 struct ProbeStatement {
   std::string name;  // names the answer, e.g. "content"
   std::string sql;
-  std::size_t max_rows = 1;  // 0.2: how many rows of its result to return, in the result's order
+  std::size_t max_rows = 1;                 // 0.2: how many rows of its result to return, in the result's order
+  std::string metadata_view{};              // 0.5: fills {metadata_view}; empty: none
+  std::optional<ProbeCondition> only_if{};  // 0.5: unset: always run
 };
 
 // 0.2: statements for the relations the request's filter does not match but this one does

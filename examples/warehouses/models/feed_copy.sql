@@ -1,0 +1,1 @@
+select id, amount from {{ source('raw', 'order_feed') }}
