@@ -31,9 +31,7 @@ using nlohmann::json;
 constexpr const char* kScope = "shop/default";
 constexpr const char* kOperatorProject = "analytics/shop";
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 // The value of the sample `series` ("name{labels}", labels as written) in a metrics text; -1 when absent.
 double sample(const std::string& text, const std::string& series) {
@@ -56,8 +54,7 @@ bool eventually(const PrometheusServer& prometheus, const std::string& expr, dou
 // The one value of an instant answer, per `label` value ("" for an answer without the label).
 std::map<std::string, double> values_by(const json& data, const std::string& label) {
   std::map<std::string, double> out;
-  for (const auto& r : data["result"])
-    out[r["metric"].value(label, "")] = std::stod(r["value"][1].get<std::string>());
+  for (const auto& r : data["result"]) out[r["metric"].value(label, "")] = std::stod(r["value"][1].get<std::string>());
   return out;
 }
 
@@ -96,8 +93,8 @@ TEST(CiRunMetrics, RunsPushedFromCiShowOnTheDashboardBesideAnOperatorsProject) {
   const std::string dir = p.dir().string();
   auto run = [&](const std::string& command, int n, const std::string& gateway_url) {
     const std::string file = dir + "/metrics-" + std::to_string(n) + ".txt";
-    ProcessResult r = p.ods({"state", command, "--profiles-dir", dir, "--metrics-file", file, "--pushgateway",
-                             gateway_url});
+    ProcessResult r =
+        p.ods({"state", command, "--profiles-dir", dir, "--metrics-file", file, "--pushgateway", gateway_url});
     EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
     return std::make_pair(read_text_file(file), r.errors);
   };
@@ -122,7 +119,8 @@ TEST(CiRunMetrics, RunsPushedFromCiShowOnTheDashboardBesideAnOperatorsProject) {
     EXPECT_NE(text.find("# TYPE ods_runs counter\n"), std::string::npos) << text;
     EXPECT_EQ(sample(text, runs_ok), n) << text;
   }
-  const std::string reused = std::string("ods_nodes_total{project=\"") + kScope + "\",action=\"reuse\",reason=\"unchanged\"}";
+  const std::string reused =
+      std::string("ods_nodes_total{project=\"") + kScope + "\",action=\"reuse\",reason=\"unchanged\"}";
   EXPECT_EQ(sample(first, reused), 0) << "every reason code is there from the first run, at 0";
   EXPECT_GT(sample(second, reused), 5) << second;
   const double ci_saved = sample(tested, std::string("ods_build_seconds_saved_total{project=\"") + kScope + "\"}");
