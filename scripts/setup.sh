@@ -23,7 +23,7 @@ debian_packages=(
   python3-venv
   libcpprest-dev prometheus-cpp-dev
   postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
-  libsimdjson-dev prometheus rsync clang-16 libclang-rt-16-dev
+  libsimdjson-dev prometheus prometheus-pushgateway rsync clang-16 libclang-rt-16-dev
 )
 
 missing=()

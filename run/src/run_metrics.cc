@@ -1,7 +1,7 @@
 #include "ods/run/run_metrics.h"
 
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 #include "ods/planner/reason_catalog.h"
 #include "ods/run/build_seconds.h"

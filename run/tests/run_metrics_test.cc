@@ -41,9 +41,9 @@ TEST(RunMetrics, RunsAddUpAndTheGaugesAreTheLastRuns) {
   const DurationHistogram& ok = m.durations.at("succeeded");
   EXPECT_EQ(ok.count, 2u);
   EXPECT_DOUBLE_EQ(ok.sum, 15);
-  EXPECT_EQ(ok.buckets[0], 0u);  // le 1
-  EXPECT_EQ(ok.buckets[1], 1u);  // le 5: the 3 s run
-  EXPECT_EQ(ok.buckets[3], 2u);  // le 30: both, cumulative
+  EXPECT_EQ(ok.buckets[0], 0u);                         // le 1
+  EXPECT_EQ(ok.buckets[1], 1u);                         // le 5: the 3 s run
+  EXPECT_EQ(ok.buckets[3], 2u);                         // le 30: both, cumulative
   EXPECT_EQ(m.durations.at("failed").buckets[10], 0u);  // le 3600
   EXPECT_EQ(m.durations.at("failed").buckets[11], 1u);  // le 7200
 }
@@ -83,8 +83,9 @@ TEST(RunMetrics, OpenMetricsNamesCountersWithoutTotalAndEndsWithEof) {
   EXPECT_NE(text.find("ods_runs_total{project=\"shop/\\\"prod\\\"\",outcome=\"succeeded\"} 1\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("ods_runs_total{project=\"shop/\\\"prod\\\"\",outcome=\"failed\"} 0\n"), std::string::npos);
-  EXPECT_NE(text.find("ods_run_duration_seconds_bucket{project=\"shop/\\\"prod\\\"\",outcome=\"succeeded\",le=\"30.0\"} 1"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("ods_run_duration_seconds_bucket{project=\"shop/\\\"prod\\\"\",outcome=\"succeeded\",le=\"30.0\"} 1"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("le=\"+Inf\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("ods_nodes_total{project=\"shop/\\\"prod\\\"\",action=\"reuse\",reason=\"unchanged\"} 3\n"),

@@ -74,8 +74,8 @@ ApiStandIn::Options standin_options() {
 }
 
 std::string state_url(const PostgresServer& server, const std::string& user = "") {
-  return "postgresql://" + (user.empty() ? server.user() : user) + ":" + kStatePassword + "@127.0.0.1:" +
-         std::to_string(server.port()) + "/" + server.database();
+  return "postgresql://" + (user.empty() ? server.user() : user) + ":" + kStatePassword +
+         "@127.0.0.1:" + std::to_string(server.port()) + "/" + server.database();
 }
 
 // The read-only role of pull/merge request plans: `pr_reader`, created on `server` and given

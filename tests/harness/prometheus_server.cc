@@ -55,8 +55,8 @@ std::expected<std::unique_ptr<PrometheusServer>, std::string> PrometheusServer::
   const fs::path config = server->dir_ / "prometheus.yml";
   std::ofstream(config) << "global:\n  scrape_interval: " << interval << "\n  scrape_timeout: " << interval
                         << "\n  evaluation_interval: " << interval << "\nscrape_configs:\n  - job_name: '"
-                        << options.job_name << "'\n    metrics_path: /metrics\n    static_configs:\n      - targets: ["
-                        << targets << "]\n";
+                        << options.job_name << "'\n    honor_labels: " << (options.honor_labels ? "true" : "false")
+                        << "\n    metrics_path: /metrics\n    static_configs:\n      - targets: [" << targets << "]\n";
   std::string last_error;
   for (int attempt = 0; attempt < kPortAttempts; ++attempt) {
     auto port = free_loopback_port();

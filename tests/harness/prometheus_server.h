@@ -30,6 +30,8 @@ class PrometheusServer {
     std::vector<int> target_ports;  // on 127.0.0.1, path /metrics
     std::chrono::seconds scrape_interval{1};
     std::chrono::seconds ready_timeout{60};
+    // The targets' own `job` and `instance` labels win (a Pushgateway's scrape config).
+    bool honor_labels = false;
   };
 
   [[nodiscard]] static std::expected<std::unique_ptr<PrometheusServer>, std::string> start(const Options& options);

@@ -14,10 +14,11 @@
 set -euo pipefail
 root=$1
 shift
-# Not in the images: the test servers and tools (prometheus: the e2e scrape and promtool; rsync:
-# gitlab-ci-local) and the build-side extras (patchelf: make dist; libsimdjson-dev: bench/json_readers only; clang-16, libclang-rt-16-dev: the
+# Not in the images: the test servers and tools (prometheus: the e2e scrape and promtool;
+# prometheus-pushgateway: the CI metrics test; rsync: gitlab-ci-local) and the build-side extras
+# (patchelf: make dist; libsimdjson-dev: bench/json_readers only; clang-16, libclang-rt-16-dev: the
 # fuzz targets and sanitizer runtimes of scripts/fuzz.sh and scripts/sanitize.sh).
-test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv patchelf libsimdjson-dev prometheus rsync clang-16 libclang-rt-16-dev"
+test_only="postgresql postgresql-client time clang-format clang-tidy-16 sqlite3 python3-venv patchelf libsimdjson-dev prometheus prometheus-pushgateway rsync clang-16 libclang-rt-16-dev"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

@@ -96,9 +96,10 @@ TEST(PostgresReadOnlyCredential, AGrantedRoleReadsAndCannotWriteAndTheWriterIsRe
   EXPECT_NE(refused.error().message.find("heads"), std::string::npos) << refused.error().message;
 
   // A role granted only part of the writes is still a writer.
-  ASSERT_EQ(shared_postgres()->psql("CREATE ROLE half LOGIN; GRANT USAGE ON SCHEMA public TO half; GRANT SELECT ON "
-                                    "ALL TABLES IN SCHEMA public TO half; GRANT UPDATE ON heads TO half",
-                                    dbname_of(dsn))
+  ASSERT_EQ(shared_postgres()
+                ->psql("CREATE ROLE half LOGIN; GRANT USAGE ON SCHEMA public TO half; GRANT SELECT ON "
+                       "ALL TABLES IN SCHEMA public TO half; GRANT UPDATE ON heads TO half",
+                       dbname_of(dsn))
                 .exit_code,
             0);
   auto half = state::open_postgres_store(as_role(dsn, "half"), ods::system_clock(), pr_plan);
@@ -129,8 +130,9 @@ TEST(PostgresReadOnlyCredential, APullRequestPlanWithTheReaderReusesAndWithTheWr
   std::string reader = writer;
   reader.replace(reader.find("//") + 2, reader.find('@') - reader.find("//") - 2, "pr_reader:pr-pw");
 
-  const std::vector<std::string> pr_plan{"state", "run", "--dry-run", "--read-only-state", "--format", "json",
-                                         "--profiles-dir", p.dir().string(), "--state"};
+  const std::vector<std::string> pr_plan{"state",    "run",  "--dry-run",      "--read-only-state",
+                                         "--format", "json", "--profiles-dir", p.dir().string(),
+                                         "--state"};
   auto with = [&](const std::string& url) {
     std::vector<std::string> args = pr_plan;
     args.push_back(url);

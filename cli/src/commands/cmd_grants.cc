@@ -16,7 +16,8 @@ int cmd_grants(const ParsedArgs& args, CommandContext& ctx) {
                                      redact_url(ctx.state_url) +
                                      " (give the writer's postgresql:// URL with --state or ODS_STATE)"});
   auto sql = state::postgres_read_only_grants(ctx.state_url, args.positionals[0]);
-  if (!sql) return report(ctx, {sql.error().code, "state store " + redact_url(ctx.state_url) + ": " + sql.error().message});
+  if (!sql)
+    return report(ctx, {sql.error().code, "state store " + redact_url(ctx.state_url) + ": " + sql.error().message});
   *ctx.out << *sql;
   return kExitOk;
 }

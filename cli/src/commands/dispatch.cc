@@ -113,16 +113,17 @@ const std::vector<Command>& state_commands() {
                             "config.<key>:<value>, with + operators"}}),
        cmd_plan},
       {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
-       with_summary_flags({{kFlagSelect, true, "dbt-style selection (see plan)"},
-                           {kFlagExclude, true, "nodes to leave out of the selection, same syntax"},
-                           {kFlagDryRun, false, "plan and print; build and record nothing, write no state"},
-                           {kFlagCutoff, true,
-                            "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
-                            "another dbt call), always, off (default auto)"},
-                           {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
-                           {kFlagProfilesDir, true, "passed to dbt"},
-                           {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},
-                           {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
+       with_summary_flags(
+           {{kFlagSelect, true, "dbt-style selection (see plan)"},
+            {kFlagExclude, true, "nodes to leave out of the selection, same syntax"},
+            {kFlagDryRun, false, "plan and print; build and record nothing, write no state"},
+            {kFlagCutoff, true,
+             "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
+             "another dbt call), always, off (default auto)"},
+            {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+            {kFlagProfilesDir, true, "passed to dbt"},
+            {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},
+            {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
        cmd_run},
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(

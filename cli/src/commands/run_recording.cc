@@ -160,8 +160,7 @@ std::optional<run::RunMetrics> count_run(const CommandContext& ctx, RunContext& 
   }
   run.metrics_part.outcome = std::string(outcome);
   run.metrics_part.seconds = seconds_since(run.started);
-  run.metrics_part.finished_at =
-      std::chrono::duration<double>(ctx.env.clock->now().time_since_epoch()).count();
+  run.metrics_part.finished_at = std::chrono::duration<double>(ctx.env.clock->now().time_since_epoch()).count();
   run.metrics = run::add_run(std::move(*totals), run.metrics_part);
   return run.metrics;
 }
@@ -192,11 +191,12 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                               "reused",
                               "",
                               planner::to_json(run.plan, false),
-                              details_of(run, counts, {}, saved, [&] {
-                                begin_metrics(run);
-                                run.metrics_part.build_seconds_saved = saved;
-                                return count_run(ctx, run, run::kOutcomeSucceeded);
-                              }()),
+                              details_of(run, counts, {}, saved,
+                                         [&] {
+                                           begin_metrics(run);
+                                           run.metrics_part.build_seconds_saved = saved;
+                                           return count_run(ctx, run, run::kOutcomeSucceeded);
+                                         }()),
                               std::nullopt};
   append_ledger_entry(ctx, run.store, ledger);
   run.timings.ledger = seconds_since(t);
@@ -262,8 +262,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   for (const auto& [id, seconds] : loaded->node_seconds) run.metrics_part.build_seconds += seconds;
   run.metrics_part.build_seconds_saved += out.saved;
   std::optional<run::RunMetrics> metrics;
-  if (evidence.last)
-    metrics = count_run(ctx, run, build.exit_code == 0 ? run::kOutcomeSucceeded : run::kOutcomeFailed);
+  if (evidence.last) metrics = count_run(ctx, run, build.exit_code == 0 ? run::kOutcomeSucceeded : run::kOutcomeFailed);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", out.failed},

@@ -88,8 +88,8 @@ int deliver_metrics(const CommandContext& ctx, const ParsedArgs& args, contracts
     if (!out) return report(ctx, {"io", std::string(kFlagMetricsFile) + " " + path + ": cannot be written"});
   }
   if (args.has(kFlagPushgateway)) {
-    auto pushed =
-        push_metrics(args.get(kFlagPushgateway), scope, run::metrics_text(metrics, scope, run::MetricsFormat::prometheus));
+    auto pushed = push_metrics(args.get(kFlagPushgateway), scope,
+                               run::metrics_text(metrics, scope, run::MetricsFormat::prometheus));
     if (!pushed) *ctx.err << "ods: warning: metrics not pushed: " << pushed.error().message << "\n";
   }
   return code;

@@ -1,7 +1,8 @@
+#include "ods/state/postgres_access.h"
+
 #include <cctype>
 #include <regex>
 
-#include "ods/state/postgres_access.h"
 #include "ods/state/stores.h"
 #include "postgres_migrations.h"
 #include "postgres_privileges.h"
@@ -45,13 +46,14 @@ ods::Result<std::string> postgres_read_only_grants(const std::string& conninfo, 
   ODS_TRY(const int version, internal::migrate_postgres(*connection, internal::builtin_postgres_migrations(),
                                                         system_clock(), false, true));
   (void)version;
-  ODS_TRY(auto names, connection->exec("SELECT quote_ident(current_schema()), quote_ident($1)",
-                                       internal::Params{role}, "reading the schema"));
+  ODS_TRY(auto names, connection->exec("SELECT quote_ident(current_schema()), quote_ident($1)", internal::Params{role},
+                                       "reading the schema"));
   const std::string schema = names.text(0, 0), grantee = names.text(0, 1);
   std::vector<std::string> tables;
   for (const auto& table : postgres_state_tables()) tables.push_back(schema + "." + table);
-  return "-- Read-only access to the ODS state in schema " + schema + " of " + connection->server() +
-         " for role " + grantee + ".\n-- Run as the tables' owner (the writer's credential), again after an ODS "
+  return "-- Read-only access to the ODS state in schema " + schema + " of " + connection->server() + " for role " +
+         grantee +
+         ".\n-- Run as the tables' owner (the writer's credential), again after an ODS "
          "upgrade that adds tables.\nGRANT USAGE ON SCHEMA " +
          schema + " TO " + grantee + ";\nGRANT SELECT ON TABLE " + joined(tables, ", ") + " TO " + grantee + ";\n";
 }

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "ods/contracts/state_store.h"
-#include "ods/planner/plan.h"
 #include "ods/planner/inputs.h"
+#include "ods/planner/plan.h"
 
 namespace ods::run {
 
@@ -41,7 +41,8 @@ inline constexpr MetricName kMetricBuildSeconds{
 inline constexpr MetricName kMetricBuildSecondsSaved{"ods_build_seconds_saved_total",
                                                      "Last recorded build seconds of the nodes recorded runs reused."};
 inline constexpr MetricName kMetricLastSuccess{
-    "ods_last_successful_run_timestamp_seconds", "Completion time (Unix seconds) of the last successful run of a project."};
+    "ods_last_successful_run_timestamp_seconds",
+    "Completion time (Unix seconds) of the last successful run of a project."};
 
 // ods_run_duration_seconds's upper bounds: dbt's start-up alone costs seconds; large projects take hours.
 inline constexpr double kRunDurationBuckets[] = {1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400};
@@ -59,9 +60,9 @@ struct DurationHistogram {
 
 // A scope's totals since its first run with metrics.
 struct RunMetrics {
-  std::map<std::string, std::uint64_t> runs;                               // outcome -> runs
-  std::map<std::string, DurationHistogram> durations;                      // outcome -> durations
-  std::map<std::pair<std::string, std::string>, std::uint64_t> nodes;      // (action, reason) -> nodes
+  std::map<std::string, std::uint64_t> runs;                           // outcome -> runs
+  std::map<std::string, DurationHistogram> durations;                  // outcome -> durations
+  std::map<std::pair<std::string, std::string>, std::uint64_t> nodes;  // (action, reason) -> nodes
   std::uint64_t unknown_data_versions = 0;
   double build_seconds = 0, build_seconds_saved = 0;
   std::optional<double> reuse_ratio;   // the last run's
@@ -70,9 +71,9 @@ struct RunMetrics {
 
 // One run's part.
 struct RunContribution {
-  std::string outcome;  // kOutcomeSucceeded or kOutcomeFailed
-  double seconds = 0;   // start to end
-  double finished_at = 0;  // Unix seconds
+  std::string outcome;                                                 // kOutcomeSucceeded or kOutcomeFailed
+  double seconds = 0;                                                  // start to end
+  double finished_at = 0;                                              // Unix seconds
   std::map<std::pair<std::string, std::string>, std::uint64_t> nodes;  // (action, first reason code) -> nodes
   std::uint64_t unknown_data_versions = 0;
   std::uint64_t reused = 0, planned = 0;  // the plan's REUSE entries and all its entries
