@@ -48,6 +48,8 @@ SHARDS = [
            "tests/alerts/", "tests/harness/kube", "scripts/kube-binaries.sh"], 6),
     Shard("images", "both images built with podman on an mmdebstrap base, the runner's ods state run inside one",
           ["docker/", "tests/images/", "scripts/images.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
+    Shard("node", "a real single-node cluster (containerd, kubelet, scheduler, controller-manager, kube-proxy, CoreDNS)",
+          ["tests/node/", "tests/harness/kube_node", "scripts/node-images.sh", "docker/", "scripts/images.sh"], 8),
     Shard("spark", "real Spark 4 with Delta: the lakehouse suite and the Thrift probe",
           ["providers/delta/", "providers/content/", "examples/lakehouse/", "tests/delta/", "scripts/spark-"], 30),
     Shard("asan", "the fuzz targets, then every unit suite and three integration suites under ASan+UBSan",
@@ -152,7 +154,7 @@ def run(name, build_dir):
         sys.exit(f"test-tiers: no shard {name!r}; shards: {', '.join(BY_NAME)}")
     jobs = os.environ.get("JOBS", "2")
     env = dict(os.environ)
-    if name in ("kube", "spark"):
+    if name in ("kube", "spark", "node"):
         setup = subprocess.run([str(ROOT / "scripts/setup-tier2.sh")], capture_output=True, text=True)
         sys.stderr.write(setup.stderr)
         if setup.returncode != 0:
