@@ -1,12 +1,16 @@
 // The real single-node cluster (harness/kube_node.h) does what a user's cluster does, checked
 // with the node's own probe image: a pod is scheduled, gets an address from the bridge and runs;
 // a Service's name resolves through CoreDNS to its ClusterIP, and a connection to it reaches a
-// pod behind it through kube-proxy's rules; stopping the node leaves nothing on the host.
+// pod behind it through kube-proxy's rules; the project's images run from their archives; stopping
+// the node leaves nothing on the host.
 // Shard `node` (scripts/test-tiers.py); runs as root, serially.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -124,6 +128,51 @@ TEST_F(RealNode, AServiceNameResolvesThroughCoreDnsAndRoutesThroughKubeProxy) {
   const std::string lost_log = kubectl({"logs", "lost"}).output;
   EXPECT_NE(lost_log.find("gave up: cannot resolve nothing-here"), std::string::npos) << lost_log;
   EXPECT_EQ(kubectl({"delete", "pods", "echo-a", "echo-b", "client", "lost", "--wait=true", "--timeout=60s"}).exit_code,
+            0);
+}
+
+// The project's own images (scripts/images.sh, OCI archives; the ctest fixture
+// node_project_images builds them and names the directory in $ODS_PROJECT_IMAGES_DIR) imported
+// into containerd as a cluster without a registry gets them: the runner's `ods` runs in a pod,
+// and the operator's pod reaches the API server from inside the cluster — the `kubernetes`
+// Service through kube-proxy, its ServiceAccount token from the controller-manager, the CA from
+// kube-root-ca.crt — and is told, as that ServiceAccount, that it may not read the Secret it
+// names (no Role grants it: the chart's RBAC is not installed here).
+TEST_F(RealNode, TheProjectsImagesRunInPodsAndTheOperatorReachesTheApiServerAsItsServiceAccount) {
+  const char* dir = std::getenv("ODS_PROJECT_IMAGES_DIR");
+  ASSERT_TRUE(dir && *dir) << "ODS_PROJECT_IMAGES_DIR is not set: run through ctest (fixture node_project_images), or "
+                              "set it to the --out directory of scripts/images.sh";
+  std::ifstream list(std::filesystem::path(dir) / "images.txt");
+  std::map<std::string, std::string> images;  // operator|runner -> name:tag
+  for (std::string name, id, archive, digest; list >> name >> id >> archive >> digest;) {
+    auto imported = node_->import_image(std::filesystem::path(dir) / archive);
+    ASSERT_TRUE(imported) << imported.error();
+    images[name.find("ods-operator:") != std::string::npos ? "operator" : "runner"] = name;
+  }
+  ASSERT_EQ(images.size(), 2u) << "images.txt in " << dir << " names " << images.size() << " of the 2 images";
+
+  ASSERT_EQ(apply("apiVersion: v1\nkind: Pod\nmetadata: {name: runner-version}\nspec:\n  restartPolicy: Never\n"
+                  "  containers:\n  - name: runner\n    image: " +
+                  images["runner"] + "\n    imagePullPolicy: Never\n    command: [ods, --version]\n")
+                .exit_code,
+            0);
+  ASSERT_TRUE(pod_reaches("runner-version", "Succeeded", 180s)) << diagnostics("runner-version");
+  EXPECT_TRUE(kubectl({"logs", "runner-version"}).output.starts_with("ods "))
+      << kubectl({"logs", "runner-version"}).output;
+
+  ASSERT_EQ(
+      apply("apiVersion: v1\nkind: Pod\nmetadata: {name: operator-alone}\nspec:\n  restartPolicy: Never\n"
+            "  containers:\n  - name: operator\n    image: " +
+            images["operator"] +
+            "\n    imagePullPolicy: Never\n    args: [--state-secret, default/not-granted, --callback-key-secret, "
+            "default/not-granted, --callback-url, \"http://ods.default.svc:8081\", --no-leader-elect]\n")
+          .exit_code,
+      0);
+  ASSERT_TRUE(pod_reaches("operator-alone", "Failed", 180s)) << diagnostics("operator-alone");
+  const std::string log = kubectl({"logs", "operator-alone"}).output;
+  EXPECT_NE(log.find("403"), std::string::npos) << log;
+  EXPECT_NE(log.find("system:serviceaccount:default:default"), std::string::npos) << log;
+  EXPECT_EQ(kubectl({"delete", "pods", "runner-version", "operator-alone", "--wait=true", "--timeout=60s"}).exit_code,
             0);
 }
 
