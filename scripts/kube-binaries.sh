@@ -4,6 +4,9 @@
 #
 #   scripts/kube-binaries.sh          build what is missing (quick when cached), print the dir
 #   scripts/kube-binaries.sh helm     the same for helm alone (the chart's tests), in its own dir
+#   scripts/kube-binaries.sh node     the same for the test node (tests/harness/kube_node.h): kubelet,
+#                                     kube-scheduler, kube-controller-manager, kube-proxy (same module
+#                                     and version as kube-apiserver) and CoreDNS, in their own dir
 #
 # Neither binary is in Debian in a usable version, and `go install <module>@<version>` is refused
 # for both (their go.mod files replace modules with relative paths). So each is built through a
@@ -13,10 +16,13 @@
 # kubectl comes from the same Kubernetes module: Debian's (1.20) lacks what the tests use.
 # helm (not in Debian) is built the same way from tests/kube/gomod/helm (helm.sh/helm/v3 v3.x),
 # stamped with its version and the Kubernetes version of its client-go as its Makefile does.
+# CoreDNS (the node's DNS for Service names; Debian has none) from tests/kube/gomod/coredns
+# (github.com/coredns/coredns v1.x, its own main package, no relative replaces).
 #
 # Cache: $ODS_KUBE_BIN_DIR when set (used as is; the binaries are built into it when missing),
 # else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube/<kubernetes version>-etcd-<etcd version>/;
-# helm: $ODS_HELM_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/helm/<helm version>/.
+# helm: $ODS_HELM_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/helm/<helm version>/;
+# node: $ODS_NODE_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube-node/<kubernetes version>-coredns-<version>/.
 # It lives in $HOME, not in the checkout, so fresh clones (CI's included) reuse it; the key
 # changes with the versions in the wrapper modules. Go's own module and build caches make a
 # rebuild after a version change fast for everything that did not change.
@@ -63,7 +69,14 @@ case "$what" in
       die "cannot read the helm and client-go versions from $gomod/helm/go.mod"
     bin_dir=${ODS_HELM_BIN_DIR:-"${XDG_CACHE_HOME:-$HOME/.cache}/ods/helm/$helm_version"}
     ;;
-  *) die "unknown argument '$what' (expected nothing or helm)" ;;
+  node)
+    kube_version=$(required_version kubernetes k8s.io/kubernetes)
+    coredns_version=$(required_version coredns github.com/coredns/coredns)
+    [ -n "$kube_version" ] && [ -n "$coredns_version" ] ||
+      die "cannot read the versions from $gomod/{kubernetes,coredns}/go.mod"
+    bin_dir=${ODS_NODE_BIN_DIR:-"${XDG_CACHE_HOME:-$HOME/.cache}/ods/kube-node/kubernetes-$kube_version-coredns-$coredns_version"}
+    ;;
+  *) die "unknown argument '$what' (expected nothing, helm or node)" ;;
 esac
 mkdir -p "$bin_dir" || die "cannot create the cache directory $bin_dir"
 
@@ -111,7 +124,6 @@ if [ "$what" = helm ]; then
   exit 0
 fi
 
-build etcd etcd go.etcd.io/etcd/server/v3 "$etcd_version"
 # What Kubernetes' own build stamps in (hack/lib/version.sh); without it both say v0.0.0-master.
 minor=$(echo "$kube_version" | cut -d. -f2)
 stamp=""
@@ -119,6 +131,16 @@ for package in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   stamp+=" -X $package.gitVersion=$kube_version -X $package.gitMajor=1 -X $package.gitMinor=$minor"
   stamp+=" -X $package.gitTreeState=clean"
 done
+if [ "$what" = node ]; then
+  for binary in kubelet kube-scheduler kube-controller-manager kube-proxy; do
+    build "$binary" kubernetes "k8s.io/kubernetes/cmd/$binary" "$kube_version" -ldflags="$stamp"
+  done
+  build coredns coredns github.com/coredns/coredns "$coredns_version"
+  echo "$bin_dir"
+  exit 0
+fi
+
+build etcd etcd go.etcd.io/etcd/server/v3 "$etcd_version"
 build kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$kube_version" -ldflags="$stamp"
 build kubectl kubernetes k8s.io/kubernetes/cmd/kubectl "$kube_version" -ldflags="$stamp"
 echo "$bin_dir"

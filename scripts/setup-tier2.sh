@@ -5,7 +5,10 @@
 #     kube-apiserver, etcd, kubectl and helm with it): the `go` on PATH when new enough, else the
 #     official toolchain from the Go module proxy (golang.org/toolchain, the archive `go`'s own
 #     GOTOOLCHAIN switch fetches), unpacked into ${XDG_CACHE_HOME:-$HOME/.cache}/ods/go/<version>;
-#   - a JDK (17 or 21, Spark 4.0) and Maven (the Spark shard's Delta jars), Debian's packages.
+#   - a JDK (17 or 21, Spark 4.0) and Maven (the Spark shard's Delta jars), Debian's packages;
+#   - the real test node's runtime (the node shard; tests/harness/kube_node.h), Debian's packages:
+#     containerd, runc, the CNI plugins, iptables, conntrack, and podman + a static libc to build
+#     its pause and probe images (scripts/node-images.sh).
 # Prints, as its last line, `ODS_GO=<path>` for the Go to use. Fails with one line per missing
 # piece and how to get it when it can't install it (no root, no registry).
 #   scripts/setup-tier2.sh [--check]     --check: install nothing, only say what is missing
@@ -58,6 +61,9 @@ fi
 debian=()
 command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(17|21)' || debian+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || debian+=(maven)
+for package in containerd runc containernetworking-plugins iptables conntrack podman libc6-dev gcc; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || debian+=("$package")
+done
 if ((${#debian[@]})); then
   if ((check_only)); then
     missing+=("Debian packages ${debian[*]} (scripts/setup-tier2.sh installs them with apt-get)")

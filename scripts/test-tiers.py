@@ -50,6 +50,8 @@ SHARDS = [
           "the runner's ods state run inside its image",
           ["docker/", "tests/images/", "scripts/images.sh", "scripts/release.sh", "scripts/sbom.py",
            "scripts/dist.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
+    Shard("node", "a real single-node cluster (containerd, kubelet, scheduler, controller-manager, kube-proxy, CoreDNS)",
+          ["tests/node/", "tests/harness/kube_node", "scripts/node-images.sh", "docker/", "scripts/images.sh"], 8),
     Shard("spark", "real Spark 4 with Delta and Iceberg: the lakehouse suite, the Iceberg suite and the Thrift probe",
           ["providers/delta/", "providers/iceberg/", "providers/table_format/", "providers/content/",
            "examples/lakehouse/", "tests/delta/", "tests/iceberg/", "scripts/spark-"], 35),
@@ -158,7 +160,7 @@ def run(name, build_dir):
         sys.exit(f"test-tiers: no shard {name!r}; shards: {', '.join(BY_NAME)}")
     jobs = os.environ.get("JOBS", "2")
     env = dict(os.environ)
-    if name in ("kube", "spark", "images"):  # Go (kube binaries, helm), Java
+    if name in ("kube", "spark", "images", "node"):  # Go (kube binaries, helm), Java
         setup = subprocess.run([str(ROOT / "scripts/setup-tier2.sh")], capture_output=True, text=True)
         sys.stderr.write(setup.stderr)
         if setup.returncode != 0:

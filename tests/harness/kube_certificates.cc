@@ -38,7 +38,10 @@ std::expected<void, std::string> signed_certificate(const std::filesystem::path&
 
 }  // namespace
 
-std::expected<KubeCertificates, std::string> make_kube_certificates(const std::filesystem::path& dir) {
+std::expected<KubeCertificates, std::string> make_kube_certificates(
+    const std::filesystem::path& dir, const std::vector<std::string>& extra_serving_names) {
+  std::string serving_names = "IP:127.0.0.1,DNS:localhost";
+  for (const auto& name : extra_serving_names) serving_names += "," + name;
   std::vector<std::string> ca = {"req",     "-x509",
                                  "-keyout", "ca.key",
                                  "-out",    "ca.crt",
@@ -49,7 +52,7 @@ std::expected<KubeCertificates, std::string> make_kube_certificates(const std::f
   if (auto r = openssl(dir, ca); !r) return std::unexpected(r.error());
   if (auto r =
           signed_certificate(dir, "serving", "/CN=kube-apiserver",
-                             {"subjectAltName=IP:127.0.0.1,DNS:localhost", "basicConstraints=critical,CA:FALSE",
+                             {"subjectAltName=" + serving_names, "basicConstraints=critical,CA:FALSE",
                               "keyUsage=critical,digitalSignature,keyEncipherment", "extendedKeyUsage=serverAuth"});
       !r)
     return std::unexpected(r.error());

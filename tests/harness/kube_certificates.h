@@ -5,12 +5,14 @@
 //   ca.crt / ca.key                 the CA; kube-apiserver trusts client certificates it signed
 //                                   (--client-ca-file) and clients trust the serving certificate
 //   serving.crt / serving.key       kube-apiserver's TLS certificate, for 127.0.0.1 and localhost
+//                                   (and the extra names asked for)
 //   admin.crt / admin.key           a client certificate, CN=ods-test-admin, O=system:masters
 //                                   (the group that passes every RBAC check)
 //   service-account.key / .pub      the key pair that signs and verifies service-account tokens
 #include <expected>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ods::testing {
 
@@ -25,8 +27,10 @@ struct KubeCertificates {
   std::filesystem::path service_account_public_key() const { return dir / "service-account.pub"; }
 };
 
-// Writes every file above into `dir` (which must exist). On failure returns the openssl
-// command that failed with its output.
-[[nodiscard]] std::expected<KubeCertificates, std::string> make_kube_certificates(const std::filesystem::path& dir);
+// Writes every file above into `dir` (which must exist); `extra_serving_names` are more
+// subjectAltName entries of the serving certificate ("IP:10.0.0.1", "DNS:kubernetes"). On failure
+// returns the openssl command that failed with its output.
+[[nodiscard]] std::expected<KubeCertificates, std::string> make_kube_certificates(
+    const std::filesystem::path& dir, const std::vector<std::string>& extra_serving_names = {});
 
 }  // namespace ods::testing

@@ -80,7 +80,15 @@ std::expected<std::unique_ptr<KubeControlPlane>, std::string> KubeControlPlane::
   std::unique_ptr<KubeControlPlane> plane(new KubeControlPlane(options, ods::testing::fresh_test_dir("kube")));
   plane->bin_dir_ = *bin_dir;
   fs::create_directories(plane->dir_ / "pki");
-  auto certificates = make_kube_certificates(plane->dir_ / "pki");
+  std::vector<std::string> extra_names;
+  if (!options.node_ip.empty())
+    extra_names = {"IP:" + options.node_ip,
+                   "IP:10.0.0.1",
+                   "DNS:kubernetes",
+                   "DNS:kubernetes.default",
+                   "DNS:kubernetes.default.svc",
+                   "DNS:kubernetes.default.svc.cluster.local"};
+  auto certificates = make_kube_certificates(plane->dir_ / "pki", extra_names);
   if (!certificates) return std::unexpected("KubeControlPlane: " + certificates.error());
   plane->certificates_ = *certificates;
   if (auto r = plane->start_etcd(); !r) return std::unexpected("KubeControlPlane: " + r.error());
@@ -149,9 +157,8 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver(int fixed_por
     std::vector<std::string> argv = {(bin_dir_ / "kube-apiserver").string(),
                                      "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
                                      "--secure-port=" + std::to_string(apiserver_port_),
-                                     "--bind-address=127.0.0.1",
-                                     "--advertise-address=127.0.0.1",
-                                     "--endpoint-reconciler-type=none",
+                                     "--bind-address=" + host(),
+                                     "--advertise-address=" + host(),
                                      "--cert-dir=" + (dir_ / "apiserver-certs").string(),
                                      "--tls-cert-file=" + pki.serving_cert().string(),
                                      "--tls-private-key-file=" + pki.serving_key().string(),
@@ -161,8 +168,16 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver(int fixed_por
                                      "--service-account-key-file=" + pki.service_account_public_key().string(),
                                      "--service-account-signing-key-file=" + pki.service_account_key().string(),
                                      "--service-cluster-ip-range=10.0.0.0/24",
-                                     "--allow-privileged=true",
-                                     "--disable-admission-plugins=ServiceAccount"};
+                                     "--allow-privileged=true"};
+    if (options_.node_ip.empty()) {
+      // No controllers: no endpoints for the `kubernetes` Service, no service-account tokens.
+      argv.push_back("--endpoint-reconciler-type=none");
+      argv.push_back("--disable-admission-plugins=ServiceAccount");
+    } else {
+      argv.push_back("--kubelet-client-certificate=" + pki.admin_cert().string());
+      argv.push_back("--kubelet-client-key=" + pki.admin_key().string());
+      argv.push_back("--kubelet-preferred-address-types=InternalIP");  // the node's name is in no DNS
+    }
     argv.insert(argv.end(), options_.extra_apiserver_flags.begin(), options_.extra_apiserver_flags.end());
     auto started = apiserver_.start(argv, dir_, dir_ / "kube-apiserver.log");
     if (!started) return std::unexpected(started.error());
@@ -185,7 +200,7 @@ std::expected<void, std::string> KubeControlPlane::start_apiserver(int fixed_por
 
 std::string KubeControlPlane::etcd_url() const { return "http://127.0.0.1:" + std::to_string(etcd_port_); }
 
-std::string KubeControlPlane::server_url() const { return "https://127.0.0.1:" + std::to_string(apiserver_port_); }
+std::string KubeControlPlane::server_url() const { return "https://" + host() + ":" + std::to_string(apiserver_port_); }
 
 fs::path KubeControlPlane::write_kubeconfig(const std::string& file, const std::string& user_lines) const {
   const fs::path path = dir_ / file;

@@ -39,6 +39,13 @@ class KubeControlPlane {
     // Appended to kube-apiserver's command line, e.g. "--watch-cache=false" so that a watch from
     // a compacted resourceVersion really gets 410 Gone.
     std::vector<std::string> extra_apiserver_flags;
+    // For a real node (harness/kube_node.h): the node's address (not loopback: the kubelet refuses
+    // it, and pods must reach the server). When set, kube-apiserver binds and advertises it (the
+    // `kubernetes` Service's endpoint, so pods reach it at 10.0.0.1:443), its certificate also
+    // names it and the Service, the ServiceAccount admission plugin is on (the node's
+    // controller-manager issues the tokens) and it reaches kubelets with the admin certificate
+    // (kubectl logs). Empty: the envtest layout above, on 127.0.0.1.
+    std::string node_ip;
   };
 
   // On failure returns a message naming the failed step with the server's log tail; everything
@@ -51,7 +58,7 @@ class KubeControlPlane {
   KubeControlPlane(const KubeControlPlane&) = delete;
   KubeControlPlane& operator=(const KubeControlPlane&) = delete;
 
-  // https://127.0.0.1:<port>
+  // https://127.0.0.1:<port> (https://<node_ip>:<port> for a node).
   std::string server_url() const;
   // A kubeconfig for the admin client certificate (group system:masters).
   const std::filesystem::path& kubeconfig() const { return kubeconfig_; }
@@ -87,6 +94,9 @@ class KubeControlPlane {
   [[nodiscard]] std::expected<void, std::string> start_apiserver(int fixed_port = 0);
   // Writes a kubeconfig for this server with the given `user:` entry (YAML lines, indented by 4).
   std::filesystem::path write_kubeconfig(const std::string& file, const std::string& user_lines) const;
+
+  // 127.0.0.1, or the node's address.
+  std::string host() const { return options_.node_ip.empty() ? "127.0.0.1" : options_.node_ip; }
 
   Options options_;
   std::filesystem::path dir_;
