@@ -189,7 +189,7 @@ TEST(ShowProbe, AFailedDbtCallIsAnErrorQuotingDbt) {
 // not authorized"), BigQuery's 403 (https://cloud.google.com/bigquery/docs/error-messages,
 // accessDenied). Every source is then unknown and every relation unverified (evidence_gathering).
 TEST(ShowProbe, APermissionErrorOfTheWarehouseFailsTheCallQuotingIt) {
-  for (const std::string refused :
+  for (const std::string& refused :
        {std::string("Database Error in sql_operation inline_query (from remote system.sql)\n  002003 (42S02): SQL "
                     "compilation error:\n  Object 'RAW.PUBLIC.ORDERS' does not exist or not authorized."),
         std::string("Database Error in sql_operation inline_query (from remote system.sql)\n  Access Denied: Table "
