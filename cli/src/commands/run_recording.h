@@ -53,9 +53,9 @@ struct RunContext {
   std::shared_future<std::string> planned_inputs_digest{};
   // This run's part of the scope's run metrics (run_metrics.h): the whole plan's, from
   // begin_metrics; the waves add their build seconds and time saved.
-  run::RunContribution metrics_part;
+  run::RunContribution metrics_part{};
   // The scope's totals with this run counted, once the ledger entry that carries them is written.
-  std::optional<run::RunMetrics> metrics;
+  std::optional<run::RunMetrics> metrics{};
 };
 
 // Sets run.metrics_part from run.plan (the whole plan, before any wave) and run.project.
