@@ -142,7 +142,8 @@ std::expected<void, std::string> OperatorWorld::make_secrets() {
                               "      password: " + kWarehousePassword + "\n";
   const Json secrets[] = {
       secret(kOperatorNamespace, "ods-state", {{"dsn", postgres_->dsn() + " password=" + kStatePassword}}),
-      secret(kOperatorNamespace, "ods-callback", {{"key", kCallbackKey}}),
+      secret(kOperatorNamespace, "ods-callback-key",
+             {{"key", kCallbackKey}}),  // the chart's default name: its Role reads it by name
       secret(kAppNamespace, "shop-profile", {{"profiles.yml", profile}}),
       secret(kAppNamespace, "shop-digest-key", {{"digest-key", kShopDigestKey}}),
   };
@@ -186,7 +187,7 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                   "--state-secret",
                                   std::string(kOperatorNamespace) + "/ods-state",
                                   "--callback-key-secret",
-                                  std::string(kOperatorNamespace) + "/ods-callback",
+                                  std::string(kOperatorNamespace) + "/ods-callback-key",
                                   "--callback-listen",
                                   "127.0.0.1:" + std::to_string(*own_callback_port),
                                   "--callback-url",
