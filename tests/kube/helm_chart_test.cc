@@ -290,7 +290,7 @@ TEST_F(HelmChartTest, TheRunnerPolicyBecomesTheOperatorsAllowListFlags) {
       << strict.output;
   EXPECT_NE(strict.output.find("- --allowed-service-accounts=dbt-runner\n"), std::string::npos) << strict.output;
   for (const std::string bad : {"runnerPolicy.allowedServiceAccounts={Not_A_Name}",
-                                 "runnerPolicy.allowedImages[0]=", "runnerPolicy.allowImages={x}"}) {
+                                "runnerPolicy.allowedImages[0]=", "runnerPolicy.allowImages={x}"}) {
     ProcessResult r = helm({"template", kRelease, chart_dir().string(), "--set", bad});
     EXPECT_NE(r.exit_code, 0) << bad << " was accepted";
   }
