@@ -56,7 +56,7 @@ SHARDS = [
           ["providers/delta/", "providers/iceberg/", "providers/table_format/", "providers/content/",
            "examples/lakehouse/", "tests/delta/", "tests/iceberg/", "scripts/spark-"], 35),
     Shard("warehouses", "Snowflake and BigQuery on their emulators (fakesnow, bqemulator) with real dbt adapters",
-          ["providers/snowflake/", "providers/bigquery/", "examples/warehouses/", "tests/warehouses/",
+          ["providers/snowflake/", "providers/bigquery/", "providers/metadata/", "examples/warehouses/", "tests/warehouses/",
            "requirements/warehouses/", "scripts/warehouse-venv.sh"], 8),
     Shard("asan", "the fuzz targets, then every unit suite and three integration suites under ASan+UBSan",
           ["fuzz/", "scripts/fuzz.sh", "scripts/sanitize.sh", "scripts/sanitizers/", "cmake/OdsHardening.cmake",

@@ -115,16 +115,6 @@ TEST(BigQueryVersions, NoPartitionRowBecauseOfPermissionsIsUnknown) {
   EXPECT_NE(v.why_unknown.find("no permission"), std::string::npos) << v.why_unknown;
 }
 
-// A missing table: the probe's listing doesn't have it.
-TEST(BigQueryVersions, AMissingTableIsUnknownWithTheProbesReason) {
-  ProbeAnswer a;
-  a.status = ProbeAnswer::Status::missing;
-  a.why = "relation local-project.raw.orders does not exist";
-  auto v = version_of(a);
-  EXPECT_FALSE(v.version);
-  EXPECT_EQ(v.why_unknown, "relation local-project.raw.orders does not exist");
-}
-
 TEST(BigQueryVersions, AnAnswerWithoutTheStreamingColumnIsUnknown) {
   auto row = table_row("1", "0", "2026-12-03T09:15:02.123456Z");
   row.erase("streaming");

@@ -62,13 +62,6 @@ TEST(SnowflakeVersions, RequestReadsTheTablesViewAndScansOnlyBelowTheLimit) {
             std::string::npos);
 }
 
-TEST(SnowflakeVersions, BuiltNodesAreReadByContentAlone) {
-  auto r = make_snowflake_versions()->content_request();
-  ASSERT_EQ(r.statements.size(), 1u);
-  EXPECT_EQ(r.statements[0].name, "content");
-  EXPECT_FALSE(r.statements[0].only_if) << "a built node's content is read whatever its size";
-}
-
 // Normal: a base table; last_altered is semantic evidence, with the creation time beside it.
 TEST(SnowflakeVersions, ABaseTablesLastAlteredIsSemanticEvidence) {
   auto v =
@@ -130,16 +123,6 @@ TEST(SnowflakeVersions, TwoRowsAreUncertain) {
   EXPECT_NE(v.why_unknown.find("more than one"), std::string::npos);
 }
 
-// A missing table: the probe's listing doesn't have it.
-TEST(SnowflakeVersions, AMissingTableIsUnknownWithTheProbesReason) {
-  ProbeAnswer a;
-  a.status = ProbeAnswer::Status::missing;
-  a.why = "relation RAW.PUBLIC.ORDERS does not exist";
-  auto v = version_of(a);
-  EXPECT_FALSE(v.version);
-  EXPECT_EQ(v.why_unknown, "relation RAW.PUBLIC.ORDERS does not exist");
-}
-
 TEST(SnowflakeVersions, AnEmptyLastAlteredIsUnknown) {
   auto v = version_of(metadata({table_row("2026-11-01T08:00:00.000000000+00:00", "")}));
   EXPECT_FALSE(v.version);
@@ -167,17 +150,6 @@ TEST(SnowflakeVersions, AboveTheLimitTheMetadataAnswersAndSaysWhy) {
   ASSERT_EQ(v.evidence.size(), 1u);
   EXPECT_EQ(v.evidence[0].kind, "source_content_unread");
   EXPECT_NE(v.evidence[0].value.find("1048576 bytes"), std::string::npos) << v.evidence[0].value;
-}
-
-// An unusable content answer falls back to the metadata, never to a partial value.
-TEST(SnowflakeVersions, AnUnusableContentAnswerFallsBackToTheMetadata) {
-  auto a = metadata({table_row("2026-11-01T08:00:00.000000000+00:00", "2026-12-01T09:00:00.000000000+00:00", "10")});
-  a.rows["content"] = {{"row_count", "1000"}, {"content_hash", "1.2e18"}};
-  auto v = version_of(a, {4096, kDefaultContentHash});
-  ASSERT_TRUE(v.version);
-  EXPECT_EQ(v.version->exactness, planner::Exactness::semantic);
-  ASSERT_EQ(v.evidence.size(), 1u);
-  EXPECT_NE(v.evidence[0].value.find("content_hash"), std::string::npos);
 }
 
 }  // namespace
