@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ods/delta/data_change.h"
+#include "ods/table_format/format_versions.h"
 #include "ods/table_format/probe_values.h"
 #include "ods/table_format/version_walk.h"
 
@@ -12,9 +13,43 @@ namespace {
 
 using contracts::ProbeAnswer;
 using table_format::column;
+using table_format::unknown;
 
 constexpr const char* kDetail = "detail";
 constexpr const char* kHistory = "history";
+
+// The answer of this format's own statements (table_format::format_versions gives the rest).
+contracts::SourceVersion read_delta(contracts::SourceVersion v, const ProbeAnswer& answer,
+                                    const std::string& observed_at) {
+  auto detail = answer.rows.find(kDetail);
+  if (detail == answer.rows.end()) return unknown(std::move(v), "DESCRIBE DETAIL gave no row");
+  std::string format = column(detail->second, "format");
+  if (format != "delta")
+    return unknown(std::move(v), "not a Delta table: DESCRIBE DETAIL reports the format '" + format + "'");
+  std::string table_id = column(detail->second, "id");
+  if (table_id.empty()) return unknown(std::move(v), "DESCRIBE DETAIL gave no table id");
+  auto history = answer.row_sets.find(kHistory);
+  if (history == answer.row_sets.end() || history->second.empty())
+    return unknown(std::move(v), "DESCRIBE HISTORY gave no commits");
+
+  // Newest first, whatever order the rows came in; a row without a version can't be placed.
+  std::vector<std::pair<long long, table_format::HistoryEntry>> commits;
+  for (const auto& row : history->second) {
+    auto number = table_format::as_count(column(row, "version"));
+    if (!number) return unknown(std::move(v), "DESCRIBE HISTORY gave a commit without a usable version");
+    DeltaCommit commit{column(row, "version"), column(row, "timestamp"), column(row, "operation"),
+                       table_format::text_map(row, "operationMetrics"),
+                       table_format::text_map(row, "operationParameters")};
+    commits.push_back({*number,
+                       {commit.version, "version " + commit.version, commit.operation + " at " + commit.timestamp,
+                        classify_commit(commit)}});
+  }
+  std::sort(commits.begin(), commits.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<table_format::HistoryEntry> newest_first;
+  for (auto& [number, entry] : commits) newest_first.push_back(std::move(entry));
+  table_format::name_version(v, table_id + "/", newest_first, {kDeltaOrigin, "commits"}, observed_at);
+  return v;
+}
 
 class DeltaVersions final : public contracts::ChangeProvider {
  public:
@@ -33,63 +68,7 @@ class DeltaVersions final : public contracts::ChangeProvider {
 
   std::vector<contracts::SourceVersion> versions(const contracts::ProbeReport& report,
                                                  const std::string& observed_at) const override {
-    std::vector<contracts::SourceVersion> out;
-    for (const auto& [id, answer] : report.sources) out.push_back(one(id, answer, observed_at));
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.source_id < b.source_id; });
-    return out;
-  }
-
- private:
-  static contracts::SourceVersion unknown(contracts::SourceVersion v, std::string why) {
-    v.why_unknown = std::move(why);
-    return v;
-  }
-
-  static contracts::SourceVersion one(const std::string& id, const ProbeAnswer& answer,
-                                      const std::string& observed_at) {
-    contracts::SourceVersion v;
-    v.source_id = id;
-    v.probe_seconds = answer.seconds;
-    switch (answer.status) {
-      case ProbeAnswer::Status::skipped:
-        return unknown(std::move(v),
-                       "not a Delta table: " + (answer.why.empty() ? "the probe skipped it" : answer.why));
-      case ProbeAnswer::Status::missing:
-      case ProbeAnswer::Status::unknown:
-        return unknown(std::move(v), answer.why.empty() ? "the probe had no answer" : answer.why);
-      case ProbeAnswer::Status::ok:
-        break;
-    }
-    if (answer.fallback || answer.branch != 0)
-      return unknown(std::move(v), "not a Delta table: another branch's answer");
-    auto detail = answer.rows.find(kDetail);
-    if (detail == answer.rows.end()) return unknown(std::move(v), "DESCRIBE DETAIL gave no row");
-    std::string format = column(detail->second, "format");
-    if (format != "delta")
-      return unknown(std::move(v), "not a Delta table: DESCRIBE DETAIL reports the format '" + format + "'");
-    std::string table_id = column(detail->second, "id");
-    if (table_id.empty()) return unknown(std::move(v), "DESCRIBE DETAIL gave no table id");
-    auto history = answer.row_sets.find(kHistory);
-    if (history == answer.row_sets.end() || history->second.empty())
-      return unknown(std::move(v), "DESCRIBE HISTORY gave no commits");
-
-    // Newest first, whatever order the rows came in; a row without a version can't be placed.
-    std::vector<std::pair<long long, table_format::HistoryEntry>> commits;
-    for (const auto& row : history->second) {
-      auto number = table_format::as_count(column(row, "version"));
-      if (!number) return unknown(std::move(v), "DESCRIBE HISTORY gave a commit without a usable version");
-      DeltaCommit commit{column(row, "version"), column(row, "timestamp"), column(row, "operation"),
-                         table_format::text_map(row, "operationMetrics"),
-                         table_format::text_map(row, "operationParameters")};
-      commits.push_back({*number,
-                         {commit.version, "version " + commit.version, commit.operation + " at " + commit.timestamp,
-                          classify_commit(commit)}});
-    }
-    std::sort(commits.begin(), commits.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<table_format::HistoryEntry> newest_first;
-    for (auto& [number, entry] : commits) newest_first.push_back(std::move(entry));
-    table_format::name_version(v, table_id + "/", newest_first, {kDeltaOrigin, "commits"}, observed_at);
-    return v;
+    return table_format::format_versions(report, observed_at, "a Delta table", read_delta);
   }
 };
 

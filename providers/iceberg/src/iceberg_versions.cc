@@ -1,10 +1,10 @@
 #include "ods/iceberg/iceberg_versions.h"
 
-#include <algorithm>
 #include <set>
 
 #include "ods/base/sha256.h"
 #include "ods/iceberg/snapshot_change.h"
+#include "ods/table_format/format_versions.h"
 #include "ods/table_format/probe_values.h"
 #include "ods/table_format/version_walk.h"
 
@@ -14,6 +14,7 @@ namespace {
 
 using contracts::ProbeAnswer;
 using table_format::column;
+using table_format::unknown;
 
 constexpr const char* kMetadata = "metadata";
 constexpr const char* kSnapshots = "snapshots";
@@ -30,6 +31,58 @@ std::string columns_digest(const std::vector<contracts::ProbeRow>& rows) {
     text += name + " " + column(row, "data_type") + "\n";
   }
   return text.empty() ? "" : sha256_hex(text).substr(0, 16);
+}
+
+// The answer of this format's own statements (table_format::format_versions gives the rest).
+contracts::SourceVersion read_iceberg(contracts::SourceVersion v, const ProbeAnswer& answer,
+                                      const std::string& observed_at) {
+  auto metadata = answer.rows.find(kMetadata);
+  if (metadata == answer.rows.end() || metadata->second.empty())
+    return unknown(std::move(v), "metadata_log_entries gave no row");
+  std::string current = column(metadata->second, "latest_snapshot_id");
+  if (current.empty()) return unknown(std::move(v), "the table has no snapshot yet (metadata_log_entries names none)");
+  auto columns = answer.row_sets.find(kColumns);
+  std::string schema = columns == answer.row_sets.end() ? "" : columns_digest(columns->second);
+  if (schema.empty()) return unknown(std::move(v), "DESCRIBE TABLE listed no column");
+
+  std::map<std::string, IcebergSnapshot> by_id;
+  auto rows = answer.row_sets.find(kSnapshots);
+  if (rows != answer.row_sets.end())
+    for (const auto& row : rows->second) {
+      IcebergSnapshot s{column(row, "snapshot_id"), column(row, "parent_id"), column(row, "committed_at"),
+                        column(row, "operation"), table_format::text_map(row, "summary")};
+      if (s.snapshot_id.empty()) return unknown(std::move(v), "the snapshots table gave a row without a snapshot_id");
+      by_id.emplace(s.snapshot_id, std::move(s));
+    }
+  if (!by_id.contains(current))
+    return unknown(std::move(v), "the current snapshot " + current +
+                                     " is not among the snapshots read (a commit between the two statements?)");
+
+  // From the current snapshot through its parents, as far as the rows read go.
+  std::vector<table_format::HistoryEntry> newest_first;
+  std::set<std::string> seen;
+  std::string at = current;
+  bool reached_first = false;
+  while (true) {
+    auto it = by_id.find(at);
+    if (it == by_id.end() || !seen.insert(at).second) break;
+    const IcebergSnapshot& s = it->second;
+    newest_first.push_back(
+        {s.snapshot_id, "snapshot " + s.snapshot_id, s.operation + " at " + s.committed_at, classify_snapshot(s)});
+    if (newest_first.back().verdict.changes_data) break;
+    if (s.parent_id.empty()) {
+      reached_first = true;
+      break;
+    }
+    at = s.parent_id;
+  }
+  std::string why_none;
+  if (reached_first)
+    why_none = "no snapshot of the table changes data (" + std::to_string(newest_first.size()) +
+               ", back to its first), so the version of the data can't be named";
+  table_format::name_version(v, "schema-" + schema + "/", newest_first, {kIcebergOrigin, "snapshots"}, observed_at,
+                             why_none);
+  return v;
 }
 
 class IcebergVersions final : public contracts::ChangeProvider {
@@ -58,83 +111,7 @@ class IcebergVersions final : public contracts::ChangeProvider {
 
   std::vector<contracts::SourceVersion> versions(const contracts::ProbeReport& report,
                                                  const std::string& observed_at) const override {
-    std::vector<contracts::SourceVersion> out;
-    for (const auto& [id, answer] : report.sources) out.push_back(one(id, answer, observed_at));
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.source_id < b.source_id; });
-    return out;
-  }
-
- private:
-  static contracts::SourceVersion unknown(contracts::SourceVersion v, std::string why) {
-    v.why_unknown = std::move(why);
-    return v;
-  }
-
-  static contracts::SourceVersion one(const std::string& id, const ProbeAnswer& answer,
-                                      const std::string& observed_at) {
-    contracts::SourceVersion v;
-    v.source_id = id;
-    v.probe_seconds = answer.seconds;
-    switch (answer.status) {
-      case ProbeAnswer::Status::skipped:
-        return unknown(std::move(v),
-                       "not an Iceberg table: " + (answer.why.empty() ? "the probe skipped it" : answer.why));
-      case ProbeAnswer::Status::missing:
-      case ProbeAnswer::Status::unknown:
-        return unknown(std::move(v), answer.why.empty() ? "the probe had no answer" : answer.why);
-      case ProbeAnswer::Status::ok:
-        break;
-    }
-    if (answer.fallback || answer.branch != 0)
-      return unknown(std::move(v), "not an Iceberg table: another branch's answer");
-    auto metadata = answer.rows.find(kMetadata);
-    if (metadata == answer.rows.end() || metadata->second.empty())
-      return unknown(std::move(v), "metadata_log_entries gave no row");
-    std::string current = column(metadata->second, "latest_snapshot_id");
-    if (current.empty())
-      return unknown(std::move(v), "the table has no snapshot yet (metadata_log_entries names none)");
-    auto columns = answer.row_sets.find(kColumns);
-    std::string schema = columns == answer.row_sets.end() ? "" : columns_digest(columns->second);
-    if (schema.empty()) return unknown(std::move(v), "DESCRIBE TABLE listed no column");
-
-    std::map<std::string, IcebergSnapshot> by_id;
-    auto rows = answer.row_sets.find(kSnapshots);
-    if (rows != answer.row_sets.end())
-      for (const auto& row : rows->second) {
-        IcebergSnapshot s{column(row, "snapshot_id"), column(row, "parent_id"), column(row, "committed_at"),
-                          column(row, "operation"), table_format::text_map(row, "summary")};
-        if (s.snapshot_id.empty()) return unknown(std::move(v), "the snapshots table gave a row without a snapshot_id");
-        by_id.emplace(s.snapshot_id, std::move(s));
-      }
-    if (!by_id.contains(current))
-      return unknown(std::move(v), "the current snapshot " + current +
-                                       " is not among the snapshots read (a commit between the two statements?)");
-
-    // From the current snapshot through its parents, as far as the rows read go.
-    std::vector<table_format::HistoryEntry> newest_first;
-    std::set<std::string> seen;
-    std::string at = current;
-    bool reached_first = false;
-    while (true) {
-      auto it = by_id.find(at);
-      if (it == by_id.end() || !seen.insert(at).second) break;
-      const IcebergSnapshot& s = it->second;
-      newest_first.push_back(
-          {s.snapshot_id, "snapshot " + s.snapshot_id, s.operation + " at " + s.committed_at, classify_snapshot(s)});
-      if (newest_first.back().verdict.changes_data) break;
-      if (s.parent_id.empty()) {
-        reached_first = true;
-        break;
-      }
-      at = s.parent_id;
-    }
-    std::string why_none;
-    if (reached_first)
-      why_none = "no snapshot of the table changes data (" + std::to_string(newest_first.size()) +
-                 ", back to its first), so the version of the data can't be named";
-    table_format::name_version(v, "schema-" + schema + "/", newest_first, {kIcebergOrigin, "snapshots"}, observed_at,
-                               why_none);
-    return v;
+    return table_format::format_versions(report, observed_at, "an Iceberg table", read_iceberg);
   }
 };
 
