@@ -29,10 +29,6 @@ namespace fs = std::filesystem;
 // The fallback the driver announces when it cannot keep dbt's manifest (dbt_driver.h).
 constexpr const char* kFallback = "running one dbt process per command";
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
 // The cached venv of `minor` (built by scripts/dbt-venv.sh when missing): its bin directory.
 fs::path venv_of(const std::string& minor) {
   ProcessResult r = run_process({(source_dir() / "scripts" / "dbt-venv.sh").string(), minor}, source_dir());

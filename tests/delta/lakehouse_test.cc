@@ -31,26 +31,6 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kModels = {"stg_orders",    "stg_customers", "stg_payments",   "stg_refunds",
                                           "stg_shipments", "stg_fx_rates",  "open_order_list"};
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
-std::string message(const nlohmann::json& e) { return e.at("reasons").at(0).at("message").get<std::string>(); }
-
-// The first evidence of `kind` about `subject` on an entry, or null.
-const nlohmann::json* evidence(const nlohmann::json& e, const std::string& kind, const std::string& subject) {
-  for (const auto& ev : e.at("evidence"))
-    if (ev.at("kind") == kind && ev.at("subject") == subject) return &ev;
-  return nullptr;
-}
-
-std::string all_evidence_of(const nlohmann::json& e, const std::string& kind) {
-  std::string out;
-  for (const auto& ev : e.at("evidence"))
-    if (ev.at("kind") == kind) out += ev.at("value").get<std::string>() + "\n";
-  return out;
-}
-
 class Lakehouse : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -112,7 +92,7 @@ class Lakehouse : public ::testing::Test {
   }
 
   static std::string version_of(const nlohmann::json& e, const std::string& source) {
-    const nlohmann::json* ev = evidence(e, "source_data_version", "source.lakehouse.raw." + source);
+    const nlohmann::json* ev = evidence_about(e, "source_data_version", "source.lakehouse.raw." + source);
     return ev ? ev->at("value").get<std::string>() : "";
   }
 
@@ -161,7 +141,7 @@ TEST_F(Lakehouse, Step2MaintenanceAndNothingAtAllAreReused) {
     std::string v = version_of(e, table);
     EXPECT_TRUE(std::regex_match(v, kDeltaVersion)) << table << ": " << v;
     EXPECT_TRUE(v.ends_with(suffix)) << table << ": " << v;
-    const nlohmann::json* ev = evidence(e, "source_data_version", "source.lakehouse.raw." + table);
+    const nlohmann::json* ev = evidence_about(e, "source_data_version", "source.lakehouse.raw." + table);
     ASSERT_NE(ev, nullptr);
     EXPECT_EQ(ev->at("origin"), "delta_history");
     EXPECT_EQ(ev->at("exactness"), "exact");
@@ -170,7 +150,7 @@ TEST_F(Lakehouse, Step2MaintenanceAndNothingAtAllAreReused) {
   }
   for (const char* reused : {"stg_orders", "stg_customers", "stg_payments", "stg_shipments", "stg_fx_rates"}) {
     const auto& e = entries.at(reused);
-    const nlohmann::json* exists = evidence(e, "relation_exists", e.at("id").get<std::string>());
+    const nlohmann::json* exists = evidence_about(e, "relation_exists", e.at("id").get<std::string>());
     ASSERT_NE(exists, nullptr) << e.dump(2);
     EXPECT_EQ(exists->at("value"), "true");
   }
@@ -181,14 +161,14 @@ TEST_F(Lakehouse, Step2MaintenanceAndNothingAtAllAreReused) {
     EXPECT_TRUE(all_evidence_of(entries.at(untouched), "source_commit_ignored").empty()) << untouched;
 
   const nlohmann::json* rates =
-      evidence(entries.at("stg_fx_rates"), "source_data_version", "source.lakehouse.raw.fx_rates");
+      evidence_about(entries.at("stg_fx_rates"), "source_data_version", "source.lakehouse.raw.fx_rates");
   ASSERT_NE(rates, nullptr);
   EXPECT_EQ(rates->at("origin"), "spark_content");
   EXPECT_TRUE(std::regex_match(rates->at("value").get<std::string>(), std::regex("rows=2;hash=-?[0-9]+")))
       << rates->dump();
   versions_["fx_rates"] = rates->at("value").get<std::string>();
-  EXPECT_NE(message(entries.at("open_order_list")).find("not a Delta or Iceberg table"), std::string::npos)
-      << message(entries.at("open_order_list"));
+  EXPECT_NE(first_reason_message(entries.at("open_order_list")).find("not a Delta or Iceberg table"), std::string::npos)
+      << first_reason_message(entries.at("open_order_list"));
   // Latency per source, as on the other warehouses (the run ledger, the operator's histogram).
   const auto& seconds = doc.at("run").at("probe_seconds");
   for (const char* table : {"orders", "customers", "payments", "refunds", "shipments", "fx_rates"})
@@ -217,11 +197,11 @@ TEST_F(Lakehouse, Step3DataChangesBuildTheirReaders) {
     const auto& e = entries.at(std::string("stg_") + table);
     std::string now =
         table == std::string("fx_rates")
-            ? evidence(e, "source_data_version", "source.lakehouse.raw.fx_rates")->at("value").get<std::string>()
+            ? evidence_about(e, "source_data_version", "source.lakehouse.raw.fx_rates")->at("value").get<std::string>()
             : version_of(e, table);
     EXPECT_NE(now, versions_[table]) << table;
-    EXPECT_NE(message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
-        << table << ": " << message(e);
+    EXPECT_NE(first_reason_message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
+        << table << ": " << first_reason_message(e);
   }
   for (const char* table : {"customers", "payments", "shipments"})
     EXPECT_EQ(version_of(entries.at(std::string("stg_") + table), table), versions_[table]) << table;

@@ -198,4 +198,25 @@ std::vector<std::string> reason_codes(const nlohmann::json& e) {
   return codes;
 }
 
+std::string decision(const nlohmann::json& e) {
+  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
+}
+
+std::string first_reason_message(const nlohmann::json& e) {
+  return e.at("reasons").at(0).at("message").get<std::string>();
+}
+
+const nlohmann::json* evidence_about(const nlohmann::json& e, const std::string& kind, const std::string& subject) {
+  for (const auto& ev : e.at("evidence"))
+    if (ev.at("kind") == kind && ev.at("subject") == subject) return &ev;
+  return nullptr;
+}
+
+std::string all_evidence_of(const nlohmann::json& e, const std::string& kind) {
+  std::string out;
+  for (const auto& ev : e.at("evidence"))
+    if (ev.at("kind") == kind) out += ev.at("value").get<std::string>() + "\n";
+  return out;
+}
+
 }  // namespace ods::testing

@@ -84,5 +84,13 @@ std::string read_text_file(const std::filesystem::path& path);
 const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name);
 // Every reason code of an entry.
 std::vector<std::string> reason_codes(const nlohmann::json& entry);
+// "<action>:<first reason code>" of an entry, e.g. "reuse:unchanged".
+std::string decision(const nlohmann::json& entry);
+// The message of an entry's first reason.
+std::string first_reason_message(const nlohmann::json& entry);
+// The first evidence of `kind` about `subject` on an entry, or null.
+const nlohmann::json* evidence_about(const nlohmann::json& entry, const std::string& kind, const std::string& subject);
+// The values of every evidence of `kind` on an entry, one per line.
+std::string all_evidence_of(const nlohmann::json& entry, const std::string& kind);
 
 }  // namespace ods::testing

@@ -34,25 +34,6 @@ const std::map<std::string, std::string> kModels = {{"stg_orders", "orders"},   
                                                     {"stg_open_orders", "open_orders"}, {"stg_ledger", "ledger"}};
 const std::vector<std::string> kIcebergTables = {"orders", "customers", "payments", "refunds", "shipments", "fx_rates"};
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
-std::string message(const nlohmann::json& e) { return e.at("reasons").at(0).at("message").get<std::string>(); }
-
-const nlohmann::json* evidence(const nlohmann::json& e, const std::string& kind, const std::string& subject) {
-  for (const auto& ev : e.at("evidence"))
-    if (ev.at("kind") == kind && ev.at("subject") == subject) return &ev;
-  return nullptr;
-}
-
-std::string all_evidence_of(const nlohmann::json& e, const std::string& kind) {
-  std::string out;
-  for (const auto& ev : e.at("evidence"))
-    if (ev.at("kind") == kind) out += ev.at("value").get<std::string>() + "\n";
-  return out;
-}
-
 std::string source_id(const std::string& table) {
   return table == "open_orders" || table == "ledger" ? "source.lakehouse.raw." + table
                                                      : "source.lakehouse.ice." + table;
@@ -148,7 +129,7 @@ class IcebergLake : public ::testing::Test {
   }
 
   static std::string version_of(const nlohmann::json& e, const std::string& table) {
-    const nlohmann::json* ev = evidence(e, "source_data_version", source_id(table));
+    const nlohmann::json* ev = evidence_about(e, "source_data_version", source_id(table));
     return ev ? ev->at("value").get<std::string>() : "";
   }
 
@@ -191,7 +172,7 @@ TEST_F(IcebergLake, Step2CompactionAndANoOpDeleteAreReused) {
     const auto& e = entries.at("stg_" + table);
     std::string v = version_of(e, table);
     EXPECT_TRUE(std::regex_match(v, kIcebergVersion)) << table << ": " << v;
-    const nlohmann::json* ev = evidence(e, "source_data_version", source_id(table));
+    const nlohmann::json* ev = evidence_about(e, "source_data_version", source_id(table));
     ASSERT_NE(ev, nullptr) << e.dump(2);
     EXPECT_EQ(ev->at("origin"), "iceberg_snapshots");
     EXPECT_EQ(ev->at("exactness"), "exact");
@@ -211,8 +192,8 @@ TEST_F(IcebergLake, Step2CompactionAndANoOpDeleteAreReused) {
   std::string ledger = version_of(entries.at("stg_ledger"), "ledger");
   EXPECT_TRUE(std::regex_match(ledger, kDeltaVersion)) << ledger;
   versions_["ledger"] = ledger;
-  EXPECT_NE(message(entries.at("stg_open_orders")).find("not a Delta or Iceberg table"), std::string::npos)
-      << message(entries.at("stg_open_orders"));
+  EXPECT_NE(first_reason_message(entries.at("stg_open_orders")).find("not a Delta or Iceberg table"), std::string::npos)
+      << first_reason_message(entries.at("stg_open_orders"));
   // Latency per source, as on the other warehouses (the run ledger, the operator's histogram).
   const auto& seconds = doc.at("run").at("probe_seconds");
   for (const auto& table : kIcebergTables)
@@ -243,8 +224,8 @@ TEST_F(IcebergLake, Step3DataChangesRecreationAndARollbackBuildTheirReaders) {
     std::string now = version_of(e, table);
     EXPECT_TRUE(std::regex_match(now, kIcebergVersion)) << table << ": " << now;
     EXPECT_NE(now, versions_[table]) << table;
-    EXPECT_NE(message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
-        << table << ": " << message(e);
+    EXPECT_NE(first_reason_message(e).find("moved from " + versions_[table] + " to " + now), std::string::npos)
+        << table << ": " << first_reason_message(e);
   }
   for (const char* table : {"customers", "payments"})
     EXPECT_EQ(version_of(entries.at(std::string("stg_") + table), table), versions_[table]) << table;

@@ -21,18 +21,6 @@ namespace fs = std::filesystem;
 constexpr const char* kFirstValue = "audit-value-first-7f3a91";
 constexpr const char* kSecondValue = "audit-value-second-c02d4e";
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
-const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name) {
-  for (const auto& e : plan.at("entries"))
-    if (e.at("name") == name) return e;
-  static const nlohmann::json kMissing = nlohmann::json::object();
-  ADD_FAILURE() << name << " is not in the plan";
-  return kMissing;
-}
-
 class ShopHookDigest : public ::testing::Test {
  protected:
   void SetUp() override {

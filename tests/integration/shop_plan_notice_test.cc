@@ -13,10 +13,6 @@
 namespace ods::testing {
 namespace {
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
 // Data, then `ods state run` twice (the second: the steady state, which builds only dim_customers).
 const DbtProject& run_baseline() {
   static const std::unique_ptr<DbtProject> baseline = [] {

@@ -12,10 +12,6 @@ namespace {
 
 using Expectation = std::map<std::string, std::string>;  // node name -> "build:code" | "reuse:code"
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
 void expect_plan(const nlohmann::json& plan, const Expectation& expected) {
   for (const auto& [name, want] : expected) {
     EXPECT_EQ(decision(entry(plan, name)), want) << name << ": " << entry(plan, name).dump(2);

@@ -25,10 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
 bool has_evidence(const nlohmann::json& e, const std::string& kind, const std::string& key, const std::string& value) {
   for (const auto& ev : e.at("evidence"))
     if (ev.at("kind") == kind && ev.at(key) == value) return true;

@@ -127,14 +127,4 @@ ProcessResult EmulatedWarehouse::dbt(const std::vector<std::string>& args) const
   return run_process(with_timeout(600, argv), project_->dir(), project_->env());
 }
 
-std::string decision(const nlohmann::json& e) {
-  return e.at("action").get<std::string>() + ":" + e.at("reasons").at(0).at("code").get<std::string>();
-}
-
-const nlohmann::json* evidence_about(const nlohmann::json& e, const std::string& kind, const std::string& subject) {
-  for (const auto& ev : e.at("evidence"))
-    if (ev.at("kind") == kind && ev.at("subject") == subject) return &ev;
-  return nullptr;
-}
-
 }  // namespace ods::testing

@@ -77,8 +77,7 @@ class MetadataVersions final : public contracts::ChangeProvider {
     }
     v.version = std::move(reading.version);
     if (!content_why.empty()) {
-      v.evidence.push_back(
-          {"source_content_unread", id, content_why, planner::Exactness::none, spec_.content_origin});
+      v.evidence.push_back({"source_content_unread", id, content_why, planner::Exactness::none, spec_.content_origin});
     } else if (spec_.content_max_bytes) {
       const std::string bytes = bytes_of(answer);
       v.evidence.push_back({"source_content_unread", id,

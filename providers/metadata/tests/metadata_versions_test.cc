@@ -123,7 +123,8 @@ TEST(MetadataVersions, AboveTheLimitTheMetadataAnswersAndSaysWhyWithTheSize) {
   EXPECT_EQ(v.version->exactness, planner::Exactness::semantic);
   ASSERT_EQ(v.evidence.size(), 1u);
   EXPECT_EQ(v.evidence[0].kind, "source_content_unread");
-  EXPECT_EQ(v.evidence[0].value, "not fingerprinted: its size (1048576 bytes) is above the content limit of 4096 bytes");
+  EXPECT_EQ(v.evidence[0].value,
+            "not fingerprinted: its size (1048576 bytes) is above the content limit of 4096 bytes");
 
   auto unsized = answer("42");
   unsized.rows[kMetadataStatement].erase("bytes");

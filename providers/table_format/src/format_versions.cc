@@ -21,8 +21,8 @@ std::vector<contracts::SourceVersion> format_versions(const contracts::ProbeRepo
     v.probe_seconds = answer.seconds;
     switch (answer.status) {
       case ProbeAnswer::Status::skipped:
-        out.push_back(
-            unknown(std::move(v), "not " + table_kind + ": " + (answer.why.empty() ? "the probe skipped it" : answer.why)));
+        out.push_back(unknown(std::move(v),
+                              "not " + table_kind + ": " + (answer.why.empty() ? "the probe skipped it" : answer.why)));
         continue;
       case ProbeAnswer::Status::missing:
       case ProbeAnswer::Status::unknown:

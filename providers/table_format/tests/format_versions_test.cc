@@ -48,8 +48,8 @@ TEST(FormatVersions, TheReaderGetsOnlyItsOwnAnswersAndTheRestSayWhy) {
 TEST(FormatVersions, ASkippedAnswerWithoutAReasonSaysTheProbeSkippedIt) {
   contracts::ProbeReport report;
   report.sources["source.p.s.t"] = answered(ProbeAnswer::Status::skipped);
-  auto out = format_versions(report, "", "a Lake table", [](contracts::SourceVersion v, const ProbeAnswer&,
-                                                              const std::string&) { return v; });
+  auto out = format_versions(report, "", "a Lake table",
+                             [](contracts::SourceVersion v, const ProbeAnswer&, const std::string&) { return v; });
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].why_unknown, "not a Lake table: the probe skipped it");
 }
