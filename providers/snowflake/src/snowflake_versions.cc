@@ -44,7 +44,7 @@ MetadataReading read_tables_row(const contracts::ProbeAnswer& answer, const std:
 
 }  // namespace
 
-std::unique_ptr<contracts::ChangeProvider> make_snowflake_versions(SnowflakeOptions options) {
+std::unique_ptr<contracts::ChangeProvider> make_snowflake_versions(const SnowflakeOptions& options) {
   metadata::MetadataVersionsSpec spec;
   spec.origin = kSnowflakeOrigin;
   spec.content_origin = kContentOrigin;

@@ -39,6 +39,6 @@ struct SnowflakeOptions {
   std::string content_hash = kDefaultContentHash;
 };
 
-std::unique_ptr<contracts::ChangeProvider> make_snowflake_versions(SnowflakeOptions options = {});
+std::unique_ptr<contracts::ChangeProvider> make_snowflake_versions(const SnowflakeOptions& options = {});
 
 }  // namespace ods::snowflake
