@@ -35,7 +35,7 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
   if (adapter_type == "snowflake") {
     snowflake::SnowflakeOptions snowflake_options{options.content_max_bytes};
     if (!options.snowflake_content_hash.empty()) snowflake_options.content_hash = options.snowflake_content_hash;
-    return snowflake::make_snowflake_versions(std::move(snowflake_options));
+    return snowflake::make_snowflake_versions(snowflake_options);
   }
   if (adapter_type == "bigquery") return bigquery::make_bigquery_versions({options.content_max_bytes});
   return nullptr;
