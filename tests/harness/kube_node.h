@@ -75,6 +75,10 @@ class KubeNode {
   // imagePullPolicy Never (or IfNotPresent). Returns ctr's error output on failure.
   [[nodiscard]] std::expected<void, std::string> import_image(const std::filesystem::path& archive);
 
+  // Tags an imported image with another name (`ctr images tag`), e.g. a new release's tag for a
+  // rollout; ctr's error output on failure.
+  [[nodiscard]] std::expected<void, std::string> tag_image(const std::string& image, const std::string& new_name);
+
   // What each component printed last (for a failing test's message).
   std::string logs_tail(std::size_t lines = 15) const;
 
