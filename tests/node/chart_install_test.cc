@@ -7,6 +7,7 @@
 // Shard `node`; runs as root, serially.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <sstream>
 
 #include "node_world.h"
@@ -38,12 +39,22 @@ TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninst
   // examples/shop: the first run starts when the project is applied and builds every node.
   auto secrets = create_shop_secrets(w(), kNamespace);
   ASSERT_TRUE(secrets) << secrets.error();
-  ProcessResult applied = w().apply(shop_project(w(), "shop"), kNamespace);
+  const auto applied_at = std::chrono::steady_clock::now();
+  // node_test_slow keeps every run of this project in flight for 40 s (a rollout takes longer
+  // than the rest of a run here).
+  ProcessResult applied =
+      w().apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
+                             {.profile = "shop-dbt-profile", .digest_key = "shop-digest-key", .slow_seconds = 40}),
+                kNamespace);
   ASSERT_EQ(applied.exit_code, 0) << applied.errors;
   std::vector<std::string> runs;
   ASSERT_TRUE(NodeWorld::wait(120s, [&] { return !(runs = w().runs_of(kNamespace, "shop")).empty(); }))
       << w().diagnostics(kNamespace);
   ASSERT_EQ(w().wait_run_finished(kNamespace, runs.front()), "Succeeded") << w().diagnostics(kNamespace);
+  std::cout << "chart: from kubectl apply of the DbtProject to its first Succeeded run "
+            << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - applied_at).count()
+            << " s (examples/shop into the in-cluster PostgreSQL, git fetch over HTTPS; 40 s of it node_test_slow)"
+            << std::endl;
   EXPECT_NE(w().jsonpath({"dbtrun", runs.front(), "-n", kNamespace}, "{.status.plan.built}"), "0");
 
   // A run in flight while the operator rolls out to a new tag: it finishes and is recorded once.
@@ -69,15 +80,17 @@ TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninst
   ProcessResult recorded = w().psql("ods", "select count(*) from runs where run_id = '" + uid + "'");
   EXPECT_EQ(recorded.output, "1\n") << recorded.errors;
   EXPECT_TRUE(NodeWorld::wait(120s, [&] {
-    return w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.status.updatedReplicas}/{.status.readyReplicas}/"
-                                                                    "{.status.replicas}") == "2/2/2";
+    return w().jsonpath({"deployment", "ods", "-n", "ods-system"},
+                        "{.status.updatedReplicas}/{.status.readyReplicas}/"
+                        "{.status.replicas}") == "2/2/2";
   })) << w().diagnostics("ods-system");
 
   // Uninstall: no operator pod is left; every Job left belongs to a DbtRun that exists.
   ProcessResult uninstalled = w().helm({"uninstall", "ods", "-n", "ods-system", "--wait", "--timeout", "3m"});
   ASSERT_EQ(uninstalled.exit_code, 0) << uninstalled.output << uninstalled.errors;
   EXPECT_TRUE(NodeWorld::wait(120s, [&] {
-    return w().jsonpath({"pods", "-n", "ods-system", "-l", "app.kubernetes.io/instance=ods"}, "{.items[*].metadata.name}")
+    return w()
+        .jsonpath({"pods", "-n", "ods-system", "-l", "app.kubernetes.io/instance=ods"}, "{.items[*].metadata.name}")
         .empty();
   })) << w().diagnostics("ods-system");
   std::istringstream jobs(w().jsonpath({"jobs", "-n", kNamespace},
@@ -87,9 +100,9 @@ TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninst
     EXPECT_EQ(kind, "DbtRun") << job;
     EXPECT_EQ(w().kubectl({"get", "dbtrun", owner, "-n", kNamespace}).exit_code, 0) << job << " outlived " << owner;
   }
-  EXPECT_EQ(w().jsonpath({"pods", "-n", kNamespace, "--field-selector=status.phase=Running"},
-                         "{.items[*].metadata.name}"),
-            "");
+  EXPECT_EQ(
+      w().jsonpath({"pods", "-n", kNamespace, "--field-selector=status.phase=Running"}, "{.items[*].metadata.name}"),
+      "");
   // The project's deletion, with no operator left, takes its runs, Jobs and pods with it (owner
   // references; no finalizer waits for an operator that is gone).
   ProcessResult deleted = w().kubectl({"delete", "dbtproject", "shop", "-n", kNamespace, "--wait", "--timeout=60s"});

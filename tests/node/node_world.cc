@@ -28,14 +28,19 @@ std::map<std::string, std::string> shop_repository_files() {
   const fs::path shop = source_dir() / "examples" / "shop";
   for (auto it = fs::recursive_directory_iterator(shop); it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = it->path().filename().string();
-    if (it->is_directory() && (name == "target" || name == "logs" || name == "dbt_packages" || name == ".ods" ||
-                               name == "__pycache__")) {
+    if (it->is_directory() &&
+        (name == "target" || name == "logs" || name == "dbt_packages" || name == ".ods" || name == "__pycache__")) {
       it.disable_recursion_pending();
       continue;
     }
     if (!it->is_regular_file() || name.ends_with(".duckdb") || name.ends_with(".wal")) continue;
     files["examples/shop/" + fs::relative(it->path(), shop).string()] = read_file(it->path());
   }
+  files["examples/shop/models/node_test_slow.sql"] =
+      "-- Only in the real node's test repository (tests/node/node_world.h): takes\n"
+      "-- $ODS_TEST_SLOW_SECONDS to build, so that a run stays in flight.\n"
+      "{{ config(materialized='table') }}\n"
+      "select 1 as one from pg_sleep({{ env_var('ODS_TEST_SLOW_SECONDS', '0') }})\n";
   return files;
 }
 
@@ -134,14 +139,17 @@ std::expected<void, std::string> NodeWorld::start_postgres() {
       images_.at("postgres") +
       "\n        imagePullPolicy: Never\n"
       "        env:\n        - {name: POSTGRES_DATABASES, value: \"ods shop\"}\n"
-      "        - name: POSTGRES_PASSWORD\n          valueFrom: {secretKeyRef: {name: postgres-superuser, key: password}}\n"
+      "        - name: POSTGRES_PASSWORD\n          valueFrom: {secretKeyRef: {name: postgres-superuser, key: "
+      "password}}\n"
       "        ports: [{containerPort: 5432, name: postgres}]\n"
       "        readinessProbe:\n          exec: {command: [/usr/lib/postgresql/15/bin/pg_isready, -h, 127.0.0.1]}\n"
       "          periodSeconds: 2\n"
       "        volumeMounts: [{name: data, mountPath: /var/lib/postgresql/data}]\n"
       "      volumes: [{name: data, emptyDir: {}}]\n";
   if (ProcessResult r = apply(manifest); r.exit_code != 0) return std::unexpected("postgres: " + r.errors);
-  if (!wait(240s, [&] { return jsonpath({"statefulset", "postgres", "-n", "databases"}, "{.status.readyReplicas}") == "1"; })) {
+  if (!wait(240s, [&] {
+        return jsonpath({"statefulset", "postgres", "-n", "databases"}, "{.status.readyReplicas}") == "1";
+      })) {
     return std::unexpected("postgres did not become ready:\n" + diagnostics("databases"));
   }
   postgres_pod_ip_ = jsonpath({"pod", "postgres-0", "-n", "databases"}, "{.status.podIP}");
@@ -181,9 +189,10 @@ std::string NodeWorld::jsonpath(const std::vector<std::string>& what, const std:
 ProcessResult NodeWorld::helm(const std::vector<std::string>& args) const {
   std::vector<std::string> argv{helm_.string(), "--kubeconfig", plane_->kubeconfig().string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, source_dir(), {"HELM_CACHE_HOME=" + (dir_ / "helm-cache").string(),
-                                          "HELM_CONFIG_HOME=" + (dir_ / "helm-config").string(),
-                                          "HELM_DATA_HOME=" + (dir_ / "helm-data").string()});
+  return run_process(
+      argv, source_dir(),
+      {"HELM_CACHE_HOME=" + (dir_ / "helm-cache").string(), "HELM_CONFIG_HOME=" + (dir_ / "helm-config").string(),
+       "HELM_DATA_HOME=" + (dir_ / "helm-data").string()});
 }
 
 ProcessResult NodeWorld::psql(const std::string& database, const std::string& sql) const {
@@ -192,11 +201,10 @@ ProcessResult NodeWorld::psql(const std::string& database, const std::string& sq
 }
 
 ProcessResult NodeWorld::generate_shop_data(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv{(source_dir() / ".venv" / "bin" / "python").string(),
-                                (source_dir() / "examples" / "shop" / "scripts" / "generate_data.py").string(),
-                                "--postgres",
-                                "host=" + postgres_pod_ip_ + " port=5432 dbname=shop user=postgres password=" +
-                                    postgres_password_};
+  std::vector<std::string> argv{
+      (source_dir() / ".venv" / "bin" / "python").string(),
+      (source_dir() / "examples" / "shop" / "scripts" / "generate_data.py").string(), "--postgres",
+      "host=" + postgres_pod_ip_ + " port=5432 dbname=shop user=postgres password=" + postgres_password_};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, dir_);
 }
@@ -226,9 +234,9 @@ std::string NodeWorld::wait_run_finished(const std::string& namespace_name, cons
 
 std::vector<std::string> NodeWorld::runs_of(const std::string& namespace_name, const std::string& project) const {
   std::vector<std::string> names;
-  std::istringstream in(jsonpath({"dbtruns", "-n", namespace_name, "-l", "ods.dev/project=" + project,
-                                  "--sort-by=.metadata.creationTimestamp"},
-                                 "{range .items[*]}{.metadata.name}{\"\\n\"}{end}"));
+  std::istringstream in(jsonpath(
+      {"dbtruns", "-n", namespace_name, "-l", "ods.dev/project=" + project, "--sort-by=.metadata.creationTimestamp"},
+      "{range .items[*]}{.metadata.name}{\"\\n\"}{end}"));
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) names.push_back(line);
   }
@@ -239,9 +247,10 @@ std::string NodeWorld::diagnostics(const std::string& namespace_name) const {
   std::string out = "--- dbtruns\n" + kubectl({"describe", "dbtruns", "-n", namespace_name}).output;
   out += "--- pods of " + namespace_name + "\n" + kubectl({"describe", "pods", "-n", namespace_name}).output;
   out += "--- pods of ods-system\n" + kubectl({"get", "pods", "-n", "ods-system", "-o", "wide"}).output;
-  out += "--- operator logs\n" +
-         indent(kubectl({"logs", "-n", "ods-system", "-l", "app.kubernetes.io/name=ods", "--tail=40", "--prefix"}).output,
-                "  ");
+  out +=
+      "--- operator logs\n" +
+      indent(kubectl({"logs", "-n", "ods-system", "-l", "app.kubernetes.io/name=ods", "--tail=40", "--prefix"}).output,
+             "  ");
   return out + "--- node\n" + node_->logs_tail();
 }
 
@@ -281,10 +290,10 @@ std::expected<void, std::string> create_operator_namespace(NodeWorld& world) {
 std::expected<void, std::string> ensure_operator_installed(NodeWorld& world) {
   if (world.helm({"status", "ods", "-n", "ods-system"}).exit_code == 0) return {};
   if (auto r = create_operator_namespace(world); !r) return r;
-  ProcessResult installed = world.helm(
-      {"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m", "--set",
-       "image.operator.repository=" + world.operator_repository(), "--set", "image.operator.tag=" + world.operator_tag(),
-       "--set", "image.operator.pullPolicy=Never"});
+  ProcessResult installed =
+      world.helm({"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m", "--set",
+                  "image.operator.repository=" + world.operator_repository(), "--set",
+                  "image.operator.tag=" + world.operator_tag(), "--set", "image.operator.pullPolicy=Never"});
   if (installed.exit_code != 0) return std::unexpected("helm install: " + installed.output + installed.errors);
   return {};
 }
@@ -307,20 +316,24 @@ std::expected<void, std::string> create_shop_secrets(NodeWorld& world, const std
   const fs::path ca = world.dir() / "git-ca.crt";
   std::ofstream(ca, std::ios::trunc) << git.at("ca.crt");
   return replace_secret(world, namespace_name, "shop-git",
-                        {"--from-literal=username=" + git.at("username"), "--from-literal=password=" + git.at("password"),
-                         "--from-file=ca.crt=" + ca.string()});
+                        {"--from-literal=username=" + git.at("username"),
+                         "--from-literal=password=" + git.at("password"), "--from-file=ca.crt=" + ca.string()});
 }
 
 std::string shop_project(NodeWorld& world, const std::string& name, const std::string& extra_spec,
-                         const std::string& resources, const ShopProjectSecrets& secrets) {
-  const std::string& profile_secret = secrets.profile;
-  const std::string& digest_secret = secrets.digest_key;
+                         const std::string& resources, const ShopProjectOptions& options) {
+  const std::string& profile_secret = options.profile;
+  const std::string& digest_secret = options.digest_key;
+  const std::string env = options.slow_seconds > 0 ? "    env: [{name: ODS_TEST_SLOW_SECONDS, value: \"" +
+                                                         std::to_string(options.slow_seconds) + "\"}]\n"
+                                                   : "";
   return "apiVersion: ods.dev/v1alpha1\nkind: DbtProject\nmetadata: {name: " + name +
          "}\nspec:\n  source:\n    git: {url: \"" + world.git_url() +
          "\", revision: main, path: examples/shop, secretRef: {name: shop-git}}\n  image: " + world.image("runner") +
          "\n  profileSecretRef: {name: " + profile_secret + "}\n  digestKeySecretRef: {name: " + digest_secret +
          "}\n  target: pg\n  schedule: \"0 6 * * *\"\n"
-         "  runnerPodTemplate:\n    resources: " + resources + "\n" + extra_spec;
+         "  runnerPodTemplate:\n    resources: " +
+         resources + "\n" + env + extra_spec;
 }
 
 }  // namespace ods::testing

@@ -10,7 +10,11 @@
 //     warehouse, the raw tables of examples/shop loaded by examples/shop/scripts/generate_data.py);
 //   - examples/shop in a git repository served over HTTPS on the node's address
 //     (harness/git_https_server.h), with Basic credentials and a self-signed certificate: the
-//     runner pods fetch it with a git Secret holding `username`, `password` and `ca.crt`.
+//     runner pods fetch it with a git Secret holding `username`, `password` and `ca.crt`. The
+//     repository has one model more than examples/shop, node_test_slow (no upstream, so no
+//     selection of the quickstart picks it): it sleeps $ODS_TEST_SLOW_SECONDS (default 0) in
+//     PostgreSQL, so that a run stays in flight while a test rolls the operator out or deletes
+//     its leader.
 // start() returns once all of that is up; the destructor stops the node and the control plane.
 // Not thread-safe; one world (one node) per machine at a time.
 #include <chrono>
@@ -116,12 +120,13 @@ const std::string& world_start_error();
 [[nodiscard]] std::expected<void, std::string> create_shop_secrets(NodeWorld& world, const std::string& namespace_name);
 // The DbtProject `name` of examples/shop from the git server, built into the warehouse; YAML.
 // `resources`: the runner container's (flow-style YAML); `extra_spec`: more lines of spec.
-struct ShopProjectSecrets {
-  std::string profile = "shop-dbt-profile";
-  std::string digest_key = "shop-digest-key";
+struct ShopProjectOptions {
+  std::string profile = "shop-dbt-profile";    // spec.profileSecretRef
+  std::string digest_key = "shop-digest-key";  // spec.digestKeySecretRef
+  int slow_seconds = 0;                        // > 0: the test-only model node_test_slow takes that long to build
 };
 std::string shop_project(NodeWorld& world, const std::string& name, const std::string& extra_spec = "",
                          const std::string& resources = "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
-                         const ShopProjectSecrets& secrets = {});
+                         const ShopProjectOptions& options = {});
 
 }  // namespace ods::testing

@@ -45,7 +45,9 @@ class RealClusterFailures : public ::testing::Test {
 };
 
 TEST_F(RealClusterFailures, TheLeadersPodDeletedMidRunHandsTheLeaseOverAndTheRunIsRecordedOnce) {
-  const std::string run = first_run_of("failover", shop_project(w(), "shop"));
+  const std::string run = first_run_of(
+      "failover", shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
+                               {.profile = "shop-dbt-profile", .digest_key = "shop-digest-key", .slow_seconds = 40}));
   ASSERT_FALSE(run.empty()) << w().diagnostics("failover");
   ASSERT_TRUE(NodeWorld::wait(240s, [&] {
     const std::string phase = w().run_phase("failover", run);
@@ -60,10 +62,10 @@ TEST_F(RealClusterFailures, TheLeadersPodDeletedMidRunHandsTheLeaseOverAndTheRun
     next = lease_holder();
     return !next.empty() && next != leader;
   })) << w().diagnostics("ods-system");
-  std::cout << "failover: the Lease moved from " << leader << " to " << next << " "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - deleted_at)
-                   .count()
-            << " ms after the leader's pod was deleted\n";
+  std::cout
+      << "failover: the Lease moved from " << leader << " to " << next << " "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - deleted_at).count()
+      << " ms after the leader's pod was deleted" << std::endl;
   ASSERT_EQ(w().wait_run_finished("failover", run), "Succeeded") << w().diagnostics("failover");
   const std::string uid = w().jsonpath({"dbtrun", run, "-n", "failover"}, "{.metadata.uid}");
   EXPECT_EQ(w().psql("ods", "select count(*) from runs where run_id = '" + uid + "'").output, "1\n");
@@ -82,9 +84,9 @@ TEST_F(RealClusterFailures, ARunnerPodKilledByItsMemoryLimitFailsTheRunWithOOMKi
 
 TEST_F(RealClusterFailures, AMissingSecretShowsTheKubeletsReasonInThePendingRun) {
   // The digest key reaches the pod as an env secretKeyRef: the kubelet cannot create the container.
-  const std::string run =
-      first_run_of("nosecret", shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
-                                            {.profile = "shop-dbt-profile", .digest_key = "not-created-yet"}));
+  const std::string run = first_run_of(
+      "nosecret", shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
+                               {.profile = "shop-dbt-profile", .digest_key = "not-created-yet", .slow_seconds = 0}));
   ASSERT_FALSE(run.empty()) << w().diagnostics("nosecret");
   EXPECT_TRUE(NodeWorld::wait(180s, [&] { return status("nosecret", run, "reason") == "CreateContainerConfigError"; }))
       << w().diagnostics("nosecret");
