@@ -3,7 +3,8 @@
 // in-cluster PostgreSQL; examples/shop from the git server builds into the in-cluster warehouse;
 // `helm upgrade` to a new image tag rolls the operator out while a run is in flight, and that
 // run is recorded exactly once; `helm uninstall` leaves no operator pod, and no Job or pod
-// without its owner (deleting the project then takes its runs, Jobs and pods with it).
+// without its owner (deleting the project then takes its scheduled runs, Jobs and pods with it;
+// deleting the run made by hand, its Job and pod).
 // Shard `node`; runs as root, serially.
 #include <gtest/gtest.h>
 
@@ -103,10 +104,18 @@ TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninst
   EXPECT_EQ(
       w().jsonpath({"pods", "-n", kNamespace, "--field-selector=status.phase=Running"}, "{.items[*].metadata.name}"),
       "");
-  // The project's deletion, with no operator left, takes its runs, Jobs and pods with it (owner
-  // references; no finalizer waits for an operator that is gone).
+  // The project's deletion, with no operator left, takes its scheduled runs with it (owner
+  // references; no finalizer waits for an operator that is gone). A run created by hand has no
+  // owner (its creator owns it): it stays, with its Job, until it is deleted, and then its Job
+  // and pod go too.
   ProcessResult deleted = w().kubectl({"delete", "dbtproject", "shop", "-n", kNamespace, "--wait", "--timeout=60s"});
   EXPECT_EQ(deleted.exit_code, 0) << deleted.errors;
+  EXPECT_TRUE(NodeWorld::wait(180s, [&] {
+    return w().jsonpath({"dbtruns", "-n", kNamespace}, "{.items[*].metadata.name}") == "during-upgrade";
+  })) << w().kubectl({"get", "dbtruns,jobs,pods", "-n", kNamespace}).output;
+  ProcessResult deleted_run =
+      w().kubectl({"delete", "dbtrun", "during-upgrade", "-n", kNamespace, "--wait", "--timeout=60s"});
+  EXPECT_EQ(deleted_run.exit_code, 0) << deleted_run.errors;
   EXPECT_TRUE(NodeWorld::wait(180s, [&] {
     return w().jsonpath({"dbtruns,jobs,pods", "-n", kNamespace}, "{.items[*].metadata.name}").empty();
   })) << w().kubectl({"get", "dbtruns,jobs,pods", "-n", kNamespace}).output;
