@@ -52,7 +52,8 @@ class OperatorFootprint : public ::testing::Test {
 TEST_F(OperatorFootprint, TheLeadersResidentMemoryWithTenAndAHundredProjects) {
   auto secrets = create_shop_secrets(w(), "footprint");
   ASSERT_TRUE(secrets) << secrets.error();
-  std::cout << "footprint: the leader with 0 projects of this namespace: VmRSS " << leader_rss() << " kB" << std::endl;
+  const std::string before = leader_rss();  // (kubectl runs before anything is in cout's buffer)
+  std::cout << "footprint: the leader with no project of this namespace: VmRSS " << before << " kB" << std::endl;
   for (const int count : {10, 100}) {
     apply_projects(count);
     ASSERT_TRUE(NodeWorld::wait(300s, [&] { return reconciled() == count; }))
