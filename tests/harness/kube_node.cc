@@ -309,6 +309,11 @@ std::expected<void, std::string> KubeNode::tag_image(const std::string& image, c
   return {};
 }
 
+std::expected<void, std::string> KubeNode::restart_kubelet() {
+  kubelet_.stop();
+  return start_kubelet();
+}
+
 std::expected<void, std::string> KubeNode::start_kubelet() {
   const KubeCertificates& pki = plane_.certificates();
   auto port = free_loopback_port();

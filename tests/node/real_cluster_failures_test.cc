@@ -1,8 +1,9 @@
 // What only a real cluster can show, on the real node (node_world.h) with the chart installed:
 // the leader's pod deleted in the middle of a run (the other replica takes the Lease, the run is
 // recorded once); a runner pod killed by its memory limit (the run fails with OOMKilled); a
-// Secret the runner pod needs missing (the kubelet's reason in the DbtRun); a drain of the node
-// that honours the chart's PodDisruptionBudget (one replica is evicted, the last one is not).
+// Secret the runner pod needs missing (the kubelet's reason in the DbtRun); the kubelet restarted
+// while a run builds (the run finishes, recorded once); a drain of the node that honours the
+// chart's PodDisruptionBudget (one replica is evicted, the last one is not).
 // Shard `node`; runs as root, serially.
 #include <gtest/gtest.h>
 
@@ -100,6 +101,30 @@ TEST_F(RealClusterFailures, AMissingSecretShowsTheKubeletsReasonInThePendingRun)
             0);
   EXPECT_EQ(w().wait_run_finished("nosecret", run), "Succeeded") << w().diagnostics("nosecret");
   EXPECT_EQ(w().kubectl({"delete", "namespace", "nosecret", "--wait=false"}).exit_code, 0);
+}
+
+TEST_F(RealClusterFailures, TheKubeletRestartedMidRunLeavesTheRunToFinishOnce) {
+  const std::string run =
+      first_run_of("kubelet-restart",
+                   shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
+                                {.profile = "shop-dbt-profile", .digest_key = "shop-digest-key", .slow_seconds = 40}));
+  ASSERT_FALSE(run.empty()) << w().diagnostics("kubelet-restart");
+  ASSERT_TRUE(NodeWorld::wait(240s, [&] { return w().run_phase("kubelet-restart", run) == "Building"; }))
+      << w().diagnostics("kubelet-restart");
+  auto restarted = w().node().restart_kubelet();
+  ASSERT_TRUE(restarted) << restarted.error();
+  EXPECT_TRUE(NodeWorld::wait(120s, [&] {
+    return w().jsonpath({"node", w().node().name()}, "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
+  })) << w().node().logs_tail();
+  ASSERT_EQ(w().wait_run_finished("kubelet-restart", run), "Succeeded") << w().diagnostics("kubelet-restart");
+  // The runner's container was not restarted (the kubelet found it running), and the run was
+  // recorded once.
+  EXPECT_EQ(w().jsonpath({"pods", "-n", "kubelet-restart", "-l", "job-name=" + run},
+                         "{.items[*].status.containerStatuses[0].restartCount}"),
+            "0");
+  const std::string uid = w().jsonpath({"dbtrun", run, "-n", "kubelet-restart"}, "{.metadata.uid}");
+  EXPECT_EQ(w().psql("ods", "select count(*) from runs where run_id = '" + uid + "'").output, "1\n");
+  EXPECT_EQ(w().kubectl({"delete", "namespace", "kubelet-restart", "--wait=false"}).exit_code, 0);
 }
 
 // Last: it disrupts the operator. A drain evicts through the Eviction API, which the chart's
