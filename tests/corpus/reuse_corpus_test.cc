@@ -24,6 +24,7 @@ void expect_efficient_and_never_wrong(const ReuseCorpus& corpus, const std::stri
   corpus.report(std::cout, title);
   EXPECT_EQ(corpus.wrong_total(), 0) << "a reused relation's rows differ from the full-build control";
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from the full-build control";
+  EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
   ASSERT_GT(corpus.unchanged_total(), 0);
   EXPECT_GE(10 * corpus.reused_total(), 9 * corpus.unchanged_total())
       << "reused " << corpus.reused_total() << " of " << corpus.unchanged_total() << " unchanged relations";
