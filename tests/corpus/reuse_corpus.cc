@@ -94,8 +94,10 @@ std::pair<int, nlohmann::json> ReuseCorpus::run() const {
     const auto end = r.errors.find_last_not_of('\n');
     const auto from = end == std::string::npos ? std::string::npos : r.errors.rfind('\n', end);
     std::cout << "  (ods state run exited " << r.exit_code << ": "
-              << (end == std::string::npos ? "" : r.errors.substr(from == std::string::npos ? 0 : from + 1)) << ")"
-              << std::endl;
+              << (end == std::string::npos    ? ""
+                  : from == std::string::npos ? r.errors.substr(0, end + 1)
+                                              : r.errors.substr(from + 1, end - from))
+              << ")" << std::endl;
   }
   return {r.exit_code, doc};
 }

@@ -72,9 +72,7 @@ TEST(ReuseCorpusShapes, Increments) {
          sql_step(q, "update raw.events set amount = amount + 1, updated_at = timestamp '2026-03-01' where id = 7");
        }},
       {"a late reading inside the lookback window",
-       [](DbtProject& q) {
-         sql_step(q, "insert into raw.readings values (31, 'sensor-1', date '2026-01-09', 9.9)");
-       }},
+       [](DbtProject& q) { sql_step(q, "insert into raw.readings values (31, 'sensor-1', date '2026-01-09', 9.9)"); }},
       {"5 clicks appended",
        [](DbtProject& q) {
          sql_step(q,
@@ -92,9 +90,9 @@ TEST(ReuseCorpusShapes, Increments) {
        [](DbtProject& q) {
          q.replace_in("models/int_events_enriched.sql", "amount >= 100 as is_large", "amount > 99.5 as is_large");
        }},
-      {"project-wide post-hook added (insert into {{ target.schema }}.audit_log)",
+      {"project-wide post-hook added (an insert into audit_log)",
        [](DbtProject& q) {
-         sql_step(q, "create table main.audit_log (model varchar, at timestamp)");
+         sql_step(q, "create table main.audit_log (model varchar, logged_at timestamp)");
          q.replace_in("dbt_project.yml", "    +materialized: table\n",
                       "    +materialized: table\n    +post-hook: \"insert into {{ target.schema }}.audit_log "
                       "select '{{ this.name }}', current_timestamp\"\n");
@@ -122,7 +120,8 @@ TEST(ReuseCorpusShapes, Snapshots) {
       {"nothing changed", [](DbtProject&) {}},
       {"a customer's tier changed (updated_at moved)",
        [](DbtProject& q) {
-         sql_step(q, "update raw.customers set tier = 'gold', updated_at = timestamp '2026-02-01' where customer_id = 1");
+         sql_step(q,
+                  "update raw.customers set tier = 'gold', updated_at = timestamp '2026-02-01' where customer_id = 1");
        }},
       {"a customer renamed, updated_at not moved (only check sees it)",
        [](DbtProject& q) { sql_step(q, "update raw.customers set name = 'renamed' where customer_id = 2"); }},
@@ -145,7 +144,8 @@ TEST(ReuseCorpusShapes, Packaged) {
   ASSERT_FALSE(HasFailure());
   ProcessResult deps = p.dbt({"deps"});
   ASSERT_EQ(deps.exit_code, 0) << deps.output << deps.errors;
-  ReuseCorpus corpus(p, {"pkg_orders", "pkg_customer_orders", "orders_by_status", "dim_customers_v1", "dim_customers_v2"},
+  ReuseCorpus corpus(p,
+                     {"pkg_orders", "pkg_customer_orders", "orders_by_status", "dim_customers_v1", "dim_customers_v2"},
                      {"--cutoff", "always"});
   corpus.without_full_build_control();  // no incremental model
   ASSERT_TRUE(corpus.start());
@@ -165,9 +165,11 @@ TEST(ReuseCorpusShapes, Packaged) {
        }},
       {"a column added to dim_customers v2 and its contract",
        [](DbtProject& q) {
-         q.replace_in("models/dim_customers_v2.sql", " as average_amount\n", " as average_amount, orders > 8 as frequent\n");
-         q.replace_in("models/_models.yml", "            data_type: decimal(18, 2)\n",
-                      "            data_type: decimal(18, 2)\n          - name: frequent\n            data_type: boolean\n");
+         q.replace_in("models/dim_customers_v2.sql", " as average_amount\n",
+                      " as average_amount, orders > 8 as frequent\n");
+         q.replace_in(
+             "models/_models.yml", "            data_type: decimal(18, 2)\n",
+             "            data_type: decimal(18, 2)\n          - name: frequent\n            data_type: boolean\n");
        }},
       {"v2 edited so it breaks its contract (dbt build fails)",
        [](DbtProject& q) {
