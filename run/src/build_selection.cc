@@ -7,6 +7,21 @@
 
 namespace ods::run {
 
+namespace {
+
+// The dbt selector of one node: its name, or `<name>.v<N>` for a version of a versioned model
+// (unique id `model.<package>.<name>.v<N>`): the bare name selects every version of the model.
+std::string node_selector(const std::string& id, const std::string& name) {
+  const std::string suffix_start = "." + name + ".v";
+  const auto at = id.rfind(suffix_start);
+  if (at == std::string::npos) return name;
+  const std::string version = id.substr(at + suffix_start.size());
+  if (version.empty() || version.find_first_not_of("0123456789") != std::string::npos) return name;
+  return name + ".v" + version;
+}
+
+}  // namespace
+
 planner::CheckPlan run_checks(const planner::ProjectInputs& inputs, const planner::StateSnapshot* previous,
                               const planner::ExecutionPlan& plan,
                               const std::optional<std::vector<std::string>>& checks_selected) {
@@ -19,7 +34,8 @@ std::vector<std::string> check_selection(const planner::CheckPlan& checks) {
   std::vector<std::string> out;
   for (const auto& e : checks.entries) {
     if (e.action != planner::CheckAction::run) continue;
-    out.push_back(e.resource_type == "source" ? "source:" + e.name : e.name + ",resource_type:test");
+    out.push_back(e.resource_type == "source" ? "source:" + e.name
+                                              : node_selector(e.id, e.name) + ",resource_type:test");
   }
   return out;
 }
@@ -44,7 +60,8 @@ std::vector<std::string> build_selection(const planner::ProjectInputs& inputs, c
       out.push_back("resource_type:" + type);
     }
   for (const auto& e : plan.entries)
-    if (e.action == planner::Action::build && !whole.contains(e.resource_type)) out.push_back(e.name);
+    if (e.action == planner::Action::build && !whole.contains(e.resource_type))
+      out.push_back(node_selector(e.id, e.name));
   out.insert(out.end(), checks.begin(), checks.end());
   return out;
 }

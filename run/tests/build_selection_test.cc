@@ -41,6 +41,40 @@ TEST(BuildSelection, BuildNodesThenSourceChecks) {
             (std::vector<std::string>{"a", "c", "source:raw.orders"}));
 }
 
+// Found by the reuse corpus (tests/corpus/projects/packaged): with only v2 of dim_customers to
+// build, `dim_customers` made dbt build v1 too, which the plan reused.
+TEST(BuildSelection, AModelVersionIsNamedWithItsVersion) {
+  planner::ExecutionPlan plan;
+  for (const auto& [version, action] : {std::pair{"v1", planner::Action::reuse}, {"v2", planner::Action::build}}) {
+    planner::PlanEntry e;
+    e.id = std::string("model.shop.dim_customers.") + version;
+    e.name = "dim_customers";
+    e.resource_type = "model";
+    e.action = action;
+    plan.entries.push_back(e);
+  }
+  planner::ProjectInputs in = project_of({"a"}, {});
+  for (const auto& e : plan.entries) {
+    planner::NodeInput n;
+    n.id = e.id;
+    n.name = e.name;
+    n.resource_type = "model";
+    in.nodes.push_back(n);
+  }
+  EXPECT_EQ(build_selection(in, plan, {}), (std::vector<std::string>{"dim_customers.v2"}));
+  planner::CheckPlan checks;
+  for (const auto& [id, name] : {std::pair{"model.shop.dim_customers.v1", "dim_customers"},
+                                 {"model.shop.v2", "v2"}}) {  // the second: a model named v2
+    planner::CheckEntry c;
+    c.id = id;
+    c.name = name;
+    c.resource_type = "model";
+    checks.entries.push_back(c);
+  }
+  EXPECT_EQ(check_selection(checks),
+            (std::vector<std::string>{"dim_customers.v1,resource_type:test", "v2,resource_type:test"}));
+}
+
 TEST(BuildSelection, NothingToBuildSelectsTheChecksAloneOrNothing) {
   const auto plan = plan_of({{"a", planner::Action::reuse}});
   EXPECT_EQ(build_selection(project_of({"a"}, {}), plan, {"source:raw.orders", "a,resource_type:test"}),

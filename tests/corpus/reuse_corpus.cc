@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <set>
 
 #include "harness/relation_contents.h"
 #include "harness/warehouse.h"
@@ -22,9 +23,9 @@ std::string joined(const std::vector<std::string>& items) {
 
 // One step's line of the report.
 std::string step_line(const StepOutcome& o) {
-  char line[160];
-  std::snprintf(line, sizeof line, "  %-62s %3d / %-3d wrong %zu", o.step.c_str(), o.reused, o.unchanged,
-                o.wrong.size());
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-62s %3d / %-3d wrong %zu  exit ods %d dbt %d%s", o.step.c_str(), o.reused,
+                o.unchanged, o.wrong.size(), o.ods_exit, o.dbt_exit, o.exit_mismatch() ? " MISMATCH" : "");
   std::string out = line;
   if (!o.lost.empty()) out += "  lost: " + joined(o.lost);
   if (!o.wrong.empty()) out += "  WRONG: " + joined(o.wrong);
@@ -32,60 +33,151 @@ std::string step_line(const StepOutcome& o) {
   return out + "\n";
 }
 
+// The relations `dbt build` skipped or failed to build in `p` (target/run_results.json), by
+// relation name: the oracle neither built nor reused them.
+std::set<std::string> not_built_by_dbt(const DbtProject& p) {
+  std::set<std::string> out;
+  auto doc = nlohmann::json::parse(p.read("target/run_results.json"), nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << "the dbt build control wrote no target/run_results.json";
+  if (doc.is_discarded()) return out;
+  for (const auto& r : doc.value("results", nlohmann::json::array()))
+    if (r.value("status", "") == "skipped" || r.value("status", "") == "error")
+      out.insert(relation_of_unique_id(r.value("unique_id", "")));
+  return out;
+}
+
+// Reads "rows/hash" of each relation in {relation: columns or ""} from a DuckDB file; a
+// relation that can't be read (not built yet) is left out.
+const char* const kContentsScript = R"py(import duckdb, json, sys
+judged = json.loads(sys.argv[1])
+con = duckdb.connect(sys.argv[2], read_only=True)
+out = {}
+for rel, columns in judged.items():
+    source = f"(select {columns} from main.{rel})" if columns else f"main.{rel}"
+    try:
+        (content,) = con.execute(
+            f"select count(*)::varchar || '/' || coalesce(sum(hash(t)), 0)::varchar from {source} as t").fetchone()
+    except duckdb.CatalogException:
+        continue
+    out[rel] = content
+print(json.dumps(out))
+)py";
+
 }  // namespace
+
+std::string relation_of_unique_id(const std::string& unique_id) {
+  const auto last_dot = unique_id.rfind('.');
+  const std::string last = unique_id.substr(last_dot + 1);
+  const bool version = last.size() > 1 && last[0] == 'v' &&
+                       std::all_of(last.begin() + 1, last.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!version || last_dot == std::string::npos || last_dot == 0) return last;
+  const auto name_dot = unique_id.rfind('.', last_dot - 1);
+  return unique_id.substr(name_dot + 1, last_dot - name_dot - 1) + "_" + last;
+}
 
 ReuseCorpus::ReuseCorpus(DbtProject& project, std::vector<std::string> relations, std::vector<std::string> run_args)
     : project_(project), relations_(std::move(relations)), run_args_(std::move(run_args)) {}
 
-nlohmann::json ReuseCorpus::run() const {
+void ReuseCorpus::judge_columns(const std::string& relation, std::string columns) {
+  judged_columns_[relation] = std::move(columns);
+}
+
+std::pair<int, nlohmann::json> ReuseCorpus::run() const {
   std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project_.dir().string()};
   args.insert(args.end(), run_args_.begin(), run_args_.end());
   ProcessResult r = project_.ods(args);
-  EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
   auto doc = nlohmann::json::parse(r.output, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
-  return doc;
+  EXPECT_FALSE(doc.is_discarded()) << "exit " << r.exit_code << "\nstdout:\n" << r.output << "\nstderr:\n" << r.errors;
+  if (r.exit_code != 0) {
+    // Its last line (what failed); flushed before the next child is forked, which would
+    // otherwise write a copy of the buffered text too.
+    const auto end = r.errors.find_last_not_of('\n');
+    const auto from = end == std::string::npos ? std::string::npos : r.errors.rfind('\n', end);
+    std::cout << "  (ods state run exited " << r.exit_code << ": "
+              << (end == std::string::npos    ? ""
+                  : from == std::string::npos ? r.errors.substr(0, end + 1)
+                                              : r.errors.substr(from + 1, end - from))
+              << ")" << std::endl;
+  }
+  return {r.exit_code, doc};
 }
 
-std::map<std::string, std::string> ReuseCorpus::control() const {
-  DbtProject copy = DbtProject::copy_of(project_);
-  if (!full_build(copy, duckdb_warehouse(), /*with_tests=*/false)) return {};
-  return relation_contents(copy, duckdb_warehouse(), relations_);
+std::map<std::string, std::string> ReuseCorpus::contents(const DbtProject& p) const {
+  nlohmann::json judged = nlohmann::json::object();
+  for (const auto& rel : relations_) judged[rel] = judged_columns_.count(rel) ? judged_columns_.at(rel) : "";
+  ProcessResult r = run_process({(p.venv() / "python").string(), "-c", kContentsScript, judged.dump(), p.duckdb_file()},
+                                p.dir(), p.env());
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  auto doc = nlohmann::json::parse(r.output, nullptr, false);
+  if (doc.is_discarded()) return {};
+  return doc.get<std::map<std::string, std::string>>();
 }
 
 bool ReuseCorpus::start() {
-  for (int i = 0; i < 2; ++i)
-    if (run().is_discarded() || ::testing::Test::HasFailure()) return false;
-  previous_control_ = control();
+  for (int i = 0; i < 2; ++i) {
+    const auto [exit_code, doc] = run();
+    EXPECT_EQ(exit_code, 0) << "start: run " << i + 1;
+    if (doc.is_discarded() || ::testing::Test::HasFailure()) return false;
+  }
   return !::testing::Test::HasFailure();
 }
 
 StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   StepOutcome out;
   out.step = s.name;
+  const auto before = contents(project_);  // before the change: a view shows a source's change at once
   s.change(project_);
-  const nlohmann::json doc = run();
-  if (doc.is_discarded() || !doc.contains("plan")) return out;
-  const auto after = relation_contents(project_, duckdb_warehouse(), relations_);
-  const auto ctl = control();
+
+  // The dbt build control: the same change on an identical copy, built as dbt builds it.
+  DbtProject built_copy = DbtProject::copy_of(project_);
+  ProcessResult dbt_build = built_copy.dbt({"build"});
+  out.dbt_exit = dbt_build.exit_code;
+  const auto built = contents(built_copy);
+  const auto gated = not_built_by_dbt(built_copy);
+
+  const auto [ods_exit, doc] = run();
+  out.ods_exit = ods_exit;
+  if (out.exit_mismatch())
+    std::cout << "  exit mismatch at \"" << s.name << "\": ods " << ods_exit << ", dbt build " << out.dbt_exit
+              << "; dbt build said:\n"
+              << dbt_build.output << std::endl;
+  if (doc.is_discarded() || !doc.contains("plan")) {
+    ADD_FAILURE() << s.name << ": no plan from ods state run";
+    outcomes_.push_back(out);
+    return out;
+  }
+  const auto after = contents(project_);
+
+  // The full-build control, when dbt build gated nothing.
+  std::map<std::string, std::string> from_scratch;
+  if (out.dbt_exit == 0 && full_build_control_) {
+    DbtProject scratch = DbtProject::copy_of(project_);
+    if (full_build(scratch, duckdb_warehouse(), /*with_tests=*/false)) from_scratch = contents(scratch);
+  }
+
   std::map<std::string, const nlohmann::json*> entries;
-  for (const auto& e : doc.at("plan").at("entries")) entries[e.at("name").get<std::string>()] = &e;
+  for (const auto& e : doc.at("plan").at("entries")) entries[relation_of_unique_id(e.value("id", ""))] = &e;
   for (const auto& rel : relations_) {
     auto it = entries.find(rel);
     EXPECT_NE(it, entries.end()) << s.name << ": no plan entry for " << rel;
     if (it == entries.end()) continue;
     const bool reused = it->second->at("action") == "reuse";
-    const bool unchanged = ctl.count(rel) && previous_control_.count(rel) && ctl.at(rel) == previous_control_.at(rel);
-    const bool same_as_control = after.count(rel) && ctl.count(rel) && after.at(rel) == ctl.at(rel);
+    const bool unchanged =
+        !gated.count(rel) && before.count(rel) && built.count(rel) && before.at(rel) == built.at(rel);
+    const bool same_as_dbt_build = after.count(rel) && built.count(rel) && after.at(rel) == built.at(rel);
+    const bool same_as_scratch = from_scratch.empty() || judged_columns_.count(rel) ||
+                                 (after.count(rel) && from_scratch.count(rel) && after.at(rel) == from_scratch.at(rel));
     if (unchanged) ++out.unchanged;
     if (unchanged && reused) ++out.reused;
     if (unchanged && !reused) {
       const auto& reasons = it->second->at("reasons");
       out.lost.push_back(rel + " (" + (reasons.empty() ? "?" : reasons.at(0).at("code").get<std::string>()) + ")");
     }
-    if (!same_as_control) (reused ? out.wrong : out.diverged).push_back(rel);
+    if (!same_as_dbt_build || !same_as_scratch) {
+      const std::string which = !same_as_dbt_build ? " (vs dbt build)" : " (vs full build)";
+      (reused ? out.wrong : out.diverged).push_back(rel + which);
+    }
   }
-  previous_control_ = ctl;
   std::cout << step_line(out) << std::flush;  // as it happens, for a long run's log
   outcomes_.push_back(out);
   return out;
@@ -105,15 +197,24 @@ int ReuseCorpus::diverged_total() const {
   return std::accumulate(outcomes_.begin(), outcomes_.end(), 0,
                          [](int n, const auto& o) { return n + static_cast<int>(o.diverged.size()); });
 }
+int ReuseCorpus::exit_mismatch_total() const {
+  return static_cast<int>(
+      std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) { return o.exit_mismatch(); }));
+}
 
 void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "reuse corpus: " << title << " (" << relations_.size()
-      << " relations judged; reused / unchanged by the full-build control)\n";
+      << " relations judged; reused / unchanged by dbt build, exit status of ods and of dbt build)\n";
   for (const auto& o : outcomes_) out << step_line(o);
-  char line[160];
+  char line[240];
   const int u = unchanged_total();
-  std::snprintf(line, sizeof line, "  overall %d / %d = %.1f%%, %d wrong reuses\n", reused_total(), u,
-                u ? 100.0 * reused_total() / u : 0.0, wrong_total());
+  const double share = u ? 100.0 * reused_total() / u : 0.0;
+  std::snprintf(line, sizeof line,
+                "  overall %d / %d = %.1f%%, %d wrong reuses, %d diverged builds, %d exit mismatches\n", reused_total(),
+                u, share, wrong_total(), diverged_total(), exit_mismatch_total());
+  out << line;
+  std::snprintf(line, sizeof line, "corpus table | %s | %zu | %d | %d | %d / %d = %.1f%% |\n", title.c_str(),
+                outcomes_.size(), wrong_total(), exit_mismatch_total(), reused_total(), u, share);
   out << line;
 }
 

@@ -1,16 +1,33 @@
 #pragma once
-// The reuse-efficiency scenario corpus (issue #14): a dbt project taken through a sequence of
-// changes, each followed by `ods state run`, each judged against a full-build control.
+// The reuse-efficiency scenario corpus (issues #14, #27): a dbt project taken through a
+// sequence of changes, each followed by `ods state run`, each judged against what `dbt build`
+// does with the same change.
 //
-// The control of a step is a second copy of the project as the run left it, built from
-// scratch on the same data (harness/relation_contents.h: dbt build --full-refresh). A relation
-// is *unchanged* at a step when the control's rows (count and order-independent hash) equal
-// the previous step's control. Per step the corpus counts
-//   reused / unchanged   relations ods reused among those the control left unchanged,
-//   wrong reuses         reused relations whose rows differ from the control's,
-//   diverged builds      built relations whose rows differ from the control's,
-//   lost                 unchanged relations ods built anyway, with its first reason code.
-// Snapshots are not judged (their rows carry the time they were taken). DuckDB only.
+// Per step, two controls:
+//   the dbt build control  an identical copy of the project taken just before the run (same
+//                          warehouse file, same state), on which `dbt build` runs: its exit
+//                          status must agree with `ods state run`'s (0 vs non-zero) and its
+//                          relations' rows with the run's;
+//   the full-build control a copy of the project as the run left it, built from scratch on the
+//                          same data (harness/relation_contents.h: dbt build --full-refresh, no
+//                          snapshots, no tests); taken only when the dbt build control succeeded
+//                          (otherwise dbt build skips what a failing test gates, and a full
+//                          build without tests would not), and only for projects with
+//                          incremental models (without_full_build_control).
+// A relation is *unchanged* at a step when `dbt build` left its rows (count and
+// order-independent hash) as they were before the run: an oracle could have reused it. Per
+// step the corpus counts
+//   reused / unchanged   relations ods reused among the unchanged (a relation dbt build
+//                        skipped, gated by a failing test, or failed to build counts in
+//                        neither),
+//   wrong reuses         reused relations whose rows differ from a control's,
+//   diverged builds      built relations whose rows differ from a control's,
+//   lost                 unchanged relations ods built anyway, with its first reason code,
+//   exit mismatch        `ods state run` exited 0 where dbt build failed, or the reverse.
+// A snapshot's rows carry the times they were taken (check strategy: dbt_valid_from; hard
+// deletes: dbt_valid_to), so a snapshot is judged on chosen columns (judge_columns), against
+// the dbt build control only (the full-build control leaves snapshots out). DuckDB only, the
+// relations in schema `main`.
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -33,16 +50,29 @@ struct StepOutcome {
   int unchanged = 0;
   int reused = 0;                     // of the unchanged
   std::vector<std::string> lost;      // "name (first reason code)"
-  std::vector<std::string> wrong;     // reused, rows differ from the control
-  std::vector<std::string> diverged;  // built, rows differ from the control
+  std::vector<std::string> wrong;     // reused, rows differ from a control
+  std::vector<std::string> diverged;  // built, rows differ from a control
+  int ods_exit = -1;                  // `ods state run`
+  int dbt_exit = -1;                  // `dbt build` on the identical copy
+  bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
 };
 
 class ReuseCorpus {
  public:
-  // `relations`: the models and seeds judged; `run_args`: extra `ods state run` arguments.
+  // `relations`: the models, seeds and snapshots judged (versioned models as `<name>_v<N>`,
+  // their relation name); `run_args`: extra `ods state run` arguments.
   ReuseCorpus(DbtProject& project, std::vector<std::string> relations, std::vector<std::string> run_args);
 
-  // Two runs (the second is an incremental model's steady state) and the first control.
+  // Judges `relation` on these SQL expressions (comma-separated) instead of the whole row, and
+  // against the dbt build control only; for snapshots, whose time columns differ run to run.
+  void judge_columns(const std::string& relation, std::string columns);
+
+  // Leaves the full-build control out: for a project without incremental models (and
+  // snapshots, which it leaves out anyway) `dbt build` rebuilds every judged relation from
+  // scratch, so the dbt build control is a full build already.
+  void without_full_build_control() { full_build_control_ = false; }
+
+  // Two runs (the second is an incremental model's steady state), both must exit 0.
   // Whether all succeeded (the calling test fails when not).
   bool start();
   // Applies the step's change, runs, judges; the outcome is also kept for report().
@@ -53,20 +83,27 @@ class ReuseCorpus {
   int unchanged_total() const;
   int wrong_total() const;
   int diverged_total() const;
-  // One line per step and the overall share, titled.
+  int exit_mismatch_total() const;
+  // One line per step and the overall share, titled, then the project's row of the corpus
+  // table ("| title | steps | wrong | exit mismatches | reuse % |").
   void report(std::ostream& out, const std::string& title) const;
 
  private:
-  // `ods state run --format json` on the project; fails the test on a non-zero exit.
-  nlohmann::json run() const;
-  // A copy of the project built from scratch; what its relations hold.
-  std::map<std::string, std::string> control() const;
+  // `ods state run --format json` on the project: its exit status and document.
+  std::pair<int, nlohmann::json> run() const;
+  // What each judged relation of `p` holds ("rows/hash"); relations that don't exist are absent.
+  std::map<std::string, std::string> contents(const DbtProject& p) const;
 
   DbtProject& project_;
   std::vector<std::string> relations_;
   std::vector<std::string> run_args_;
-  std::map<std::string, std::string> previous_control_;
+  std::map<std::string, std::string> judged_columns_;
+  bool full_build_control_ = true;
   std::vector<StepOutcome> outcomes_;
 };
+
+// The relation name of a dbt unique id: its last part, or `<name>_v<N>` for a model version
+// ("model.p.dim.v2" -> "dim_v2").
+std::string relation_of_unique_id(const std::string& unique_id);
 
 }  // namespace ods::testing

@@ -1,8 +1,10 @@
 // The reuse-efficiency scenario corpus (issue #14, corpus/reuse_corpus.h): examples/shop and a
 // generated project (bench/gen_project.py, 50 nodes) on DuckDB, each taken through a sequence
-// of changes; after each, `ods state run --cutoff always` is judged against a full-build
-// control. Asserts 0 wrong reuses, that every built relation holds what the control holds, and
-// that ods reused at least 90% of the relations whose rows the control left unchanged.
+// of changes; after each, `ods state run --cutoff always` is judged against `dbt build` on an
+// identical copy (exit status and rows) and a full-build control. Asserts 0 wrong reuses, that
+// every built relation holds what the controls hold, that ods exits 0 exactly when dbt build
+// does, and that ods reused at least 90% of the relations dbt build left unchanged. The project
+// shapes of tests/corpus/projects are in reuse_corpus_shapes_test.cc.
 #include "corpus/reuse_corpus.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +26,7 @@ void expect_efficient_and_never_wrong(const ReuseCorpus& corpus, const std::stri
   corpus.report(std::cout, title);
   EXPECT_EQ(corpus.wrong_total(), 0) << "a reused relation's rows differ from the full-build control";
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from the full-build control";
+  EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
   ASSERT_GT(corpus.unchanged_total(), 0);
   EXPECT_GE(10 * corpus.reused_total(), 9 * corpus.unchanged_total())
       << "reused " << corpus.reused_total() << " of " << corpus.unchanged_total() << " unchanged relations";

@@ -1,0 +1,1 @@
+select tier, count(*) as customers from {{ ref('current_customers') }} group by tier
