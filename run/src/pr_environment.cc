@@ -70,12 +70,12 @@ PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::Ex
       if (exists.value_or(false)) continue;
       const std::string relation = nodes.contains(e.id) ? nodes[e.id]->relation : e.name;
       e.action = planner::Action::build;
-      e.reasons = {exists.has_value()
-                       ? planner::Reason{"relation_missing", "production's relation " + relation +
-                                                                 " no longer exists, so this PR environment builds it"}
-                       : planner::Reason{"relation_unverified",
-                                         "production's relation " + relation +
-                                             " could not be checked, so this PR environment builds it"}};
+      e.reasons = {
+          exists.has_value()
+              ? planner::Reason{"relation_missing", "production's relation " + relation +
+                                                        " no longer exists, so this PR environment builds it"}
+              : planner::Reason{"relation_unverified", "production's relation " + relation +
+                                                           " could not be checked, so this PR environment builds it"}};
       built.insert(e.id);
       grew = true;
     }

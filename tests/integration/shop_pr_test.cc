@@ -46,8 +46,8 @@ class ShopPr : public ::testing::TestWithParam<WarehouseParam> {
       const ProcessResult r = ods({"state", "run", "--target", GetParam().prod_target});
       ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
     }
-    prod_nodes_ = {"stg_orders", "stg_customers", "stg_payments", "fct_orders", "dim_customers", "orders_daily",
-                   "country_codes"};
+    prod_nodes_ = {"stg_orders",    "stg_customers", "stg_payments", "fct_orders",
+                   "dim_customers", "orders_daily",  "country_codes"};
     if (warehouse_->runs_python_models()) prod_nodes_.push_back("order_status_summary");
     prod_contents_ = relation_contents(*project_, *warehouse_, prod_nodes_);
     prod_state_ = read_text_file(project_->dir() / ".ods" / "state.db");
@@ -68,8 +68,15 @@ class ShopPr : public ::testing::TestWithParam<WarehouseParam> {
 
   // `ods state pr --format json` (production's target, the PR's, `extra`): {exit code, document}.
   std::pair<int, json> pr(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args{"state", "pr", "--format", "json", "--read-only-state", "--target",
-                                  GetParam().prod_target, "--pr-target", GetParam().pr_target};
+    std::vector<std::string> args{"state",
+                                  "pr",
+                                  "--format",
+                                  "json",
+                                  "--read-only-state",
+                                  "--target",
+                                  GetParam().prod_target,
+                                  "--pr-target",
+                                  GetParam().pr_target};
     args.insert(args.end(), extra.begin(), extra.end());
     const ProcessResult r = ods(args);
     json doc = json::parse(r.output, nullptr, false);
@@ -91,9 +98,9 @@ class ShopPr : public ::testing::TestWithParam<WarehouseParam> {
     const std::string script =
         "import duckdb,sys\ncon=duckdb.connect(sys.argv[2], read_only=True)\n"
         "for row in con.execute(sys.argv[1]).fetchall(): print('|'.join(str(v) for v in row))\n";
-    const ProcessResult r = run_process({(project_->venv() / "python").string(), "-c", script, sql,
-                                         project_->duckdb_file()},
-                                        project_->dir(), project_->env());
+    const ProcessResult r =
+        run_process({(project_->venv() / "python").string(), "-c", script, sql, project_->duckdb_file()},
+                    project_->dir(), project_->env());
     EXPECT_EQ(r.exit_code, 0) << r.errors;
     return r.output;
   }
@@ -195,9 +202,16 @@ TEST_P(ShopPr, AFailingTestFailsThePrAsDbtBuildOnThatSelectionDoes) {
   EXPECT_TRUE(unique_failed) << env.dump(2);
   EXPECT_EQ(doc.at("summary").at("outcome"), "failure");
   // dbt build on the same selection, deferring to the same manifest, exits the same way.
-  std::vector<std::string> dbt{"build", "--target", GetParam().pr_target, "--defer", "--favor-state", "--state",
-                               (project_->dir() / "target").string(), "--target-path",
-                               (project_->dir() / "target" / "slim").string(), "--select"};
+  std::vector<std::string> dbt{"build",
+                               "--target",
+                               GetParam().pr_target,
+                               "--defer",
+                               "--favor-state",
+                               "--state",
+                               (project_->dir() / "target").string(),
+                               "--target-path",
+                               (project_->dir() / "target" / "slim").string(),
+                               "--select"};
   for (const auto& s : doc.at("summary").at("selection").get<std::string>() | std::views::split(' '))
     dbt.emplace_back(s.begin(), s.end());
   EXPECT_EQ(project_->dbt(dbt).exit_code, 1);

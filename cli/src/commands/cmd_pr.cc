@@ -93,9 +93,9 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
   for (const auto& w : evidence.warnings) outcome.selection.plan.warnings.push_back(w);
   if (store) outcome.time_saved_seconds = run::time_saved_seconds(**store, scope, outcome.selection.plan);
   if (ctx.format == "text")
-    print_plan_table(*ctx.out, outcome.selection.plan,
-                     "PR environment: BUILD nodes build in target " + pr_target + ", REUSE nodes stay production's (" +
-                         scope + ")");
+    print_plan_table(
+        *ctx.out, outcome.selection.plan,
+        "PR environment: BUILD nodes build in target " + pr_target + ", REUSE nodes stay production's (" + scope + ")");
   prepared->session.reset();  // production's dbt process ends before the PR's starts (DuckDB: one writer)
 
   outcome.dbt_selection = run::build_selection(project.inputs, outcome.selection.plan, {});
@@ -141,9 +141,9 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
     // Deferring: production's relation even where the PR's schema has one (an earlier push's).
     // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
     if (*upstream == "defer") build.push_back("--favor-state");
-    step(ctx, "building " + std::to_string(outcome.selection.plan.count(planner::Action::build)) +
-                  " nodes in target " + pr_target + ", reading " +
-                  std::to_string(outcome.selection.from_production.size()) + " from production (" + *upstream + ")");
+    step(ctx, "building " + std::to_string(outcome.selection.plan.count(planner::Action::build)) + " nodes in target " +
+                  pr_target + ", reading " + std::to_string(outcome.selection.from_production.size()) +
+                  " from production (" + *upstream + ")");
     if (int code = run_dbt(std::move(build), "dbt build"); code != kExitOk) return code;
   }
   const bool delivered = deliver_pr_report(ctx, outcome);

@@ -67,10 +67,12 @@ json pr_member(const PrOutcome& o, const PrCounts& c) {
   for (const auto& e : o.selection.plan.entries) {
     if (e.action != planner::Action::reuse || e.reasons.empty() || e.reasons.front().code != "from_production")
       continue;
-    from_production.push_back({{"id", e.id}, {"name", e.name}, {"resource_type", e.resource_type}, {"how", o.upstream}});
+    from_production.push_back(
+        {{"id", e.id}, {"name", e.name}, {"resource_type", e.resource_type}, {"how", o.upstream}});
   }
   for (const auto& [id, r] : o.results)
-    if (is_test(id)) tests.push_back({{"id", id}, {"name", test_name(id)}, {"status", r.status}, {"message", r.message}});
+    if (is_test(id))
+      tests.push_back({{"id", id}, {"name", test_name(id)}, {"status", r.status}, {"message", r.message}});
   return {{"production_scope", o.prod_scope},
           {"pr_target", o.pr_target},
           {"upstream", o.upstream},
@@ -149,8 +151,9 @@ bool deliver_pr_report(const CommandContext& ctx, const PrOutcome& o) {
     *ctx.out << "ods: PR environment in target " << o.pr_target << ": built " << c.built << ", failed " << c.failed
              << ", skipped " << c.skipped << "; " << o.selection.from_production.size() << " read from production ("
              << (o.upstream == "clone" ? "cloned" : "deferred") << "); tests: " << c.tests_passed << " passed, "
-             << c.tests_failed << " failed" << (c.tests_other > 0 ? ", " + std::to_string(c.tests_other) + " other" : "")
-             << "; nothing recorded in " << o.prod_scope << "\n";
+             << c.tests_failed << " failed"
+             << (c.tests_other > 0 ? ", " + std::to_string(c.tests_other) + " other" : "") << "; nothing recorded in "
+             << o.prod_scope << "\n";
   }
   if (!report_wanted(ctx)) return true;
   auto document = [&] {

@@ -22,8 +22,8 @@ struct PrOutcome {
   std::vector<std::string> dbt_selection;  // the `dbt build --select` arguments ("" when nothing built)
   // dbt's results of the PR's build (and clone), by unique_id; empty when dbt did not run.
   std::map<std::string, dbt::NodeResult> results;
-  bool failed = false;     // dbt failed (or could not report what it did)
-  std::string dbt_errors;  // dbt's error text when it failed
+  bool failed = false;            // dbt failed (or could not report what it did)
+  std::string dbt_errors;         // dbt's error text when it failed
   double time_saved_seconds = 0;  // production's last build times of the nodes not built here
 };
 
