@@ -38,7 +38,7 @@ mkdir -p "$prod"
 log "production: examples/shop generated and run twice by ods state run (target dev)"
 (cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
 for i in 1 2; do
-  (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir .)
+  (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev)
 done
 mkdir -p "$work/prod-manifest"
 cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
@@ -99,8 +99,8 @@ measure() {
     log "$tool on PR $pr exited $code:"
     tail -n 20 "$dir.err" >&2
   fi
-  echo "$secs|$(built_nodes "$dir.json" "$tool")" >>"$work/$pr.$tool"
-  log "PR $pr, $tool: $secs s, built $(tail -n 1 "$work/$pr.$tool" | cut -d'|' -f2)"
+  echo "$secs|$(built_nodes "$dir.json" "$tool")" >>"$work/$pr.$tool.times"
+  log "PR $pr, $tool: $secs s, built $(tail -n 1 "$work/$pr.$tool.times" | cut -d'|' -f2)"
   rm -rf "$dir"
 }
 
@@ -120,10 +120,10 @@ echo
 echo "| pull request | ODS built | slim CI built | ODS s | slim CI s | ODS/slim | state:modified+ misses (ODS builds) | only slim CI builds |"
 echo "|---|---:|---:|---:|---:|---:|---|---|"
 for pr in "${prs[@]}"; do
-  ods_s=$(median $(cut -d'|' -f1 "$work/$pr.ods"))
-  slim_s=$(median $(cut -d'|' -f1 "$work/$pr.slim"))
-  ods_nodes=$(tail -n 1 "$work/$pr.ods" | cut -d'|' -f2)
-  slim_nodes=$(tail -n 1 "$work/$pr.slim" | cut -d'|' -f2)
+  ods_s=$(median $(cut -d'|' -f1 "$work/$pr.ods.times"))
+  slim_s=$(median $(cut -d'|' -f1 "$work/$pr.slim.times"))
+  ods_nodes=$(tail -n 1 "$work/$pr.ods.times" | cut -d'|' -f2)
+  slim_nodes=$(tail -n 1 "$work/$pr.slim.times" | cut -d'|' -f2)
   ratio=$(awk -v a="$ods_s" -v b="$slim_s" 'BEGIN {printf "%.2f", a / b}')
   echo "| ${what[$pr]} | $(count_words "$ods_nodes") | $(count_words "$slim_nodes") | $ods_s | $slim_s | $ratio |" \
     "$(words_minus "$ods_nodes" "$slim_nodes") | $(words_minus "$slim_nodes" "$ods_nodes") |"
