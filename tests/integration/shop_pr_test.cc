@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ranges>
 #include <set>
@@ -30,41 +31,67 @@ struct WarehouseParam {
 
 void PrintTo(const WarehouseParam& p, std::ostream* os) { *os << p.name; }
 
+// Production, once per warehouse: examples/shop generated and run twice by `ods state run` (the
+// second run is the incremental model's steady state), with a digest key so that hooks reading
+// env_var are fingerprinted and only code changes build. Each test works on a copy of its project
+// (its state file; on DuckDB its database file too); on PostgreSQL the copies share the database,
+// and each test drops the PR's schema when it ends, so production's relations stay as they are.
+struct Production {
+  std::unique_ptr<DbtProject> project;
+  std::vector<std::string> nodes;
+  std::map<std::string, std::string> contents;
+};
+
+ProcessResult ods_in(const DbtProject& p, std::vector<std::string> args) {
+  args.insert(args.end(), {"--profiles-dir", p.dir().string()});
+  return p.ods(args);
+}
+
+const Production* production(Warehouse& w, const char* prod_target) {
+  static std::map<std::string, std::unique_ptr<Production>> made;
+  auto [it, first_use] = made.try_emplace(w.name());
+  if (!first_use) return it->second.get();
+  auto prod = std::make_unique<Production>();
+  prod->project = std::make_unique<DbtProject>("shop");
+  w.connect(*prod->project);
+  prod->project->add_env({"ODS_DIGEST_KEY=pr-environment-test-key-0123456789abcdef"});
+  const ProcessResult loaded = w.generate_data(*prod->project);
+  EXPECT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  for (int i = 0; i < 2 && loaded.exit_code == 0; ++i) {
+    const ProcessResult r = ods_in(*prod->project, {"state", "run", "--target", prod_target});
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  }
+  prod->nodes = {"stg_orders",    "stg_customers", "stg_payments", "fct_orders",
+                 "dim_customers", "orders_daily",  "country_codes"};
+  if (w.runs_python_models()) prod->nodes.push_back("order_status_summary");
+  if (!::testing::Test::HasFailure()) {
+    prod->contents = relation_contents(*prod->project, w, prod->nodes);
+    if (!::testing::Test::HasFailure()) it->second = std::move(prod);
+  }
+  return it->second.get();
+}
+
 class ShopPr : public ::testing::TestWithParam<WarehouseParam> {
  protected:
   void SetUp() override {
     warehouse_ = &GetParam().get();
     ASSERT_TRUE(warehouse_->unavailable().empty()) << warehouse_->unavailable();
-    project_.emplace("shop");
-    warehouse_->connect(*project_);
-    // Hooks that read env_var are fingerprinted (hook-digest.md), so only code changes build.
-    project_->add_env({"ODS_DIGEST_KEY=pr-environment-test-key-0123456789abcdef"});
-    const ProcessResult loaded = warehouse_->generate_data(*project_);
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-    // Production: the first run builds everything, the second is the incremental model's steady state.
-    for (int i = 0; i < 2; ++i) {
-      const ProcessResult r = ods({"state", "run", "--target", GetParam().prod_target});
-      ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
-    }
-    prod_nodes_ = {"stg_orders",    "stg_customers", "stg_payments", "fct_orders",
-                   "dim_customers", "orders_daily",  "country_codes"};
-    if (warehouse_->runs_python_models()) prod_nodes_.push_back("order_status_summary");
-    prod_contents_ = relation_contents(*project_, *warehouse_, prod_nodes_);
+    prod_ = production(*warehouse_, GetParam().prod_target);
+    ASSERT_NE(prod_, nullptr) << "production's runs on " << warehouse_->name() << " failed";
+    project_.emplace(DbtProject::copy_of(*prod_->project));
+    prod_nodes_ = prod_->nodes;
+    prod_contents_ = prod_->contents;
     prod_state_ = read_text_file(project_->dir() / ".ods" / "state.db");
     ASSERT_FALSE(prod_state_.empty());
     prod_history_ = history();
   }
 
   void TearDown() override {
-    // The PostgreSQL server serves the whole binary: leave its database as it was found.
-    if (project_ && warehouse_->name() == "Postgres")
-      warehouse_->sql(*project_, "drop schema if exists pr cascade; drop schema if exists main cascade");
+    // On PostgreSQL production's database is shared by the tests: the PR's schema goes.
+    if (project_ && warehouse_->name() == "Postgres") warehouse_->sql(*project_, "drop schema if exists pr cascade");
   }
 
-  ProcessResult ods(std::vector<std::string> args) const {
-    args.insert(args.end(), {"--profiles-dir", project_->dir().string()});
-    return project_->ods(args);
-  }
+  ProcessResult ods(std::vector<std::string> args) const { return ods_in(*project_, std::move(args)); }
 
   // `ods state pr --format json` (production's target, the PR's, `extra`): {exit code, document}.
   std::pair<int, json> pr(std::vector<std::string> extra = {}) const {
@@ -127,6 +154,7 @@ class ShopPr : public ::testing::TestWithParam<WarehouseParam> {
   }
 
   Warehouse* warehouse_ = nullptr;
+  const Production* prod_ = nullptr;
   std::optional<DbtProject> project_;
   std::vector<std::string> prod_nodes_;
   std::map<std::string, std::string> prod_contents_;
