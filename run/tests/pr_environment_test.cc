@@ -10,13 +10,13 @@ namespace {
 struct Project {
   planner::ProjectInputs inputs;
   planner::ExecutionPlan plan;
-  void add(const std::string& name, std::vector<std::string> parents, planner::Action action, std::string code) {
+  void add(const std::string& name, const std::vector<std::string>& parents, planner::Action action, std::string code) {
     planner::NodeInput n;
     n.id = "model.shop." + name;
     n.name = name;
     n.resource_type = "model";
     n.relation = "\"shop\".\"main\".\"" + name + "\"";
-    for (auto& p : parents) n.parents.push_back("model.shop." + p);
+    for (const auto& p : parents) n.parents.push_back("model.shop." + p);
     inputs.nodes.push_back(n);
     planner::PlanEntry e;
     e.id = n.id;
