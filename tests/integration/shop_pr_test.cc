@@ -29,7 +29,8 @@ struct WarehouseParam {
   const char* pr_target;
 };
 
-void PrintTo(const WarehouseParam& p, std::ostream* os) { *os << p.name; }
+// GoogleTest finds the parameter printer by this name.
+void PrintTo(const WarehouseParam& p, std::ostream* os) { *os << p.name; }  // NOLINT(readability-identifier-naming)
 
 // Production, once per warehouse: examples/shop generated and run twice by `ods state run` (the
 // second run is the incremental model's steady state), with a digest key so that hooks reading
