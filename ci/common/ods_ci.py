@@ -12,7 +12,7 @@ Sub-commands:
               ODS_CI_ODS_VERSION from ODS_CI_DOWNLOAD_URL, its SHA-256 checked; prints/outputs `ods`
   cache-keys  the actions/cache keys and paths of the SQLite state and of the dbt packages (GitHub)
   run         dbt deps when the project has packages (reusing .ods-deps/<lockfile digest>), then
-              ods state run|run --dry-run|test with the Markdown summary, the plan JSON, the
+              ods state run|run --dry-run|test|pr with the Markdown summary, the plan JSON, the
               outputs (GITHUB_OUTPUT or a dotenv file), the one PR/MR comment, and the exit status
               that ODS_CI_FAIL_ON asks for. A pull/merge request from a fork gets no secrets, so it
               is not planned: the step succeeds with a summary saying why (a neutral outcome).
@@ -37,7 +37,10 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import review_comment  # noqa: E402  (beside this file)
 
-COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"]}
+COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"],
+            "pr": ["state", "pr"]}
+# The commands that read production's state and never write it: their cache is restored, never saved.
+READING_COMMANDS = ("plan", "pr")
 SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / project checkout
 DEPS_DIR = ".ods-deps"  # installed dbt packages by lockfile digest, cached, relative to the workspace
 PACKAGE_FILES = ("packages.yml", "dependencies.yml")
@@ -237,7 +240,7 @@ def cmd_cache_keys(flavour):
     prefix = "ods-state-"
     branch = env("GITHUB_HEAD_REF") or env("GITHUB_REF_NAME", "unknown")
     base = env("GITHUB_BASE_REF")
-    if env("ODS_CI_COMMAND", "run") == "plan":
+    if env("ODS_CI_COMMAND", "run") in READING_COMMANDS:
         branches = [b for b in (base, default) if b]
     else:
         branches = [b for b in (branch, base, default) if b]
@@ -362,12 +365,16 @@ def ods_arguments(command, out_dir, workspace, flavour):
     a pull/merge request job reads the state with --read-only-state: ods refuses a PostgreSQL
     credential that can write it (docs/security.md, "A read-only credential for pull requests")."""
     args = list(COMMANDS[command])
-    if command == "plan" and review_request(flavour):
+    if command in READING_COMMANDS and review_request(flavour):
         args.append("--read-only-state")
     for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
                        ("--dbt", "ODS_CI_DBT")):
-        if env(name):
+        if env(name) and not (command == "pr" and flag in ("--select", "--exclude")):
             args += [flag, env(name)]
+    if command == "pr":  # the PR environment's own target, and how it reads production (docs/ci.md)
+        args += ["--pr-target", env("ODS_CI_PR_TARGET")]
+        if env("ODS_CI_UPSTREAM"):
+            args += ["--upstream", env("ODS_CI_UPSTREAM")]
     if env("ODS_CI_PROFILES_DIR"):
         args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
     args += ["--project-dir", project_dir(workspace)]
@@ -444,7 +451,10 @@ def read_summary_json(path):
 def cmd_run(flavour):
     command = env("ODS_CI_COMMAND", "plan")
     if command not in COMMANDS:
-        flavour.error(f"ods: command must be plan, run or test, not '{command}'")
+        flavour.error(f"ods: command must be plan, run, test or pr, not '{command}'")
+        return 1
+    if command == "pr" and not env("ODS_CI_PR_TARGET"):
+        flavour.error("ods: command pr needs pr-target: the dbt target of the pull request's own schema")
         return 1
     fail_on = env("ODS_CI_FAIL_ON", "error")
     if fail_on not in ("error", "never"):

@@ -228,7 +228,14 @@ variables:
 ods-plan:
   extends: .ods-plan
   rules:
-    - if: $CI_MERGE_REQUEST_IID
+    - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_ENVIRONMENT == null
+
+ods-pr:
+  extends: .ods-pr
+  variables:
+    ODS_PR_TARGET: pr
+  rules:
+    - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_ENVIRONMENT
 
 ods-run:
   extends: .ods-run

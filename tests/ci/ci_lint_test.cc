@@ -48,7 +48,7 @@ TEST(CiLint, ActionValidatorAcceptsTheActionAndEveryExampleWorkflow) {
     ProcessResult r = validate_action(e.path());
     EXPECT_EQ(r.exit_code, 0) << e.path() << "\n" << r.output << r.errors;
   }
-  EXPECT_EQ(examples, 3);
+  EXPECT_EQ(examples, 4);
 }
 
 TEST(CiLint, ActionValidatorRefusesARunStepWithoutShell) {
@@ -179,14 +179,16 @@ TEST(CiLint, TheActionDeclaresEveryOutputItsStepsWrite) {
 }
 
 TEST(CiLint, TheGitHubExamplesRunOneAtATimeAndThePlanGuardsForks) {
-  for (const char* name : {"pr-plan.yml", "run-sqlite.yml", "run-postgres.yml"}) {
+  for (const char* name : {"pr-plan.yml", "pr-environment.yml", "run-sqlite.yml", "run-postgres.yml"}) {
     const std::string text = slurp(ci_source_dir() / "github" / "examples" / name);
     EXPECT_NE(text.find("\nconcurrency:\n  group: "), std::string::npos) << name << " has no concurrency group";
   }
-  const std::string plan = slurp(ci_source_dir() / "github" / "examples" / "pr-plan.yml");
-  EXPECT_NE(plan.find("if: github.event.pull_request.head.repo.full_name == github.repository"), std::string::npos)
-      << "pr-plan.yml has no fork guard";
-  EXPECT_EQ(plan.find("\n  pull_request_target:"), std::string::npos) << "a fork's code must never run with secrets";
+  for (const char* name : {"pr-plan.yml", "pr-environment.yml"}) {
+    const std::string plan = slurp(ci_source_dir() / "github" / "examples" / name);
+    EXPECT_NE(plan.find("if: github.event.pull_request.head.repo.full_name == github.repository"), std::string::npos)
+        << name << " has no fork guard";
+    EXPECT_EQ(plan.find("\n  pull_request_target:"), std::string::npos) << "a fork's code must never run with secrets";
+  }
 }
 
 // The one dbt the step starts itself (dbt deps) gets what ods's children get: the step's list of

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <memory>
+#include <set>
 
 #include "ci_fixture.h"
 
@@ -224,6 +225,73 @@ TEST_F(GitHubAction, ABadChecksumIsRefusedBeforeAnythingRuns) {
   EXPECT_NE(step(r, "Install ods").at("log").get<std::string>().find("checksum mismatch"), std::string::npos)
       << step(r, "Install ods").at("log");
   EXPECT_EQ(step(r, "ods").at("conclusion"), "skipped");
+}
+
+// command: pr (ci/github/examples/pr-environment.yml): the pull request's changed model and its
+// readers built into target `pr` (schema pr), the rest read from production; one comment of its
+// own beside the plan's; production's state untouched (restored, never saved).
+TEST_F(GitHubAction, PullRequestEnvironmentBuildsTheChangeInItsOwnSchemaWithOneCommentAndNoStateWritten) {
+  const std::string before = file_sha256(state_db());
+  ASSERT_FALSE(before.empty());
+  constexpr const char* kColumn = "o.amount,\n";
+  constexpr const char* kChanged = "o.amount,\n    o.amount * 3 as tripled_amount,\n";
+  project_->replace_in("models/marts/fct_orders.sql", kColumn, kChanged);
+  const auto posts_before = api_->requests("POST").size();
+  const auto patches_before = api_->requests("PATCH").size();
+  auto push1 = run({{"command", "pr"}, {"pr-target", "pr"}}, "feature-env", 11);
+  auto push2 = run({{"command", "pr"}, {"pr-target", "pr"}}, "feature-env", 11);
+  project_->replace_in("models/marts/fct_orders.sql", kChanged, kColumn);
+  for (const auto* push : {&push1, &push2}) {
+    ASSERT_EQ(push->at("conclusion"), "success") << push->at("log");
+    EXPECT_EQ(file_sha256(state_db()), before) << "a pull request's environment changed the production state";
+    const auto& out = push->at("outputs");
+    EXPECT_EQ(out.at("outcome"), "success");
+    EXPECT_EQ(out.at("exit-code"), "0");
+    const auto doc = parse_file(out.at("plan-json"));
+    EXPECT_EQ(doc.at("summary").at("command"), "pr");
+    std::set<std::string> built;
+    for (const auto& e : doc.at("pr").at("built")) built.insert(e.at("name").get<std::string>());
+    EXPECT_TRUE(built.contains("fct_orders")) << doc.at("pr").dump(2);
+    EXPECT_FALSE(built.contains("stg_orders")) << doc.at("pr").dump(2);
+    EXPECT_EQ(out.at("built").get<std::string>(), std::to_string(built.size()));
+    EXPECT_GE(std::stoi(out.at("reused").get<std::string>()), 1) << "read from production";
+    EXPECT_EQ(doc.at("pr").at("counts").at("tests_failed"), 0);
+    EXPECT_NE(push->at("log").get<std::string>().find("--read-only-state"), std::string::npos) << push->at("log");
+    // Restored like a plan, never saved.
+    ASSERT_EQ(push->at("uses").size(), 1u) << push->at("uses").dump(1);
+    EXPECT_EQ(push->at("uses").at(0).at("uses"), "actions/cache/restore@v4");
+  }
+  // The PR's column is in the PR's schema, not production's.
+  const std::string script =
+      "import duckdb,sys\ncon=duckdb.connect(sys.argv[1], read_only=True)\n"
+      "print(con.execute(sys.argv[2]).fetchone()[0])\n";
+  for (const auto& [schema, expected] : {std::pair{"pr", "1\n"}, std::pair{"main", "0\n"}}) {
+    const std::string query = std::string(
+                                  "select count(*) from information_schema.columns where column_name = "
+                                  "'tripled_amount' and table_name = 'fct_orders' and table_schema = '") +
+                              schema + "'";
+    ProcessResult r =
+        run_process({(venv_bin() / "python").string(), "-c", script, (project_->dir() / "shop.duckdb").string(), query},
+                    project_->dir());
+    EXPECT_EQ(r.output, expected) << schema << " " << r.errors;
+  }
+  // One comment of its own, created then updated; its Markdown lists what was built and why.
+  const auto posts = api_->requests("POST");
+  const auto patches = api_->requests("PATCH");
+  ASSERT_EQ(posts.size(), posts_before + 1);
+  ASSERT_EQ(patches.size(), patches_before + 1);
+  const std::string body = posts.back().at("body").at("body");
+  EXPECT_EQ(posts.back().at("path"), "/repos/shop-co/analytics/issues/11/comments");
+  EXPECT_NE(body.find("ODS PR environment"), std::string::npos) << body;
+  EXPECT_NE(body.find("fingerprint\\_changed"), std::string::npos) << body;
+  EXPECT_NE(body.find("Read from production (deferred)"), std::string::npos) << body;
+  EXPECT_NE(body.find("### Tests"), std::string::npos) << body;
+}
+
+TEST_F(GitHubAction, PrWithoutPrTargetIsRefusedBeforeAnythingRuns) {
+  auto r = run({{"command", "pr"}}, "feature-env", 12);
+  EXPECT_EQ(r.at("conclusion"), "failure");
+  EXPECT_NE(r.at("log").get<std::string>().find("command pr needs pr-target"), std::string::npos) << r.at("log");
 }
 
 }  // namespace

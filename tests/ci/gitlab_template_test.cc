@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "ci_fixture.h"
 
@@ -119,6 +120,41 @@ TEST_F(GitLabTemplate, RunTwiceThenAMergeRequestPlanWithOneNoteThenAForkThenTheM
   ASSERT_FALSE(after.is_null()) << merged.output;
   EXPECT_GE(std::stoi(after.at("built").get<std::string>()), 1);
   EXPECT_GT(std::stoi(after.at("reused").get<std::string>()), built / 2) << merged.output;
+}
+
+// .ods-pr (command pr) in a merge request pipeline: the change and its readers built into target
+// pr from the run's cached state (restored, never saved), the rest read from production; one note.
+TEST_F(GitLabTemplate, AMergeRequestEnvironmentBuildsTheChangeFromTheRunsStateWithOneNote) {
+  ApiStandIn api(ApiStandIn::Options{.seed = 3, .files = {}});
+  ProcessResult run = pipeline(api, 0);
+  ASSERT_EQ(run.exit_code, 0) << run.output << run.errors;
+  const std::string before = file_sha256(cached_state());
+  ASSERT_FALSE(before.empty());
+  const fs::path model = repo() / "shop" / "models" / "marts" / "fct_orders.sql";
+  std::string sql = slurp(model);
+  ASSERT_NE(sql.find("o.amount,\n"), std::string::npos);
+  sql.replace(sql.find("o.amount,\n"), 10, "o.amount,\n    o.amount * 2 as doubled_amount,\n");
+  std::ofstream(model, std::ios::trunc) << sql;
+  ASSERT_EQ(git(repo(), {"commit", "-qam", "change"}).exit_code, 0);
+
+  ProcessResult env = pipeline(api, 5, {"ODS_TEST_PR_ENVIRONMENT=1"});
+  ASSERT_EQ(env.exit_code, 0) << env.output << env.errors;
+  EXPECT_NE(env.output.find("state pr"), std::string::npos) << env.output;
+  EXPECT_NE(env.output.find("--read-only-state"), std::string::npos) << env.output;
+  const fs::path doc_path = repo() / ".gitlab-ci-local" / "artifacts" / "ods-pr" / "ods-ci" / "plan.json";
+  auto doc = nlohmann::json::parse(slurp(doc_path), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << env.output;
+  EXPECT_EQ(doc.at("summary").at("command"), "pr");
+  std::set<std::string> built;
+  for (const auto& e : doc.at("pr").at("built")) built.insert(e.at("name").get<std::string>());
+  EXPECT_TRUE(built.contains("fct_orders")) << doc.at("pr").dump(2);
+  EXPECT_FALSE(built.contains("stg_orders")) << "unchanged: read from production\n" << doc.at("pr").dump(2);
+  EXPECT_FALSE(doc.at("pr").at("from_production").empty());
+  EXPECT_EQ(doc.at("pr").at("counts").at("tests_failed"), 0);
+  EXPECT_EQ(file_sha256(cached_state()), before) << "a merge request's environment changed the cached state";
+  const auto posts = api.requests("POST");
+  ASSERT_EQ(posts.size(), 1u) << env.output;
+  EXPECT_NE(posts[0].at("body").at("body").get<std::string>().find("ODS PR environment"), std::string::npos);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <thread>
 
 #include "harness/background_process.h"
@@ -433,6 +434,27 @@ TEST_P(ShopRun, EarlyCutoffSparesReadersOnlyWhileTheStagingOutputIsUnchanged) {
     EXPECT_NE(message.find("(content "), std::string::npos) << message;  // both fingerprints, shortened
   }
   expect_same_as_full_build(*project_, *warehouse_);
+}
+
+// A run whose last wave early cutoff spares entirely (dim_customers, which builds in every run,
+// left out) still counts in the scope's metrics: the wave before it recorded without them.
+TEST_P(ShopRun, ARunWhoseLastWaveIsWhollyCutOffIsCountedInTheMetrics) {
+  ProcessResult changed =
+      warehouse_->sql(*project_, "update raw.orders set status = upper(status) where order_id <= 5");
+  ASSERT_EQ(changed.exit_code, 0) << changed.output << changed.errors;
+  const fs::path metrics = project_->dir() / "metrics.txt";
+  std::string errors;
+  auto [code, doc] =
+      run_ods({"--cutoff", "always", "--exclude", "dim_customers", "--metrics-file", metrics.string()}, &errors);
+  ASSERT_EQ(code, 0) << doc.dump(2) << errors;
+  EXPECT_NE(errors.find("early cutoff: "), std::string::npos) << errors;
+  EXPECT_EQ(decision(cutoff_entries_by_name(doc).at("fct_orders")), "reuse:early_cutoff");
+  // The baseline's two runs and this one.
+  const std::string text = read_text_file(metrics);
+  const std::regex succeeded("\nods_runs_total\\{[^}]*outcome=\"succeeded\"[^}]*\\} ([0-9.e+]+)\n");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, succeeded)) << text;
+  EXPECT_EQ(std::stod(m[1].str()), 3.0) << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Warehouses, ShopRun,

@@ -27,6 +27,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 int cmd_plan(const ParsedArgs&, CommandContext&);
 int cmd_record(const ParsedArgs&, CommandContext&);
 int cmd_run(const ParsedArgs&, CommandContext&);
+int cmd_pr(const ParsedArgs&, CommandContext&);
 int cmd_test(const ParsedArgs&, CommandContext&);
 int cmd_explain(const ParsedArgs&, CommandContext&);
 int cmd_diff(const ParsedArgs&, CommandContext&);

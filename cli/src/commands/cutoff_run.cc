@@ -94,7 +94,9 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
                   " held-back nodes reused (the content they read is unchanged)");
     current = std::move(*replan);
     if (current.count(planner::Action::build) == 0) {  // all cut off: their time saved is this run's too
-      waves.back().saved += run::time_saved_seconds(run.store, run.scope, current);
+      const double cut_saved = run::time_saved_seconds(run.store, run.scope, current);
+      waves.back().saved += cut_saved;
+      record_cut_off_end(ctx, run, current, cut_saved);  // the run counted in the scope's metrics
       break;
     }
   }

@@ -125,6 +125,17 @@ const std::vector<Command>& state_commands() {
             {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},
             {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
        cmd_run},
+      {"pr",
+       "build a pull request's environment: the nodes whose code differs from production's recorded state and "
+       "their readers, into --pr-target; the rest read from production; records nothing",
+       with_summary_flags(
+           {{kFlagPrTarget, true, "the dbt target of the PR's own schema (required; --target is production's)"},
+            {kFlagUpstream, true,
+             "how the PR reads production's relations: defer (dbt --defer --favor-state), clone (dbt clone), "
+             "auto (clone on Snowflake, BigQuery, Databricks; defer elsewhere; the default)"},
+            {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+            {kFlagProfilesDir, true, "passed to dbt"}}),
+       cmd_pr},
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(
            {{kFlagSelect, true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},

@@ -203,6 +203,28 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
   return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
 }
 
+void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved) {
+  const auto t = Clock::now();
+  run.metrics_part.build_seconds_saved += saved;
+  const json counts{{"built", 0},
+                    {"reused", cut.count(planner::Action::reuse)},
+                    {"failed", 0},
+                    {"skipped", 0},
+                    {"summary", "early cutoff: every node held back reused"}};
+  const auto metrics = count_run(ctx, run, run::kOutcomeSucceeded);
+  const contracts::RunRecord ledger{random_run_id(),
+                                    run.scope,
+                                    ctx.env.now(),
+                                    ctx.env.now(),
+                                    "reused",
+                                    "",
+                                    planner::to_json(cut, false),
+                                    details_of(run, counts, {}, saved, metrics),
+                                    std::nullopt};
+  append_ledger_entry(ctx, run.store, ledger);
+  run.timings.ledger += seconds_since(t);
+}
+
 int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, const planner::CheckPlan& checks,
                    contracts::StateStore* store) {
   if (!report_wanted(ctx)) return kExitOk;

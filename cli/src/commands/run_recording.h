@@ -105,6 +105,13 @@ struct WaveRecord {
 int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtCommandResult& build,
                 const WaveEvidence& evidence, WaveRecord& out);
 
+// Early cutoff spared every node held back after the last wave that built: that wave's ledger
+// entry was written before this was known, without the run's metrics (WaveEvidence::last), so
+// the run ends with an entry of its own — outcome "reused", `cut` (the re-plan, all REUSE) as its
+// plan, nothing built, no snapshot — carrying the scope's totals with this run counted (its
+// outcome succeeded, `saved` the held-back nodes' last build times added to the time saved).
+void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved);
+
 // The end of a run that built: the summary over `waves` (run.plan: the whole run's plan) and
 // dbt's failure of the last build, if any. Returns kExitFailed when dbt failed or a report
 // could not be written.

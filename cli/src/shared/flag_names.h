@@ -28,6 +28,10 @@ inline constexpr char kFlagCutoff[] = "--cutoff";
 inline constexpr char kFlagMetricsFile[] = "--metrics-file";  // run, test
 inline constexpr char kFlagPushgateway[] = "--pushgateway";   // run, test
 
+// `ods state pr`: the PR environment's dbt target, and how it reads production's relations.
+inline constexpr char kFlagPrTarget[] = "--pr-target";
+inline constexpr char kFlagUpstream[] = "--upstream";
+
 // `ods pod`: the controller's callback.
 inline constexpr char kFlagCallback[] = "--callback";
 inline constexpr char kFlagRun[] = "--run";

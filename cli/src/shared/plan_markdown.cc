@@ -61,6 +61,8 @@ std::string title(const CommandSummary& s) {
   std::string what, command = "ods state " + s.command + (s.dry_run ? " --dry-run" : "");
   if (s.command == "test") {
     what = s.dry_run ? "ODS check plan" : "ODS checks";
+  } else if (s.command == "pr") {
+    what = "ODS PR environment";
   } else if (s.command == "run" && !s.dry_run) {
     what = "ODS run";
   } else {
@@ -80,14 +82,16 @@ std::string nothing_to_do(const MarkdownInput& in) {
     if (total == 0) return "**Nothing to test: no selected node or source has checks.**\n\n";
     return "**Nothing to test: all " + count_of(total, "node") + " and sources with checks skipped.**\n\n";
   }
+  if (s.command == "pr") return "**Nothing to build: no node's code differs from production's recorded state.**\n\n";
   if (total == 0) return "**Nothing to build: the plan has no nodes.**\n\n";
   return "**Nothing to build: all " + count_of(total, "node") + " reused.**\n\n";
 }
 
 std::string totals(const CommandSummary& s) {
-  const bool planned = s.command != "run" || s.dry_run;
+  const bool planned = (s.command != "run" && s.command != "pr") || s.dry_run;
   std::string built_label = s.command == "test" ? (s.dry_run ? "To test" : "Passed") : (planned ? "To build" : "Built");
-  std::string reused_label = s.command == "test" ? "Skipped (already tested)" : "Reused";
+  std::string reused_label =
+      s.command == "test" ? "Skipped (already tested)" : (s.command == "pr" ? "Read from production" : "Reused");
   return "| " + built_label + " | " + reused_label + " | Failed | Skipped | Time saved |\n" +
          "|---:|---:|---:|---:|---:|\n| " + std::to_string(s.built) + " | " + std::to_string(s.reused) + " | " +
          std::to_string(s.failed) + " | " + std::to_string(s.skipped) + " | " + duration(s.time_saved_seconds) +
@@ -159,7 +163,7 @@ std::string checks_section(const MarkdownInput& in, const MarkdownLimits& limits
   };
   std::string out;
   if (!in.checks_run.empty())
-    out += "### Checks run again (" + std::to_string(in.checks_run.size()) + ")\n\n" +
+    out += "### " + escape_markdown(in.checks_run_label) + " (" + std::to_string(in.checks_run.size()) + ")\n\n" +
            table(rows_of(in.checks_run), limits, true);
   if (!in.checks_not_rerun.empty())
     out += "<details><summary>Checks not re-run (" + std::to_string(in.checks_not_rerun.size()) + ")</summary>\n\n" +
@@ -178,6 +182,7 @@ std::string footer(const CommandSummary& s) {
   if (!s.state.location.empty()) store += " " + escape_markdown(s.state.location);
   std::string line = "Scope " + escape_markdown(s.scope) + " · state store: " + store;
   if (s.dry_run || s.command == "plan") line += " · nothing was built or recorded";
+  if (s.command == "pr") line += " · production's state read only: nothing recorded";
   return "---\n" + line + "\n";
 }
 

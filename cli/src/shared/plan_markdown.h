@@ -37,6 +37,7 @@ struct MarkdownInput {
   // run: the checks run beside the build (acted) and those not re-run (folded), with why;
   // and the checks dbt reported failed (they gate their readers until they pass).
   std::vector<MarkdownRow> checks_run, checks_not_rerun;
+  std::string checks_run_label = "Checks run again";  // `ods state pr`: "Tests" (code: dbt's status)
   std::vector<std::string> failed_checks;
   std::vector<std::string> warnings;  // unknown source versions, probe failures, ...
   std::string dbt_errors;             // dbt's error text (quoted as code)

@@ -1,0 +1,158 @@
+// `ods state pr`: a pull request's environment (docs/cli.md, "PR environments"). The PR's code is
+// compiled with production's target and planned against production's recorded state (read only:
+// nothing is ever recorded, in production's scope or any other); the nodes whose code differs,
+// and their readers, are built with dbt into the PR's own target, and every other node they
+// read is taken from production: deferred (`dbt build --defer --state --favor-state`, the
+// state being the manifest of that compile) or cloned (`dbt clone`: zero-copy where the
+// warehouse has it, a view over production elsewhere).
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "commands.h"
+#include "dbt_steps.h"
+#include "flag_names.h"
+#include "ods/dbt/run_results.h"
+#include "ods/planner/planner.h"
+#include "ods/run/build_seconds.h"
+#include "ods/run/build_selection.h"
+#include "ods/run/pr_environment.h"
+#include "plan_format.h"
+#include "pr_report.h"
+#include "run_preparation.h"
+#include "state_access.h"
+
+namespace ods::cli {
+
+namespace {
+
+// How the PR reads production's relations: --upstream defer|clone, or auto: clone where `dbt
+// clone` is a zero-copy clone (Snowflake, BigQuery, Databricks: the PR's schema is then complete
+// at no storage cost), defer elsewhere (DuckDB, PostgreSQL, Spark: dbt clone would make a view
+// per node; deferring reads production's relations with no object made at all).
+Result<std::string> upstream_mode(const std::string& requested, const std::string& adapter_type) {
+  if (requested == "defer" || requested == "clone") return requested;
+  if (!requested.empty() && requested != "auto")
+    return std::unexpected(Error{"usage", "--upstream must be defer, clone or auto, not '" + requested + "'"});
+  if (adapter_type == "snowflake" || adapter_type == "bigquery" || adapter_type == "databricks") return "clone";
+  return "defer";
+}
+
+// Adds the results of `run_results.json` under `dir` to `out`; false (and why on ctx.err) when it can't be read.
+bool read_results(const CommandContext& ctx, const std::filesystem::path& dir,
+                  std::map<std::string, dbt::NodeResult>& out) {
+  auto results = dbt::read_run_results(dir / "run_results.json");
+  if (!results) {
+    *ctx.err << "ods: dbt's results could not be read: " << results.error().message << "\n";
+    return false;
+  }
+  for (auto& r : results->results) out[r.unique_id] = std::move(r);
+  return true;
+}
+
+}  // namespace
+
+int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
+  const std::string pr_target = args.get(kFlagPrTarget);
+  if (pr_target.empty())
+    return report(ctx, {"usage", std::string(kFlagPrTarget) +
+                                     " is required: the dbt target of the PR's own schema (the --target is "
+                                     "production's, whose recorded state is read)"});
+  if (pr_target == ctx.target)
+    return report(ctx, {"usage", std::string(kFlagPrTarget) + " names production's target '" + ctx.target +
+                                     "': a PR environment must build elsewhere"});
+  auto prepared = prepare_run(args, ctx);  // compiles the PR's code with production's target
+  if (!prepared) return prepared.error();
+  LoadedProject& project = prepared->project;
+  auto upstream = upstream_mode(args.get(kFlagUpstream), project.adapter_type);
+  if (!upstream) return report(ctx, upstream.error());
+  const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
+
+  // Production's state, read only: a PR never records (and --read-only-state proves it can't).
+  auto store = open_store(ctx, /*create=*/false, /*read_only=*/true);
+  if (!store && store.error().code != "not_found") return report(ctx, store.error());
+  std::optional<Head> head;
+  if (store) {
+    auto h = read_head(**store, scope);
+    if (!h) return report(ctx, h.error());
+    head = std::move(*h);
+  }
+  if (!head) step(ctx, "no recorded state for " + scope + ": every node differs from production and builds");
+
+  planner::PlanOptions options;
+  options.now = ctx.env.now();
+  GatheredEvidence evidence = prepared->probe(ctx, options.now);  // production's relations exist?
+  options.relations_exist = evidence.relations_exist;
+  auto prod_plan = planner::plan(project.inputs, head ? &head->snapshot : nullptr, options);
+  if (!prod_plan) return report(ctx, prod_plan.error());
+  PrOutcome outcome;
+  outcome.prod_scope = scope;
+  outcome.pr_target = pr_target;
+  outcome.upstream = *upstream;
+  outcome.selection = run::pr_selection(project.inputs, *prod_plan, evidence.relations_exist);
+  for (const auto& w : evidence.warnings) outcome.selection.plan.warnings.push_back(w);
+  if (store) outcome.time_saved_seconds = run::time_saved_seconds(**store, scope, outcome.selection.plan);
+  if (ctx.format == "text")
+    print_plan_table(
+        *ctx.out, outcome.selection.plan,
+        "PR environment: BUILD nodes build in target " + pr_target + ", REUSE nodes stay production's (" + scope + ")");
+  prepared->session.reset();  // production's dbt process ends before the PR's starts (DuckDB: one writer)
+
+  outcome.dbt_selection = run::build_selection(project.inputs, outcome.selection.plan, {});
+  if (outcome.dbt_selection.empty()) {
+    step(ctx, "no node's code differs from production's recorded state: nothing to build");
+    return deliver_pr_report(ctx, outcome) ? kExitOk : kExitFailed;
+  }
+  // The PR's dbt calls: its own target, its own artifacts; production's manifest (the compile
+  // above, in ctx.target_dir) as the state they defer to or clone from.
+  CommandContext pr_ctx = ctx;
+  pr_ctx.target = pr_target;
+  auto session = make_dbt_session(pr_ctx, dbt_options(args, ctx));
+  const std::filesystem::path pr_dir = ctx.target_dir / "ods-pr";
+  const std::vector<std::string> shared{kFlagTargetPath, pr_dir.string(), "--state", ctx.target_dir.string()};
+  auto run_dbt = [&](std::vector<std::string> dbt_args, const std::string& what) -> int {
+    dbt_args.insert(dbt_args.end(), shared.begin(), shared.end());
+    auto ran = session->run_with_progress(dbt_args, what);
+    if (!ran) return report(ctx, ran.error());
+    if (ran->interrupted) {
+      *ctx.err << "ods: interrupted: dbt stopped; nothing recorded\n";
+      return kExitInterrupted;
+    }
+    if (!read_results(ctx, pr_dir, outcome.results)) outcome.failed = true;
+    if (ran->exit_code != 0) {
+      outcome.failed = true;
+      outcome.dbt_errors = ran->error_text;
+    }
+    return kExitOk;
+  };
+  if (*upstream == "clone" && !outcome.selection.from_production.empty()) {
+    std::vector<std::string> clone{"clone", "--full-refresh", kFlagSelect};
+    for (const auto& e : outcome.selection.plan.entries)
+      if (std::find(outcome.selection.from_production.begin(), outcome.selection.from_production.end(), e.id) !=
+          outcome.selection.from_production.end())
+        clone.push_back(e.name);
+    step(ctx, "cloning " + std::to_string(clone.size() - 3) + " nodes from production into target " + pr_target);
+    if (int code = run_dbt(std::move(clone), "dbt clone"); code != kExitOk) return code;
+  }
+  if (!outcome.failed) {
+    std::vector<std::string> build{"build", kFlagSelect};
+    build.insert(build.end(), outcome.dbt_selection.begin(), outcome.dbt_selection.end());
+    build.push_back("--defer");
+    // Deferring: production's relation even where the PR's schema has one (an earlier push's).
+    // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
+    if (*upstream == "defer") build.push_back("--favor-state");
+    step(ctx, "building " + std::to_string(outcome.selection.plan.count(planner::Action::build)) + " nodes in target " +
+                  pr_target + ", reading " + std::to_string(outcome.selection.from_production.size()) +
+                  " from production (" + *upstream + ")");
+    if (int code = run_dbt(std::move(build), "dbt build"); code != kExitOk) return code;
+  }
+  const bool delivered = deliver_pr_report(ctx, outcome);
+  if (outcome.failed) {
+    if (!outcome.dbt_errors.empty()) *ctx.err << "ods: dbt reported:\n" << outcome.dbt_errors << "\n";
+    *ctx.err << "ods: the PR environment's dbt build failed\n";
+    return kExitFailed;
+  }
+  return delivered ? kExitOk : kExitFailed;
+}
+
+}  // namespace ods::cli

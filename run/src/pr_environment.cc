@@ -1,0 +1,106 @@
+#include "ods/run/pr_environment.h"
+
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "ods/planner/planner.h"
+
+namespace ods::run {
+
+namespace {
+
+// Built because the PR's code differs from production's (or is not fully known).
+bool differs_from_production(const planner::PlanEntry& e) {
+  if (e.action != planner::Action::build || e.reasons.empty()) return false;
+  return planner::built_for_code(e) || e.reasons.front().code == "reads_run_context";
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& prod_plan,
+                         const std::optional<std::map<std::string, bool>>& relations_exist) {
+  std::unordered_map<std::string, const planner::NodeInput*> nodes;
+  for (const auto& n : inputs.nodes) nodes.emplace(n.id, &n);
+  auto parents_of = [&](const std::string& id) -> const std::vector<std::string>& {
+    static const std::vector<std::string> kNone;
+    auto it = nodes.find(id);
+    return it == nodes.end() ? kNone : it->second->parents;
+  };
+
+  PrSelection out;
+  out.plan = prod_plan;
+  out.plan.warnings = prod_plan.warnings;
+  std::set<std::string> built;
+  std::unordered_map<std::string, std::string> name_of;
+  for (const auto& e : prod_plan.entries) name_of.emplace(e.id, e.name);
+  // Entries come in DAG order (by depth): a node's parents are decided before it.
+  for (auto& e : out.plan.entries) {
+    if (differs_from_production(e)) {
+      built.insert(e.id);
+      continue;
+    }
+    std::vector<std::string> built_parents;
+    for (const auto& p : parents_of(e.id))
+      if (built.contains(p)) built_parents.push_back(name_of.contains(p) ? name_of[p] : p);
+    if (built_parents.empty()) continue;
+    built.insert(e.id);
+    e.action = planner::Action::build;
+    e.reasons = {{"upstream_code_changed",
+                  "reads " + joined(built_parents) + ", which this PR environment builds from the PR's code"}};
+  }
+  // A node read from production must have its relation there; else it is built here too.
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::set<std::string> read;
+    for (const auto& b : built)
+      for (const auto& p : parents_of(b)) read.insert(p);
+    for (auto& e : out.plan.entries) {
+      if (built.contains(e.id) || !read.contains(e.id)) continue;
+      std::optional<bool> exists;
+      if (relations_exist) {
+        if (auto it = relations_exist->find(e.id); it != relations_exist->end()) exists = it->second;
+      }
+      if (exists.value_or(false)) continue;
+      const std::string relation = nodes.contains(e.id) ? nodes[e.id]->relation : e.name;
+      e.action = planner::Action::build;
+      e.reasons = {
+          exists.has_value()
+              ? planner::Reason{"relation_missing", "production's relation " + relation +
+                                                        " no longer exists, so this PR environment builds it"}
+              : planner::Reason{"relation_unverified", "production's relation " + relation +
+                                                           " could not be checked, so this PR environment builds it"}};
+      built.insert(e.id);
+      grew = true;
+    }
+  }
+  std::set<std::string> read_by_built;
+  for (const auto& b : built)
+    for (const auto& p : parents_of(b)) read_by_built.insert(p);
+  out.plan.select.clear();
+  for (auto& e : out.plan.entries) {
+    if (built.contains(e.id)) {
+      e.action = planner::Action::build;
+      out.plan.select += (out.plan.select.empty() ? "" : " ") + e.name;
+      continue;
+    }
+    e.action = planner::Action::reuse;
+    if (read_by_built.contains(e.id)) {
+      out.from_production.push_back(e.id);
+      const std::string relation = nodes.contains(e.id) ? nodes[e.id]->relation : e.name;
+      e.reasons = {{"from_production",
+                    "code unchanged since production's last build: the PR's models read production's " + relation}};
+    } else {
+      e.reasons = {{"not_read", "code unchanged and nothing this PR environment builds reads it"}};
+    }
+  }
+  return out;
+}
+
+}  // namespace ods::run
