@@ -87,10 +87,26 @@ Result<void> print_plan(const CommandContext& ctx, const callback::PlanAnswer& p
   return {};
 }
 
-// dbt build of the selection, read back into a BuildReport.
+// The nodes of `inputs` whose compile waited for their upstream (compile_needs_upstream) take
+// their code from `built`, the project of the manifest the dbt build that compiled them wrote
+// (ADR-0032), so the controller records what dbt built and the next run can reuse them. A node
+// that build did not compile keeps its incomplete evidence (it builds again next time).
+void take_code_compiled_by_build(planner::ProjectInputs& inputs, const planner::ProjectInputs& built) {
+  for (auto& node : inputs.nodes) {
+    if (node.compile_needs_upstream.empty()) continue;
+    for (const auto& b : built.nodes) {
+      if (b.id != node.id || !b.incomplete.empty() || !b.compile_needs_upstream.empty()) continue;
+      node = b;
+      break;
+    }
+  }
+}
+
+// dbt build of the selection, read back into a BuildReport; `inputs`: take_code_compiled_by_build.
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
-                                              const std::vector<std::string>& target_path) {
+                                              const std::vector<std::string>& target_path,
+                                              planner::ProjectInputs& inputs) {
   std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
   args.insert(args.end(), target_path.begin(), target_path.end());
@@ -103,6 +119,7 @@ Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSess
   report.error_text = built->error_text.substr(0, 4000);
   report.seconds = seconds_since(t);
   auto project = load_project(ctx);
+  if (project) take_code_compiled_by_build(inputs, project->inputs);
   auto run = project ? load_run(ctx, *project) : Result<LoadedRun>(std::unexpected(project.error()));
   if (!run) {
     if (built->exit_code == 0) return std::unexpected(run.error());
@@ -141,7 +158,7 @@ class WaveBuilder {
     std::vector<std::string> select = plan.select;
     while (!select.empty()) {
       if (!wave.last || wave.number > 1) step(ctx_, "wave " + std::to_string(wave.number) + ": " + wave.why);
-      auto built = build_selection(ctx_, dbt_, select, target_path_);
+      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs);
       if (!built) return std::unexpected(built.error());
       auto contents = measure(results.inputs, *built);
       if (wave.last || built->exit_code != 0 || !built->results) {
@@ -195,7 +212,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
-  auto prepared = prepare_run(args, ctx, DeclaredPackages::install);
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build);
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
 
@@ -207,6 +224,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   }
   GatheredEvidence evidence = prepared->probe(ctx, ctx.env.now());
   inputs.probe_seconds = prepared->probe_seconds;
+  if (int code = prepared->settle_compiles(ctx, evidence); code != kExitOk) return code;
   inputs.inputs = std::move(project.inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
