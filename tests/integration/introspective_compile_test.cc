@@ -101,7 +101,8 @@ class IntrospectiveCompile : public ::testing::Test {
     project_->write("seeds/raw_sales.csv", "id,kind,amount\n1,a,10\n2,b,20\n3,a,5\n4,c,7\n");
     project_->write("models/staging/stg_sales.sql", "select id, kind, amount from {{ ref('raw_sales') }}\n");
     project_->write("models/marts/sales_by_kind.sql", pivot_over("column_values", "stg_sales", "kind"));
-    project_->write("models/marts/sales_report.sql", "select n, amount_a + amount_b as ab from {{ ref('sales_by_kind') }}\n");
+    project_->write("models/marts/sales_report.sql",
+                    "select n, amount_a + amount_b as ab from {{ ref('sales_by_kind') }}\n");
   }
 
   RunResult run() const {
@@ -154,8 +155,7 @@ TEST_F(IntrospectiveCompile, FirstRunBuildsAllThenReusesAndANewPairBuildsInItsTu
   // A pull request adds a staging model and a pivot over it, written like dbt_utils'.
   project_->write("models/staging/stg_sales_doubled.sql",
                   "select id, kind || '2' as kind, amount * 2 as amount from {{ ref('stg_sales') }}\n");
-  project_->write("models/marts/doubled_by_kind.sql",
-                  pivot_over("get_column_values", "stg_sales_doubled", "kind"));
+  project_->write("models/marts/doubled_by_kind.sql", pivot_over("get_column_values", "stg_sales_doubled", "kind"));
   const RunResult third = run();
   ASSERT_EQ(third.code, 0) << third.output << third.errors;
   EXPECT_EQ(decision(third.doc.at("plan"), "stg_sales_doubled"), "build:never_built");
