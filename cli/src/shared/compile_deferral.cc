@@ -71,9 +71,10 @@ int settle_deferred_compiles(const CommandContext& ctx, const std::vector<Deferr
       return report_dbt_failure(ctx, "dbt compile", failed);
     }
     for (planner::NodeInput* node : nodes) {
-      node->compile_needs_upstream = "its compile queries " + upstream +
-                                     ", which doesn't exist yet: dbt build compiles it after building it (dbt compile: " +
-                                     first_line(d.failure.message) + ")";
+      node->compile_needs_upstream =
+          "its compile queries " + upstream +
+          ", which doesn't exist yet: dbt build compiles it after building it (dbt compile: " +
+          first_line(d.failure.message) + ")";
     }
   }
   return kExitOk;

@@ -39,7 +39,8 @@ inline constexpr std::size_t kMaxDeferredCompiles = 50;
 // after reporting why not (the last compile's failure as dbt gave it, interrupted, or dbt could
 // not be started).
 int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path,
-                    CompileDeferral deferral = CompileDeferral::never, std::vector<DeferredCompile>* deferred = nullptr);
+                    CompileDeferral deferral = CompileDeferral::never,
+                    std::vector<DeferredCompile>* deferred = nullptr);
 
 // After the probe: each node of `project.inputs` a deferred compile names (by resource type and
 // name) gets compile_needs_upstream, saying which missing upstream relation dbt's error names

@@ -63,8 +63,8 @@ TEST(CompileFailures, ReadsCompilationErrorsOfPackagesAndEachNodeOnce) {
 
 TEST(CompileFailures, NoneInAParseErrorOrAnEmptyText) {
   EXPECT_TRUE(compile_failures("").empty());
-  EXPECT_TRUE(compile_failures("Encountered an error:\nParsing Error\n  Error reading pivots: models/x.yml - bad\n")
-                  .empty());
+  EXPECT_TRUE(
+      compile_failures("Encountered an error:\nParsing Error\n  Error reading pivots: models/x.yml - bad\n").empty());
   EXPECT_TRUE(compile_failures("Compilation Error\n  unexpected '}' in models/pivot.sql\n").empty());
 }
 
@@ -76,7 +76,8 @@ TEST(MissingUpstreamNamed, TheParentTheErrorNamesWhenItsRelationIsMissing) {
 }
 
 TEST(MissingUpstreamNamed, AnAncestorByItsQuotedRelationOnAnotherAdapter) {
-  const std::string postgres = "Database Error in model pivot (models/pivot.sql)\n  relation \"main.stg_base\" does not exist\n";
+  const std::string postgres =
+      "Database Error in model pivot (models/pivot.sql)\n  relation \"main.stg_base\" does not exist\n";
   const std::map<std::string, bool> exist{{"model.pivots.stg", true}, {"model.pivots.stg_base", false}};
   EXPECT_EQ(missing_upstream_named(pivots(), "model.pivots.pivot", postgres, exist), "stg_base");
 }
