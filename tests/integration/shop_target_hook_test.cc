@@ -79,7 +79,8 @@ TEST_F(ShopTargetHook, NodesWhoseHooksReadOnlyTheTargetsIdentityAreReusedWithout
   EXPECT_EQ(audit_rows(), settled + 1) << "only dim_customers' build logged";
 
   // A hook reading another target field keeps today's rule.
-  project_->replace_in("models/staging/stg_orders.sql", "select", "{{ config(post_hook=\"select {{ target.threads }} as t\") }}\nselect");
+  project_->replace_in("models/staging/stg_orders.sql", "select",
+                       "{{ config(post_hook=\"select {{ target.threads }} as t\") }}\nselect");
   const json third = run();
   EXPECT_EQ(decision(third.at("plan"), "stg_orders"), "build:fingerprint_changed");
   const json fourth = run();
