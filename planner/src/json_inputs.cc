@@ -29,6 +29,7 @@ json node_to_json(const NodeInput& n) {
   if (!n.policy.error.empty()) policy["error"] = n.policy.error;
   j["policy"] = policy;
   if (n.checks_need_build) j["checks_need_build"] = true;  // absent when false: older documents read the same
+  if (!n.compile_needs_upstream.empty()) j["compile_needs_upstream"] = n.compile_needs_upstream;  // the same
   return j;
 }
 
@@ -66,6 +67,7 @@ NodeInput node_from_json(const json& j, const std::string& path) {
   n.self_contained = opt_bool(j, p, "self_contained");
   n.checks_digest = string_at(j, p, "checks_digest", Need::optional);
   n.checks_need_build = opt_bool(j, p, "checks_need_build");
+  n.compile_needs_upstream = string_at(j, p, "compile_needs_upstream", Need::optional);
   if (j.contains("policy")) {
     const json& pol = object_at(j, p, "policy");
     if (pol.contains("lag_tolerance_seconds")) {

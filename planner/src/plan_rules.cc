@@ -131,8 +131,15 @@ class Planner {
     e.evidence.push_back({"fingerprint", node.id, std::move(digests_[index]), Exactness::exact, "project inputs"});
 
     const NodeState* before = before_[index];
-    if (!before) return build(kNeverBuilt, "never built by ODS in this scope");  // rule 2
-    if (!node.incomplete.empty()) {                                              // rule 3
+    if (!before) {  // rule 2; a compile that waits for upstream is said too
+      PlanEntry out = build(kNeverBuilt, "never built by ODS in this scope");
+      if (!node.compile_needs_upstream.empty())
+        out.reasons.push_back({std::string(kCompileNeedsUpstream), node.compile_needs_upstream});
+      return out;
+    }
+    if (!node.compile_needs_upstream.empty())  // rule 3: its code is known only once dbt build compiles it
+      return build(kCompileNeedsUpstream, node.compile_needs_upstream);
+    if (!node.incomplete.empty()) {  // rule 3
       std::string why;
       for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
       return build(kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);

@@ -17,6 +17,7 @@ consteval std::string_view listed(std::string_view code) {
 
 inline constexpr std::string_view kNeverBuilt = listed("never_built");
 inline constexpr std::string_view kIncompleteFingerprint = listed("incomplete_fingerprint");
+inline constexpr std::string_view kCompileNeedsUpstream = listed("compile_needs_upstream");
 inline constexpr std::string_view kFingerprintChanged = listed("fingerprint_changed");
 inline constexpr std::string_view kReadsRunContext = listed("reads_run_context");
 inline constexpr std::string_view kUpstreamCodeChanged = listed("upstream_code_changed");

@@ -50,7 +50,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
                                      " are for runs that record; a dry run counts nothing"});
   auto mode = run::cutoff_mode_from_string(args.has(kFlagCutoff) ? args.get(kFlagCutoff) : "auto");
   if (!mode) return report(ctx, mode.error());
-  auto prepared = prepare_run(args, ctx);
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::leave, CompileDeferral::until_build);
   if (!prepared) return prepared.error();
   const std::vector<std::string>& target_path = prepared->target_path;  // dbt's default unless given
   LoadedProject& project = prepared->project;
@@ -78,6 +78,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   GatheredEvidence evidence = prepared->probe(ctx, options.now);
   timings.probe = prepared->probe_seconds;
   options.relations_exist = evidence.relations_exist;
+  if (int code = prepared->settle_compiles(ctx, evidence); code != kExitOk) return code;
 
   t = Clock::now();
   std::optional<Head> head;
@@ -103,6 +104,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   RunContext run_ctx{
       project, scope,  **store, std::move(head), std::move(*plan), std::move(checks), std::move(evidence),
       timings, started};
+  run_ctx.compiled_by_build = !prepared->deferred_compiles.empty();
   if (to_build == 0 && to_check == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");
     return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, finish_without_build(ctx, run_ctx));

@@ -61,7 +61,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
-    evidence.one_parse = dbt.one_parse();
+    evidence.one_parse = dbt.one_parse() && !run.compiled_by_build;
     evidence.last = wave.later.empty() || built->exit_code != 0;
     if (measurable) {
       t = Clock::now();

@@ -250,7 +250,12 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   const char* failed_early = "dbt build failed before running any node";
   auto as_run = project_as_run(ctx, evidence.one_parse);
   if (!as_run) return report_nothing_recorded(ctx, build, failed_early, as_run.error());
-  if (as_run->reread()) run.recorded_from = "manifest";
+  if (as_run->reread()) {
+    run.recorded_from = "manifest";
+    // what the plan's inputs got from the probe (ProjectAsRun::as_run is this call's own copy)
+    if (auto hooks = fingerprint_target_reads(ctx, *as_run->as_run, run.evidence.target); !hooks)
+      return report_nothing_recorded(ctx, build, failed_early, hooks.error());
+  }
   const LoadedProject& project = as_run->of(run.project);
   auto loaded = load_run(ctx, project, RunKind::build, as_run->written_by());
   if (!loaded) return report_nothing_recorded(ctx, build, failed_early, loaded.error());

@@ -47,6 +47,10 @@ struct RunContext {
   // one parse), or "manifest" once a wave's dbt build parsed the project itself and the
   // manifest it wrote was recorded (project_as_run.h). The run document's `recorded_from`.
   std::string recorded_from = "plan";
+  // Some nodes' code is known only from dbt build, which compiled them in their turn (their
+  // compile read a relation not built before: compile_deferral.h): each wave then records the
+  // manifest its dbt build wrote, as when dbt parsed the project itself (ADR-0032).
+  bool compiled_by_build = false;
   // The ledger's digest of the planned project's inputs (planner::inputs_digest: the inputs as
   // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
   // (start_inputs_digest); not valid before.

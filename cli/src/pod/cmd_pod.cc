@@ -87,10 +87,28 @@ Result<void> print_plan(const CommandContext& ctx, const callback::PlanAnswer& p
   return {};
 }
 
-// dbt build of the selection, read back into a BuildReport.
+// The nodes of `inputs` whose compile waited for their upstream (compile_needs_upstream) take
+// their code from `built`, the project of the manifest the dbt build that compiled them wrote
+// (ADR-0032), so the controller records what dbt built and the next run can reuse them. A node
+// that build did not compile keeps its incomplete evidence (it builds again next time).
+void take_code_compiled_by_build(planner::ProjectInputs& inputs, const planner::ProjectInputs& built) {
+  for (auto& node : inputs.nodes) {
+    if (node.compile_needs_upstream.empty()) continue;
+    for (const auto& b : built.nodes) {
+      if (b.id != node.id || !b.incomplete.empty() || !b.compile_needs_upstream.empty()) continue;
+      node = b;
+      break;
+    }
+  }
+}
+
+// dbt build of the selection, read back into a BuildReport; `inputs`: take_code_compiled_by_build,
+// with the hooks of the build's project fingerprinted by `probed_target` as the plan's were.
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
-                                              const std::vector<std::string>& target_path) {
+                                              const std::vector<std::string>& target_path,
+                                              planner::ProjectInputs& inputs,
+                                              const std::map<std::string, std::string>& probed_target) {
   std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
   args.insert(args.end(), target_path.begin(), target_path.end());
@@ -103,6 +121,8 @@ Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSess
   report.error_text = built->error_text.substr(0, 4000);
   report.seconds = seconds_since(t);
   auto project = load_project(ctx);
+  if (project && fingerprint_target_reads(ctx, *project, probed_target))
+    take_code_compiled_by_build(inputs, project->inputs);
   auto run = project ? load_run(ctx, *project) : Result<LoadedRun>(std::unexpected(project.error()));
   if (!run) {
     if (built->exit_code == 0) return std::unexpected(run.error());
@@ -127,21 +147,22 @@ class WaveBuilder {
  public:
   WaveBuilder(const CommandContext& ctx, DbtSession& dbt, const CallbackEndpoint& endpoint,
               const std::vector<std::string>& target_path, std::string adapter_type, WarehouseOptions warehouse,
-              bool measuring)
+              bool measuring, std::map<std::string, std::string> probed_target)
       : ctx_(ctx),
         dbt_(dbt),
         endpoint_(endpoint),
         target_path_(target_path),
         adapter_type_(std::move(adapter_type)),
         warehouse_(std::move(warehouse)),
-        measuring_(measuring) {}
+        measuring_(measuring),
+        probed_target_(std::move(probed_target)) {}
 
   Result<void> build(const callback::PlanAnswer& plan, callback::ResultsRequest& results) const {
     callback::WaveInfo wave = plan.wave.value_or(callback::WaveInfo{});
     std::vector<std::string> select = plan.select;
     while (!select.empty()) {
       if (!wave.last || wave.number > 1) step(ctx_, "wave " + std::to_string(wave.number) + ": " + wave.why);
-      auto built = build_selection(ctx_, dbt_, select, target_path_);
+      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs, probed_target_);
       if (!built) return std::unexpected(built.error());
       auto contents = measure(results.inputs, *built);
       if (wave.last || built->exit_code != 0 || !built->results) {
@@ -189,13 +210,14 @@ class WaveBuilder {
   std::string adapter_type_;
   WarehouseOptions warehouse_;
   bool measuring_;
+  std::map<std::string, std::string> probed_target_;  // GatheredEvidence::target
 };
 
 int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
-  auto prepared = prepare_run(args, ctx, DeclaredPackages::install);
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build);
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
 
@@ -207,6 +229,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   }
   GatheredEvidence evidence = prepared->probe(ctx, ctx.env.now());
   inputs.probe_seconds = prepared->probe_seconds;
+  if (int code = prepared->settle_compiles(ctx, evidence); code != kExitOk) return code;
   inputs.inputs = std::move(project.inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
@@ -237,7 +260,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
                             prepared->target_path,
                             project.adapter_type,
                             prepared->warehouse,
-                            inputs.cutoff.has_value()};
+                            inputs.cutoff.has_value(),
+                            evidence.target};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());

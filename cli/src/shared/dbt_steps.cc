@@ -39,17 +39,6 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
   return kExitFailed;
 }
 
-int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path) {
-  step(ctx, "compiling the project (dbt compile)");
-  std::vector<std::string> compile{"compile"};
-  compile.insert(compile.end(), target_path.begin(), target_path.end());
-  auto compiled = dbt.run(compile);
-  if (!compiled) return report(ctx, compiled.error());
-  if (compiled->interrupted) return report(ctx, {"interrupted", "interrupted while compiling; nothing recorded"});
-  if (compiled->exit_code != 0) return report_dbt_failure(ctx, "dbt compile", *compiled);
-  return kExitOk;
-}
-
 int install_packages(const CommandContext& ctx, DbtSession& dbt) {
   namespace fs = std::filesystem;
   std::string declared;

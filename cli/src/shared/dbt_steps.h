@@ -26,9 +26,7 @@ std::vector<std::string> target_path_flags(const ParsedArgs& args, const Command
 // Prints "ods: <what> failed (dbt exit code N)" and dbt's error text; returns kExitFailed.
 int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r);
 
-// `dbt compile` with a step line. Returns kExitOk, or the exit code after reporting why not
-// (dbt failed, interrupted, or could not be started).
-int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path);
+// `dbt compile`: compile_deferral.h.
 
 // `dbt deps` with a step line when the project declares packages (packages.yml or
 // dependencies.yml in ctx.project_dir) and its packages folder (dbt_packages) is absent or empty:

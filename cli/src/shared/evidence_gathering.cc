@@ -105,6 +105,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
     out.relations_exist.emplace();  // asked, nothing verified: reuse candidates build relation_unverified
   } else {
     out.relations_exist = report->relations_exist;
+    out.target = report->target;
     out.call_seconds = report->call_seconds;
     if (provider) {
       for (auto& v : provider->versions(*report, now)) {

@@ -27,6 +27,9 @@ struct GatheredEvidence {
   std::string observed_at;
   std::vector<std::string> warnings;  // e.g. the probe failed, quoting dbt
   std::string strategy;               // the ChangeProvider's origin, or "" when none applies
+  // The target's identity as the probe read it (contracts::ProbeReport::target): schema,
+  // database, name, type; empty when the probe failed.
+  std::map<std::string, std::string> target;
 };
 
 // Probes through `dbt` and applies the version choice to `inputs.sources` in place.

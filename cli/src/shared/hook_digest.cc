@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "ods/base/sha256.h"
+
 namespace ods::cli {
 
 namespace {
@@ -49,9 +51,14 @@ Resolved resolve(const ContextRead& read, const RunContextValues& values) {
       return resolve_var(read, values);
     case ContextRead::Kind::target:
       if (const auto it = values.target.find(read.name); it != values.target.end()) return {it->second, {}};
+      if (!is_target_identity(read)) {
+        return {std::nullopt, "target." + read.name +
+                                  " is not fingerprinted (ODS reads target.schema, target.database, target.name "
+                                  "and target.type, through the warehouse probe)"};
+      }
       return {std::nullopt,
               "target." + read.name +
-                  " is not fingerprinted (ODS knows target.type, and target.name when --target is given)"};
+                  " is read by the warehouse probe of ods state run, which has not run or did not answer"};
   }
   return {std::nullopt, "unknown read"};
 }
@@ -109,6 +116,11 @@ Result<ProjectVars> read_project_vars(const std::filesystem::path& dbt_project_y
   return out;
 }
 
+bool is_target_identity(const ContextRead& read) {
+  return read.kind == ContextRead::Kind::target &&
+         (read.name == "schema" || read.name == "database" || read.name == "name" || read.name == "type");
+}
+
 std::string hook_component_name(const std::string& hook, const ContextRead& read) {
   if (read.kind == ContextRead::Kind::target) return "hook " + hook + " target." + read.name;
   return "hook " + hook + " " + std::string(planner::kind_name(read.kind)) + " " + read.name;
@@ -125,13 +137,20 @@ void apply_hook_digests(planner::ProjectInputs& inputs,
     if (found == by_id.end()) continue;
     planner::NodeInput& node = *found->second;
     for (const auto& hook : node_hooks) {
-      const auto entry = std::find(node.always_build.begin(), node.always_build.end(), hook.always_build);
+      // Its entry as the provider wrote it, or as an earlier call extended it with why it stayed.
+      const auto entry = std::find_if(node.always_build.begin(), node.always_build.end(), [&](const std::string& e) {
+        return e == hook.always_build || e.starts_with(hook.always_build + " (");
+      });
       if (entry == node.always_build.end()) continue;
+      *entry = hook.always_build;
       if (!values.not_visible.empty()) {
         *entry += " (" + values.not_visible + ")";
         continue;
       }
-      if (!key) {
+      const bool needs_key = std::any_of(hook.reads.begin(), hook.reads.end(), [](const ContextRead& read) {
+        return read.kind != ContextRead::Kind::target;
+      });
+      if (needs_key && !key) {
         *entry += " (" + digest_key_hint() + ")";
         continue;
       }
@@ -141,6 +160,17 @@ void apply_hook_digests(planner::ProjectInputs& inputs,
         const Resolved r = resolve(read, values);
         if (!r.value) {
           unresolved += (unresolved.empty() ? "" : "; ") + r.why;
+          continue;
+        }
+        if (is_target_identity(read)) {  // not a secret: in every relation name, so no key
+          std::string message = "ods/target-identity/1";
+          message += '\0';
+          message += read.name + '\0' + *r.value;
+          components.emplace_back(hook_component_name(hook.hook, read), sha256_hex(message));
+          continue;
+        }
+        if (!key) {  // another target field: never resolved (resolve), so not reached without a key
+          unresolved += (unresolved.empty() ? "" : "; ") + digest_key_hint();
           continue;
         }
         std::string message = "ods/hook-input/1";

@@ -42,9 +42,12 @@ bool reads_vars(const std::map<std::string, std::vector<dbt::LiteralHook>>& hook
   return false;
 }
 
-// Issue #14: the literal hooks' reads become keyed-digest components (hook_digest.h), in the
-// provider's copy of the inputs too, so what is recorded is what was planned.
-Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& project) {
+// Issue #14: the literal hooks' reads become keyed-digest components (hook_digest.h), in
+// `inputs` (the provider's copy at load time, so what is recorded is what was planned; the
+// evidenced copy after the probe, with `probed_target` the target identity it read).
+Result<void> fingerprint_hook_reads(const CommandContext& ctx, const dbt::DbtProject& project,
+                                    planner::ProjectInputs& inputs,
+                                    const std::map<std::string, std::string>& probed_target = {}) {
   if (project.literal_hooks.empty()) return {};
   if (!ctx.hook_values_visible) {
     // The values dbt's hooks read are in the environment dbt ran in, not necessarily this
@@ -53,7 +56,7 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& 
     values.not_visible =
         "ods state record sees not the environment dbt ran in but its own, so it records no digest of "
         "what the hook reads; the next ods state run builds the node once and records it";
-    apply_hook_digests(project.inputs, project.literal_hooks, std::nullopt, values);
+    apply_hook_digests(inputs, project.literal_hooks, std::nullopt, values);
     return {};
   }
   auto key = load_digest_key(ctx.env);
@@ -68,7 +71,8 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, dbt::DbtProject& 
   }
   if (!ctx.target.empty()) values.target["name"] = ctx.target;
   if (!project.meta.adapter_type.empty()) values.target["type"] = project.meta.adapter_type;
-  apply_hook_digests(project.inputs, project.literal_hooks, *key, values);
+  for (const auto& [field, value] : probed_target) values.target[field] = value;
+  apply_hook_digests(inputs, project.literal_hooks, *key, values);
   return {};
 }
 
@@ -83,7 +87,8 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
   }
   auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target, std::move(before_assembly)});
   if (!project) return std::unexpected(project.error());
-  if (auto hooks = fingerprint_hook_reads(ctx, *project); !hooks) return std::unexpected(hooks.error());
+  if (auto hooks = fingerprint_hook_reads(ctx, *project, project->inputs); !hooks)
+    return std::unexpected(hooks.error());
   LoadedProject loaded;
   loaded.adapter_type = project->meta.adapter_type;
   if (use == ProjectUse::plan_only) {
@@ -93,6 +98,12 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
   loaded.inputs = project->inputs;  // the evidence gathered later goes into this copy only
   loaded.dbt_project = std::make_shared<const dbt::DbtProject>(std::move(*project));
   return loaded;
+}
+
+Result<void> fingerprint_target_reads(const CommandContext& ctx, LoadedProject& project,
+                                      const std::map<std::string, std::string>& probed_target) {
+  if (!project.dbt_project || probed_target.empty()) return {};
+  return fingerprint_hook_reads(ctx, *project.dbt_project, project.inputs, probed_target);
 }
 
 std::size_t count_checks(const LoadedProject& project, const std::vector<std::string>& ids) {

@@ -38,6 +38,15 @@ enum class ProjectUse { plan_only, plan_and_record };
     const CommandContext& ctx, ProjectUse use = ProjectUse::plan_and_record,
     std::function<void(const std::string& project_name)> before_assembly = {});
 
+// After the warehouse probe: the hooks of `project.inputs` that still build on every run
+// because they read the target's identity (target.schema, target.database; issue 27 item 3)
+// are fingerprinted with the values the probe read (`probed_target`,
+// GatheredEvidence::target), as load_project fingerprints the rest. Nothing happens for a
+// plan_only project or an empty `probed_target` (the probe failed: they keep building).
+// Errors: load_project's for the digest key and dbt_project.yml's vars.
+[[nodiscard]] Result<void> fingerprint_target_reads(const CommandContext& ctx, LoadedProject& project,
+                                                    const std::map<std::string, std::string>& probed_target);
+
 struct LoadedRun {
   planner::RunOutcome outcome;
   std::string command;  // dbt's command ("build", "run", ...)

@@ -12,12 +12,17 @@ namespace ods::cli {
 GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string& now) {
   const auto started = std::chrono::steady_clock::now();
   GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts, warehouse);
+  if (auto hooks = fingerprint_target_reads(ctx, project, evidence.target); !hooks) {
+    evidence.warnings.push_back("the hooks that read the target's identity stay unfingerprinted: " +
+                                hooks.error().message);
+    *ctx.err << "ods: warning: " << evidence.warnings.back() << "\n";
+  }
   probe_seconds = seconds_since(started);
   return evidence;
 }
 
 std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
-                                            DeclaredPackages packages) {
+                                            DeclaredPackages packages, CompileDeferral deferral) {
   auto probe_parts = probe_parts_setting(ctx);
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   auto warehouse = warehouse_options_setting(ctx);
@@ -32,7 +37,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
     if (int code = install_packages(ctx, *run.session); code != kExitOk) return std::unexpected(code);
   }
   auto started = std::chrono::steady_clock::now();
-  if (int code = compile_project(ctx, *run.session, run.target_path); code != kExitOk) return std::unexpected(code);
+  if (int code = compile_project(ctx, *run.session, run.target_path, deferral, &run.deferred_compiles); code != kExitOk)
+    return std::unexpected(code);
   run.compile_seconds = seconds_since(started);
 
   started = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_args.h"
+#include "compile_deferral.h"
 #include "context.h"
 #include "dbt_session.h"
 #include "evidence_gathering.h"
@@ -28,19 +29,32 @@ struct PreparedRun {
   LoadedProject project;        // read after `dbt compile`; the probe updates its sources' versions
   // The nodes and checks --select minus --exclude names; nullopt when neither flag was given.
   std::optional<dbt::ResolvedSelection> selection;
+  // The nodes dbt compile stopped on and left to dbt build (CompileDeferral::until_build);
+  // settle_compiles() marks them after the probe, or fails the command.
+  std::vector<DeferredCompile> deferred_compiles;
   double compile_seconds = 0;  // `dbt compile`
   double load_seconds = 0;     // reading the project and resolving the selection
   double probe_seconds = 0;    // probe(); 0 until it ran
 
   // The probe (probe_warehouse: a step line, its warnings on ctx.err) through `session`, with
   // each source's chosen version applied to project.inputs. Never fails (a failed probe leaves
-  // every source unknown and says why in the warnings). `now`: ISO-8601 UTC. Sets probe_seconds.
+  // every source unknown and says why in the warnings). Then the hooks that read the target's
+  // identity are fingerprinted with what the probe read (fingerprint_target_reads).
+  // `now`: ISO-8601 UTC. Sets probe_seconds.
   GatheredEvidence probe(const CommandContext& ctx, const std::string& now);
+
+  // After probe(): settle_deferred_compiles over deferred_compiles and `project` (kExitOk when
+  // there are none), with `evidence` the probe's.
+  int settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence) {
+    return settle_deferred_compiles(ctx, deferred_compiles, project, evidence);
+  }
 };
 
 // In this order: $ODS_PROBE_PARTS and the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and
 // --profiles-dir), with `packages` the project's declared packages installed (install_packages: `dbt deps`, for `ods
-// pod`, whose checkout has none), `dbt compile` with a step line, the project loaded (ProjectUse::plan_and_record),
+// pod`, whose checkout has none), `dbt compile` with a step line (compile_project: with `deferral` until_build, the
+// nodes whose compile waits for upstream builds are left to dbt build, in deferred_compiles), the project loaded
+// (ProjectUse::plan_and_record),
 // --select and
 // --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
 // process exit code after the reason was printed on ctx.err: kExitUsage for a bad
@@ -49,6 +63,7 @@ struct PreparedRun {
 // result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
 [[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
-                                                          DeclaredPackages packages = DeclaredPackages::leave);
+                                                          DeclaredPackages packages = DeclaredPackages::leave,
+                                                          CompileDeferral deferral = CompileDeferral::never);
 
 }  // namespace ods::cli

@@ -77,16 +77,70 @@ TEST(HookDigest, WithoutAKeyOrAValueTheHookKeepsBuildingAndSaysWhy) {
   EXPECT_NE(no_key.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
   EXPECT_TRUE(no_key.node().fingerprint.components.empty());
 
-  Fixture unset(
-      {{Kind::env_var, "TAG", std::nullopt}, {Kind::target, "schema", std::nullopt}, {Kind::var, "v", std::nullopt}});
+  Fixture unset({{Kind::env_var, "TAG", std::nullopt},
+                 {Kind::target, "schema", std::nullopt},
+                 {Kind::target, "threads", std::nullopt},
+                 {Kind::var, "v", std::nullopt}});
   const Environment empty = fake_env({});
   apply_hook_digests(unset.inputs, unset.hooks, kKey, RunContextValues{&empty, ProjectVars{}, {}, {}});
   ASSERT_EQ(unset.node().always_build.size(), 2U);
   const std::string& why = unset.node().always_build[0];
   EXPECT_NE(why.find("$TAG is not set and has no default"), std::string::npos) << why;
-  EXPECT_NE(why.find("target.schema is not fingerprinted"), std::string::npos) << why;
+  EXPECT_NE(why.find("target.schema is read by the warehouse probe"), std::string::npos) << why;
+  EXPECT_NE(why.find("target.threads is not fingerprinted"), std::string::npos) << why;
   EXPECT_NE(why.find("var v is not"), std::string::npos) << why;
   EXPECT_TRUE(unset.node().fingerprint.components.empty());
+}
+
+// Issue 27 item 3: a hook that reads only the target's identity (schema, database, name, type)
+// is fingerprinted by the values themselves, without a key: they are in every relation name.
+TEST(HookDigest, TargetIdentityReadsNeedNoKeyOnceTheProbeReadThem) {
+  const std::vector<ContextRead> reads{{Kind::target, "schema", std::nullopt},
+                                       {Kind::target, "database", std::nullopt}};
+  auto components_with = [&](const std::map<std::string, std::string>& target, std::optional<DigestKey> key) {
+    Fixture f(reads);
+    const Environment env = fake_env({});
+    apply_hook_digests(f.inputs, f.hooks, key, RunContextValues{&env, std::nullopt, {{"type", "duckdb"}}, {}});
+    EXPECT_EQ(f.node().always_build.size(), 2U);  // before the probe: still built, saying why
+    EXPECT_NE(f.node().always_build[0].find("target.schema is read by the warehouse probe"), std::string::npos)
+        << f.node().always_build[0];
+    // after it: the same call with the probe's values revisits the entry
+    std::map<std::string, std::string> all{{"type", "duckdb"}};
+    all.insert(target.begin(), target.end());
+    apply_hook_digests(f.inputs, f.hooks, key, RunContextValues{&env, std::nullopt, all, {}});
+    return f;
+  };
+  const Fixture probed = components_with({{"schema", "main"}, {"database", "shop"}}, std::nullopt);
+  EXPECT_EQ(probed.node().always_build, std::vector<std::string>{"macro p.x reads var"});
+  ASSERT_TRUE(probed.node().fingerprint.components.contains("hook pre-hook 1 target.schema"));
+  ASSERT_TRUE(probed.node().fingerprint.components.contains("hook pre-hook 1 target.database"));
+  const std::string schema = probed.node().fingerprint.components.at("hook pre-hook 1 target.schema");
+  // the key changes nothing (no secret to hide); the value does
+  EXPECT_EQ(components_with({{"schema", "main"}, {"database", "shop"}}, kKey)
+                .node()
+                .fingerprint.components.at("hook pre-hook 1 target.schema"),
+            schema);
+  EXPECT_NE(components_with({{"schema", "other"}, {"database", "shop"}}, std::nullopt)
+                .node()
+                .fingerprint.components.at("hook pre-hook 1 target.schema"),
+            schema);
+  // a probe that read no database keeps the hook building
+  const Fixture partial = components_with({{"schema", "main"}}, std::nullopt);
+  ASSERT_EQ(partial.node().always_build.size(), 2U);
+  EXPECT_NE(partial.node().always_build[0].find("target.database is read by the warehouse probe"), std::string::npos);
+  EXPECT_EQ(partial.node().always_build[0].find("target.schema"), std::string::npos) << partial.node().always_build[0];
+  EXPECT_TRUE(partial.node().fingerprint.components.empty());
+}
+
+TEST(HookDigest, ATargetIdentityReadBesideAnEnvVarStillNeedsTheKey) {
+  Fixture f({{Kind::target, "schema", std::nullopt}, {Kind::env_var, "TAG", std::nullopt}});
+  const Environment env = fake_env({{"TAG", "v"}});
+  apply_hook_digests(f.inputs, f.hooks, std::nullopt, RunContextValues{&env, std::nullopt, {{"schema", "main"}}, {}});
+  ASSERT_EQ(f.node().always_build.size(), 2U);
+  EXPECT_NE(f.node().always_build[0].find("ODS_DIGEST_KEY"), std::string::npos);
+  apply_hook_digests(f.inputs, f.hooks, kKey, RunContextValues{&env, std::nullopt, {{"schema", "main"}}, {}});
+  EXPECT_EQ(f.node().always_build, std::vector<std::string>{"macro p.x reads var"});
+  EXPECT_EQ(f.node().fingerprint.components.size(), 2U);
 }
 
 // `ods state record`: dbt ran in an environment ODS can't see, so even with a key no digest

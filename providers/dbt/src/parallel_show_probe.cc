@@ -60,6 +60,7 @@ class ParallelShowProbe final : public contracts::RelationProbe {
       merged.sources.merge(result->sources);
       merged.contents.merge(result->contents);
       if (i == 0) merged.relations_exist = std::move(result->relations_exist);
+      if (i == 0) merged.target = std::move(result->target);
       source_share.merge(result->sources_elsewhere);
       content_share.merge(result->contents_elsewhere);
     }

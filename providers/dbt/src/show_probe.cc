@@ -135,6 +135,9 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
       if (answer.contains(field) && answer[field].is_object())
         for (const auto& [id, share] : answer[field].items())
           if (share.is_number_unsigned()) (*into)[id] = share.get<std::size_t>();
+    if (answer.contains("target") && answer["target"].is_object())
+      for (const auto& [field, value] : answer["target"].items())
+        if (value.is_string()) report.target[field] = value.get<std::string>();
     if (answer.contains("nodes") && answer["nodes"].is_object())
       for (const auto& [id, exists] : answer["nodes"].items())
         if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();

@@ -137,7 +137,11 @@ constexpr const char* kProgram = R"JINJA(
     {%- endif -%}
   {%- endif -%}
 {%- endfor -%}{%- endif -%}
-select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere}) | string).encode('utf-8').hex() }}' as ods_probe
+{%- set ods_target = {} -%}
+{%- for field in ['schema', 'database', 'name', 'type'] -%}
+  {%- if target.get(field) is string -%}{%- do ods_target.update({field: target.get(field)}) -%}{%- endif -%}
+{%- endfor -%}
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere, 'target': ods_target}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
 constexpr std::size_t kMaxContentListBytes = 64 * 1024;

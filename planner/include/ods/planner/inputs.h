@@ -37,6 +37,10 @@ struct NodeInput {
 
   // Why the code evidence is incomplete (rule 3), e.g. "no compiled SQL: run dbt compile".
   std::vector<std::string> incomplete;
+  // Non-empty: its code could not be compiled before the run builds its upstream (its compile
+  // queries a relation that doesn't exist yet), so its code evidence is incomplete until then;
+  // says why (rule 3: compile_needs_upstream). The build compiles it in its turn.
+  std::string compile_needs_upstream;
   // Why the node must always build regardless of state, e.g. "pre-hook 1 reads env_var".
   std::vector<std::string> always_build;
 

@@ -32,6 +32,8 @@ struct ReasonCode {
 inline constexpr ReasonCode kReasonCodes[] = {
     {"never_built", ReasonAction::build_for_code, "2", "No successful build of the node is recorded in this scope."},
     {"incomplete_fingerprint", ReasonAction::build_for_code, "3", "The node's code can't be fingerprinted completely."},
+    {"compile_needs_upstream", ReasonAction::build_for_code, "3",
+     "The node's compile reads a relation not built yet; dbt build compiles it in its turn."},
     {"fingerprint_changed", ReasonAction::build_for_code, "4", "The node's code changed since its last build."},
     {"reads_run_context", ReasonAction::build_for_data, "hooks",
      "A hook or macro of the node reads run-time context that isn't fingerprinted."},

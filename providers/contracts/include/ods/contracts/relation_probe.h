@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.5, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.7, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -17,6 +17,9 @@
 // than a limit (only_if: e.g. a content scan for tables the metadata calls small), and may name
 // the relation's schema, identifier and an information-schema view ({schema}, {identifier},
 // {metadata_view}).
+// 0.7 (additive): a report may carry the target's identity as the connection sees it
+// (ProbeReport::target: schema, database, name, type; not secrets, they are in every relation
+// name), for hooks that read them (docs/hook-digest.md).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -106,6 +109,9 @@ struct ProbeReport {
   // 0.4: with shares > 1, the source and content-node ids left to the other shares -> their share
   std::map<std::string, std::size_t> sources_elsewhere;
   std::map<std::string, std::size_t> contents_elsewhere;
+  // 0.7: the target's identity fields the probe could read ("schema", "database", "name",
+  // "type") -> value; a field it could not read (an adapter without databases) is absent.
+  std::map<std::string, std::string> target;
 };
 
 class RelationProbe {
