@@ -2,6 +2,8 @@
 # The container images, built here without a registry (`make images`; docs/kubernetes.md, "Images"):
 #   <out>/ods-operator-<version>.oci.tar   docker/operator.Dockerfile, as an OCI archive
 #   <out>/ods-runner-<version>.oci.tar     docker/runner.Dockerfile
+#   (--only postgres: <out>/ods-test-postgres-<version>.oci.tar from tests/node/postgres/Containerfile,
+#   the real node's in-cluster PostgreSQL; test-only, never built by default nor published)
 #   <out>/images.txt                       one line per image: name:tag, image id, archive, its SHA-256
 #   <out>/logs/ods-<image>.build.log       the build's output
 # and the same images in local container storage as localhost/ods-operator:<version> and
@@ -19,7 +21,7 @@
 #     secret (--ca-bundle, default: the host's bundle when it trusts more than Debian's), so it
 #     is used during the build and never written into a layer: the images are publishable.
 #
-#   scripts/images.sh [--out dist] [--tag VERSION] [--only operator|runner] [--ca-bundle FILE|none]
+#   scripts/images.sh [--out dist] [--tag VERSION] [--only operator|runner|postgres] [--ca-bundle FILE|none]
 #                     [--base mmdebstrap|registry] [--build-arg NAME=VALUE]...
 # --base registry: the Dockerfiles' own bases, pulled from their registry (where one is reachable,
 # e.g. the release workflow), instead of the mmdebstrap base.
@@ -34,13 +36,13 @@ only=
 ca_bundle=auto
 base=mmdebstrap
 build_args=()
-usage="usage: scripts/images.sh [--out DIR] [--tag VERSION] [--only operator|runner] [--ca-bundle FILE|none] [--base mmdebstrap|registry] [--build-arg NAME=VALUE]..."
+usage="usage: scripts/images.sh [--out DIR] [--tag VERSION] [--only operator|runner|postgres] [--ca-bundle FILE|none] [--base mmdebstrap|registry] [--build-arg NAME=VALUE]..."
 while (($#)); do
   case $1 in
     --out) out=$2; shift 2 ;;
     --tag) tag=$2; shift 2 ;;
     --only)
-      case $2 in operator | runner) only=$2 ;; *) echo "images.sh: --only takes operator or runner, not '$2'" >&2; exit 2 ;; esac
+      case $2 in operator | runner | postgres) only=$2 ;; *) echo "images.sh: --only takes operator, runner or postgres, not '$2'" >&2; exit 2 ;; esac
       shift 2 ;;
     --ca-bundle) ca_bundle=$2; shift 2 ;;
     --base)
@@ -114,13 +116,17 @@ esac
 mkdir -p "$out/logs"
 list=$out/images.txt
 : >"$list.partial"
-for image in operator runner; do
-  [ -z "$only" ] || [ "$only" = "$image" ] || continue
+images=(operator runner)
+[ "$only" != postgres ] || images=(test-postgres)
+for image in "${images[@]}"; do
+  [ -z "$only" ] || [ "$only" = "$image" ] || [ "$image" = test-postgres ] || continue
   name=localhost/ods-$image:$tag
-  echo "images: building $name from docker/$image.Dockerfile"
+  file=docker/$image.Dockerfile
+  [ "$image" != test-postgres ] || file=tests/node/postgres/Containerfile
+  echo "images: building $name from $file"
   started=$SECONDS
   ods_podman build "${ODS_PODMAN_LIMITS[@]}" --network=host --layers "${base_build_args[@]}" \
-    "${secret[@]}" "${build_args[@]}" -f "docker/$image.Dockerfile" -t "$name" . >"$out/logs/ods-$image.build.log" 2>&1 || {
+    "${secret[@]}" "${build_args[@]}" -f "$file" -t "$name" . >"$out/logs/ods-$image.build.log" 2>&1 || {
     echo "images.sh: building $name failed; the last lines of $out/logs/ods-$image.build.log:" >&2
     tail -20 "$out/logs/ods-$image.build.log" >&2
     exit 1

@@ -50,8 +50,10 @@ SHARDS = [
           "the runner's ods state run inside its image",
           ["docker/", "tests/images/", "scripts/images.sh", "scripts/release.sh", "scripts/sbom.py",
            "scripts/dist.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
-    Shard("node", "a real single-node cluster (containerd, kubelet, scheduler, controller-manager, kube-proxy, CoreDNS)",
-          ["tests/node/", "tests/harness/kube_node", "scripts/node-images.sh", "docker/", "scripts/images.sh"], 8),
+    Shard("node", "a real single-node cluster (containerd, kubelet, scheduler, controller-manager, kube-proxy, CoreDNS); "
+          "the chart installed, upgraded and uninstalled on it, the quickstart executed, real-cluster failures",
+          ["tests/node/", "tests/harness/kube_node", "scripts/node-images.sh", "docker/", "scripts/images.sh", "helm/",
+           "crds/examples/", "docs/kubernetes.md"], 15),
     Shard("spark", "real Spark 4 with Delta and Iceberg: the lakehouse suite, the Iceberg suite and the Thrift probe",
           ["providers/delta/", "providers/iceberg/", "providers/table_format/", "providers/content/",
            "examples/lakehouse/", "tests/delta/", "tests/iceberg/", "scripts/spark-"], 35),

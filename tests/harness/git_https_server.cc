@@ -9,14 +9,15 @@ namespace ods::testing {
 
 namespace fs = std::filesystem;
 
-std::expected<void, std::string> GitHttpsServer::start(Options options) {
+std::expected<void, std::string> GitHttpsServer::start(Options options, const std::string& host) {
   options_ = std::move(options);
+  host_ = host;
   const fs::path dir = options_.dir;
   fs::create_directories(dir / "work");
   fs::create_directories(dir / "root");
   const ProcessResult cert = run_process(
       {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", (dir / "key.pem").string(), "-out",
-       certificate().string(), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"},
+       certificate().string(), "-days", "1", "-subj", "/CN=" + host_, "-addext", "subjectAltName=IP:" + host_},
       dir);
   if (cert.exit_code != 0) return std::unexpected("openssl req failed: " + cert.errors);
   for (const auto& [path, content] : options_.files) {
@@ -43,7 +44,9 @@ std::expected<void, std::string> GitHttpsServer::start(Options options) {
                                 "--port-file",
                                 (dir / "port").string(),
                                 "--requests",
-                                (dir / "requests.jsonl").string()};
+                                (dir / "requests.jsonl").string(),
+                                "--host",
+                                host_};
   if (!options_.basic_credential.empty()) argv.insert(argv.end(), {"--basic", options_.basic_credential});
   if (!options_.bearer_token.empty()) argv.insert(argv.end(), {"--bearer", options_.bearer_token});
   if (auto started = process_.start(argv, dir, dir / "server.log"); !started) return started;
@@ -58,7 +61,7 @@ std::expected<void, std::string> GitHttpsServer::start(Options options) {
 }
 
 std::string GitHttpsServer::url() const {
-  return "https://127.0.0.1:" + std::to_string(port_) + "/" + options_.name + ".git";
+  return "https://" + host_ + ":" + std::to_string(port_) + "/" + options_.name + ".git";
 }
 
 std::vector<nlohmann::json> GitHttpsServer::requests() const {

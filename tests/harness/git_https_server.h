@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/background_process.h"
@@ -27,7 +28,12 @@ class GitHttpsServer {
     std::string bearer_token;                  // a Bearer token
   };
 
-  [[nodiscard]] std::expected<void, std::string> start(Options options);
+  [[nodiscard]] std::expected<void, std::string> start(Options options) {
+    return start(std::move(options), "127.0.0.1");
+  }
+  // The same on `host` (an address of this machine, e.g. a real node's, so that pods reach it):
+  // the certificate names that address, the URL too.
+  [[nodiscard]] std::expected<void, std::string> start(Options options, const std::string& host);
   std::string url() const;
   std::filesystem::path certificate() const { return options_.dir / "cert.pem"; }
   // The requests so far, one object each: method, path, status, auth ("none", "good", "wrong").
@@ -35,6 +41,7 @@ class GitHttpsServer {
 
  private:
   Options options_;
+  std::string host_ = "127.0.0.1";
   int port_ = 0;
   BackgroundProcess process_;
 };

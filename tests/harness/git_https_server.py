@@ -30,6 +30,7 @@ def main():
     parser.add_argument("--requests", required=True)
     parser.add_argument("--basic")
     parser.add_argument("--bearer")
+    parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
     if args.basic:
         expected = "Basic " + base64.b64encode(args.basic.encode()).decode()
@@ -70,7 +71,7 @@ def main():
                 "CONTENT_TYPE": self.headers.get("Content-Type", ""),
                 "CONTENT_LENGTH": str(len(body)),
                 "REMOTE_USER": "ods-test",
-                "REMOTE_ADDR": "127.0.0.1",
+                "REMOTE_ADDR": self.client_address[0],
             }
             for header, variable in (("Git-Protocol", "HTTP_GIT_PROTOCOL"), ("Content-Encoding", "HTTP_CONTENT_ENCODING")):
                 if self.headers.get(header):
@@ -101,7 +102,7 @@ def main():
         def log_message(self, *_):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = http.server.ThreadingHTTPServer((args.host, 0), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(args.cert, args.key)
     server.socket = context.wrap_socket(server.socket, server_side=True)

@@ -303,6 +303,17 @@ std::expected<void, std::string> KubeNode::import_image(const fs::path& archive)
   return {};
 }
 
+std::expected<void, std::string> KubeNode::tag_image(const std::string& image, const std::string& new_name) {
+  ProcessResult r = ctr({"images", "tag", "--force", image, new_name});
+  if (r.exit_code != 0) return std::unexpected("ctr images tag " + image + " " + new_name + ": " + r.errors + r.output);
+  return {};
+}
+
+std::expected<void, std::string> KubeNode::restart_kubelet() {
+  kubelet_.stop();
+  return start_kubelet();
+}
+
 std::expected<void, std::string> KubeNode::start_kubelet() {
   const KubeCertificates& pki = plane_.certificates();
   auto port = free_loopback_port();

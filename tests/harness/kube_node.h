@@ -75,6 +75,15 @@ class KubeNode {
   // imagePullPolicy Never (or IfNotPresent). Returns ctr's error output on failure.
   [[nodiscard]] std::expected<void, std::string> import_image(const std::filesystem::path& archive);
 
+  // Tags an imported image with another name (`ctr images tag`), e.g. a new release's tag for a
+  // rollout; ctr's error output on failure.
+  [[nodiscard]] std::expected<void, std::string> tag_image(const std::string& image, const std::string& new_name);
+
+  // Stops the kubelet (SIGTERM; its pods' containers keep running under containerd) and starts
+  // it again with the same configuration, as a node's kubelet upgraded or crashed and restarted
+  // by its supervisor. Returns once the new kubelet runs (not once the node is Ready again).
+  [[nodiscard]] std::expected<void, std::string> restart_kubelet();
+
   // What each component printed last (for a failing test's message).
   std::string logs_tail(std::size_t lines = 15) const;
 

@@ -40,7 +40,9 @@ sbom_has "$work/dist/ods-runner-$version.cdx.json" dbt-core "$dbt_pin" || fail "
 for image in operator runner; do
   sbom_has "$work/dist/ods-$image-$version.cdx.json" libpq5 "" || fail "the $image SBOM has no libpq5"
 done
-tar -xzOf "$work/dist/ods-$version.tgz" ods/Chart.yaml | grep -qx "version: $version" || fail "ods-$version.tgz is not chart version $version"
+# (grep without -q reads to the end: with -q it may exit first, tar gets SIGPIPE, and pipefail
+# turns a match into a failure.)
+tar -xzOf "$work/dist/ods-$version.tgz" ods/Chart.yaml | grep -x "version: $version" >/dev/null || fail "ods-$version.tgz is not chart version $version"
 
 # 1. The list and the archives.
 for image in operator runner; do
@@ -49,7 +51,7 @@ for image in operator runner; do
   listed=$(echo "$line" | awk '{print $4}')
   actual=sha256:$(sha256sum "$work/dist/$archive" | cut -d' ' -f1)
   [ "$listed" = "$actual" ] || fail "$archive: images.txt says $listed, the file is $actual"
-  tar -tf "$work/dist/$archive" | grep -qx 'index.json' || fail "$archive is not an OCI archive (no index.json)"
+  tar -tf "$work/dist/$archive" | grep -x 'index.json' >/dev/null || fail "$archive is not an OCI archive (no index.json)"
 done
 
 run() { ods_podman run --rm "${ODS_PODMAN_LIMITS[@]}" "$@"; }

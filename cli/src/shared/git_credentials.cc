@@ -71,22 +71,28 @@ Result<GitCredentials> http_credentials(const fs::path& dir, const std::string& 
   if (!password) return std::unexpected(password.error());
   auto username = secret_file(dir, "username");
   if (!username) return std::unexpected(username.error());
+  std::error_code ec;
+  const bool has_ca = fs::exists(dir / "ca.crt", ec);
   std::string header;
   if (*bearer && !(*bearer)->empty()) {
     header = "Authorization: Bearer " + **bearer;
   } else if (*password && !(*password)->empty()) {
     const std::string user = *username && !(*username)->empty() ? **username : "git";
     header = "Authorization: Basic " + base64(user + ":" + **password);
-  } else {
+  } else if (!has_ca) {
     return fail("git_credentials", "the git credentials in " + dir.string() +
-                                       " have neither password (with an optional username) nor bearerToken for an "
-                                       "https:// URL");
+                                       " have neither password (with an optional username) nor bearerToken (nor "
+                                       "ca.crt) for an https:// URL");
   }
-  return GitCredentials{{{"GIT_TERMINAL_PROMPT", "0"},
-                         {"GIT_CONFIG_COUNT", "1"},
-                         {"GIT_CONFIG_KEY_0", "http." + url + ".extraHeader"},
-                         {"GIT_CONFIG_VALUE_0", header}},
-                        {}};
+  GitCredentials credentials{{{"GIT_TERMINAL_PROMPT", "0"}}, {}};
+  if (!header.empty()) {
+    credentials.environment.insert(credentials.environment.end(), {{"GIT_CONFIG_COUNT", "1"},
+                                                                   {"GIT_CONFIG_KEY_0", "http." + url + ".extraHeader"},
+                                                                   {"GIT_CONFIG_VALUE_0", header}});
+  }
+  // A server whose certificate a private CA signed: git trusts that CA (for this fetch only).
+  if (has_ca) credentials.environment.emplace_back("GIT_SSL_CAINFO", (dir / "ca.crt").string());
+  return credentials;
 }
 
 }  // namespace

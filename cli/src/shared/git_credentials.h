@@ -4,7 +4,9 @@
 // only through its environment, never its command line, the URL or a log:
 // - https://: `password` (with `username`, default "git") becomes an HTTP Basic header, or
 //   `bearerToken` an `Authorization: Bearer` header, set for that URL alone as
-//   http.<url>.extraHeader through GIT_CONFIG_COUNT/GIT_CONFIG_KEY_0/GIT_CONFIG_VALUE_0;
+//   http.<url>.extraHeader through GIT_CONFIG_COUNT/GIT_CONFIG_KEY_0/GIT_CONFIG_VALUE_0; and
+//   `ca.crt` (a server certificate signed by a private CA) becomes GIT_SSL_CAINFO, alone or
+//   beside either credential;
 // - ssh:// and git@host:path: `identity` (the private key) is copied to a file only its owner
 //   reads (ssh refuses a key others may read; the Secret volume is group-readable), and
 //   GIT_SSH_COMMAND runs ssh with that key, IdentitiesOnly, BatchMode and

@@ -66,6 +66,17 @@ TEST_F(GitCredentialsTest, ABearerTokenBecomesABearerHeader) {
   EXPECT_EQ(environment("https://git.example/x.git")["GIT_CONFIG_VALUE_0"], "Authorization: Bearer tok-123");
 }
 
+TEST_F(GitCredentialsTest, APrivateCaIsTrustedAloneOrBesideACredential) {
+  key("ca.crt", "-----BEGIN CERTIFICATE-----\nabc\n-----END CERTIFICATE-----\n");
+  auto alone = environment("https://git.corp/x.git");
+  EXPECT_EQ(alone["GIT_SSL_CAINFO"], (root_ / "secret" / "ca.crt").string());
+  EXPECT_EQ(alone.count("GIT_CONFIG_COUNT"), 0u) << "no credential, no header";
+  key("password", "s3cret");
+  auto both = environment("https://git.corp/x.git");
+  EXPECT_EQ(both["GIT_SSL_CAINFO"], (root_ / "secret" / "ca.crt").string());
+  EXPECT_EQ(both["GIT_CONFIG_VALUE_0"], "Authorization: Basic " + base64("git:s3cret"));
+}
+
 TEST_F(GitCredentialsTest, AnSshKeyIsCopiedForItsOwnerAndHostKeysAreCheckedStrictly) {
   key("identity", "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n");
   key("known_hosts", "git.example ssh-ed25519 AAAA\n");

@@ -66,6 +66,35 @@ std::optional<std::pair<std::string, std::string>> pod_cannot_start(const Json& 
   return std::nullopt;
 }
 
+// The first container of the Job's pods the kernel killed for its memory limit: {reason,
+// message} naming the pod, the exit code and the limit; nullopt if none. (The Job says only
+// BackoffLimitExceeded; the reason is in the pod's container status.)
+std::optional<std::pair<std::string, std::string>> pod_oom_killed(const Json& pods) {
+  for (const Json& pod : pods.value("items", Json::array())) {
+    const Json::json_pointer statuses_at("/status/containerStatuses");
+    if (!pod.contains(statuses_at) || !pod.at(statuses_at).is_array()) continue;
+    for (const Json& container : pod.at(statuses_at)) {
+      const Json::json_pointer terminated_at("/state/terminated");
+      if (!container.contains(terminated_at) || string_at(container, "/state/terminated/reason") != "OOMKilled") {
+        continue;
+      }
+      std::string limit;
+      for (const Json& spec : pod.value("spec", Json::object()).value("containers", Json::array())) {
+        if (spec.value("name", "") == container.value("name", "")) limit = string_at(spec, "/resources/limits/memory");
+      }
+      const Json& terminated = container.at(terminated_at);
+      const std::string exit_code =
+          terminated.contains("exitCode") ? "exit code " + terminated.at("exitCode").dump() : "no exit code";
+      return std::pair{std::string("OOMKilled"),
+                       "the runner pod " + string_at(pod, "/metadata/name") +
+                           " was killed by its memory limit (OOMKilled, " + exit_code +
+                           (limit.empty() ? std::string() : "; limit " + limit) +
+                           "): raise spec.runnerPodTemplate.resources.limits.memory; the state stays as it was"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) {
@@ -170,6 +199,12 @@ Result<ReconcileResult> DbtRunReconciler::follow(const Json& run, const Json& jo
   const kube::ObjectKey key = key_of(run);
   const std::string job_name = string_at(job, "/metadata/name");
   if (const Json* failed = true_condition(job, "Failed")) {
+    // A pod killed by its memory limit says so (the Job only says BackoffLimitExceeded).
+    auto pods = client_.list(res::kPods, key.namespace_name, {"job-name=" + job_name, ""});
+    if (!pods)
+      return std::unexpected(
+          api_failure("listing the pods of Job " + key.namespace_name + "/" + job_name, pods.error()));
+    if (auto killed = pod_oom_killed(*pods)) return done_now(fail_run(key, killed->first, killed->second));
     return done_now(fail_run(key, failed->value("reason", "JobFailed"),
                              "the runner Job " + job_name + " failed: " + failed->value("message", "(no message)") +
                                  "; the state stays as it was"));

@@ -301,6 +301,32 @@ TEST_F(RunReconcilerTest, APodExitingNonZeroFailsTheRunWithBackoffLimitExceeded)
   EXPECT_EQ(run()["status"]["reason"], "BackoffLimitExceeded");
 }
 
+TEST_F(RunReconcilerTest, APodKilledByItsMemoryLimitFailsTheRunWithOOMKilled) {
+  ASSERT_TRUE(reconcile());
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "shop-run-1-x7k2p"}, {"namespace", "ns"}, {"labels", {{"job-name", "shop-run-1"}}}}}};
+  pod["spec"]["containers"] = Json::array({{{"name", "runner"}, {"resources", {{"limits", {{"memory", "64Mi"}}}}}}});
+  pod["status"]["phase"] = "Failed";
+  pod["status"]["containerStatuses"] =
+      Json::array({{{"name", "runner"}, {"state", {{"terminated", {{"reason", "OOMKilled"}, {"exitCode", 137}}}}}}});
+  store(client_, res::kPods, pod);
+  set_job_status({{"failed", 1},
+                  {"conditions",
+                   {{{"type", "Failed"},
+                     {"status", "True"},
+                     {"reason", "BackoffLimitExceeded"},
+                     {"message", "Job has reached the specified backoff limit"}}}}});
+  ASSERT_TRUE(reconcile());
+  const Json status = run()["status"];
+  EXPECT_EQ(status["phase"], "Failed");
+  EXPECT_EQ(status["reason"], "OOMKilled");
+  EXPECT_EQ(status["message"],
+            "the runner pod shop-run-1-x7k2p was killed by its memory limit (OOMKilled, exit code 137; limit 64Mi): "
+            "raise spec.runnerPodTemplate.resources.limits.memory; the state stays as it was");
+}
+
 TEST_F(RunReconcilerTest, AVanishedJobFailsTheRun) {
   ASSERT_TRUE(reconcile());
   ASSERT_TRUE(client_.remove(res::kJobs, {"ns", "shop-run-1"}));
