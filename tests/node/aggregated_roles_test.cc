@@ -49,8 +49,8 @@ std::string suspended_project(NodeWorld& world, const std::string& name) {
 }
 
 std::string hand_made_run(const std::string& name, const std::string& project) {
-  return "apiVersion: ods.dev/v1alpha1\nkind: DbtRun\nmetadata: {name: " + name + "}\nspec: {projectRef: {name: " +
-         project + "}}\n";
+  return "apiVersion: ods.dev/v1alpha1\nkind: DbtRun\nmetadata: {name: " + name +
+         "}\nspec: {projectRef: {name: " + project + "}}\n";
 }
 
 TEST_F(AggregatedRoles, EditMayWriteProjectsAndRunsViewMayOnlyReadNoBindingMayNotRead) {
