@@ -59,9 +59,9 @@ class StateStoreTls : public ::testing::Test {
 
   // Writes `content` into the PostgreSQL pod's data directory as `name`, readable by its owner only.
   void write_into_postgres(const std::string& name, const std::string& content) {
-    ProcessResult r = w().kubectl({"exec", "-n", "databases", "postgres-0", "--", "sh", "-c",
-                                   "umask 077; printf '%s' \"$1\" > \"$2\"", "sh", content,
-                                   std::string(kDataDir) + "/" + name});
+    ProcessResult r =
+        w().kubectl({"exec", "-n", "databases", "postgres-0", "--", "sh", "-c",
+                     "umask 077; printf '%s' \"$1\" > \"$2\"", "sh", content, std::string(kDataDir) + "/" + name});
     ASSERT_EQ(r.exit_code, 0) << r.errors;
   }
   void postgres_sql(const std::string& sql) {
@@ -71,8 +71,8 @@ class StateStoreTls : public ::testing::Test {
   std::string operator_logs() {
     std::string logs;
     for (const char* previous : {"--previous=false", "--previous=true"}) {
-      logs += w().kubectl({"logs", "-n", "ods-system", "-l", "app.kubernetes.io/name=ods", "--tail=20", previous})
-                  .output;
+      logs +=
+          w().kubectl({"logs", "-n", "ods-system", "-l", "app.kubernetes.io/name=ods", "--tail=20", previous}).output;
     }
     return logs;
   }
@@ -101,23 +101,20 @@ TEST_F(StateStoreTls, VerifyFullWorksWithTheCaMountedAsTheDocSaysAndFailsClearly
   ASSERT_TRUE(create_operator_namespace(w()));
   const fs::path ca = pki / "ca.crt";
   ASSERT_EQ(w().kubectl({"delete", "secret", "ods-state", "-n", "ods-system"}).exit_code, 0);
-  const std::string dsn = std::string("host=") + kWarehouseHost + " port=5432 dbname=ods user=postgres password=" +
-                          w().postgres_password() +
+  const std::string dsn = std::string("host=") + kWarehouseHost +
+                          " port=5432 dbname=ods user=postgres password=" + w().postgres_password() +
                           " sslmode=verify-full sslrootcert=/etc/ods/pg-ca/ca.crt connect_timeout=10";
-  ProcessResult state = w().kubectl({"create", "secret", "generic", "ods-state", "-n", "ods-system",
-                                     "--from-literal=dsn=" + dsn});
+  ProcessResult state =
+      w().kubectl({"create", "secret", "generic", "ods-state", "-n", "ods-system", "--from-literal=dsn=" + dsn});
   ASSERT_EQ(state.exit_code, 0) << state.errors;
   (void)w().kubectl({"delete", "secret", "pg-ca", "-n", "ods-system", "--ignore-not-found"});
-  ProcessResult ca_secret = w().kubectl(
-      {"-n", "ods-system", "create", "secret", "generic", "pg-ca", "--from-file=ca.crt=" + ca.string()});
+  ProcessResult ca_secret =
+      w().kubectl({"-n", "ods-system", "create", "secret", "generic", "pg-ca", "--from-file=ca.crt=" + ca.string()});
   ASSERT_EQ(ca_secret.exit_code, 0) << ca_secret.errors;
 
-  const std::vector<std::string> images{"--set",
-                                        "image.operator.repository=" + w().operator_repository(),
-                                        "--set",
-                                        "image.operator.tag=" + w().operator_tag(),
-                                        "--set",
-                                        "image.operator.pullPolicy=Never"};
+  const std::vector<std::string> images{"--set", "image.operator.repository=" + w().operator_repository(),
+                                        "--set", "image.operator.tag=" + w().operator_tag(),
+                                        "--set", "image.operator.pullPolicy=Never"};
 
   // Without the CA mounted: the operator cannot verify the server and says so.
   std::vector<std::string> install{"install", "ods", "helm/ods", "-n", "ods-system"};
@@ -125,11 +122,13 @@ TEST_F(StateStoreTls, VerifyFullWorksWithTheCaMountedAsTheDocSaysAndFailsClearly
   ProcessResult installed = w().helm(install);
   ASSERT_EQ(installed.exit_code, 0) << installed.output << installed.errors;
   std::string logs;
-  EXPECT_TRUE(NodeWorld::wait(180s, [&] {
-    logs = operator_logs();
-    return logs.find("cannot open the PostgreSQL state store") != std::string::npos &&
-           logs.find("/etc/ods/pg-ca/ca.crt") != std::string::npos;
-  })) << logs << w().diagnostics("ods-system");
+  EXPECT_TRUE(NodeWorld::wait(180s,
+                              [&] {
+                                logs = operator_logs();
+                                return logs.find("cannot open the PostgreSQL state store") != std::string::npos &&
+                                       logs.find("/etc/ods/pg-ca/ca.crt") != std::string::npos;
+                              }))
+      << logs << w().diagnostics("ods-system");
   std::cout << "state store TLS: the operator without the CA says:\n" << logs << std::endl;
   EXPECT_EQ(logs.find(w().postgres_password()), std::string::npos) << "the log shows the DSN's password";
   EXPECT_NE(w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.status.readyReplicas}"), "2");
@@ -137,8 +136,8 @@ TEST_F(StateStoreTls, VerifyFullWorksWithTheCaMountedAsTheDocSaysAndFailsClearly
   // With the doc's values: ready, and a run Succeeds, recorded through TLS.
   const fs::path values = w().dir() / "pg-ca-values.yaml";
   std::ofstream(values, std::ios::trunc) << kCaValues;
-  std::vector<std::string> upgrade{"upgrade", "ods",  "helm/ods",        "-n", "ods-system", "--wait",
-                                   "--timeout", "5m", "-f", values.string()};
+  std::vector<std::string> upgrade{"upgrade", "ods",       "helm/ods", "-n", "ods-system",
+                                   "--wait",  "--timeout", "5m",       "-f", values.string()};
   upgrade.insert(upgrade.end(), images.begin(), images.end());
   ProcessResult upgraded = w().helm(upgrade);
   ASSERT_EQ(upgraded.exit_code, 0) << upgraded.output << upgraded.errors << w().diagnostics("ods-system");
@@ -160,8 +159,9 @@ TEST_F(StateStoreTls, VerifyFullWorksWithTheCaMountedAsTheDocSaysAndFailsClearly
                                "from pg_stat_ssl s join pg_stat_activity a using (pid) "
                                "where a.datname = 'ods' and a.client_addr is not null");
   EXPECT_EQ(tls.output, "t\n") << tls.errors
-                               << w().psql("postgres", "select a.client_addr, s.* from pg_stat_ssl s join "
-                                                       "pg_stat_activity a using (pid) where a.datname = 'ods'")
+                               << w().psql("postgres",
+                                           "select a.client_addr, s.* from pg_stat_ssl s join "
+                                           "pg_stat_activity a using (pid) where a.datname = 'ods'")
                                       .output;
 }
 
