@@ -3,8 +3,8 @@
 // in-cluster PostgreSQL; examples/shop from the git server builds into the in-cluster warehouse;
 // `helm upgrade` to a new image tag rolls the operator out while a run is in flight, and that
 // run is recorded exactly once; `helm uninstall` leaves no operator pod, and no Job or pod
-// without its owner (deleting the project then takes its scheduled runs, Jobs and pods with it;
-// deleting the run made by hand, its Job and pod).
+// without its owner (deleting the project then takes its runs, the one made by hand too since the
+// operator adopted it, and their Jobs and pods with it).
 // Shard `node`; runs as root, serially.
 #include <gtest/gtest.h>
 
@@ -104,18 +104,16 @@ TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninst
   EXPECT_EQ(
       w().jsonpath({"pods", "-n", kNamespace, "--field-selector=status.phase=Running"}, "{.items[*].metadata.name}"),
       "");
-  // The project's deletion, with no operator left, takes its scheduled runs with it (owner
-  // references; no finalizer waits for an operator that is gone). A run created by hand has no
-  // owner (its creator owns it): it stays, with its Job, until it is deleted, and then its Job
-  // and pod go too.
+  // The run made by hand was adopted by its project when the operator first reconciled it (a
+  // controller owner reference, as Kubernetes' controllers adopt orphans). So the project's
+  // deletion, with no operator left, takes every run with it, scheduled or made by hand, and
+  // their Jobs and pods (the garbage collector; no finalizer waits for an operator that is gone).
+  EXPECT_EQ(w().jsonpath({"dbtrun", "during-upgrade", "-n", kNamespace},
+                         "{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/"
+                         "{.metadata.ownerReferences[0].controller}"),
+            "DbtProject/shop/true");
   ProcessResult deleted = w().kubectl({"delete", "dbtproject", "shop", "-n", kNamespace, "--wait", "--timeout=60s"});
   EXPECT_EQ(deleted.exit_code, 0) << deleted.errors;
-  EXPECT_TRUE(NodeWorld::wait(180s, [&] {
-    return w().jsonpath({"dbtruns", "-n", kNamespace}, "{.items[*].metadata.name}") == "during-upgrade";
-  })) << w().kubectl({"get", "dbtruns,jobs,pods", "-n", kNamespace}).output;
-  ProcessResult deleted_run =
-      w().kubectl({"delete", "dbtrun", "during-upgrade", "-n", kNamespace, "--wait", "--timeout=60s"});
-  EXPECT_EQ(deleted_run.exit_code, 0) << deleted_run.errors;
   EXPECT_TRUE(NodeWorld::wait(180s, [&] {
     return w().jsonpath({"dbtruns,jobs,pods", "-n", kNamespace}, "{.items[*].metadata.name}").empty();
   })) << w().kubectl({"get", "dbtruns,jobs,pods", "-n", kNamespace}).output;

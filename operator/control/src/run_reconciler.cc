@@ -95,13 +95,52 @@ std::optional<std::pair<std::string, std::string>> pod_oom_killed(const Json& po
   return std::nullopt;
 }
 
+// True when `run` names a controller among its owner references (a scheduled run names its
+// project; a run made by hand names none until it is adopted).
+bool has_controller(const Json& run) {
+  const Json::json_pointer references("/metadata/ownerReferences");
+  if (!run.contains(references) || !run.at(references).is_array()) return false;
+  for (const Json& reference : run.at(references)) {
+    if (reference.value("controller", false)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// A run made by hand has no controller: its project adopts it (a controller owner reference, as
+// Kubernetes' controllers adopt orphans), so that deleting the project takes the run, and with
+// it its Job and pod, too. The patch carries the run's resourceVersion: a run changed meanwhile
+// is adopted on its next reconcile. A missing project adopts nothing (start() fails the run).
+// Returns the run as patched, or nullopt when nothing was to adopt.
+Result<std::optional<Json>> DbtRunReconciler::adopt(const Json& run) {
+  if (has_controller(run)) return std::nullopt;
+  const kube::ObjectKey key = key_of(run);
+  const std::string project_name = string_at(run, "/spec/projectRef/name");
+  if (project_name.empty()) return std::nullopt;
+  auto project = client_.find(res::kDbtProjects, {key.namespace_name, project_name});
+  if (!project) return std::unexpected(api_failure("reading DbtProject " + project_name, project.error()));
+  if (!project->has_value()) return std::nullopt;
+  Json references = run.contains(Json::json_pointer("/metadata/ownerReferences"))
+                        ? run.at(Json::json_pointer("/metadata/ownerReferences"))
+                        : Json::array();
+  if (!references.is_array()) references = Json::array();
+  references.push_back(controller_reference(**project));
+  const Json patch = {
+      {"metadata",
+       {{"resourceVersion", string_at(run, "/metadata/resourceVersion")}, {"ownerReferences", references}}}};
+  auto adopted = client_.merge_patch(res::kDbtRuns, key, patch);
+  if (!adopted) return std::unexpected(api_failure("adopting DbtRun " + key.str(), adopted.error()));
+  return std::optional<Json>(std::move(*adopted));
+}
 
 Result<ReconcileResult> DbtRunReconciler::reconcile(const kube::ObjectKey& key) {
   auto found = client_.find(res::kDbtRuns, key);
   if (!found) return std::unexpected(api_failure("reading DbtRun " + key.str(), found.error()));
   if (!found->has_value() || run_finished(**found)) return ReconcileResult{};
-  const Json& run = **found;
+  auto adopted = adopt(**found);
+  if (!adopted) return std::unexpected(adopted.error());
+  const Json& run = adopted->has_value() ? **adopted : **found;
   const std::string recorded_job = string_at(run, "/status/jobName");
   const std::string job_name = recorded_job.empty() ? runner_job_name(key.name) : recorded_job;
   auto job = client_.find(res::kJobs, {key.namespace_name, job_name});

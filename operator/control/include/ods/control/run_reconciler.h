@@ -1,6 +1,9 @@
 #pragma once
 // The DbtRun reconciler (docs/kubernetes.md, "Run phases" and "The Job a run gets"):
-// - a finished run (Succeeded or Failed) is not touched;
+// - a run without a controller (made by hand) is adopted by its project first: a controller
+//   owner reference, so that deleting the project deletes the run (as Kubernetes' controllers
+//   adopt orphans);
+// - a finished run (Succeeded or Failed) is not touched otherwise;
 // - a new run gets its token Secret (data from the token source, created once: a restarted
 //   operator finds it) and its runner Job (run_job.h; named after the run, so it is created
 //   once), then phase Pending with status.jobName (Event JobCreated);
@@ -25,6 +28,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "ods/base/clock.h"
@@ -58,6 +62,7 @@ class DbtRunReconciler final : public Reconciler {
   [[nodiscard]] Result<ReconcileResult> reconcile(const kube::ObjectKey& key) override;
 
  private:
+  Result<std::optional<Json>> adopt(const Json& run);
   Result<ReconcileResult> start(const Json& run);
   Result<void> wait(const Json& run, const std::string& message);
   Result<void> replace(const Json& older, const std::string& by);
