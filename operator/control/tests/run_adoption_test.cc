@@ -57,8 +57,11 @@ TEST_F(RunAdoptionTest, ARunMadeByHandIsAdoptedByItsProjectAndStarts) {
 TEST_F(RunAdoptionTest, ARunWithAControllerIsNotAdoptedAgain) {
   store(client_, res::kDbtProjects, shop_project());
   Json owned = manual_run("owned");
-  const Json other = {{"apiVersion", "ods.dev/v1alpha1"}, {"kind", "DbtProject"}, {"name", "other"},
-                      {"uid", "other-uid"},                {"controller", true}};
+  const Json other = {{"apiVersion", "ods.dev/v1alpha1"},
+                      {"kind", "DbtProject"},
+                      {"name", "other"},
+                      {"uid", "other-uid"},
+                      {"controller", true}};
   owned["metadata"]["ownerReferences"] = Json::array({other});
   store(client_, res::kDbtRuns, owned);
   ASSERT_TRUE(reconcile("owned"));
