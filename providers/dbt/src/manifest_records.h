@@ -45,6 +45,9 @@ struct NodeRecord {
   std::vector<LiteralHook> literal_hooks;  // those of them that read it only by literal name
   bool has_hooks = false;
   planner::FreshnessPolicy policy;
+  // Why its compiled SQL can't be keyed from its own code (planner::compile_key_blocker, or
+  // "a Python model", "a seed", "no raw code"); nullopt when its own code allows a key.
+  std::optional<std::string> key_blocker;
 };
 
 // A data test or unit test: the nodes it reads and the digest of its definition.
@@ -60,7 +63,8 @@ struct MacroRecord {
   std::string package_name;
   std::string sql_digest;
   std::vector<std::string> depends;
-  std::optional<std::string> run_context_word;  // reads_run_context(macro_sql)
+  std::optional<std::string> run_context_word;     // reads_run_context(macro_sql)
+  std::optional<std::string> compile_impure_word;  // planner::compile_impure_word(macro_sql)
 };
 
 struct SourceRecord {

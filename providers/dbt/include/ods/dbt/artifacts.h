@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ods/base/result.h"
@@ -38,6 +39,15 @@ struct ReadOptions {
   // recorded state while the project is assembled. Not called when reading fails.
   std::function<void(const std::string& project_name)> before_assembly;
 };
+
+// The `incomplete` entry of a SQL model or snapshot the manifest holds no compiled SQL for.
+inline constexpr std::string_view kNoCompiledSql = "no compiled SQL: run dbt compile";
+
+// For a SQL node this run did not compile (its `incomplete` holds kNoCompiledSql) whose compile
+// key equals the one recorded with `recorded_sql` (the `sql` component run `run_id` recorded):
+// takes that component, drops the kNoCompiledSql entry and sets sql_from_run (docs/compile-key.md).
+// Returns false and changes nothing when the node has compiled SQL of its own (or no such entry).
+bool take_recorded_sql(planner::NodeInput& node, const std::string& recorded_sql, const std::string& run_id);
 
 // The manifest's `metadata`, as far as ODS uses it.
 struct ManifestMeta {

@@ -1,0 +1,35 @@
+#pragma once
+// The compile key of each model and snapshot (docs/compile-key.md): a digest of everything
+// its compiled SQL is a function of, as the parse manifest shows it. Internal to providers/dbt.
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "manifest_records.h"
+
+namespace ods::dbt::internal {
+
+class CompileKeys final {
+ public:
+  // `records` must outlive this. `engine`: dbt's version and the adapter type.
+  CompileKeys(const ManifestRecords& records, std::string engine);
+
+  // The node's key (64 hex digits), or "" when it can't be keyed: its own code reads what the
+  // key can't hold (NodeRecord::key_blocker), a macro it calls (transitively, dbt's own and the
+  // adapter's included) is compile-impure or missing, it reads an unknown node or source, or an
+  // ephemeral model it inlines can't be keyed. Cached. Not thread-safe.
+  const std::string& key(const NodeRecord& node);
+
+ private:
+  // Appends the macros `seeds` reach to `text`; false when one is missing or compile-impure.
+  bool add_macros(const std::vector<std::string>& seeds, std::string& text) const;
+
+  const ManifestRecords& records_;
+  std::string engine_;
+  std::unordered_map<std::string, const NodeRecord*> nodes_;
+  std::unordered_map<std::string, const SourceRecord*> sources_;
+  std::unordered_map<std::string, std::string> keys_;
+  std::unordered_set<std::string> computing_;  // ephemeral cycles: no key
+};
+
+}  // namespace ods::dbt::internal
