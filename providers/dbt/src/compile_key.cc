@@ -13,8 +13,8 @@ constexpr std::string_view kKeyVersion = "ods compile key 1";
 const std::string kNoKey;
 }  // namespace
 
-CompileKeys::CompileKeys(const ManifestRecords& records, std::string engine)
-    : records_(records), engine_(std::move(engine)) {
+CompileKeys::CompileKeys(const ManifestRecords& records, const ReadOptions& options, std::string engine)
+    : records_(records), options_(options), engine_(std::move(engine)) {
   for (const auto& node : records_.nodes) nodes_[node.id] = &node;
   for (const auto& source : records_.sources) sources_[source.id] = &source;
 }
@@ -38,6 +38,36 @@ bool CompileKeys::add_macros(const std::vector<std::string>& seeds, std::string&
   return true;
 }
 
+bool CompileKeys::add_vars(const NodeRecord& node, std::string& text) const {
+  if (node.key_reads.vars.empty()) return true;
+  if (!options_.project_vars || options_.project_file_digest.empty() || node.package_name != records_.meta.project_name)
+    return false;
+  text += "project_file";
+  text += '\0' + options_.project_file_digest + '\n';
+  for (const auto& name : node.key_reads.vars) {
+    const auto it = options_.project_vars->find(name);
+    if (it != options_.project_vars->end() && !it->second) return false;  // dbt may resolve it otherwise
+    text += "var";
+    text += '\0' + name + '\0';
+    text += it == options_.project_vars->end() ? std::string("unset") : "value" + std::string(1, '\0') + *it->second;
+    text += '\n';
+  }
+  return true;
+}
+
+bool CompileKeys::calls_only_macros(const NodeRecord& node) const {
+  for (const auto& call : node.key_reads.calls) {
+    const bool found = std::any_of(node.depends_macros.begin(), node.depends_macros.end(), [&](const std::string& id) {
+      const auto it = records_.macros.find(id);
+      if (it == records_.macros.end()) return false;
+      const MacroRecord& m = it->second;
+      return call == m.name || call == m.package_name + "." + m.name;
+    });
+    if (!found) return false;
+  }
+  return true;
+}
+
 const std::string& CompileKeys::key(const NodeRecord& node) {
   if (const auto it = keys_.find(node.id); it != keys_.end()) return it->second;
   if (node.key_blocker || !computing_.insert(node.id).second) return kNoKey;
@@ -52,7 +82,7 @@ const std::string& CompileKeys::key(const NodeRecord& node) {
   text += '\0' + node.id + '\0' + node.resource_type + '\0' + node.raw_digest + '\n';
   text += "this";
   text += '\0' + node.relation + '\n';
-  bool keyable = config != nullptr && !node.raw_digest.empty();
+  bool keyable = config != nullptr && !node.raw_digest.empty() && calls_only_macros(node) && add_vars(node, text);
   if (keyable) {
     text += "config";
     text += '\0' + *config + '\n';

@@ -283,8 +283,10 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
     record.key_blocker = "a " + language + " model";
   } else if (!raw_code) {
     record.key_blocker = "no raw code";
+  } else if (auto reads = planner::compile_key_reads(*raw_code)) {
+    record.key_reads = std::move(*reads);
   } else {
-    record.key_blocker = planner::compile_key_blocker(*raw_code);
+    record.key_blocker = std::move(reads.error());
   }
   if (record.resource_type == "seed") {
     record.needs_file = true;

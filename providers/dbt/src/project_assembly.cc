@@ -37,7 +37,7 @@ class Assembler {
         macros_(records.macros, records.meta),
         engine_(records_.meta.dbt_version + "/" + records_.meta.adapter_type),
         engine_digest_(ods::sha256_hex(engine_)),
-        compile_keys_(records, engine_) {
+        compile_keys_(records, options, engine_) {
     for (const auto& node : records_.nodes) nodes_by_id_[node.id] = &node;
   }
 

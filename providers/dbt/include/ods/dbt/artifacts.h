@@ -38,6 +38,14 @@ struct ReadOptions {
   // cannot fail): lets the caller start work that needs the project's name, e.g. reading the
   // recorded state while the project is assembled. Not called when reading fails.
   std::function<void(const std::string& project_name)> before_assembly;
+  // dbt_project.yml's vars as dbt resolves them for the root project's nodes without --vars
+  // (ODS passes none): name -> value as written, nullopt for a name dbt may resolve otherwise
+  // (defined under a package's block, a list or map, Jinja). Absent: not read, and then no node
+  // that reads a var has a compile key. With them, the SHA-256 of dbt_project.yml's text (a var
+  // written `true` and one written "true" read alike above, render differently): both enter the
+  // key of a node that reads a var.
+  std::optional<std::map<std::string, std::optional<std::string>>> project_vars{};
+  std::string project_file_digest{};
 };
 
 // The `incomplete` entry of a SQL model or snapshot the manifest holds no compiled SQL for.
