@@ -97,7 +97,8 @@ class KeyReader {
   // {% set a, b = ... %} / {% set a %} / {% for a, b in ... %}: the targets are bound once the
   // expression after them was read (a set's value can't read the name it binds).
   std::optional<std::string> check_statement(const std::vector<Token>& tokens) {
-    if (tokens.empty() || tokens[0].kind != TokenKind::name) return std::string("a tag without a name");
+    if (tokens.empty()) return std::string("a tag without a name");
+    if (tokens[0].kind != TokenKind::name) return at_line("a tag without a name", tokens[0].offset);
     const std::string_view tag = tokens[0].text;
     if (contains(kTagsWithoutExpression, tag)) {
       if (tokens.size() > 1) return at_line("{% " + std::string(tag) + " %} with more", tokens[0].offset);
@@ -112,7 +113,8 @@ class KeyReader {
     std::vector<std::string> targets;
     for (; i < tokens.size() && tokens[i].text != stop; ++i) {
       if (tokens[i].kind == TokenKind::name) {
-        if (contains(kKeyedNames, tokens[i].text) || contains(kCallsTheKeyHolds, tokens[i].text))
+        if (contains(kKeyedNames, tokens[i].text) || contains(kCallsTheKeyHolds, tokens[i].text) ||
+            contains(kNeverKeyed, tokens[i].text) || tokens[i].text == "is_incremental")
           return at_line("rebinds " + std::string(tokens[i].text), tokens[i].offset);
         targets.emplace_back(tokens[i].text);
       } else if (!is_symbol(tokens, i, ',') && !is_symbol(tokens, i, '(') && !is_symbol(tokens, i, ')')) {
