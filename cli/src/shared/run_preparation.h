@@ -33,7 +33,7 @@ struct PreparedRun {
   // The nodes dbt compile stopped on and left to dbt build (CompileDeferral::until_build);
   // settle_compiles() marks them after the probe, or fails the command.
   std::vector<DeferredCompile> deferred_compiles;
-  double compile_seconds = 0;  // `dbt parse` and `dbt compile`
+  double compile_seconds = 0;  // `dbt parse` and `dbt compile` (not the reads of the project)
   std::size_t sql_taken = 0;   // nodes whose recorded `sql` component stood (compile key unchanged)
   double load_seconds = 0;     // reading the project and resolving the selection
   double probe_seconds = 0;    // probe(); 0 until it ran
