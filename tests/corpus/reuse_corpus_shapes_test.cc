@@ -51,7 +51,9 @@ void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title, boo
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from a control's";
   EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
   EXPECT_EQ(corpus.keyed_mismatch_total(), 0) << "a keyed compile's fingerprint differs from a full compile's";
-  if (keyed) EXPECT_GT(corpus.keyed_taken_total(), 0) << "the keyed compile never kept a recorded compiled SQL";
+  if (keyed) {
+    EXPECT_GT(corpus.keyed_taken_total(), 0) << "the keyed compile never kept a recorded compiled SQL";
+  }
   EXPECT_GT(corpus.unchanged_total(), 0);
 }
 
