@@ -2,22 +2,24 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "ods/control/conditions.h"
+#include "reconciler_world.h"
 #include "test_objects.h"
 
 namespace ods::control {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::any_token;
 using testing::FakeClient;
 using testing::FakeClock;
 using testing::manual_run;
+using testing::ReconcilerWorld;
 using testing::shop_project;
 using testing::store;
 namespace res = kube::resources;
 
-class RunReconcilerTest : public ::testing::Test {
+class RunReconcilerTest : public ::testing::Test, protected ReconcilerWorld {
  protected:
   void SetUp() override {
     store(client_, res::kDbtProjects, shop_project());
@@ -46,9 +48,6 @@ class RunReconcilerTest : public ::testing::Test {
     return "<unset>";
   }
 
-  FakeClient client_;
-  FakeClock clock_;
-  EventRecorder events_{client_, clock_};
   int tokens_issued_ = 0;
   DbtRunReconciler reconciler_{client_, clock_, events_,
                                [this](const Json& run) {
@@ -250,7 +249,7 @@ TEST_F(RunReconcilerTest, AJobCreatedBeforeARestartIsAdoptedWhenCreateSaysAlread
 }
 
 TEST_F(RunReconcilerTest, AnImageOutsideTheAllowListFailsTheRunBeforeAnyJobOrSecretExists) {
-  DbtRunReconciler strict{client_, clock_, events_, [](const Json&) { return std::string("token"); },
+  DbtRunReconciler strict{client_, clock_, events_, any_token,
                           RunJobOptions{.callback_url = "https://ods-operator.ods-system.svc:8443",
                                         .policy = {.image_patterns = {"registry.corp/analytics/*"}}}};
   ASSERT_TRUE(strict.reconcile({"ns", "shop-run-1"}));
