@@ -69,8 +69,7 @@ bool is_inner_path(const std::string& text) {
 // Checks entry `entry` (its list, then every file it lists) and, when `copy_to` is given, copies
 // the listed folders and files there (made fresh). nullopt when the entry is whole; else what is
 // wrong with it. Errors ("io"): writing under `copy_to` failed.
-Result<std::optional<std::string>> check_entry(const fs::path& entry, const std::string& key,
-                                               const fs::path* copy_to) {
+Result<std::optional<std::string>> check_entry(const fs::path& entry, const std::string& key, const fs::path* copy_to) {
   const auto list_text = read_bytes(entry / kEntryList);
   if (!list_text) return std::optional<std::string>(std::string(kEntryList) + " is missing or unreadable");
   const json list = json::parse(*list_text, nullptr, false);
@@ -93,8 +92,7 @@ Result<std::optional<std::string>> check_entry(const fs::path& entry, const std:
   for (const json& file : list["files"]) {
     const bool well_formed = file.is_object() && file.contains("path") && file["path"].is_string() &&
                              file.contains("size") && file["size"].is_number_unsigned() && file.contains("sha256") &&
-                             file["sha256"].is_string() && file.contains("mode") &&
-                             file["mode"].is_number_unsigned();
+                             file["sha256"].is_string() && file.contains("mode") && file["mode"].is_number_unsigned();
     if (!well_formed || !is_inner_path(file["path"].get<std::string>()))
       return std::optional<std::string>(std::string(kEntryList) + " lists a file it does not describe");
     const std::string path = file["path"].get<std::string>();
@@ -217,8 +215,9 @@ Result<PackagesSave> save_packages(const fs::path& root, const std::string& key,
   if (!copied || *copied) remove_temporary();
   if (!copied) return std::unexpected(copied.error());
   if (*copied) return PackagesSave{SaveOutcome::not_cacheable, **copied};
-  if (auto written = write_bytes(temporary / kEntryList, list.dump(1), fs::perms::owner_read | fs::perms::owner_write |
-                                                                           fs::perms::group_read | fs::perms::others_read);
+  if (auto written =
+          write_bytes(temporary / kEntryList, list.dump(1),
+                      fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
       !written) {
     remove_temporary();
     return std::unexpected(written.error());

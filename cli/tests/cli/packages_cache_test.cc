@@ -152,7 +152,8 @@ TEST_F(PackagesCacheTest, AListNamingAPathOutsideTheEntryIsDamage) {
   list.replace(list.find(from), from.size(), "\"../../outside.sql\"");
   std::ofstream(cache_ / k / "entry.json") << list;
   remove_installed();
-  EXPECT_EQ(restore_packages(cache_, k, project_ / "dbt_packages")->why, "entry.json lists a file it does not describe");
+  EXPECT_EQ(restore_packages(cache_, k, project_ / "dbt_packages")->why,
+            "entry.json lists a file it does not describe");
   EXPECT_FALSE(fs::exists(dir_.path() / "outside.sql"));
 }
 
