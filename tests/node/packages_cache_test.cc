@@ -37,9 +37,8 @@ TEST_F(PackagesCacheOnARealNode, ASecondRunRestoresThePackagesFromTheHostPathWit
   const fs::path cache = w().dir() / "packages-cache";
   fs::create_directories(cache);
   fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);
-  ProcessResult upgraded =
-      w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait", "--timeout", "5m",
-                "--set", "runner.packagesCache.hostPath=" + cache.string()});
+  ProcessResult upgraded = w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait",
+                                     "--timeout", "5m", "--set", "runner.packagesCache.hostPath=" + cache.string()});
   ASSERT_EQ(upgraded.exit_code, 0) << upgraded.output << upgraded.errors << w().diagnostics("ods-system");
   auto secrets = create_shop_secrets(w(), kNamespace);
   ASSERT_TRUE(secrets) << secrets.error();
@@ -48,12 +47,11 @@ TEST_F(PackagesCacheOnARealNode, ASecondRunRestoresThePackagesFromTheHostPathWit
   // dbt deps clones the test repository itself: its URL with the credentials, and the server's CA
   // from the git Secret the pod has mounted anyway.
   options.env = {{"SHOP_HELPERS_GIT", w().git_url_with_credentials()}, {"GIT_SSL_CAINFO", "/var/run/ods/git/ca.crt"}};
-  ASSERT_EQ(w()
-                .apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
-                                    options),
-                       kNamespace)
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      w().apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}", options),
+                kNamespace)
+          .exit_code,
+      0);
   std::vector<std::string> runs;
   ASSERT_TRUE(NodeWorld::wait(120s, [&] { return !(runs = w().runs_of(kNamespace, "shop")).empty(); }))
       << w().diagnostics(kNamespace);
