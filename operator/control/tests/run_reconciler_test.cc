@@ -427,6 +427,48 @@ TEST(RunStatusTest, AConflictIsRetriedOnTheNewerRun) {
   EXPECT_EQ(client.calls("replace", res::kDbtRuns), 2);
 }
 
+// The packages cache (docs/kubernetes.md, "A packages cache"): none by default; a hostPath mounted
+// at the run's namespace's own folder; a claim of the run's namespace mounted whole. A project's
+// env can't point the pod elsewhere.
+TEST(RunJob, ThePackagesCacheIsANamespacesFolderOfAHostPathOrItsClaim) {
+  Json project = testing::shop_project();
+  project["spec"]["runnerPodTemplate"] = {{"env", {{{"name", "ODS_PACKAGES_CACHE"}, {"value", "/tmp/mine"}}}}};
+  const Json run = testing::manual_run("shop-run-1");
+  auto find = [](const Json& list, const std::string& name) {
+    for (const Json& item : list)
+      if (item["name"] == name) return item;
+    return Json();
+  };
+  auto none = runner_job(run, project, RunJobOptions{.callback_url = "http://x"});
+  ASSERT_TRUE(none) << none.error().message;
+  const Json none_pod = (*none)["spec"]["template"]["spec"];
+  EXPECT_TRUE(find(none_pod["volumes"], "packages-cache").is_null());
+  EXPECT_EQ(find(none_pod["containers"][0]["env"], "ODS_PACKAGES_CACHE")["value"], "/tmp/mine");  // the project's own
+
+  auto host = runner_job(run, project,
+                         RunJobOptions{.callback_url = "http://x", .packages_cache = {.host_path = "/var/cache/ods"}});
+  ASSERT_TRUE(host) << host.error().message;
+  const Json host_pod = (*host)["spec"]["template"]["spec"];
+  EXPECT_EQ(find(host_pod["volumes"], "packages-cache")["hostPath"],
+            Json({{"path", "/var/cache/ods"}, {"type", "DirectoryOrCreate"}}));
+  const Json mount = find(host_pod["containers"][0]["volumeMounts"], "packages-cache");
+  EXPECT_EQ(mount["mountPath"], "/var/cache/ods/packages");
+  EXPECT_EQ(mount["subPath"], "ns");
+  const Json env = host_pod["containers"][0]["env"];
+  EXPECT_EQ(find(env, "ODS_PACKAGES_CACHE")["value"], "/var/cache/ods/packages");
+  int settings = 0;
+  for (const Json& item : env) settings += item["name"] == "ODS_PACKAGES_CACHE";
+  EXPECT_EQ(settings, 1);
+
+  auto claim = runner_job(run, project,
+                          RunJobOptions{.callback_url = "http://x", .packages_cache = {.claim_name = "dbt-packages"}});
+  ASSERT_TRUE(claim) << claim.error().message;
+  const Json claim_pod = (*claim)["spec"]["template"]["spec"];
+  EXPECT_EQ(find(claim_pod["volumes"], "packages-cache")["persistentVolumeClaim"]["claimName"], "dbt-packages");
+  EXPECT_FALSE(find(claim_pod["containers"][0]["volumeMounts"], "packages-cache").contains("subPath"));
+  EXPECT_EQ(find(claim_pod["containers"][0]["env"], "ODS_PACKAGES_CACHE")["value"], "/var/cache/ods/packages");
+}
+
 TEST(RunJob, LongRunNamesGiveValidJobNamesAndTimeoutsParse) {
   const std::string long_name(80, 'a');
   const std::string name = runner_job_name(long_name);
