@@ -5,8 +5,8 @@
 // compile renders the incremental form. Recording the first form would make the next run see
 // "sql changed" and build it again for nothing. So after the build those models are compiled
 // again, and the record takes the code components of that compile: what the next run's compile
-// renders, as a later build of an existing incremental model records (docs/cli.md, "Incremental
-// models"). The command runs dbt; these functions only choose and compare.
+// renders, as a later build of an existing incremental model records (docs/cli.md, `ods state run`
+// step 6). The command runs dbt; these functions only choose and compare.
 #include <map>
 #include <optional>
 #include <string>
