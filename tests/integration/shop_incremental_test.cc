@@ -47,8 +47,7 @@ class ShopIncremental : public ::testing::Test {
 
 TEST_F(ShopIncremental, TheRunAfterTheFirstBuildReusesTheIncrementalModel) {
   const json first = run();
-  for (const auto& e : first.at("plan").at("entries"))
-    EXPECT_EQ(e.at("action"), "build") << e.dump(2);
+  for (const auto& e : first.at("plan").at("entries")) EXPECT_EQ(e.at("action"), "build") << e.dump(2);
   EXPECT_NE(errors_.find(kRecompiled), std::string::npos) << errors_;
 
   // Nothing changed: all reused but dim_customers (its pre-hook reads env_var, no digest key).
@@ -81,11 +80,10 @@ TEST_F(ShopIncremental, TheRunAfterTheFirstBuildReusesTheIncrementalModel) {
 // orders_daily again rather than reuse a relation built from other code.
 TEST_F(ShopIncremental, ACompileThatParsedOtherCodeIsNotRecorded) {
   const std::string model = (project_->dir() / "models" / "marts" / "orders_daily.sql").string();
-  const std::string dbt = write_dbt_wrapper(*project_, "dbt-edits-during-build.sh", "build",
-                                            "sed -i 's/count(\\*) as order_count/count(1) as order_count/' '" +
-                                                model + "'",
-                                            "sed -i 's/count(1) as order_count/count(*) as order_count/' '" +
-                                                model + "'");
+  const std::string dbt =
+      write_dbt_wrapper(*project_, "dbt-edits-during-build.sh", "build",
+                        "sed -i 's/count(\\*) as order_count/count(1) as order_count/' '" + model + "'",
+                        "sed -i 's/count(1) as order_count/count(*) as order_count/' '" + model + "'");
   const json first = run({"--dbt", dbt});
   EXPECT_EQ(first.at("run").at("recorded_from"), "manifest");
   EXPECT_EQ(errors_.find(kRecompiled), std::string::npos) << errors_;

@@ -13,16 +13,16 @@ namespace ods::cli {
 
 namespace {
 
-std::string models(std::size_t n) { return std::to_string(n) + (n == 1 ? " incremental model" : " incremental models"); }
+std::string models(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " incremental model" : " incremental models");
+}
 
 }  // namespace
 
-dbt::RecompiledCode recompile_first_incremental_builds(const CommandContext& ctx, DbtSession& dbt,
-                                                       const dbt::DbtProject& recorded_project,
-                                                       const planner::ProjectInputs& recorded,
-                                                       const std::map<std::string, std::string>& node_status,
-                                                       const std::optional<std::map<std::string, bool>>& relations_exist,
-                                                       double& seconds) {
+dbt::RecompiledCode recompile_first_incremental_builds(
+    const CommandContext& ctx, DbtSession& dbt, const dbt::DbtProject& recorded_project,
+    const planner::ProjectInputs& recorded, const std::map<std::string, std::string>& node_status,
+    const std::optional<std::map<std::string, bool>>& relations_exist, double& seconds) {
   const std::vector<std::string> ids = dbt::incremental_first_builds(recorded_project, node_status, relations_exist);
   if (ids.empty()) return {};
   std::unordered_map<std::string, const planner::NodeInput*> by_id;
@@ -36,9 +36,8 @@ dbt::RecompiledCode recompile_first_incremental_builds(const CommandContext& ctx
   const auto started = std::chrono::steady_clock::now();
   auto compiled = dbt.run(args);
   const auto warn = [&](const std::string& why) {
-    *ctx.err << "ods: warning: could not compile the " << models(ids.size())
-             << " built for the first time again (" << why
-             << "); they are recorded with their first-build code and build once more next run\n";
+    *ctx.err << "ods: warning: could not compile the " << models(ids.size()) << " built for the first time again ("
+             << why << "); they are recorded with their first-build code and build once more next run\n";
   };
   dbt::RecompiledCode code;
   if (!compiled) {
@@ -47,8 +46,7 @@ dbt::RecompiledCode recompile_first_incremental_builds(const CommandContext& ctx
     warn(compiled->interrupted ? "interrupted"
                                : "dbt compile exit code " + std::to_string(compiled->exit_code) + ": " +
                                      compiled->error_text.substr(0, 2000));
-  } else if (auto project = dbt::read_dbt_project({dir / "manifest.json", std::nullopt}, {ctx.target, {}});
-             !project) {
+  } else if (auto project = dbt::read_dbt_project({dir / "manifest.json", std::nullopt}, {ctx.target, {}}); !project) {
     warn(project.error().message);
   } else {
     code = dbt::recompiled_code(recorded, project->inputs, ids);

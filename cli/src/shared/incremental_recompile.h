@@ -23,11 +23,9 @@ namespace ods::cli {
 // (dbt::take_recompiled_code); empty when there were none. Never fails: a compile that fails or
 // can't be read is a warning, and an empty answer records what the build's compile gave (the
 // next run builds them once more). Adds the compile's seconds to `seconds`.
-dbt::RecompiledCode recompile_first_incremental_builds(const CommandContext& ctx, DbtSession& dbt,
-                                                       const dbt::DbtProject& recorded_project,
-                                                       const planner::ProjectInputs& recorded,
-                                                       const std::map<std::string, std::string>& node_status,
-                                                       const std::optional<std::map<std::string, bool>>& relations_exist,
-                                                       double& seconds);
+dbt::RecompiledCode recompile_first_incremental_builds(
+    const CommandContext& ctx, DbtSession& dbt, const dbt::DbtProject& recorded_project,
+    const planner::ProjectInputs& recorded, const std::map<std::string, std::string>& node_status,
+    const std::optional<std::map<std::string, bool>>& relations_exist, double& seconds);
 
 }  // namespace ods::cli
