@@ -18,7 +18,6 @@
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
 #include "flag_names.h"
-#include "incremental_recompile.h"
 #include "ods/base/elapsed.h"
 #include "ods/callback/protocol.h"
 #include "ods/run/cutoff_waves.h"
@@ -104,15 +103,12 @@ void take_code_compiled_by_build(planner::ProjectInputs& inputs, const planner::
 }
 
 // dbt build of the selection, read back into a BuildReport; `inputs`: take_code_compiled_by_build,
-// with the hooks of the build's project fingerprinted by `probed_target` as the plan's were, and
-// the code of the incremental models built for the first time as their next compile renders it
-// (recompile_first_incremental_builds, over the probe's `relations_exist`).
+// with the hooks of the build's project fingerprinted by `probed_target` as the plan's were.
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
                                               const std::vector<std::string>& target_path,
                                               planner::ProjectInputs& inputs,
-                                              const std::map<std::string, std::string>& probed_target,
-                                              const std::optional<std::map<std::string, bool>>& relations_exist) {
+                                              const std::map<std::string, std::string>& probed_target) {
   std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
   args.insert(args.end(), target_path.begin(), target_path.end());
@@ -132,10 +128,6 @@ Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSess
     if (built->exit_code == 0) return std::unexpected(run.error());
     return report;  // dbt failed before running any node: results stay empty
   }
-  double recompile_seconds = 0;
-  dbt::take_recompiled_code(
-      inputs, recompile_first_incremental_builds(ctx, dbt, *project->dbt_project, inputs, run->outcome.node_status,
-                                                 relations_exist, recompile_seconds));
   report.results = callback::BuildResults{run->outcome.run_id,
                                           run->outcome.started_at,
                                           run->finished_at,
@@ -155,8 +147,7 @@ class WaveBuilder {
  public:
   WaveBuilder(const CommandContext& ctx, DbtSession& dbt, const CallbackEndpoint& endpoint,
               const std::vector<std::string>& target_path, std::string adapter_type, WarehouseOptions warehouse,
-              bool measuring, std::map<std::string, std::string> probed_target,
-              std::optional<std::map<std::string, bool>> relations_exist)
+              bool measuring, std::map<std::string, std::string> probed_target)
       : ctx_(ctx),
         dbt_(dbt),
         endpoint_(endpoint),
@@ -164,15 +155,14 @@ class WaveBuilder {
         adapter_type_(std::move(adapter_type)),
         warehouse_(std::move(warehouse)),
         measuring_(measuring),
-        probed_target_(std::move(probed_target)),
-        relations_exist_(std::move(relations_exist)) {}
+        probed_target_(std::move(probed_target)) {}
 
   Result<void> build(const callback::PlanAnswer& plan, callback::ResultsRequest& results) const {
     callback::WaveInfo wave = plan.wave.value_or(callback::WaveInfo{});
     std::vector<std::string> select = plan.select;
     while (!select.empty()) {
       if (!wave.last || wave.number > 1) step(ctx_, "wave " + std::to_string(wave.number) + ": " + wave.why);
-      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs, probed_target_, relations_exist_);
+      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs, probed_target_);
       if (!built) return std::unexpected(built.error());
       auto contents = measure(results.inputs, *built);
       if (wave.last || built->exit_code != 0 || !built->results) {
@@ -220,8 +210,7 @@ class WaveBuilder {
   std::string adapter_type_;
   WarehouseOptions warehouse_;
   bool measuring_;
-  std::map<std::string, std::string> probed_target_;            // GatheredEvidence::target
-  std::optional<std::map<std::string, bool>> relations_exist_;  // GatheredEvidence::relations_exist
+  std::map<std::string, std::string> probed_target_;  // GatheredEvidence::target
 };
 
 int run_pod(const ParsedArgs& args, CommandContext& ctx) {
@@ -272,8 +261,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
                             project.adapter_type,
                             prepared->warehouse,
                             inputs.cutoff.has_value(),
-                            evidence.target,
-                            evidence.relations_exist};
+                            evidence.target};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());

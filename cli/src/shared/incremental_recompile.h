@@ -2,7 +2,9 @@
 // After a dbt build, the incremental models it built whose relation did not exist when this run
 // compiled them are compiled again, so the record holds the code the next run's compile renders
 // (is_incremental() true), not the first-build form: ods/dbt/incremental_recompile.h. Used by
-// `ods state run` (record_wave) and `ods pod` (build_selection), once per wave.
+// `ods state run` (record_wave), once per wave. Not by `ods pod`: the controller records the
+// inputs it planned with (it refuses results whose inputs differ), so the pod would need a
+// protocol field for the code to record (docs/cli.md, "Known limits").
 #include <map>
 #include <optional>
 #include <string>
