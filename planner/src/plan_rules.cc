@@ -159,7 +159,10 @@ class Planner {
     std::vector<std::string> code_parents, unknown_parents;
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
-        if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code)
+        // A parent an earlier wave rebuilt for code whose output, columns and rows, is the one
+        // this node read is judged by rule 14 (early cutoff), not rule 5.
+        if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code &&
+            !output_proven_unchanged(*before, p, it->second))
           code_parents.push_back(inputs_.nodes[it->second].name);
       } else if (!sources_.contains(p)) {
         unknown_parents.push_back(p);
@@ -273,15 +276,39 @@ class Planner {
         ++unchanged;
       } else if (auto same = same_content_read(before, p, *parent_before)) {
         ++unchanged;
-        cut_off.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " with the content it read (" +
-                          *same + ")");
-        e.evidence.push_back({"parent_content", p, "read " + *same + ", now " + *same,
+        const auto earlier = options_.built_earlier.find(p);
+        const bool for_code = earlier != options_.built_earlier.end() && earlier->second;
+        if (for_code) {  // rule 5 let it through: proven by columns and rows (output_proven_unchanged)
+          cut_off.push_back(parent_name + " was rebuilt for a code change by run " + parent_before->run_id +
+                            " and came out with the columns and rows it read (" + *same + ")");
+          e.evidence.push_back({"parent_code_changed", p,
+                                "rebuilt for a code change by run " + parent_before->run_id + " (fingerprint " +
+                                    parent_before->fingerprint.digest().substr(0, 12) + ")",
+                                Exactness::exact, "state run " + parent_before->run_id});
+        } else {
+          cut_off.push_back(parent_name + " was rebuilt by run " + parent_before->run_id +
+                            (parent_before->content->covers_schema ? " with the columns and rows it read ("
+                                                                   : " with the content it read (") +
+                            *same + ")");
+        }
+        e.evidence.push_back({"parent_content", p,
+                              "read " + parent_before->content->value + ", now " + parent_before->content->value +
+                                  (parent_before->content->covers_schema ? " (columns and rows)" : " (rows)"),
                               parent_before->content->exactness, "state run " + parent_before->run_id});
       } else {
         fresh.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " after this node read run " +
                         read->second + content_difference(before, p, *parent_before));
       }
     }
+  }
+
+  // Whether parent `p` (at `index`), built by an earlier wave of this run, came out with the
+  // output this node read, columns included: only then may a code change upstream cut off.
+  bool output_proven_unchanged(const NodeState& before, const std::string& p, std::size_t index) const {
+    if (!options_.built_earlier.contains(p) || before_[index] == nullptr) return false;
+    auto read = before.parent_contents.find(p);
+    return read != before.parent_contents.end() && read->second.covers_schema &&
+           same_content_read(before, p, *before_[index]).has_value();
   }
 
   // The shortened content both sides share when the parent's content now is the content this
