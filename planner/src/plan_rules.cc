@@ -156,14 +156,18 @@ class Planner {
                                             ? "the fingerprint scheme changed; every node builds once"
                                             : "code changed since run " + before->run_id + ": " + fd.describe());
     }
-    std::vector<std::string> code_parents, unknown_parents;
+    std::vector<std::string> code_parents, rebuilt_code_parents, unknown_parents;
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
         // A parent an earlier wave rebuilt for code whose output, columns and rows, is the one
         // this node read is judged by rule 14 (early cutoff), not rule 5.
-        if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code &&
-            !output_proven_unchanged(*before, p, it->second))
+        if (decisions_[it->second].action != Action::build || decisions_[it->second].kind != BuildKind::code) continue;
+        if (!options_.built_earlier.contains(p))
           code_parents.push_back(inputs_.nodes[it->second].name);
+        else if (!output_proven_unchanged(*before, p, it->second))
+          rebuilt_code_parents.push_back(
+              inputs_.nodes[it->second].name + " was rebuilt for a code change" +
+              (before_[it->second] ? content_difference(*before, p, *before_[it->second]) : std::string()));
       } else if (!sources_.contains(p)) {
         unknown_parents.push_back(p);
       }
@@ -171,6 +175,10 @@ class Planner {
     if (!code_parents.empty())  // rule 5
       return build(kUpstreamCodeChanged, (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
                                              " will be built for a code change, so its output may change shape");
+    if (!rebuilt_code_parents.empty())  // rule 5, after an earlier wave: not proven the output it read
+      return build(kUpstreamCodeChanged, "parent " + join(rebuilt_code_parents, "; parent ") +
+                                             ", and its output is not proven to be the one this node read "
+                                             "(columns and rows)");
     if (!unknown_parents.empty())  // rule 6
       return build(kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates

@@ -46,8 +46,10 @@ std::set<std::string> not_built_by_dbt(const DbtProject& p) {
   return out;
 }
 
-// Reads "rows/hash" of each relation in {relation: columns or ""} from a DuckDB file; a
-// relation that can't be read (not built yet) is left out.
+// Reads "rows/hash/columns" of each relation in {relation: columns or ""} from a DuckDB file
+// (columns: the row's type, names and types in order: a relation whose rows are the control's
+// but whose column types or names are not is wrong too); a relation that can't be read (not
+// built yet) is left out.
 const char* const kContentsScript = R"py(import duckdb, json, sys
 judged = json.loads(sys.argv[1])
 con = duckdb.connect(sys.argv[2], read_only=True)
@@ -56,7 +58,8 @@ for rel, columns in judged.items():
     source = f"(select {columns} from main.{rel})" if columns else f"main.{rel}"
     try:
         (content,) = con.execute(
-            f"select count(*)::varchar || '/' || coalesce(sum(hash(t)), 0)::varchar from {source} as t").fetchone()
+            f"select count(*)::varchar || '/' || coalesce(sum(hash(t)), 0)::varchar || '/' || "
+            f"typeof((select s from {source} as s limit 1)) from {source} as t").fetchone()
     except duckdb.CatalogException:
         continue
     out[rel] = content
