@@ -58,8 +58,8 @@ for rel, columns in judged.items():
     source = f"(select {columns} from main.{rel})" if columns else f"main.{rel}"
     try:
         (content,) = con.execute(
-            f"select count(*)::varchar || '/' || coalesce(sum(hash(t)), 0)::varchar || '/' || "
-            f"typeof((select s from {source} as s limit 1)) from {source} as t").fetchone()
+            f"select count(*)::varchar || '/' || coalesce(sum(hash(ods_row__)), 0)::varchar || '/' || "
+            f"typeof((select ods_columns__ from {source} as ods_columns__ limit 1)) from {source} as ods_row__").fetchone()
     except duckdb.CatalogException:
         continue
     out[rel] = content

@@ -15,10 +15,11 @@ namespace {
 std::string contents_sql(const Warehouse& w, const std::vector<std::string>& relations,
                          const std::function<std::string(const std::string&)>& from) {
   const bool duckdb = w.content_origin() == "duckdb_content";
-  const std::string hash = duckdb ? "coalesce(sum(hash(t)), 0)::varchar"
-                                  : "coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), 0)::text";
+  const std::string hash =
+      duckdb ? "coalesce(sum(hash(ods_row__)), 0)::varchar"
+             : "coalesce(sum(('x' || left(md5(ods_row__::text), 16))::bit(64)::bigint::numeric), 0)::text";
   auto columns = [&](const std::string& rel) -> std::string {
-    if (duckdb) return "typeof((select s from " + from(rel) + " as s limit 1))";
+    if (duckdb) return "typeof((select ods_columns__ from " + from(rel) + " as ods_columns__ limit 1))";
     return "(select string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum) "
            "from pg_attribute a where a.attrelid = '" +
            from(rel) + "'::regclass and a.attnum > 0 and not a.attisdropped)";
@@ -27,7 +28,7 @@ std::string contents_sql(const Warehouse& w, const std::vector<std::string>& rel
   for (const auto& rel : relations) {
     if (!sql.empty()) sql += " union all ";
     sql += "select '" + rel + "' as rel, count(*)::varchar || '/' || " + hash + " || '/' || " + columns(rel) +
-           " as content from " + from(rel) + " as t";
+           " as content from " + from(rel) + " as ods_row__";
   }
   return sql;
 }

@@ -103,22 +103,26 @@ std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
   return std::make_unique<ContentVersions>(
       "duckdb_content",
       // typeof() of the row is its static type, STRUCT(name TYPE, ...) in column order, even
-      // over no rows (the scalar subquery is then a typed NULL). hash(t) itself ignores column
-      // names and integer widths.
-      "select count(*)::varchar as row_count, coalesce(sum(hash(t)), 0)::varchar as content_hash, "
-      "md5(typeof((select s from {relation} as s limit 1))) as content_schema from {relation} as t",
+      // over no rows (the scalar subquery is then a typed NULL). hash(row) itself ignores column
+      // names and integer widths. The aliases name the whole row only while no column has
+      // their name (a column wins over a table alias), hence names no model would use.
+      "select count(*)::varchar as row_count, coalesce(sum(hash(ods_row__)), 0)::varchar as content_hash, "
+      "md5(typeof((select ods_columns__ from {relation} as ods_columns__ limit 1))) as content_schema "
+      "from {relation} as ods_row__",
       std::vector<std::string>{"table", "view"}, true);
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions() {
   return std::make_unique<ContentVersions>(
       "postgres_content",
-      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), "
+      // ods_row__: the whole row while no column has that name (a column wins over a table alias).
+      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(ods_row__::text), "
+      "16))::bit(64)::bigint::numeric), "
       "0)::text as content_hash, (select md5(string_agg(quote_ident(a.attname) || ' ' || "
       "format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)) from pg_catalog.pg_attribute a join "
       "pg_catalog.pg_class c on c.oid = a.attrelid join pg_catalog.pg_namespace n on n.oid = c.relnamespace where "
       "n.nspname = '{schema}' and c.relname = '{identifier}' and a.attnum > 0 and not a.attisdropped) as "
-      "content_schema from {relation} as t",
+      "content_schema from {relation} as ods_row__",
       std::vector<std::string>{"table", "view"}, true);
 }
 
