@@ -4,8 +4,10 @@
 #
 #   bench/pr_env_vs_slim_ci.sh [REPS]      (default 1; each PR is measured REPS times, medians printed)
 #
-# Production: examples/shop generated and run twice by `ods state run` (target dev, the second run
-# being the incremental model's steady state), with a digest key (env-reading hooks fingerprinted);
+# Production: examples/shop plus a local package (shop_utils, installed by `dbt deps`, whose macro
+# region_label dim_customers calls), generated and run twice by `ods state run` (target dev, the
+# second run being the incremental model's steady state), with a digest key (env-reading hooks
+# fingerprinted);
 # its manifest kept as slim CI's --state. Then each pull request, on two fresh copies of that
 # production (project, DuckDB file and state), once per tool:
 #   ODS:     ods state pr --target dev --pr-target pr                 (defer, favor-state)
@@ -35,7 +37,20 @@ prod=$work/prod
 mkdir -p "$prod"
 (cd "$root/examples/shop" && tar --exclude=./target --exclude=./logs --exclude=./.ods --exclude='./*.duckdb*' -cf - .) |
   tar -xf - -C "$prod"
-log "production: examples/shop generated and run twice by ods state run (target dev)"
+log "production: examples/shop with the package shop_utils, generated and run twice by ods state run (target dev)"
+mkdir -p "$prod/pkgs/shop_utils/macros"
+cat >"$prod/pkgs/shop_utils/dbt_project.yml" <<'YML'
+name: shop_utils
+version: "1.0.0"
+config-version: 2
+YML
+echo "{% macro region_label(col) %}upper({{ col }}){% endmacro %}" >"$prod/pkgs/shop_utils/macros/region_label.sql"
+printf 'packages:\n  - local: pkgs/shop_utils\n' >"$prod/packages.yml"
+sed -i 's/^    cc.region,$/    cc.region,\n    {{ shop_utils.region_label("cc.region") }} as region_label,/' "$prod/models/marts/dim_customers.sql"
+grep -q region_label "$prod/models/marts/dim_customers.sql" || { log "dim_customers.sql changed: the package's call was not added"; exit 1; }
+(cd "$prod" && run_logged "$work/deps.log" "$venv/dbt" deps --profiles-dir .)
+# dbt deps links a local package by its absolute path; a relative link keeps each copy's own.
+ln -sfn ../pkgs/shop_utils "$prod/dbt_packages/shop_utils"
 (cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
 for i in 1 2; do
   (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev)
@@ -45,12 +60,14 @@ cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
 
 # The scripted pull requests: NAME and the edit (a shell line run in the PR's copy); env lines
 # (NAME=value) the PR's job sets.
-prs=(model macro var hook format)
+prs=(model macro package var hook format)
 declare -A what edit pr_env
 what[model]="a model edit (fct_orders: one more column)"
 edit[model]="sed -i 's/^    o.loaded_at\$/    o.loaded_at,\n    1 as pr_marker/' models/marts/fct_orders.sql"
 what[macro]="a project macro edit (cents_to_dollars rounds to 3 places)"
 edit[macro]="sed -i 's/scale=2/scale=3/' macros/cents_to_dollars.sql"
+what[package]="a package macro edit (shop_utils.region_label: upper -> lower)"
+edit[package]="sed -i 's/upper(/lower(/' pkgs/shop_utils/macros/region_label.sql"
 what[var]="a var change (min_order_amount 5 -> 6 in dbt_project.yml)"
 edit[var]="sed -i 's/min_order_amount: 5/min_order_amount: 6/' dbt_project.yml"
 what[hook]="an env-reading hook's input (SHOP_AUDIT_TAG, read by dim_customers' pre-hook)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A cached virtual environment with one pinned dbt of the compatibility matrix:
-#   scripts/dbt-venv.sh <minor>        e.g. 1.8, 1.9, 1.10, 1.11 (1.7: the refused version)
+#   scripts/dbt-venv.sh <minor>        e.g. 1.8, 1.9, 1.10, 1.11, 1.12 (1.7: the refused version)
 # Installs requirements/matrix/dbt-<minor>.txt, pinned by requirements/matrix/dbt-<minor>.constraints.txt,
 # into ${XDG_CACHE_HOME:-$HOME/.cache}/ods/dbt-venvs/<minor>-<digest of both files>/ and prints
 # that directory (its dbt is <dir>/bin/dbt) as the last line of stdout. Reused when present

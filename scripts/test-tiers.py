@@ -39,7 +39,7 @@ SHARDS = [
           ["tests/integration/", "tests/corpus/", "tests/harness/", "examples/shop/"], 6),
     Shard("crash", "30 crash-anywhere rounds, the PostgreSQL server killed mid-commit",
           ["tests/crash/", "providers/state/", "run/"], 3),
-    Shard("matrix", "examples/shop on every supported dbt-core minor (1.8-1.11) and the refused 1.7",
+    Shard("matrix", "examples/shop on every supported dbt-core minor (1.8-1.12) and the refused 1.7",
           ["tests/compat/", "requirements/", "scripts/dbt-venv.sh", "providers/dbt/"], 12),
     Shard("ci", "the GitHub Action and the GitLab template as pipelines (gitlab-ci-local)",
           ["ci/", "tests/ci/", ".github/"], 10),

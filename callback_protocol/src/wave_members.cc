@@ -13,6 +13,8 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
   out.value = string_at(v, path, "value");
   out.origin = string_at(v, path, "origin");
   out.observed_at = string_at(v, path, "observed_at", Need::optional);
+  const json* covers = ods::json::member_as(v, path, "covers_schema", ods::json::Kind::boolean, Need::optional);
+  out.covers_schema = covers != nullptr && covers->get<bool>();
   const std::string word = string_at(v, path, "exactness");
   auto exactness = planner::exactness_from_string(word);
   if (!exactness)

@@ -16,8 +16,9 @@ namespace {
 using nlohmann::json;
 using testing::test_inputs;
 
-const planner::DataVersion kContent{"rows=3;hash=1234", planner::Exactness::exact, "duckdb_content",
-                                    "2026-11-30T01:00:09Z"};
+// covers_schema: the columns are part of the content (early cutoff after a code change).
+const planner::DataVersion kContent{"rows=3;hash=1234;schema=0123456789abcdef0123456789abcdef",
+                                    planner::Exactness::exact, "duckdb_content", "2026-11-30T01:00:09Z", true};
 
 WaveReport wave_report() {
   WaveReport r;
@@ -78,6 +79,8 @@ TEST(WaveProtocol, MalformedWaveReportsAreRefusedNamingTheField) {
             at + ".exactness");
   EXPECT_EQ(report_refusal([&](json& d) { d["node_contents"][testing::kStg]["value"] = ""; }), at + ".value");
   EXPECT_EQ(report_refusal([&](json& d) { d["node_contents"][testing::kStg].erase("origin"); }), at + ".origin");
+  EXPECT_EQ(report_refusal([&](json& d) { d["node_contents"][testing::kStg]["covers_schema"] = "yes"; }),
+            at + ".covers_schema");
 }
 
 TEST(WaveProtocol, WaveAnswerAndThePlanAnswersWaveReadBack) {

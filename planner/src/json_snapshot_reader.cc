@@ -134,6 +134,8 @@ class SnapshotReader {
         has_origin = true;
       } else if (key == "observed_at") {
         v.observed_at = opt_string();
+      } else if (key == "covers_schema") {
+        v.covers_schema = r_.boolean();
       } else {
         r_.skip();
       }

@@ -33,9 +33,15 @@ inline Exactness exactness_field(const nlohmann::json& j, const std::string& pat
   return *e;
 }
 
+// covers_schema: true only when present and true (absent or null: false, older documents).
+inline bool covers_schema_field(const nlohmann::json& j, const std::string& path) {
+  const nlohmann::json* m = member_as(j, path, "covers_schema", Kind::boolean, Need::optional);
+  return m != nullptr && m->get<bool>();
+}
+
 inline DataVersion version_from_json(const nlohmann::json& j, const std::string& path) {
   return DataVersion{string_at(j, path, "value"), exactness_field(j, path), string_at(j, path, "origin"),
-                     string_at(j, path, "observed_at", Need::optional)};
+                     string_at(j, path, "observed_at", Need::optional), covers_schema_field(j, path)};
 }
 
 inline nlohmann::json evidence_to_json(const Evidence& e) {

@@ -18,6 +18,7 @@ inline void write_string_map(json::Writer& w, const std::map<std::string, std::s
 
 inline void write_version(json::Writer& w, const DataVersion& v) {
   w.begin_object();
+  if (v.covers_schema) w.key("covers_schema").boolean(true);  // absent: false (older documents)
   w.key("exactness").string(to_string(v.exactness));
   w.key("observed_at").string(v.observed_at);
   w.key("origin").string(v.origin);

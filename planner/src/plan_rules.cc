@@ -159,11 +159,18 @@ class Planner {
                                             ? "the fingerprint scheme changed; every node builds once"
                                             : "code changed since run " + before->run_id + ": " + fd.describe());
     }
-    std::vector<std::string> code_parents, unknown_parents;
+    std::vector<std::string> code_parents, rebuilt_code_parents, unknown_parents;
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
-        if (decisions_[it->second].action == Action::build && decisions_[it->second].kind == BuildKind::code)
+        // A parent an earlier wave rebuilt for code whose output, columns and rows, is the one
+        // this node read is judged by rule 14 (early cutoff), not rule 5.
+        if (decisions_[it->second].action != Action::build || decisions_[it->second].kind != BuildKind::code) continue;
+        if (!options_.built_earlier.contains(p))
           code_parents.push_back(inputs_.nodes[it->second].name);
+        else if (!output_proven_unchanged(*before, p, it->second))
+          rebuilt_code_parents.push_back(
+              inputs_.nodes[it->second].name + " was rebuilt for a code change" +
+              (before_[it->second] ? content_difference(*before, p, *before_[it->second]) : std::string()));
       } else if (!sources_.contains(p)) {
         unknown_parents.push_back(p);
       }
@@ -171,6 +178,10 @@ class Planner {
     if (!code_parents.empty())  // rule 5
       return build(kUpstreamCodeChanged, (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
                                              " will be built for a code change, so its output may change shape");
+    if (!rebuilt_code_parents.empty())  // rule 5, after an earlier wave: not proven the output it read
+      return build(kUpstreamCodeChanged, "parent " + join(rebuilt_code_parents, "; parent ") +
+                                             ", and its output is not proven to be the one this node read "
+                                             "(columns and rows)");
     if (!unknown_parents.empty())  // rule 6
       return build(kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates
@@ -276,15 +287,39 @@ class Planner {
         ++unchanged;
       } else if (auto same = same_content_read(before, p, *parent_before)) {
         ++unchanged;
-        cut_off.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " with the content it read (" +
-                          *same + ")");
-        e.evidence.push_back({"parent_content", p, "read " + *same + ", now " + *same,
+        const auto earlier = options_.built_earlier.find(p);
+        const bool for_code = earlier != options_.built_earlier.end() && earlier->second;
+        if (for_code) {  // rule 5 let it through: proven by columns and rows (output_proven_unchanged)
+          cut_off.push_back(parent_name + " was rebuilt for a code change by run " + parent_before->run_id +
+                            " and came out with the columns and rows it read (" + *same + ")");
+          e.evidence.push_back({"parent_code_changed", p,
+                                "rebuilt for a code change by run " + parent_before->run_id + " (fingerprint " +
+                                    parent_before->fingerprint.digest().substr(0, 12) + ")",
+                                Exactness::exact, "state run " + parent_before->run_id});
+        } else {
+          cut_off.push_back(parent_name + " was rebuilt by run " + parent_before->run_id +
+                            (parent_before->content->covers_schema ? " with the columns and rows it read ("
+                                                                   : " with the content it read (") +
+                            *same + ")");
+        }
+        e.evidence.push_back({"parent_content", p,
+                              "read " + parent_before->content->value + ", now " + parent_before->content->value +
+                                  (parent_before->content->covers_schema ? " (columns and rows)" : " (rows)"),
                               parent_before->content->exactness, "state run " + parent_before->run_id});
       } else {
         fresh.push_back(parent_name + " was rebuilt by run " + parent_before->run_id + " after this node read run " +
                         read->second + content_difference(before, p, *parent_before));
       }
     }
+  }
+
+  // Whether parent `p` (at `index`), built by an earlier wave of this run, came out with the
+  // output this node read, columns included: only then may a code change upstream cut off.
+  bool output_proven_unchanged(const NodeState& before, const std::string& p, std::size_t index) const {
+    if (!options_.built_earlier.contains(p) || before_[index] == nullptr) return false;
+    auto read = before.parent_contents.find(p);
+    return read != before.parent_contents.end() && read->second.covers_schema &&
+           same_content_read(before, p, *before_[index]).has_value();
   }
 
   // The shortened content both sides share when the parent's content now is the content this

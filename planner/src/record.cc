@@ -97,8 +97,10 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
 
   auto dag = internal::dag_order(inputs);
   if (!dag) return std::unexpected(dag.error());
-  // Parents this run rebuilt for code: a reader it left unbuilt read their older code, so the
-  // content it read says nothing about the new build (early cutoff never follows code).
+  // Parents this run rebuilt for code: a reader it left unbuilt read their older code, so a
+  // content it read that covers only the rows says nothing about the new build's columns; such
+  // entries are dropped (unknown: no cutoff). A content that covers the schema too stays: equal
+  // to the new build's, it proves the output the reader read unchanged.
   std::set<std::string> rebuilt_for_code;
   for (const auto& id : run.built_for_code) {
     auto status = run.node_status.find(id);
@@ -115,7 +117,9 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     const NodeState* kept = previous_state(node.id, base);
     if (kept == nullptr) continue;
     NodeState state = *kept;
-    std::erase_if(state.parent_contents, [&](const auto& entry) { return rebuilt_for_code.contains(entry.first); });
+    std::erase_if(state.parent_contents, [&](const auto& entry) {
+      return rebuilt_for_code.contains(entry.first) && !entry.second.covers_schema;
+    });
     const bool failed = status != run.node_status.end() && is_failure(status->second);
     if (failed) state.tested.reset();
     auto tests = run.node_tests_passed.find(node.id);

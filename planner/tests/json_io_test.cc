@@ -30,7 +30,8 @@ StateSnapshot full_snapshot() {
   stg.run_id = "run-2";
   stg.source_versions["source.shop.raw.orders"] =
       DataVersion{"2026-11-29T09:00:00", Exactness::semantic, "sources_json", "2026-11-29T10:30:00Z"};
-  stg.content = DataVersion{"rows=3;hash=42", Exactness::exact, "duckdb_content", "2026-11-29T11:01:00Z"};
+  stg.content = DataVersion{"rows=3;hash=42;schema=0123456789abcdef0123456789abcdef", Exactness::exact,
+                            "duckdb_content", "2026-11-29T11:01:00Z", true};
   s.nodes["model.shop.stg_orders"] = stg;
   NodeState fct;
   fct.parent_contents["model.shop.stg_orders"] =
@@ -66,7 +67,10 @@ TEST(SnapshotJson, RoundTripIsEqual) {
   ASSERT_EQ(back->nodes.size(), 2u);
   const NodeState& stg = back->nodes.at("model.shop.stg_orders");
   ASSERT_TRUE(stg.content.has_value());
-  EXPECT_EQ(stg.content->value, "rows=3;hash=42");
+  EXPECT_EQ(stg.content->value, "rows=3;hash=42;schema=0123456789abcdef0123456789abcdef");
+  EXPECT_TRUE(stg.content->covers_schema);  // written only when set, read back
+  EXPECT_NE(text.find("\"covers_schema\":true"), std::string::npos);
+  EXPECT_FALSE(back->nodes.at("model.shop.fct_orders").parent_contents.begin()->second.covers_schema);
   EXPECT_EQ(stg.content->observed_at, "2026-11-29T11:01:00Z");
   EXPECT_TRUE(stg.parent_contents.empty());
   EXPECT_EQ(back->nodes.at("model.shop.fct_orders").parent_contents.at("model.shop.stg_orders").value,
@@ -271,7 +275,8 @@ ProjectInputs full_inputs() {
   src.id = "source.shop.raw.orders";
   src.name = "raw.orders";
   src.relation = "\"raw\".\"orders\"";
-  src.version = DataVersion{"2026-11-29T08:00:00", Exactness::semantic, "sources_json", "2026-11-29T09:00:00Z"};
+  src.version = DataVersion{"2026-11-29T08:00:00", Exactness::semantic, "sources_json", "2026-11-29T09:00:00Z",
+                            true};  // covers_schema: round-trips through the inputs document too
   src.evidence = {{"source_data_version", src.id, "2026-11-29T08:00:00", Exactness::semantic, "sources.json"},
                   {"delta_version", src.id, "", Exactness::none, "not a Delta table"}};
   src.checks_digest = "src-checks";
@@ -317,6 +322,7 @@ TEST(InputsJson, RoundTrip) {
   const SourceInput& s = back->sources[0];
   ASSERT_TRUE(s.version.has_value());
   EXPECT_EQ(*s.version, *in.sources[0].version);
+  EXPECT_TRUE(s.version->covers_schema);
   EXPECT_EQ(s.version->observed_at, "2026-11-29T09:00:00Z");
   ASSERT_EQ(s.evidence.size(), 2u);
   EXPECT_EQ(s.evidence[1].kind, "delta_version");

@@ -558,6 +558,26 @@ TEST(RecordCutoff, AParentRebuiltForDataKeepsWhatItsUnbuiltReaderRead) {
   EXPECT_EQ(s2->nodes.at(kFct).parent_contents.at(kStg).value, "rows=3;hash=1");
 }
 
+// A content that covers the columns too proves the output whatever the code change was: the
+// reader left unbuilt keeps it, for the planner to compare with the new build's (issue 27).
+TEST(RecordCutoff, AParentRebuiltForCodeKeepsWhatItsUnbuiltReaderReadWhenTheContentCoversTheColumns) {
+  DataVersion with_columns = content("rows=3;hash=1;schema=0123456789abcdef0123456789abcdef");
+  with_columns.covers_schema = true;
+  RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
+  r1.node_contents[kStg] = with_columns;
+  auto s1 = record(project(), nullptr, r1);
+  ASSERT_TRUE(s1);
+  RunOutcome r2 = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}});
+  r2.node_contents[kStg] = with_columns;
+  r2.built_for_code = {kStg};
+  auto s2 = record(project(), &*s1, r2);
+  ASSERT_TRUE(s2);
+  ASSERT_TRUE(s2->nodes.at(kFct).parent_contents.contains(kStg));
+  EXPECT_TRUE(s2->nodes.at(kFct).parent_contents.at(kStg).covers_schema);
+  EXPECT_EQ(s2->nodes.at(kFct).parent_contents.at(kStg), *s2->nodes.at(kStg).content);
+  EXPECT_EQ(s2->nodes.at(kFct).parent_runs.at(kStg), "run-1");  // it read the older build
+}
+
 TEST(RecordCutoff, AParentRebuiltForCodeDropsWhatItsUnbuiltReaderRead) {
   RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
   r1.node_contents[kStg] = content("rows=3;hash=1");

@@ -7,10 +7,6 @@
 
 namespace ods::run {
 
-namespace {
-
-// The dbt selector of one node: its name, or `<name>.v<N>` for a version of a versioned model
-// (unique id `model.<package>.<name>.v<N>`): the bare name selects every version of the model.
 std::string node_selector(const std::string& id, const std::string& name) {
   const std::string suffix_start = "." + name + ".v";
   const auto at = id.rfind(suffix_start);
@@ -19,8 +15,6 @@ std::string node_selector(const std::string& id, const std::string& name) {
   if (version.empty() || version.find_first_not_of("0123456789") != std::string::npos) return name;
   return name + ".v" + version;
 }
-
-}  // namespace
 
 planner::CheckPlan run_checks(const planner::ProjectInputs& inputs, const planner::StateSnapshot* previous,
                               const planner::ExecutionPlan& plan,

@@ -41,9 +41,16 @@ void collect_descendants(const std::string& from,
 
 }  // namespace
 
+bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
+  if (code == "new_upstream_data") return true;
+  if (!code_cutoff) return false;
+  return code == "fingerprint_changed" || code == "upstream_code_changed" || code == "incomplete_fingerprint" ||
+         code == "compile_needs_upstream";
+}
+
 Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
-               bool content_measurable) {
+               bool content_measurable, bool code_cutoff) {
   Wave wave;
   std::set<std::string> building;
   for (const auto& e : plan.entries)
@@ -65,7 +72,7 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
   std::set<std::string> later;
   for (const auto& e : plan.entries) {
     if (e.action != planner::Action::build || e.resource_type != "model" || e.reasons.empty() ||
-        e.reasons.front().code != "new_upstream_data")
+        !cutoff_candidate_reason(e.reasons.front().code, code_cutoff))
       continue;
     std::set<std::string> below;
     collect_descendants(e.id, children, building, below);
@@ -75,7 +82,9 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
   }
   // A candidate below another candidate waits too: its own cutoff is judged in a later wave.
   std::erase_if(wave.candidates, [&](const std::string& id) { return later.contains(id); });
-  if (wave.candidates.empty()) return all_now("no node built only for new data has descendants to spare");
+  if (wave.candidates.empty())
+    return all_now(code_cutoff ? "no node built for new data or a code change has descendants to spare"
+                               : "no node built only for new data has descendants to spare");
   for (const auto& id : later)
     if (auto s = node_seconds.find(id); s != node_seconds.end()) wave.spare_seconds += s->second;
   if (mode == CutoffMode::automatic && wave.spare_seconds <= extra_call_seconds)
@@ -87,8 +96,9 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
     (later.contains(e.id) ? wave.later : wave.now).push_back(e.id);
   }
   wave.why = "a wave boundary after " + std::to_string(wave.candidates.size()) +
-             " node(s) built only for new data: their content decides " + std::to_string(wave.later.size()) +
-             " descendant(s) (" + seconds_text(wave.spare_seconds) + " when last built" +
+             (code_cutoff ? " node(s) built for new data or a code change" : " node(s) built only for new data") +
+             ": their content decides " + std::to_string(wave.later.size()) + " descendant(s) (" +
+             seconds_text(wave.spare_seconds) + " when last built" +
              (mode == CutoffMode::always ? ", --cutoff always"
                                          : " > " + seconds_text(extra_call_seconds) + " for another dbt call") +
              ")";

@@ -104,5 +104,22 @@ TEST(CutoffWaves, ModeWords) {
   EXPECT_NE(bad.error().message.find("'sometimes'"), std::string::npos);
 }
 
+// Issue 27: where the content covers the columns, a node built for a code change is a candidate
+// too (its readers wait for its output); where it doesn't, it never is.
+TEST(CutoffWaves, ACodeChangeIsACandidateOnlyWhereTheContentCoversTheColumns) {
+  Fixture f("fingerprint_changed");
+  Wave rows_only = next_wave(f.inputs, f.plan, kSeconds, 0, CutoffMode::always, true, false);
+  EXPECT_EQ(rows_only.candidates, (Ids{"mid"}));  // mid: new_upstream_data, top below it
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 0, CutoffMode::always, true, true);
+  EXPECT_EQ(w.candidates, (Ids{"stg"}));
+  EXPECT_EQ(w.later, (Ids{"mid", "top"}));
+  EXPECT_NE(w.why.find("a code change"), std::string::npos) << w.why;
+  EXPECT_TRUE(cutoff_candidate_reason("upstream_code_changed", true));
+  EXPECT_TRUE(cutoff_candidate_reason("incomplete_fingerprint", true));
+  EXPECT_FALSE(cutoff_candidate_reason("never_built", true));  // nothing read it before
+  EXPECT_FALSE(cutoff_candidate_reason("fingerprint_changed", false));
+  EXPECT_TRUE(cutoff_candidate_reason("new_upstream_data", false));
+}
+
 }  // namespace
 }  // namespace ods::run

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "callback_fixture.h"
 #include "harness/background_process.h"
 #include "harness/eventually.h"
+#include "harness/temp_dir.h"
 #include "ods/callback/protocol.h"
 #include "ods/planner/json_io.h"
 
@@ -149,6 +151,8 @@ TEST_F(PodCallback, AModelFailingInDbtFailsThePodAndKeepsItsLastState) {
 // local, so dbt deps needs no network; one of its macros is used by a model.
 TEST_F(PodCallback, AProjectWithPackagesGetsThemInstalledBeforeItCompiles) {
   auto p = shop_project();
+  TempDir cache("pod-packages-cache");
+  p->add_env({"ODS_PACKAGES_CACHE=" + cache.path().string()});
   std::filesystem::create_directories(p->dir() / "helpers" / "macros");
   p->write("packages.yml", "packages:\n  - local: helpers\n");
   p->write("helpers/dbt_project.yml",
@@ -158,16 +162,120 @@ TEST_F(PodCallback, AProjectWithPackagesGetsThemInstalledBeforeItCompiles) {
   runs.add("team", "deps-1", "uid-deps-1");
   ProcessResult first = run_pod(*p, *server, "team", "deps-1", "uid-deps-1");
   ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
-  EXPECT_NE((first.output + first.errors).find("installing the packages packages.yml names (dbt deps)"),
+  EXPECT_NE((first.output + first.errors).find("installing the packages packages.yml names (dbt deps"),
             std::string::npos)
       << first.output << first.errors;
   EXPECT_TRUE(std::filesystem::exists(p->dir() / "dbt_packages" / "shop_helpers" / "dbt_project.yml"));
   EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-deps-1");
+  // A local package is dbt deps' link into the project: its files are the checkout's, never cached.
+  EXPECT_NE(first.output.find("packages not cached: dbt_packages/shop_helpers is a link"), std::string::npos)
+      << first.output;
+  EXPECT_TRUE(std::filesystem::is_empty(cache.path()));
   // Installed once: the next run in the same folder leaves them (an image built with its packages).
   runs.add("team", "deps-2", "uid-deps-2");
   ProcessResult second = run_pod(*p, *server, "team", "deps-2", "uid-deps-2");
   ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
   EXPECT_EQ((second.output + second.errors).find("dbt deps"), std::string::npos) << second.output << second.errors;
+}
+
+// The packages cache ($ODS_PACKAGES_CACHE, issue 25) with a git package from a repository on this
+// machine (dbt deps clones it; no network), the project's package-lock.yml committed as a team
+// would: the first run installs with dbt deps and saves; the next fresh checkout restores the
+// packages and runs no dbt deps; a changed lockfile misses and installs the new version; an
+// entry damaged on disk is refused, installed again and saved over.
+TEST_F(PodCallback, PackagesComeFromTheCacheKeyedByTheLockfile) {
+  namespace fs = std::filesystem;
+  TempDir repo("pod-packages-repo");
+  TempDir cache("pod-packages-cache");
+  const fs::path origin = repo.path() / "helpers";
+  fs::create_directories(origin / "macros");
+  std::ofstream(origin / "dbt_project.yml") << "name: shop_helpers\nversion: '1.0.0'\nconfig-version: 2\n";
+  const std::string git = "git -c user.name=ods -c user.email=ods@localhost ";
+  auto release = [&](const std::string& answer, const std::string& tag) {
+    std::ofstream(origin / "macros" / "forty_two.sql") << "{% macro forty_two() %}" << answer << "{% endmacro %}\n";
+    const std::string in = "cd '" + origin.string() + "' && ";
+    return std::system((in + "(test -d .git || git init -q -b main) && " + git + "add -A && " + git + "commit -qm " +
+                        tag + " && " + git + "tag " + tag)
+                           .c_str());
+  };
+  ASSERT_EQ(release("42", "v1"), 0);
+  ASSERT_EQ(release("43", "v2"), 0);
+  auto p = shop_project();
+  p->add_env({"ODS_PACKAGES_CACHE=" + cache.path().string()});
+  // It reads a seed, so it is reused while its code and the seed are unchanged.
+  p->write("models/marts/answer.sql",
+           "select {{ shop_helpers.forty_two() }} as answer from {{ ref('country_codes') }} limit 1\n");
+  // The developer's `dbt deps` writes package-lock.yml; the checkout has it, not dbt_packages.
+  auto lock_to = [&](const std::string& tag) {
+    p->write("packages.yml", "packages:\n  - git: \"file://" + origin.string() + "\"\n    revision: " + tag + "\n");
+    ProcessResult deps = p->dbt({"deps"});
+    fs::remove_all(p->dir() / "dbt_packages");
+    return deps;
+  };
+  const fs::path macro = p->dir() / "dbt_packages" / "shop_helpers" / "macros" / "forty_two.sql";
+  auto text_of = [](const fs::path& file) {
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  // The key a run missed (and saved under), from its step line.
+  auto missed_key = [](const std::string& output) {
+    const std::string at = "not in the cache: ";
+    const auto found = output.find(at);
+    return found == std::string::npos ? std::string() : output.substr(found + at.size(), 64);
+  };
+  ProcessResult locked = lock_to("v1");
+  ASSERT_EQ(locked.exit_code, 0) << locked.output << locked.errors;
+  ASSERT_TRUE(fs::exists(p->dir() / "package-lock.yml"));
+
+  runs.add("team", "cache-1", "uid-cache-1");
+  ProcessResult first = run_pod(*p, *server, "team", "cache-1", "uid-cache-1");
+  ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
+  const std::string v1_key = missed_key(first.output);
+  ASSERT_EQ(v1_key.size(), 64u) << first.output;
+  EXPECT_NE(first.output.find("packages saved to cache " + v1_key), std::string::npos) << first.output;
+  EXPECT_TRUE(fs::exists(cache.path() / v1_key / "entry.json"));
+  EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-cache-1");
+
+  // The next run's fresh checkout: no dbt deps, the packages from the cache.
+  fs::remove_all(p->dir() / "dbt_packages");
+  runs.add("team", "cache-2", "uid-cache-2");
+  ProcessResult second = run_pod(*p, *server, "team", "cache-2", "uid-cache-2");
+  ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
+  EXPECT_NE(second.output.find("packages restored from cache " + v1_key), std::string::npos) << second.output;
+  EXPECT_EQ((second.output + second.errors).find("(dbt deps"), std::string::npos) << second.output << second.errors;
+  EXPECT_EQ(text_of(macro), "{% macro forty_two() %}42{% endmacro %}\n");
+  EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-cache-1") << second.output;  // the same code: reused
+
+  // The lockfile moves to v2: another key, dbt deps, the new macro, the model rebuilt.
+  ProcessResult relocked = lock_to("v2");
+  ASSERT_EQ(relocked.exit_code, 0) << relocked.output << relocked.errors;
+  runs.add("team", "cache-3", "uid-cache-3");
+  ProcessResult third = run_pod(*p, *server, "team", "cache-3", "uid-cache-3");
+  ASSERT_EQ(third.exit_code, 0) << third.output << third.errors;
+  const std::string v2_key = missed_key(third.output);
+  ASSERT_EQ(v2_key.size(), 64u) << third.output;
+  EXPECT_NE(v2_key, v1_key);
+  EXPECT_NE(third.output.find("packages saved to cache " + v2_key), std::string::npos) << third.output;
+  EXPECT_EQ(text_of(macro), "{% macro forty_two() %}43{% endmacro %}\n");
+  EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-cache-3");
+
+  // The v2 entry damaged on disk: refused, installed again, saved over.
+  const fs::path cached_macro = cache.path() / v2_key / "dbt_packages" / "shop_helpers" / "macros" / "forty_two.sql";
+  std::ofstream(cached_macro) << "{% macro forty_two() %}666{% endmacro %}\n";
+  fs::remove_all(p->dir() / "dbt_packages");
+  runs.add("team", "cache-4", "uid-cache-4");
+  ProcessResult fourth = run_pod(*p, *server, "team", "cache-4", "uid-cache-4");
+  ASSERT_EQ(fourth.exit_code, 0) << fourth.output << fourth.errors;
+  EXPECT_NE(fourth.errors.find("entry " + v2_key +
+                               " is damaged (dbt_packages/shop_helpers/macros/forty_two.sql does "
+                               "not match its digest); installing again"),
+            std::string::npos)
+      << fourth.errors;
+  EXPECT_EQ(missed_key(fourth.output), v2_key) << fourth.output;
+  EXPECT_NE(fourth.output.find("packages saved to cache " + v2_key), std::string::npos) << fourth.output;
+  EXPECT_EQ(text_of(macro), "{% macro forty_two() %}43{% endmacro %}\n");
+  EXPECT_EQ(text_of(cached_macro), "{% macro forty_two() %}43{% endmacro %}\n");
+  EXPECT_EQ(head_node("model.shop.answer").run_id, "uid-cache-3");
 }
 
 TEST_F(PodCallback, AControllerRestartedBetweenInputsAndResultsRecordsTheRunOnce) {

@@ -1,10 +1,10 @@
 // The dbt compatibility matrix: examples/shop's core scenarios on each supported dbt-core
-// minor (1.8, 1.9, 1.10, 1.11), each in its cached venv (scripts/dbt-venv.sh; the ctest
+// minor (1.8, 1.9, 1.10, 1.11, 1.12), each in its cached venv (scripts/dbt-venv.sh; the ctest
 // fixtures dbt_venv_<minor> build them), through `ods --dbt`-equivalent $ODS_DBT (the
 // harness's DbtProject::use_venv); and the refusal of an unsupported dbt (1.7, a manifest v13).
 //
 // Every version runs DbtMatrix (first run builds all; nothing changed reuses; `ods state
-// record` on that version's own `dbt build`). The oldest and the newest (1.8, 1.11) also run
+// record` on that version's own `dbt build`). The oldest and the newest (1.8, 1.12) also run
 // DbtMatrixFull (new rows; a SQL edit; a failing model; `ods state test`), which keeps the
 // matrix within its CI budget (docs/cli.md, "Supported dbt versions"). DuckDB (the `dev`
 // target) only: the adapters' own SQL is not what differs between dbt-core releases.
@@ -164,7 +164,7 @@ TEST_P(DbtMatrix, RecordTakesThisVersionsOwnBuild) {
   EXPECT_EQ(decision(entry(plan, "orders_daily")), "reuse:unchanged") << plan.dump(2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, DbtMatrix, ::testing::Values("1.8", "1.9", "1.10", "1.11"), param_name);
+INSTANTIATE_TEST_SUITE_P(Versions, DbtMatrix, ::testing::Values("1.8", "1.9", "1.10", "1.11", "1.12"), param_name);
 
 class DbtMatrixFull : public DbtMatrix {};
 
@@ -217,7 +217,7 @@ TEST_P(DbtMatrixFull, StateTestRunsOnlyTheChecksOfWhatChanged) {
   EXPECT_EQ(ran, std::vector<std::string>{"raw.orders"}) << tested.doc.dump(2);
 }
 
-INSTANTIATE_TEST_SUITE_P(OldestAndNewest, DbtMatrixFull, ::testing::Values("1.8", "1.11"), param_name);
+INSTANTIATE_TEST_SUITE_P(OldestAndNewest, DbtMatrixFull, ::testing::Values("1.8", "1.12"), param_name);
 
 // dbt-core 1.7 (manifest v11) in its cached venv: refused by the driver before dbt runs, and
 // its manifest refused by `ods state plan`, each naming the version and the supported range.
@@ -227,7 +227,7 @@ TEST(UnsupportedDbt, Dbt17IsRefusedNamingItsVersionAndTheSupportedRange) {
   ODS_ASSERT_OK(p.generate_data());
   ProcessResult run = p.ods({"state", "run", "--profiles-dir", p.dir().string()});
   EXPECT_NE(run.exit_code, 0);
-  EXPECT_NE(run.errors.find("dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.11"), std::string::npos)
+  EXPECT_NE(run.errors.find("dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.12"), std::string::npos)
       << run.errors;
   EXPECT_FALSE(fs::exists(p.dir() / "target" / "run_results.json")) << "refused before dbt ran";
 
@@ -236,13 +236,13 @@ TEST(UnsupportedDbt, Dbt17IsRefusedNamingItsVersionAndTheSupportedRange) {
   EXPECT_NE(plan.exit_code, 0);
   EXPECT_NE(plan.errors.find("manifest/v11.json\" (written by dbt 1.7.20) is not supported"), std::string::npos)
       << plan.errors;
-  EXPECT_NE(plan.errors.find("dbt-core 1.8 to 1.11"), std::string::npos) << plan.errors;
+  EXPECT_NE(plan.errors.find("dbt-core 1.8 to 1.12"), std::string::npos) << plan.errors;
 }
 
 // A manifest schema newer than v12 (as a future dbt would write) is refused, naming both.
 TEST(UnsupportedDbt, AManifestSchemaNewerThanV12IsRefused) {
   DbtProject p("shop");
-  p.use_venv(venv_of("1.11"));
+  p.use_venv(venv_of("1.12"));
   ODS_ASSERT_OK(p.generate_data());
   ODS_ASSERT_OK(p.dbt({"compile"}));
   auto manifest = nlohmann::json::parse(p.read("target/manifest.json"));
@@ -253,7 +253,7 @@ TEST(UnsupportedDbt, AManifestSchemaNewerThanV12IsRefused) {
   EXPECT_NE(plan.exit_code, 0);
   EXPECT_NE(plan.errors.find("manifest/v13.json\" (written by dbt 1.13.0) is not supported"), std::string::npos)
       << plan.errors;
-  EXPECT_NE(plan.errors.find("dbt-core 1.8 to 1.11"), std::string::npos) << plan.errors;
+  EXPECT_NE(plan.errors.find("dbt-core 1.8 to 1.12"), std::string::npos) << plan.errors;
 }
 
 }  // namespace

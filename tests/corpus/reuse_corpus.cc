@@ -48,8 +48,12 @@ std::set<std::string> not_built_by_dbt(const DbtProject& p) {
   return out;
 }
 
-// Reads "rows/hash" of each relation in {relation: columns or ""} from a DuckDB file; a
-// relation that can't be read (not built yet) is left out.
+// Reads "rows/hash/columns" of each relation in {relation: columns or ""} from a DuckDB file
+// (columns: the row's type, names and types in order: a relation whose rows are the control's
+// but whose column types or names are not is wrong too); a relation that can't be read (not
+// built yet) is left out. Floating-point columns are hashed rounded to 9 decimals: a sum of
+// doubles depends on the order it adds them in, which a rebuild of an unchanged input may change
+// (a `select distinct` view over the same rows), and dbt build itself gives either value.
 const char* const kContentsScript = R"py(import duckdb, json, sys
 judged = json.loads(sys.argv[1])
 con = duckdb.connect(sys.argv[2], read_only=True)
@@ -57,8 +61,14 @@ out = {}
 for rel, columns in judged.items():
     source = f"(select {columns} from main.{rel})" if columns else f"main.{rel}"
     try:
+        described = con.execute(f"describe select * from {source}").fetchall()
+        listed = ", ".join(
+            f'round("{name}", 9) as "{name}"' if kind in ("DOUBLE", "FLOAT", "REAL") else f'"{name}"'
+            for name, kind, *_ in described)
         (content,) = con.execute(
-            f"select count(*)::varchar || '/' || coalesce(sum(hash(t)), 0)::varchar from {source} as t").fetchone()
+            f"select count(*)::varchar || '/' || coalesce(sum(hash(ods_row__)), 0)::varchar || '/' || "
+            f"typeof((select ods_columns__ from {source} as ods_columns__ limit 1)) "
+            f"from (select {listed} from {source}) as ods_row__").fetchone()
     except duckdb.CatalogException:
         continue
     out[rel] = content
@@ -163,12 +173,9 @@ std::map<std::string, std::string> ReuseCorpus::contents(const DbtProject& p) co
 }
 
 bool ReuseCorpus::start() {
-  for (int i = 0; i < 2; ++i) {
-    const auto [exit_code, doc] = run();
-    EXPECT_EQ(exit_code, 0) << "start: run " << i + 1;
-    if (doc.is_discarded() || ::testing::Test::HasFailure()) return false;
-  }
-  return !::testing::Test::HasFailure();
+  const auto [exit_code, doc] = run();
+  EXPECT_EQ(exit_code, 0) << "start: the first run";
+  return !doc.is_discarded() && !::testing::Test::HasFailure();
 }
 
 StepOutcome ReuseCorpus::step(const CorpusStep& s) {

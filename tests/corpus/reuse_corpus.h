@@ -80,8 +80,9 @@ class ReuseCorpus {
   // scratch, so the dbt build control is a full build already.
   void without_full_build_control() { full_build_control_ = false; }
 
-  // Two runs (the second is an incremental model's steady state), both must exit 0.
-  // Whether all succeeded (the calling test fails when not).
+  // The first run, which must exit 0 (it builds everything). The first step is judged on the
+  // run right after it: an incremental model built for the first time must be reused there.
+  // Whether it succeeded (the calling test fails when not).
   bool start();
   // Applies the step's change, runs, judges; the outcome is also kept for report().
   StepOutcome step(const CorpusStep& s);

@@ -96,6 +96,10 @@ TEST(ReuseCorpusShapes, Increments) {
        [](DbtProject& q) {
          q.replace_in("models/int_events_enriched.sql", "amount >= 100 as is_large", "amount > 99.5 as is_large");
        }},
+      {"stg_events wrapped in select distinct (its rows were unique)",
+       [](DbtProject& q) {
+         q.replace_in("models/stg_events.sql", "select id, customer_id", "select distinct id, customer_id");
+       }},
       {"project-wide post-hook added (an insert into audit_log)",
        [](DbtProject& q) {
          sql_step(q, "create table main.audit_log (model varchar, logged_at timestamp)");
@@ -189,6 +193,15 @@ TEST(ReuseCorpusShapes, Packaged) {
        [](DbtProject& q) {
          q.replace_in("packages/corpus_pkg/models/pkg_customer_orders.sql", " group by",
                       " where order_id is not null group by");
+       }},
+      {"the package's dispatching macro edited (a comment; same SQL)",
+       [](DbtProject& q) {
+         q.replace_in("packages/corpus_pkg/macros/amount.sql", "{% macro amount_in_dollars(column) -%}\n",
+                      "{% macro amount_in_dollars(column) -%}\n  {# dispatched: see default__ below #}\n");
+       }},
+      {"pkg_orders wrapped in select distinct (its rows were unique)",
+       [](DbtProject& q) {
+         q.replace_in("packages/corpus_pkg/models/pkg_orders.sql", "select order_id", "select distinct order_id");
        }},
       {"nothing changed", [](DbtProject&) {}},
   };

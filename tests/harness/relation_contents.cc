@@ -9,17 +9,26 @@ namespace ods::testing {
 
 namespace {
 
-// The content of each relation as rows (rel, content); `from` gives the relation's FROM text.
+// The content of each relation as rows (rel, content): "rows/hash/columns", the columns' names
+// and types in order (a relation with the control's rows but other column types differs too);
+// `from` gives the relation's FROM text.
 std::string contents_sql(const Warehouse& w, const std::vector<std::string>& relations,
                          const std::function<std::string(const std::string&)>& from) {
   const bool duckdb = w.content_origin() == "duckdb_content";
-  const std::string hash = duckdb ? "coalesce(sum(hash(t)), 0)::varchar"
-                                  : "coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), 0)::text";
+  const std::string hash =
+      duckdb ? "coalesce(sum(hash(ods_row__)), 0)::varchar"
+             : "coalesce(sum(('x' || left(md5(ods_row__::text), 16))::bit(64)::bigint::numeric), 0)::text";
+  auto columns = [&](const std::string& rel) -> std::string {
+    if (duckdb) return "typeof((select ods_columns__ from " + from(rel) + " as ods_columns__ limit 1))";
+    return "(select string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum) "
+           "from pg_attribute a where a.attrelid = '" +
+           from(rel) + "'::regclass and a.attnum > 0 and not a.attisdropped)";
+  };
   std::string sql;
   for (const auto& rel : relations) {
     if (!sql.empty()) sql += " union all ";
-    sql +=
-        "select '" + rel + "' as rel, count(*)::varchar || '/' || " + hash + " as content from " + from(rel) + " as t";
+    sql += "select '" + rel + "' as rel, count(*)::varchar || '/' || " + hash + " || '/' || " + columns(rel) +
+           " as content from " + from(rel) + " as ods_row__";
   }
   return sql;
 }

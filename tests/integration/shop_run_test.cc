@@ -457,6 +457,127 @@ TEST_P(ShopRun, ARunWhoseLastWaveIsWhollyCutOffIsCountedInTheMetrics) {
   EXPECT_EQ(std::stod(m[1].str()), 3.0) << text;
 }
 
+// Early cutoff after a code change (issue 27 item 2): a node rebuilt because its code changed
+// spares its readers when its output, columns (names and types, in order) and rows, is the one
+// they read; any other change of its output builds them. Each scenario ends compared with a
+// full build, columns included (relation_contents).
+class ShopCodeCutoff : public ShopRun {
+ protected:
+  // A digest key, so that dim_customers (its pre-hook reads an env var) is reusable, and one run
+  // that builds it once for the key: the scenario's run then decides it on its inputs alone.
+  void use_digest_key() {
+    const fs::path config = project_->dir() / "config-home";
+    fs::create_directories(config);
+    project_->add_env({"XDG_CONFIG_HOME=" + config.string(), "ODS_DIGEST_KEY="});
+    ProcessResult key = project_->ods({"state", "key", "--create"});
+    ASSERT_EQ(key.exit_code, 0) << key.output << key.errors;
+    auto [code, doc] = run_ods();
+    ASSERT_EQ(code, 0) << doc.dump(2);
+    ASSERT_EQ(decision(entry(doc.at("plan"), "dim_customers")), "build:fingerprint_changed");
+  }
+
+  // `ods state run --cutoff always` after a code edit; its entries by name.
+  std::map<std::string, nlohmann::json> run_after_edit() {
+    std::string errors;
+    auto [code, doc] = run_ods({"--cutoff", "always"}, &errors);
+    EXPECT_EQ(code, 0) << doc.dump(2) << errors;
+    errors_ = errors;
+    if (doc.is_discarded() || !doc.contains("plan")) return {};
+    return cutoff_entries_by_name(doc);
+  }
+
+  // `reader` is reused with early_cutoff on `parent`'s output after `parent`'s code change: the
+  // reason says so, and the evidence names the change and the content, columns and rows.
+  static void expect_cut_off_after_code_change(const nlohmann::json& reader, const std::string& parent) {
+    EXPECT_EQ(decision(reader), "reuse:early_cutoff") << reader.dump(2);
+    const std::string message = first_reason_message(reader);
+    EXPECT_NE(message.find(parent + " was rebuilt for a code change by run"), std::string::npos) << message;
+    EXPECT_NE(message.find("came out with the columns and rows it read"), std::string::npos) << message;
+    const nlohmann::json* changed = evidence_about(reader, "parent_code_changed", "model.shop." + parent);
+    ASSERT_NE(changed, nullptr) << reader.dump(2);
+    const nlohmann::json* content = evidence_about(reader, "parent_content", "model.shop." + parent);
+    ASSERT_NE(content, nullptr) << reader.dump(2);
+    EXPECT_EQ(content->at("exactness"), "exact");
+    const std::string value = content->at("value").get<std::string>();
+    EXPECT_NE(value.find(";schema="), std::string::npos) << value;
+    EXPECT_NE(value.find("(columns and rows)"), std::string::npos) << value;
+  }
+
+  std::string errors_;
+};
+
+// (a) A project macro edited so that it renders different but equivalent SQL: the three models
+// that call it are rebuilt for code; what reads them only is reused, proven by their output.
+TEST_P(ShopCodeCutoff, AnEquivalentMacroEditSparesTheReadersOfTheModelsThatCallIt) {
+  use_digest_key();
+  project_->replace_in("macros/cents_to_dollars.sql", "cast(({{ column_name }}) / 100.0 as",
+                       "cast(({{ column_name }}) * 0.01 as");
+  auto e = run_after_edit();
+  ASSERT_FALSE(e.empty());
+  for (const char* called : {"stg_payments", "fct_orders", "orders_daily"})
+    EXPECT_EQ(decision(e.at(called)), "build:fingerprint_changed") << e.at(called).dump(2);
+  expect_cut_off_after_code_change(e.at("dim_customers"), "fct_orders");
+  if (e.contains("order_status_summary")) {  // DuckDB only (a Python model)
+    expect_cut_off_after_code_change(e.at("order_status_summary"), "fct_orders");
+  }
+  for (const char* same : {"stg_orders", "stg_customers", "country_codes"})
+    EXPECT_EQ(decision(e.at(same)), "reuse:unchanged") << e.at(same).dump(2);
+  EXPECT_NE(errors_.find("a code change"), std::string::npos) << errors_;  // the wave's why
+  expect_same_as_full_build(*project_, *warehouse_);
+}
+
+// (b) `select distinct` over rows that were already unique: stg_orders is rebuilt for code, and
+// fct_orders and orders_daily (an incremental model) are reused on its unchanged output.
+TEST_P(ShopCodeCutoff, SelectDistinctOverUniqueRowsSparesItsReaders) {
+  use_digest_key();
+  project_->replace_in("models/staging/stg_orders.sql", "select\n    order_id,", "select distinct\n    order_id,");
+  auto e = run_after_edit();
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(decision(e.at("stg_orders")), "build:fingerprint_changed") << e.at("stg_orders").dump(2);
+  for (const char* reader : {"fct_orders", "orders_daily"})
+    expect_cut_off_after_code_change(e.at(reader), "stg_orders");
+  for (const auto& [name, entry] : e) {
+    if (name == "stg_orders") continue;
+    EXPECT_EQ(entry.at("action"), "reuse") << entry.dump(2);
+  }
+  expect_same_as_full_build(*project_, *warehouse_);
+}
+
+// (c) A code change that alters a column's type but no row (order_id integer -> bigint: DuckDB's
+// hash and PostgreSQL's row text are the same for both): only the columns in the content tell,
+// so the readers are built, and fct_orders' order_id is a bigint as in a full build.
+TEST_P(ShopCodeCutoff, AColumnTypeChangedWithTheSameRowsBuildsTheReaders) {
+  project_->replace_in("models/staging/stg_orders.sql", "select\n    order_id,",
+                       "select\n    cast(order_id as bigint) as order_id,");
+  auto e = run_after_edit();
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(decision(e.at("stg_orders")), "build:fingerprint_changed") << e.at("stg_orders").dump(2);
+  for (const char* reader : {"fct_orders", "orders_daily"}) {
+    EXPECT_EQ(decision(e.at(reader)), "build:upstream_code_changed") << e.at(reader).dump(2);
+    const std::string message = first_reason_message(e.at(reader));
+    EXPECT_NE(message.find("stg_orders was rebuilt for a code change"), std::string::npos) << message;
+    EXPECT_NE(message.find("(content "), std::string::npos) << message;  // both fingerprints, shortened
+  }
+  expect_same_as_full_build(*project_, *warehouse_);
+}
+
+// (d) A code change that alters rows (ordered_at a second later): the readers are built.
+TEST_P(ShopCodeCutoff, ACodeChangeThatAltersRowsBuildsTheReaders) {
+  project_->replace_in("models/staging/stg_orders.sql", "    ordered_at,\n",
+                       "    ordered_at + interval '1 second' as ordered_at,\n");
+  auto e = run_after_edit();
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(decision(e.at("stg_orders")), "build:fingerprint_changed") << e.at("stg_orders").dump(2);
+  for (const char* reader : {"fct_orders", "orders_daily"})
+    EXPECT_EQ(decision(e.at(reader)), "build:upstream_code_changed") << e.at(reader).dump(2);
+  expect_same_as_full_build(*project_, *warehouse_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Warehouses, ShopCodeCutoff,
+                         ::testing::Values(WarehouseParam{"DuckDb", &duckdb_warehouse},
+                                           WarehouseParam{"Postgres", &postgres_warehouse}),
+                         [](const ::testing::TestParamInfo<WarehouseParam>& p) { return std::string(p.param.name); });
+
 INSTANTIATE_TEST_SUITE_P(Warehouses, ShopRun,
                          ::testing::Values(WarehouseParam{"DuckDb", &duckdb_warehouse},
                                            WarehouseParam{"Postgres", &postgres_warehouse}),

@@ -296,6 +296,37 @@ TEST_F(HelmChartTest, TheRunnerPolicyBecomesTheOperatorsAllowListFlags) {
   }
 }
 
+// runner.packagesCache reaches the operator as the flag it parses (operator_options_test), which puts
+// the volume into every runner Job (run_reconciler_test); none by default; both at once, a relative
+// path, a '..' or a claim that is no valid name are refused at install time.
+TEST_F(HelmChartTest, ThePackagesCacheBecomesTheOperatorsFlag) {
+  auto deployment = [&](const std::vector<std::string>& sets) {
+    std::vector<std::string> args{"template", kRelease, chart_dir().string(), "--show-only",
+                                  "templates/deployment.yaml"};
+    for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+    return helm(args);
+  };
+  ProcessResult plain = deployment({});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  EXPECT_EQ(plain.output.find("--packages-cache"), std::string::npos) << "no cache by default";
+  ProcessResult host = deployment({"runner.packagesCache.hostPath=/var/cache/ods-packages"});
+  ASSERT_EQ(host.exit_code, 0) << describe(host);
+  EXPECT_NE(host.output.find("- --packages-cache-host-path=/var/cache/ods-packages\n"), std::string::npos)
+      << host.output;
+  ProcessResult claim = deployment({"runner.packagesCache.claimName=dbt-packages"});
+  ASSERT_EQ(claim.exit_code, 0) << describe(claim);
+  EXPECT_NE(claim.output.find("- --packages-cache-claim=dbt-packages\n"), std::string::npos) << claim.output;
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"runner.packagesCache.hostPath=/c", "runner.packagesCache.claimName=c"},
+                                             {"runner.packagesCache.hostPath=var/cache"},
+                                             {"runner.packagesCache.hostPath=/var/../etc"},
+                                             {"runner.packagesCache.claimName=Not_A_Name"},
+                                             {"runner.packagesCache.enabled=true"}}) {
+    ProcessResult r = deployment(bad);
+    EXPECT_NE(r.exit_code, 0) << bad[0] << " was accepted";
+  }
+}
+
 struct Access {
   std::vector<std::string> can_i;  // the arguments of `kubectl auth can-i`
   bool allowed;

@@ -19,14 +19,8 @@ using namespace std::chrono_literals;
 
 constexpr const char* kNamespace = "roles-team";
 
-class AggregatedRoles : public ::testing::Test {
+class AggregatedRoles : public InstalledOperatorTest {
  protected:
-  void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-    auto installed = ensure_operator_installed(w());
-    ASSERT_TRUE(installed) << installed.error();
-  }
-  NodeWorld& w() { return *shared_world(); }
   std::filesystem::path account(const std::string& name) {
     auto kubeconfig = w().plane().service_account_kubeconfig(kNamespace, name);
     EXPECT_TRUE(kubeconfig) << kubeconfig.error();

@@ -20,13 +20,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* kNamespace = "chart-shop";
 
-class ChartOnARealNode : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-  }
-  NodeWorld& w() { return *shared_world(); }
-};
+class ChartOnARealNode : public NodeWorldTest {};
 
 TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninstallsClean) {
   ASSERT_TRUE(create_operator_namespace(w()));

@@ -15,13 +15,6 @@ using namespace std::chrono_literals;
 constexpr const char* kGitUser = "ods-node";
 constexpr const char* kGitPassword = "node-Git-Pw-0c3b9e";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // examples/shop as a team's repository holds it (no build outputs), under examples/shop/.
 std::map<std::string, std::string> shop_repository_files() {
   std::map<std::string, std::string> files;
@@ -34,13 +27,23 @@ std::map<std::string, std::string> shop_repository_files() {
       continue;
     }
     if (!it->is_regular_file() || name.ends_with(".duckdb") || name.ends_with(".wal")) continue;
-    files["examples/shop/" + fs::relative(it->path(), shop).string()] = read_file(it->path());
+    files["examples/shop/" + fs::relative(it->path(), shop).string()] = read_text(it->path());
   }
   files["examples/shop/models/node_test_slow.sql"] =
       "-- Only in the real node's test repository (tests/node/node_world.h): takes\n"
       "-- $ODS_TEST_SLOW_SECONDS to build, so that a run stays in flight.\n"
       "{{ config(materialized='table') }}\n"
       "select 1 as one from pg_sleep({{ env_var('ODS_TEST_SLOW_SECONDS', '0') }})\n";
+  // examples/shop_packaged: the same project declaring a package of this repository (helpers/,
+  // fetched by dbt deps from $SHOP_HELPERS_GIT), for the packages cache (packages_cache_test.cc).
+  std::map<std::string, std::string> packaged;
+  for (const auto& [path, text] : files)
+    packaged["examples/shop_packaged/" + path.substr(std::string("examples/shop/").size())] = text;
+  files.merge(packaged);
+  files["examples/shop_packaged/packages.yml"] =
+      "packages:\n  - git: \"{{ env_var('SHOP_HELPERS_GIT') }}\"\n    revision: main\n    subdirectory: helpers\n";
+  files["helpers/dbt_project.yml"] = "name: shop_helpers\nversion: '1.0.0'\nconfig-version: 2\n";
+  files["helpers/macros/forty_two.sql"] = "{% macro forty_two() %}42{% endmacro %}\n";
   return files;
 }
 
@@ -118,7 +121,13 @@ std::string NodeWorld::cluster_dsn(const std::string& database) const {
 }
 
 std::map<std::string, std::string> NodeWorld::git_secret_data() const {
-  return {{"username", kGitUser}, {"password", kGitPassword}, {"ca.crt", read_file(git_.certificate())}};
+  return {{"username", kGitUser}, {"password", kGitPassword}, {"ca.crt", read_text(git_.certificate())}};
+}
+
+std::string NodeWorld::git_url_with_credentials() const {
+  const std::string url = git_.url();
+  const auto scheme = url.find("://");
+  return url.substr(0, scheme + 3) + kGitUser + ":" + kGitPassword + "@" + url.substr(scheme + 3);
 }
 
 std::expected<void, std::string> NodeWorld::start_postgres() {
@@ -324,16 +333,37 @@ std::string shop_project(NodeWorld& world, const std::string& name, const std::s
                          const std::string& resources, const ShopProjectOptions& options) {
   const std::string& profile_secret = options.profile;
   const std::string& digest_secret = options.digest_key;
-  const std::string env = options.slow_seconds > 0 ? "    env: [{name: ODS_TEST_SLOW_SECONDS, value: \"" +
-                                                         std::to_string(options.slow_seconds) + "\"}]\n"
-                                                   : "";
+  auto variables = options.env;
+  if (options.slow_seconds > 0) variables.emplace_back("ODS_TEST_SLOW_SECONDS", std::to_string(options.slow_seconds));
+  std::string env;
+  for (const auto& [variable, value] : variables)
+    env += (env.empty() ? "" : ", ") + std::string("{name: ") + variable + ", value: \"" + value + "\"}";
+  if (!env.empty()) env = "    env: [" + env + "]\n";
   return "apiVersion: ods.dev/v1alpha1\nkind: DbtProject\nmetadata: {name: " + name +
-         "}\nspec:\n  source:\n    git: {url: \"" + world.git_url() +
-         "\", revision: main, path: examples/shop, secretRef: {name: shop-git}}\n  image: " + world.image("runner") +
+         "}\nspec:\n  source:\n    git: {url: \"" + world.git_url() + "\", revision: main, path: " + options.path +
+         ", secretRef: {name: shop-git}}\n  image: " + world.image("runner") +
          "\n  profileSecretRef: {name: " + profile_secret + "}\n  digestKeySecretRef: {name: " + digest_secret +
          "}\n  target: pg\n  schedule: \"0 6 * * *\"\n"
          "  runnerPodTemplate:\n    resources: " +
          resources + "\n" + env + extra_spec;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void NodeWorldTest::SetUp() {
+  if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
+}
+
+void InstalledOperatorTest::SetUp() {
+  NodeWorldTest::SetUp();
+  if (HasFatalFailure()) return;
+  auto installed = ensure_operator_installed(w());
+  ASSERT_TRUE(installed) << installed.error();
 }
 
 }  // namespace ods::testing

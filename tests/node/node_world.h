@@ -14,9 +14,12 @@
 //     repository has one model more than examples/shop, node_test_slow (no upstream, so no
 //     selection of the quickstart picks it): it sleeps $ODS_TEST_SLOW_SECONDS (default 0) in
 //     PostgreSQL, so that a run stays in flight while a test rolls the operator out or deletes
-//     its leader.
+//     its leader. examples/shop_packaged is the same project declaring a git package, helpers/
+//     of the same repository (packages_cache_test.cc).
 // start() returns once all of that is up; the destructor stops the node and the control plane.
 // Not thread-safe; one world (one node) per machine at a time.
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <expected>
 #include <filesystem>
@@ -54,6 +57,9 @@ class NodeWorld {
   // (examples/shop) and the git Secret's contents (username, password, ca.crt).
   std::string git_url() const { return git_.url(); }
   std::map<std::string, std::string> git_secret_data() const;
+  // The same URL with the Basic credentials in it (https://user:password@host:port/shop.git), for a
+  // git client without the Secret (dbt deps fetching the repository's helpers/ package).
+  std::string git_url_with_credentials() const;
   const std::filesystem::path& dir() const { return dir_; }
 
   ProcessResult kubectl(const std::vector<std::string>& args) const { return plane_->kubectl(args); }
@@ -124,9 +130,29 @@ struct ShopProjectOptions {
   std::string profile = "shop-dbt-profile";    // spec.profileSecretRef
   std::string digest_key = "shop-digest-key";  // spec.digestKeySecretRef
   int slow_seconds = 0;                        // > 0: the test-only model node_test_slow takes that long to build
+  std::string path = "examples/shop";          // spec.source.git.path (examples/shop_packaged: with a package)
+  std::vector<std::pair<std::string, std::string>> env = {};  // spec.runnerPodTemplate.env
 };
 std::string shop_project(NodeWorld& world, const std::string& name, const std::string& extra_spec = "",
                          const std::string& resources = "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
                          const ShopProjectOptions& options = {});
+
+// A file's bytes ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+
+// The base fixture of the chart suites: SetUp fails the test (its body does not run) when the
+// shared world did not start, saying why; w() is the world.
+class NodeWorldTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  NodeWorld& w() { return *shared_world(); }
+};
+
+// NodeWorldTest whose SetUp also has the chart installed as the suites share it
+// (ensure_operator_installed), for suites that run projects on an operator they don't install.
+class InstalledOperatorTest : public NodeWorldTest {
+ protected:
+  void SetUp() override;
+};
 
 }  // namespace ods::testing

@@ -16,14 +16,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class OperatorFootprint : public ::testing::Test {
+class OperatorFootprint : public InstalledOperatorTest {
  protected:
-  void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-    auto installed = ensure_operator_installed(w());
-    ASSERT_TRUE(installed) << installed.error();
-  }
-  NodeWorld& w() { return *shared_world(); }
   std::string leader_rss() {
     const std::string leader = w().jsonpath({"lease", "ods-leader", "-n", "ods-system"}, "{.spec.holderIdentity}");
     const std::string status = w().kubectl({"exec", "-n", "ods-system", leader, "--", "cat", "/proc/1/status"}).output;

@@ -28,13 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The first ```sh block after `heading` in `markdown`; empty when there is none.
 std::string first_sh_block_after(const std::string& markdown, const std::string& heading) {
   const auto at = markdown.find("\n" + heading + "\n");
@@ -64,12 +57,8 @@ std::vector<std::string> columns(const std::string& header) {
   return out;
 }
 
-class QuickstartOnARealNode : public ::testing::Test {
+class QuickstartOnARealNode : public NodeWorldTest {
  protected:
-  void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-  }
-  NodeWorld& w() { return *shared_world(); }
   std::string plan(const std::string& run, const std::string& field) {
     return w().jsonpath({"dbtrun", run, "-n", "analytics"}, "{.status.plan." + field + "}");
   }
@@ -82,7 +71,7 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
     (void)w().kubectl({"delete", "namespace", ns, "--ignore-not-found", "--wait=true", "--timeout=180s"});
   }
 
-  std::string script = first_sh_block_after(read_file(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
+  std::string script = first_sh_block_after(read_text(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
   ASSERT_FALSE(script.empty()) << "no ```sh block under ## Quickstart in docs/kubernetes.md";
   ASSERT_TRUE(replace_once(script, "host=pg.example port=5432 dbname=ods user=ods password=… sslmode=require",
                            w().cluster_dsn("ods")))
@@ -106,7 +95,7 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
                                " --from-file=ca.crt=git-ca.crt\n"
                                "kubectl apply -n analytics -f crds/examples/shop-dbtproject.yaml"))
       << script;
-  std::string project = read_file(source_dir() / "crds" / "examples" / "shop-dbtproject.yaml");
+  std::string project = read_text(source_dir() / "crds" / "examples" / "shop-dbtproject.yaml");
   ASSERT_TRUE(replace_once(project, "url: https://github.com/acme/analytics.git", "url: " + w().git_url()));
   ASSERT_TRUE(replace_once(project, "      path: examples/shop\n",
                            "      path: examples/shop\n      secretRef: {name: shop-git}\n"));

@@ -16,17 +16,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class RealClusterFailures : public ::testing::Test {
+class RealClusterFailures : public InstalledOperatorTest {
  protected:
   void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-    auto installed = ensure_operator_installed(w());
-    ASSERT_TRUE(installed) << installed.error();
+    InstalledOperatorTest::SetUp();
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(NodeWorld::wait(180s, [&] {
       return w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.status.readyReplicas}") == "2";
     })) << w().diagnostics("ods-system");
   }
-  NodeWorld& w() { return *shared_world(); }
   // Applies examples/shop as project `name` in namespace `ns` (with its Secrets) and returns its
   // first run's name ("" if none came).
   std::string first_run_of(const std::string& ns, const std::string& project_yaml) {

@@ -35,18 +35,8 @@ constexpr const char* kCaValues =
     "extraVolumeMounts: [{name: pg-ca, mountPath: /etc/ods/pg-ca, readOnly: true}]\n"
     "extraEnv: [{name: PGSSLROOTCERT, value: /etc/ods/pg-ca/ca.crt}]\n";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class StateStoreTls : public ::testing::Test {
+class StateStoreTls : public NodeWorldTest {
  protected:
-  void SetUp() override {
-    if (!shared_world()) GTEST_FAIL() << "the node world did not start: " << world_start_error();
-  }
   void TearDown() override {
     if (!shared_world()) return;
     (void)w().kubectl({"delete", "namespace", kNamespace, "--wait=false"});
@@ -55,7 +45,6 @@ class StateStoreTls : public ::testing::Test {
     auto restored = create_operator_namespace(w());  // the plain DSN again
     EXPECT_TRUE(restored) << restored.error();
   }
-  NodeWorld& w() { return *shared_world(); }
 
   // Writes `content` into the PostgreSQL pod's data directory as `name`, readable by its owner only.
   void write_into_postgres(const std::string& name, const std::string& content) {

@@ -119,6 +119,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
       project, scope,  **store, std::move(head), std::move(*plan), std::move(checks), std::move(evidence),
       timings, started};
   run_ctx.compiled_by_build = !prepared->deferred_compiles.empty();
+  run_ctx.dbt = prepared->session.get();
   if (to_build == 0 && to_check == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");
     return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, finish_without_build(ctx, run_ctx));

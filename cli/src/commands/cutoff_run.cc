@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
                    planner::PlanOptions options, RunContext& run, const WaveSettings& settings) {
   const bool measurable = settings.mode != run::CutoffMode::off && content_measurable(settings.adapter_type);
+  const bool code_cutoff = measurable && content_covers_schema(settings.adapter_type);
   std::vector<std::string> building;
   for (const auto& e : run.plan.entries)
     if (e.action == planner::Action::build) building.push_back(e.id);
@@ -39,8 +40,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   std::vector<WaveRecord> waves;
   dbt::DbtCommandResult last_build;
   for (int number = 1;; ++number) {
-    const run::Wave wave =
-        run::next_wave(project.inputs, current, node_seconds, extra_call_seconds, settings.mode, measurable);
+    const run::Wave wave = run::next_wave(project.inputs, current, node_seconds, extra_call_seconds, settings.mode,
+                                          measurable, code_cutoff);
     run.plan = run::only_building(current, wave.now);
     if (number > 1 || !wave.later.empty())
       step(ctx,

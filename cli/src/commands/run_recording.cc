@@ -10,6 +10,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "incremental_recompile.h"
 #include "ods/base/elapsed.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
@@ -256,9 +257,23 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     if (auto hooks = fingerprint_target_reads(ctx, *as_run->as_run, run.evidence.target); !hooks)
       return report_nothing_recorded(ctx, build, failed_early, hooks.error());
   }
-  const LoadedProject& project = as_run->of(run.project);
-  auto loaded = load_run(ctx, project, RunKind::build, as_run->written_by());
+  const LoadedProject& built = as_run->of(run.project);
+  auto loaded = load_run(ctx, built, RunKind::build, as_run->written_by());
   if (!loaded) return report_nothing_recorded(ctx, build, failed_early, loaded.error());
+  // The incremental models built for the first time: the code their next compile renders.
+  std::optional<LoadedProject> recompiled;
+  if (run.dbt != nullptr && built.dbt_project) {
+    double seconds = 0;
+    auto code = recompile_first_incremental_builds(ctx, *run.dbt, *built.dbt_project, built.inputs,
+                                                   loaded->outcome.node_status, run.evidence.relations_exist, seconds);
+    run.timings.compile += seconds;
+    t += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));  // dbt's, not record's
+    if (!code.empty()) {
+      recompiled = built;  // a copy: the planned project stays as planned (the ledger's digest reads it)
+      dbt::take_recompiled_code(recompiled->inputs, code);
+    }
+  }
+  const LoadedProject& project = recompiled ? *recompiled : built;
   loaded->outcome.source_versions.clear();  // the probe's, measured before the build started
   for (const auto& source : run.project.inputs.sources)
     if (source.version) loaded->outcome.source_versions[source.id] = *source.version;

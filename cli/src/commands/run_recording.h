@@ -7,6 +7,7 @@
 #include <string>
 
 #include "context.h"
+#include "dbt_session.h"
 #include "evidence_gathering.h"
 #include "ods/contracts/state_store.h"
 #include "ods/dbt/dbt_command.h"
@@ -55,6 +56,9 @@ struct RunContext {
   // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
   // (start_inputs_digest); not valid before.
   std::shared_future<std::string> planned_inputs_digest{};
+  // The run's dbt session: record_wave compiles through it the incremental models a wave built
+  // for the first time (incremental_recompile.h). Null: not done.
+  DbtSession* dbt = nullptr;
   // This run's part of the scope's run metrics (run_metrics.h): the whole plan's, from
   // begin_metrics; the waves add their build seconds and time saved.
   run::RunContribution metrics_part{};

@@ -305,6 +305,9 @@ std::vector<FlagSpec> pod_flags() {
       {kFlagExclude, true, "nodes to leave out of the selection, same syntax (default: $ODS_EXCLUDE)"},
       {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
       {kFlagProfilesDir, true, "passed to dbt (default: $DBT_PROFILES_DIR)"},
+      {kFlagPackagesCache, true,
+       "a folder where installed dbt packages are kept by the digest of the lockfile, packages.yml and dbt's "
+       "version: a hit restores them without dbt deps (default: $ODS_PACKAGES_CACHE; unset: no cache)"},
       {kFlagFormat, true, "text (default) or json (the controller's recorded answer on stdout)"},
       {kFlagCutoff, true,
        "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "

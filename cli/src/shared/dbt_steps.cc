@@ -39,23 +39,6 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
   return kExitFailed;
 }
 
-int install_packages(const CommandContext& ctx, DbtSession& dbt) {
-  namespace fs = std::filesystem;
-  std::string declared;
-  for (const char* file : {"packages.yml", "dependencies.yml"})
-    if (declared.empty() && fs::exists(ctx.project_dir / file)) declared = file;
-  if (declared.empty()) return kExitOk;
-  std::error_code ec;
-  const fs::path installed = ctx.project_dir / "dbt_packages";
-  if (fs::is_directory(installed, ec) && !fs::is_empty(installed, ec)) return kExitOk;
-  step(ctx, "installing the packages " + declared + " names (dbt deps)");
-  auto deps = dbt.run({"deps"});
-  if (!deps) return report(ctx, deps.error());
-  if (deps->interrupted) return report(ctx, {"interrupted", "interrupted while installing packages; nothing recorded"});
-  if (deps->exit_code != 0) return report_dbt_failure(ctx, "dbt deps", *deps);
-  return kExitOk;
-}
-
 Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
   const std::string value = ctx.env.getenv("ODS_PROBE_PARTS");
   if (value.empty()) return 1;

@@ -28,13 +28,7 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
 
 // `dbt compile`: compile_deferral.h.
 
-// `dbt deps` with a step line when the project declares packages (packages.yml or
-// dependencies.yml in ctx.project_dir) and its packages folder (dbt_packages) is absent or empty:
-// a runner pod's fresh git checkout has none, and `dbt compile` refuses a project whose packages
-// are missing. A project without those files, or with its packages already installed (an image
-// built with them: the image's files are read-only), is left alone. kExitOk, or the exit code
-// after the reason was printed (kExitFailed: dbt deps failed, naming its error, or could not start).
-int install_packages(const CommandContext& ctx, DbtSession& dbt);
+// `dbt deps` and the packages cache: package_install.h.
 
 // How many parts the probe runs in at once: $ODS_PROBE_PARTS, 1 (one dbt show call) when unset.
 // More than 1 only for targets whose connections are independent (dbt-spark's thrift, http or

@@ -49,6 +49,11 @@ run::ProbeDetails probe_details_of(const GatheredEvidence& evidence) {
 
 bool content_measurable(const std::string& adapter_type) { return change_provider_for(adapter_type) != nullptr; }
 
+bool content_covers_schema(const std::string& adapter_type) {
+  auto provider = change_provider_for(adapter_type);
+  return provider != nullptr && provider->content_covers_schema();
+}
+
 std::map<std::string, planner::DataVersion> measure_contents(
     DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options, const std::string& target_dir,
     const std::vector<std::string>& nodes, const std::string& now, std::vector<std::string>& warnings) {

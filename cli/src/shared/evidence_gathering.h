@@ -49,6 +49,9 @@ run::ProbeDetails probe_details_of(const GatheredEvidence& evidence);
 
 // Whether this adapter's relations can be content-fingerprinted (a ChangeProvider reads it).
 bool content_measurable(const std::string& adapter_type);
+// Whether that content also fingerprints the relations' columns (ChangeProvider 0.4), so that
+// early cutoff may follow a code change.
+bool content_covers_schema(const std::string& adapter_type);
 
 // Early cutoff: the content of each of `nodes`' relations, measured now with the statements
 // the adapter's ChangeProvider runs for content (content_request), in one dbt show call (artifacts under

@@ -38,6 +38,7 @@ inline constexpr char kFlagCallback[] = "--callback";
 inline constexpr char kFlagRun[] = "--run";
 inline constexpr char kFlagTokenFile[] = "--token-file";
 inline constexpr char kFlagRetryFor[] = "--retry-for";
+inline constexpr char kFlagPackagesCache[] = "--packages-cache";  // where installed dbt packages are kept
 
 // The store commands: history, reset, copy, key.
 inline constexpr char kFlagLimit[] = "--limit";

@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "package_install.h"
 
 namespace ods::cli {
 
@@ -83,7 +84,10 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.target_path = target_path_flags(args, ctx);
 
   if (packages == DeclaredPackages::install) {
-    if (int code = install_packages(ctx, *run.session); code != kExitOk) return std::unexpected(code);
+    const std::string cache =
+        args.has(kFlagPackagesCache) ? args.get(kFlagPackagesCache) : ctx.env.getenv("ODS_PACKAGES_CACHE");
+    if (int code = install_packages(ctx, *run.session, cache, dbt_options(args, ctx)); code != kExitOk)
+      return std::unexpected(code);
   }
   auto started = std::chrono::steady_clock::now();
   if (recorded && *scope == CompileScope::changed) {

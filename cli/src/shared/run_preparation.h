@@ -54,9 +54,9 @@ struct PreparedRun {
 
 // In this order: $ODS_PROBE_PARTS and the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and
 // --profiles-dir), with `packages` the project's declared packages installed (install_packages: `dbt deps`, for `ods
-// pod`, whose checkout has none), `dbt compile` with a step line (compile_project: with `deferral` until_build, the
-// nodes whose compile waits for upstream builds are left to dbt build, in deferred_compiles), the project loaded
-// (ProjectUse::plan_and_record),
+// pod`, whose checkout has none; from the packages cache --packages-cache, else $ODS_PACKAGES_CACHE, when set), `dbt
+// compile` with a step line (compile_project: with `deferral` until_build, the nodes whose compile waits for upstream
+// builds are left to dbt build, in deferred_compiles), the project loaded (ProjectUse::plan_and_record),
 // --select and
 // --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
 // process exit code after the reason was printed on ctx.err: kExitUsage for a bad

@@ -188,6 +188,24 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
        [&](const std::string& v) -> Result<void> {
          return append_list("--allowed-service-accounts", v, o.allowed_service_accounts);
        }},
+      {"--packages-cache-host-path",
+       [&](const std::string& v) -> Result<void> {
+         if (!v.starts_with("/") || v.find("/../") != std::string::npos || v.ends_with("/.."))
+           return fail("usage", "--packages-cache-host-path must be an absolute path on the nodes, got '" + v + "'");
+         o.packages_cache_host_path = v;
+         return {};
+       }},
+      {"--packages-cache-claim",
+       [&](const std::string& v) -> Result<void> {
+         const bool dns_name = !v.empty() && v.size() <= 253 &&
+                               v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos &&
+                               std::isalnum(static_cast<unsigned char>(v.front())) &&
+                               std::isalnum(static_cast<unsigned char>(v.back()));
+         if (!dns_name)
+           return fail("usage", "--packages-cache-claim must be a PersistentVolumeClaim name, got '" + v + "'");
+         o.packages_cache_claim = v;
+         return {};
+       }},
       {"--log-level",
        [&](const std::string& v) -> Result<void> {
          // The one parser of level names (the chart's values offer debug, info, warn, error).
@@ -236,6 +254,8 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
   if (o.retry_period >= o.renew_deadline) {
     return fail("usage", "--retry-period must be shorter than --renew-deadline");
   }
+  if (!o.packages_cache_host_path.empty() && !o.packages_cache_claim.empty())
+    return fail("usage", "--packages-cache-host-path and --packages-cache-claim: give one packages cache, not both");
   if (o.lease_namespace.empty()) o.lease_namespace = o.state_secret.namespace_name;
   if (o.identity.empty()) o.identity = default_identity();
   return o;
@@ -269,6 +289,11 @@ plans against the PostgreSQL state store and records the results.
   --allowed-service-accounts N[,N...]
                                the service accounts runner pods may run as (none named: the
                                namespace's default, always allowed); default: any
+  --packages-cache-host-path PATH
+                               runner pods keep installed dbt packages in PATH/<namespace> on their
+                               node (a hostPath; the folder must be writable by the runner's user)
+  --packages-cache-claim NAME  ... or in the PersistentVolumeClaim NAME of each project's namespace;
+                               default: no cache (dbt deps on every run of a project with packages)
 )";
 }
 

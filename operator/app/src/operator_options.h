@@ -43,6 +43,10 @@ struct OperatorOptions {
   // DbtProjects may use; empty: any.
   std::vector<std::string> allowed_images;
   std::vector<std::string> allowed_service_accounts;
+  // Where runner pods keep installed dbt packages (control::PackagesCacheVolume): a node's
+  // folder (absolute) or a claim each project's namespace has; at most one; neither: no cache.
+  std::string packages_cache_host_path;
+  std::string packages_cache_claim;
   bool help = false;
 };
 

@@ -172,6 +172,8 @@ struct OperatorRuntime::Parts {
     o.callback_url = deps.options.callback_url;
     o.policy = {.image_patterns = deps.options.allowed_images,
                 .service_accounts = deps.options.allowed_service_accounts};
+    o.packages_cache = {.host_path = deps.options.packages_cache_host_path,
+                        .claim_name = deps.options.packages_cache_claim};
     return o;
   }
   control::Controller::Options controller_options(const std::string& name) {

@@ -89,6 +89,19 @@ TEST(OperatorOptions, TheRunnerAllowListsAreCommaSeparatedAndAddUp) {
   EXPECT_EQ(o->allowed_service_accounts, std::vector<std::string>{"dbt-runner"});
 }
 
+TEST(OperatorOptions, ThePackagesCacheIsAHostPathOrAClaim) {
+  auto none = parse_operator_options(required());
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->packages_cache_host_path.empty());
+  EXPECT_TRUE(none->packages_cache_claim.empty());
+  auto host = parse_operator_options(required({"--packages-cache-host-path=/var/cache/ods-packages"}));
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_EQ(host->packages_cache_host_path, "/var/cache/ods-packages");
+  auto claim = parse_operator_options(required({"--packages-cache-claim", "dbt-packages"}));
+  ASSERT_TRUE(claim) << claim.error().message;
+  EXPECT_EQ(claim->packages_cache_claim, "dbt-packages");
+}
+
 TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
   const std::vector<BadCase> cases{
       {{"--callback-key-secret", "ods/k", "--callback-url", "http://x"}, "--state-secret is required"},
@@ -103,6 +116,10 @@ TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
       {required({"--lease", "x"}), "--lease must be NAMESPACE/NAME"},
       {required({"--allowed-images", "a/*,,b"}), "--allowed-images takes a comma-separated list without empty items"},
       {required({"--allowed-service-accounts="}), "--allowed-service-accounts takes a comma-separated list"},
+      {required({"--packages-cache-host-path", "cache"}), "--packages-cache-host-path must be an absolute path"},
+      {required({"--packages-cache-host-path", "/var/../etc"}), "--packages-cache-host-path must be an absolute path"},
+      {required({"--packages-cache-claim", "Dbt_Packages"}), "--packages-cache-claim must be a PersistentVolumeClaim"},
+      {required({"--packages-cache-host-path=/c", "--packages-cache-claim=c"}), "give one packages cache, not both"},
       {{"--state-secret", "state", "--callback-key-secret", "ods/k", "--callback-url", "http://x"},
        "--state-secret must be NAMESPACE/NAME"},
       {{"--state-secret", "a/b", "--callback-key-secret", "ods/k", "--callback-url", "ftp://x"},

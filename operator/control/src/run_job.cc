@@ -68,6 +68,9 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
             {{"name", key_secret},
              {"key", string_at(project, "/spec/digestKeySecretRef/key", std::string(kDigestKeyDefaultKey))}}}}}});
   }
+  const PackagesCacheVolume& cache = options.packages_cache;
+  if (!cache.host_path.empty() || !cache.claim_name.empty())
+    env.push_back(env_var("ODS_PACKAGES_CACHE", std::string(kPackagesCacheDir)));
   std::set<std::string> ours{std::string(kDigestKeyVariable)};  // never a value in the DbtProject
   for (const Json& item : env) ours.insert(item["name"].get<std::string>());
   const Json::json_pointer extra_at("/spec/runnerPodTemplate/env");
@@ -174,6 +177,18 @@ Result<Json> runner_job(const Json& run, const Json& project, const RunJobOption
         {{"name", "git-credentials"}, {"secret", {{"secretName", git_secret}, {"defaultMode", 0440}}}});
     pod_spec["containers"][0]["volumeMounts"].push_back(
         {{"name", "git-credentials"}, {"mountPath", kGitCredentialsDir}, {"readOnly", true}});
+  }
+  // The packages cache: a namespace's own folder of a node's hostPath, or the namespace's claim.
+  const PackagesCacheVolume& cache = options.packages_cache;
+  if (!cache.host_path.empty()) {
+    pod_spec["volumes"].push_back(
+        {{"name", "packages-cache"}, {"hostPath", {{"path", cache.host_path}, {"type", "DirectoryOrCreate"}}}});
+    pod_spec["containers"][0]["volumeMounts"].push_back(
+        {{"name", "packages-cache"}, {"mountPath", kPackagesCacheDir}, {"subPath", key.namespace_name}});
+  } else if (!cache.claim_name.empty()) {
+    pod_spec["volumes"].push_back(
+        {{"name", "packages-cache"}, {"persistentVolumeClaim", {{"claimName", cache.claim_name}}}});
+    pod_spec["containers"][0]["volumeMounts"].push_back({{"name", "packages-cache"}, {"mountPath", kPackagesCacheDir}});
   }
   if (pod_template.contains("serviceAccountName")) pod_spec["serviceAccountName"] = pod_template["serviceAccountName"];
   if (pod_template.contains("nodeSelector")) pod_spec["nodeSelector"] = pod_template["nodeSelector"];

@@ -2,23 +2,22 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "ods/control/conditions.h"
 #include "ods/control/time_text.h"
+#include "reconciler_world.h"
 #include "test_objects.h"
 
 namespace ods::control {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::FakeClient;
-using testing::FakeClock;
 using testing::manual_run;
+using testing::ReconcilerWorld;
 using testing::shop_project;
 using testing::store;
 namespace res = kube::resources;
 
-class ProjectReconcilerTest : public ::testing::Test {
+class ProjectReconcilerTest : public ::testing::Test, protected ReconcilerWorld {
  protected:
   Result<ReconcileResult> reconcile() { return reconciler_.reconcile({"ns", "shop"}); }
   void at(const char* time) { clock_.set(*parse_time(time)); }
@@ -45,9 +44,6 @@ class ProjectReconcilerTest : public ::testing::Test {
     return run;
   }
 
-  FakeClient client_;
-  FakeClock clock_;
-  EventRecorder events_{client_, clock_};
   DbtProjectReconciler reconciler_{client_, clock_, events_};
 };
 

@@ -3,29 +3,26 @@
 // the project. A run that already has a controller, or whose project is missing, is left as is.
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "ods/control/run_reconciler.h"
+#include "reconciler_world.h"
 #include "test_objects.h"
 
 namespace ods::control {
 namespace {
 
-using testing::FakeClient;
-using testing::FakeClock;
+using testing::any_token;
 using testing::manual_run;
+using testing::ReconcilerWorld;
 using testing::shop_project;
 using testing::store;
 namespace res = kube::resources;
 
-class RunAdoptionTest : public ::testing::Test {
+class RunAdoptionTest : public ::testing::Test, protected ReconcilerWorld {
  protected:
   Result<ReconcileResult> reconcile(const std::string& name) { return reconciler_.reconcile({"ns", name}); }
   Json run(const std::string& name) { return *client_.get(res::kDbtRuns, {"ns", name}); }
 
-  FakeClient client_;
-  FakeClock clock_;
-  EventRecorder events_{client_, clock_};
-  DbtRunReconciler reconciler_{client_, clock_, events_, [](const Json&) { return std::string("token"); },
+  DbtRunReconciler reconciler_{client_, clock_, events_, any_token,
                                RunJobOptions{.callback_url = "https://ods-operator.ods-system.svc:8443"}};
 };
 

@@ -4,16 +4,16 @@
 // projects never count.
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "ods/control/run_reconciler.h"
+#include "reconciler_world.h"
 #include "test_objects.h"
 
 namespace ods::control {
 namespace {
 
-using testing::FakeClient;
-using testing::FakeClock;
+using testing::any_token;
 using testing::manual_run;
+using testing::ReconcilerWorld;
 using testing::shop_project;
 using testing::store;
 namespace res = kube::resources;
@@ -24,7 +24,7 @@ Json run_created_at(const std::string& name, const std::string& created, const s
   return run;
 }
 
-class RunConcurrencyTest : public ::testing::Test {
+class RunConcurrencyTest : public ::testing::Test, protected ReconcilerWorld {
  protected:
   // The project with `policy`, run 1 and (unless `second` is false) the newer run 2.
   void use_policy(const std::string& policy, bool second = true) {
@@ -55,10 +55,7 @@ class RunConcurrencyTest : public ::testing::Test {
     }
   }
 
-  FakeClient client_;
-  FakeClock clock_;
-  EventRecorder events_{client_, clock_};
-  DbtRunReconciler reconciler_{client_, clock_, events_, [](const Json&) { return std::string("token"); },
+  DbtRunReconciler reconciler_{client_, clock_, events_, any_token,
                                RunJobOptions{.callback_url = "https://ods.ods-system.svc:8081"}};
 };
 

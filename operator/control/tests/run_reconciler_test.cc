@@ -2,22 +2,24 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_clock.h"
 #include "ods/control/conditions.h"
+#include "reconciler_world.h"
 #include "test_objects.h"
 
 namespace ods::control {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::any_token;
 using testing::FakeClient;
 using testing::FakeClock;
 using testing::manual_run;
+using testing::ReconcilerWorld;
 using testing::shop_project;
 using testing::store;
 namespace res = kube::resources;
 
-class RunReconcilerTest : public ::testing::Test {
+class RunReconcilerTest : public ::testing::Test, protected ReconcilerWorld {
  protected:
   void SetUp() override {
     store(client_, res::kDbtProjects, shop_project());
@@ -46,9 +48,6 @@ class RunReconcilerTest : public ::testing::Test {
     return "<unset>";
   }
 
-  FakeClient client_;
-  FakeClock clock_;
-  EventRecorder events_{client_, clock_};
   int tokens_issued_ = 0;
   DbtRunReconciler reconciler_{client_, clock_, events_,
                                [this](const Json& run) {
@@ -250,7 +249,7 @@ TEST_F(RunReconcilerTest, AJobCreatedBeforeARestartIsAdoptedWhenCreateSaysAlread
 }
 
 TEST_F(RunReconcilerTest, AnImageOutsideTheAllowListFailsTheRunBeforeAnyJobOrSecretExists) {
-  DbtRunReconciler strict{client_, clock_, events_, [](const Json&) { return std::string("token"); },
+  DbtRunReconciler strict{client_, clock_, events_, any_token,
                           RunJobOptions{.callback_url = "https://ods-operator.ods-system.svc:8443",
                                         .policy = {.image_patterns = {"registry.corp/analytics/*"}}}};
   ASSERT_TRUE(strict.reconcile({"ns", "shop-run-1"}));
@@ -426,6 +425,48 @@ TEST(RunStatusTest, AConflictIsRetriedOnTheNewerRun) {
   client.fail_next("replace", res::kDbtRuns, {409, "Conflict", "the object has been modified"});
   ASSERT_TRUE(writer.set_phase({"ns", "r1"}, phase::kPlanning, Json::object()));
   EXPECT_EQ(client.calls("replace", res::kDbtRuns), 2);
+}
+
+// The packages cache (docs/kubernetes.md, "A packages cache"): none by default; a hostPath mounted
+// at the run's namespace's own folder; a claim of the run's namespace mounted whole. A project's
+// env can't point the pod elsewhere.
+TEST(RunJob, ThePackagesCacheIsANamespacesFolderOfAHostPathOrItsClaim) {
+  Json project = testing::shop_project();
+  project["spec"]["runnerPodTemplate"] = {{"env", {{{"name", "ODS_PACKAGES_CACHE"}, {"value", "/tmp/mine"}}}}};
+  const Json run = testing::manual_run("shop-run-1");
+  auto find = [](const Json& list, const std::string& name) {
+    for (const Json& item : list)
+      if (item["name"] == name) return item;
+    return Json();
+  };
+  auto none = runner_job(run, project, RunJobOptions{.callback_url = "http://x"});
+  ASSERT_TRUE(none) << none.error().message;
+  const Json none_pod = (*none)["spec"]["template"]["spec"];
+  EXPECT_TRUE(find(none_pod["volumes"], "packages-cache").is_null());
+  EXPECT_EQ(find(none_pod["containers"][0]["env"], "ODS_PACKAGES_CACHE")["value"], "/tmp/mine");  // the project's own
+
+  auto host = runner_job(run, project,
+                         RunJobOptions{.callback_url = "http://x", .packages_cache = {.host_path = "/var/cache/ods"}});
+  ASSERT_TRUE(host) << host.error().message;
+  const Json host_pod = (*host)["spec"]["template"]["spec"];
+  EXPECT_EQ(find(host_pod["volumes"], "packages-cache")["hostPath"],
+            Json({{"path", "/var/cache/ods"}, {"type", "DirectoryOrCreate"}}));
+  const Json mount = find(host_pod["containers"][0]["volumeMounts"], "packages-cache");
+  EXPECT_EQ(mount["mountPath"], "/var/cache/ods/packages");
+  EXPECT_EQ(mount["subPath"], "ns");
+  const Json env = host_pod["containers"][0]["env"];
+  EXPECT_EQ(find(env, "ODS_PACKAGES_CACHE")["value"], "/var/cache/ods/packages");
+  int settings = 0;
+  for (const Json& item : env) settings += item["name"] == "ODS_PACKAGES_CACHE";
+  EXPECT_EQ(settings, 1);
+
+  auto claim = runner_job(run, project,
+                          RunJobOptions{.callback_url = "http://x", .packages_cache = {.claim_name = "dbt-packages"}});
+  ASSERT_TRUE(claim) << claim.error().message;
+  const Json claim_pod = (*claim)["spec"]["template"]["spec"];
+  EXPECT_EQ(find(claim_pod["volumes"], "packages-cache")["persistentVolumeClaim"]["claimName"], "dbt-packages");
+  EXPECT_FALSE(find(claim_pod["containers"][0]["volumeMounts"], "packages-cache").contains("subPath"));
+  EXPECT_EQ(find(claim_pod["containers"][0]["env"], "ODS_PACKAGES_CACHE")["value"], "/var/cache/ods/packages");
 }
 
 TEST(RunJob, LongRunNamesGiveValidJobNamesAndTimeoutsParse) {

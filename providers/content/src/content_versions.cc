@@ -13,13 +13,22 @@ bool is_number(const std::string& s) {
   return true;
 }
 
+bool is_hex_digest(const std::string& s) {
+  if (s.size() != 32) return false;  // md5, as both dialects' SQL give it
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
 // One implementation, two dialects: only the statement and the origin differ.
 class ContentVersions final : public contracts::ChangeProvider {
  public:
-  ContentVersions(std::string origin, std::string sql, std::vector<std::string> kinds)
-      : origin_(std::move(origin)), sql_(std::move(sql)), kinds_(std::move(kinds)) {}
+  ContentVersions(std::string origin, std::string sql, std::vector<std::string> kinds, bool covers_schema)
+      : origin_(std::move(origin)), sql_(std::move(sql)), kinds_(std::move(kinds)), covers_schema_(covers_schema) {}
 
   std::string origin() const override { return origin_; }
+
+  bool content_covers_schema() const override { return covers_schema_; }
 
   contracts::ProbeRequest request() const override {
     contracts::ProbeRequest r;
@@ -50,6 +59,7 @@ class ContentVersions final : public contracts::ChangeProvider {
   std::string origin_;
   std::string sql_;
   std::vector<std::string> kinds_;
+  bool covers_schema_ = false;
 };
 
 }  // namespace
@@ -70,27 +80,50 @@ std::optional<planner::DataVersion> content_version_of(const contracts::ProbeAns
     }
     value += ";sum=" + sum->second;
   }
-  return planner::DataVersion{std::move(value), planner::Exactness::exact, origin, observed_at};
+  // The relation's columns (names and types, in order) as a digest: only then does an equal
+  // content prove an equal relation whatever changed in the code that built it.
+  bool covers_schema = false;
+  if (auto schema = row->second.find("content_schema"); schema != row->second.end()) {
+    if (!is_hex_digest(schema->second)) {
+      why = "the content fingerprint statement gave a content_schema that is no digest";
+      return std::nullopt;
+    }
+    value += ";schema=" + schema->second;
+    covers_schema = true;
+  }
+  return planner::DataVersion{std::move(value), planner::Exactness::exact, origin, observed_at, covers_schema};
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_content_versions(std::string origin, std::string sql,
-                                                                 std::vector<std::string> kinds) {
-  return std::make_unique<ContentVersions>(std::move(origin), std::move(sql), std::move(kinds));
+                                                                 std::vector<std::string> kinds, bool covers_schema) {
+  return std::make_unique<ContentVersions>(std::move(origin), std::move(sql), std::move(kinds), covers_schema);
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
   return std::make_unique<ContentVersions>(
       "duckdb_content",
-      "select count(*)::varchar as row_count, coalesce(sum(hash(t)), 0)::varchar as content_hash from {relation} as t",
-      std::vector<std::string>{"table", "view"});
+      // typeof() of the row is its static type, STRUCT(name TYPE, ...) in column order, even
+      // over no rows (the scalar subquery is then a typed NULL). hash(row) itself ignores column
+      // names and integer widths. The aliases name the whole row only while no column has
+      // their name (a column wins over a table alias), hence names no model would use.
+      "select count(*)::varchar as row_count, coalesce(sum(hash(ods_row__)), 0)::varchar as content_hash, "
+      "md5(typeof((select ods_columns__ from {relation} as ods_columns__ limit 1))) as content_schema "
+      "from {relation} as ods_row__",
+      std::vector<std::string>{"table", "view"}, true);
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions() {
   return std::make_unique<ContentVersions>(
       "postgres_content",
-      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(t::text), 16))::bit(64)::bigint::numeric), "
-      "0)::text as content_hash from {relation} as t",
-      std::vector<std::string>{"table", "view"});
+      // ods_row__: the whole row while no column has that name (a column wins over a table alias).
+      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(ods_row__::text), "
+      "16))::bit(64)::bigint::numeric), "
+      "0)::text as content_hash, (select md5(string_agg(quote_ident(a.attname) || ' ' || "
+      "format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)) from pg_catalog.pg_attribute a join "
+      "pg_catalog.pg_class c on c.oid = a.attrelid join pg_catalog.pg_namespace n on n.oid = c.relnamespace where "
+      "n.nspname = '{schema}' and c.relname = '{identifier}' and a.attnum > 0 and not a.attisdropped) as "
+      "content_schema from {relation} as ods_row__",
+      std::vector<std::string>{"table", "view"}, true);
 }
 
 std::unique_ptr<contracts::ChangeProvider> make_spark_content_versions() {
@@ -100,7 +133,7 @@ std::unique_ptr<contracts::ChangeProvider> make_spark_content_versions() {
       "spark_content",
       "select cast(count(*) as string) as row_count, cast(coalesce(sum(cast(xxhash64(to_json(struct(*))) as "
       "decimal(38, 0))), 0) as string) as content_hash from {relation}",
-      std::vector<std::string>{"table"});
+      std::vector<std::string>{"table"}, false);
 }
 
 }  // namespace ods::content

@@ -43,6 +43,36 @@ TEST(ContentVersions, AnOkAnswerIsAnExactVersionOfRowsAndHash) {
   EXPECT_EQ(v[0].version->observed_at, "2026-11-29T12:00:00Z");
 }
 
+// Issue 27: the columns (names and types, in order) are part of the content where the dialect
+// gives them, and the version says so; a content without them does not claim it.
+TEST(ContentVersions, TheColumnsDigestIsPartOfTheContentAndMarksItAsCoveringTheSchema) {
+  for (auto make : {&make_duckdb_content_versions, &make_postgres_content_versions}) {
+    auto provider = make();
+    EXPECT_TRUE(provider->content_covers_schema());
+    EXPECT_NE(provider->content_request().statements.at(0).sql.find("content_schema"), std::string::npos);
+    ProbeAnswer a = ok("3", "42");
+    a.rows["content"]["content_schema"] = "0123456789abcdef0123456789abcdef";
+    auto v = provider->versions(report_with("s", a), "t");
+    ASSERT_TRUE(v[0].version) << v[0].why_unknown;
+    EXPECT_EQ(v[0].version->value, "rows=3;hash=42;schema=0123456789abcdef0123456789abcdef");
+    EXPECT_TRUE(v[0].version->covers_schema);
+    ProbeAnswer other = a;
+    other.rows["content"]["content_schema"] = "f123456789abcdef0123456789abcdef";
+    EXPECT_NE(*provider->versions(report_with("s", other), "t")[0].version, *v[0].version);
+    // Without the column (NULL: the relation's columns weren't found) the rows alone, not covering.
+    auto rows_only = provider->versions(report_with("s", ok("3", "42")), "t");
+    ASSERT_TRUE(rows_only[0].version);
+    EXPECT_FALSE(rows_only[0].version->covers_schema);
+    EXPECT_NE(*rows_only[0].version, *v[0].version);
+    for (const char* bad : {"", "xyz", "0123456789ABCDEF0123456789ABCDEF", "0123"}) {
+      ProbeAnswer b = ok("3", "42");
+      b.rows["content"]["content_schema"] = bad;
+      EXPECT_FALSE(provider->versions(report_with("s", b), "t")[0].version) << bad;
+    }
+  }
+  EXPECT_FALSE(make_spark_content_versions()->content_covers_schema());
+}
+
 TEST(ContentVersions, MissingSkippedOrMalformedAnswersAreUnknownWithAReason) {
   auto provider = make_postgres_content_versions();
   ProbeAnswer missing;

@@ -83,7 +83,7 @@ class ManifestSink final : public internal::PreparingSink {
       return stop(Error{"unsupported_schema", file_ + ": dbt_schema_version " + found + writer +
                                                   " is not supported; ODS reads manifest v12 (" +
                                                   std::string(kManifestSchemaV12) +
-                                                  "), which dbt-core 1.8 to 1.11 write (the supported range)"});
+                                                  "), which dbt-core 1.8 to 1.12 write (the supported range)"});
     }
     records_.meta = std::move(*meta);
     metadata_ok_ = true;

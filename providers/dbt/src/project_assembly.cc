@@ -54,7 +54,9 @@ class Assembler {
       if (node.ephemeral) continue;
       inputs.nodes.push_back(node_input(node));
       if (!node.literal_hooks.empty()) project.literal_hooks[node.id] = std::move(node.literal_hooks);
+      if (node.materialized == "incremental") project.incremental_models.push_back(node.id);
     }
+    sort_unique(project.incremental_models);
     for (const auto& source : records_.sources) inputs.sources.push_back(source_input(source));
     assign_checks(project);
     inputs.warnings = std::move(records_.warnings);

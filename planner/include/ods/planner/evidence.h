@@ -17,14 +17,20 @@ std::optional<Exactness> exactness_from_string(std::string_view s);
 inline bool allows_reuse(Exactness e) { return e >= Exactness::semantic; }
 
 // An opaque version token of a source's data. Two versions are equal only when value,
-// exactness and origin are all equal (a change of origin builds once, conservatively).
+// exactness, origin and covers_schema are all equal (a change of origin builds once, conservatively).
 struct DataVersion {
   std::string value;
   Exactness exactness = Exactness::none;
   std::string origin;       // e.g. "sources_json", "duckdb_content", "delta_history"
   std::string observed_at;  // ISO-8601 UTC, when it was measured
+  // A relation's content whose value fingerprints its column names and types, in order, as
+  // well as its rows: two equal such contents are the same relation to whoever reads it, so
+  // it alone can prove a node's output unchanged after a code change (early cutoff). Part of
+  // equality: a content without it never matches one with it (an older record: unknown).
+  bool covers_schema{false};
   friend bool operator==(const DataVersion& a, const DataVersion& b) {
-    return a.value == b.value && a.exactness == b.exactness && a.origin == b.origin;
+    return a.value == b.value && a.exactness == b.exactness && a.origin == b.origin &&
+           a.covers_schema == b.covers_schema;
   }
 };
 

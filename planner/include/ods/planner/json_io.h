@@ -13,8 +13,8 @@
 namespace ods::planner {
 
 // A data version's JSON object, compact, members in key order:
-// {"exactness":…,"observed_at":…,"origin":…,"value":…}. The one form every document carries it
-// in (snapshots, project inputs, the callback protocol's node contents). Throws
+// {"covers_schema":true (only when set),"exactness":…,"observed_at":…,"origin":…,"value":…}. The one form every
+// document carries it in (snapshots, project inputs, the callback protocol's node contents). Throws
 // ods::json::InvalidUtf8 when a member is not valid UTF-8.
 std::string to_json(const DataVersion& version);
 

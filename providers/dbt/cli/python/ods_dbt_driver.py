@@ -38,8 +38,8 @@ import re
 import sys
 from datetime import datetime, timezone
 
-SUPPORTED = "dbt-core 1.8 to 1.11 (manifest schema v12)"
-# CompiledNode's fields beyond ParsedNode's in dbt-core 1.8-1.11: compiled state the driver
+SUPPORTED = "dbt-core 1.8 to 1.12 (manifest schema v12)"
+# CompiledNode's fields beyond ParsedNode's in dbt-core 1.8-1.12: compiled state the driver
 # resets (forget_compilation), and parse-time fields a compile does not change (`functions`,
 # the functions a node calls, like refs and sources, is new in 1.11).
 COMPILED_STATE = {"compiled", "compiled_code", "compiled_path", "extra_ctes_injected", "extra_ctes", "_pre_injected_sql"}

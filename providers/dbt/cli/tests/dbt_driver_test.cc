@@ -115,14 +115,14 @@ TEST(DbtDriver, AnUnsupportedDbtIsRefusedWithTheDriversMessage) {
   auto real = process::make_process_launcher({});
   fs::path python =
       dir.script("python", R"(echo '{"ods_driver": {"dbt_version": "1.7.20", "refused": "dbt-core 1.7.20 is not )"
-                           R"(supported: ODS supports dbt-core 1.8 to 1.11"}}')"
+                           R"(supported: ODS supports dbt-core 1.8 to 1.12"}}')"
                            "\nexit 2");
   auto driver = make_dbt_driver_launcher(*real, python);
   for (int i = 0; i < 2; ++i) {  // the first command and every later one
     auto result = run_dbt_command(*driver, options_for(dir, {"compile"}));
     ASSERT_FALSE(result);
     EXPECT_EQ(result.error().code, "unsupported_dbt");
-    EXPECT_EQ(result.error().message, "dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.11");
+    EXPECT_EQ(result.error().message, "dbt-core 1.7.20 is not supported: ODS supports dbt-core 1.8 to 1.12");
   }
   EXPECT_FALSE(driver->keeps_manifest());
 }

@@ -12,6 +12,10 @@
 
 namespace ods::run {
 
+// The dbt selector of one node: its name, or `<name>.v<N>` for a version of a versioned model
+// (unique id `model.<package>.<name>.v<N>`): the bare name selects every version of the model.
+std::string node_selector(const std::string& id, const std::string& name);
+
 // The checks the build runs beside `plan`'s BUILD nodes (whose own checks dbt build runs with
 // them), as dbt selectors: the RUN entries of planner::plan_run_checks — `source:<name>` for
 // a source not yet passed on the data it has now (ADR-0013 #232: ODS builds no source), and

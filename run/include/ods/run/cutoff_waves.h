@@ -34,12 +34,20 @@ struct Wave {
 
 // The next wave of `plan` (its BUILD entries; reuses are ignored). Candidates: BUILD models
 // built only for new upstream data (first reason new_upstream_data) that have BUILD
-// descendants; `later` is those descendants. `node_seconds`: each node's recorded build time
-// (absent: unknown, counted as 0, so unknown durations never pay for a call);
-// `extra_call_seconds`: what one more dbt call and content probe cost. `content_measurable`:
-// whether the warehouse's content can be fingerprinted at all (false: one wave).
+// descendants, and with `code_cutoff` also those built for a code change (their own or a
+// parent's: fingerprint_changed, upstream_code_changed, incomplete_fingerprint,
+// compile_needs_upstream; not never_built: nothing read them before); `later` is those
+// descendants. `node_seconds`: each node's recorded build time (absent: unknown, counted as 0,
+// so unknown durations never pay for a call); `extra_call_seconds`: what one more dbt call and
+// content probe cost. `content_measurable`: whether the warehouse's content can be
+// fingerprinted at all (false: one wave); `code_cutoff`: whether that content covers the
+// relations' columns too (ChangeProvider::content_covers_schema), which alone lets an output
+// be proven unchanged after a code change.
 Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
-               bool content_measurable);
+               bool content_measurable, bool code_cutoff = false);
+
+// Whether a BUILD entry whose first reason is `code` may be a wave boundary's candidate.
+bool cutoff_candidate_reason(const std::string& code, bool code_cutoff);
 
 }  // namespace ods::run

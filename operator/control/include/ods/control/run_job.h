@@ -17,8 +17,15 @@
 // selection, else the project's), ODS_RUN_TESTS, DBT_TARGET_PATH, DBT_LOG_PATH, HOME,
 // ODS_DIGEST_KEY from a secretKeyRef to spec.digestKeySecretRef {name, key (default
 // digest-key)} when set (the kubelet resolves it; a missing Secret or key keeps the pod in
-// CreateContainerConfigError), then the template's env (names the operator sets, and
-// ODS_DIGEST_KEY always, are not taken from it: a key is never a value in the DbtProject).
+// CreateContainerConfigError), ODS_PACKAGES_CACHE when the operator has a packages cache (below),
+// then the template's env (names the operator sets, and ODS_DIGEST_KEY always, are not taken from
+// it: a key is never a value in the DbtProject).
+//
+// The packages cache (RunJobOptions::packages_cache; docs/kubernetes.md, "A packages cache"): a
+// volume `packages-cache` mounted at /var/cache/ods/packages, where `ods pod` keeps installed dbt
+// packages by their lockfile's digest. A hostPath (type DirectoryOrCreate) is mounted at the
+// subPath of the run's namespace, so runs of one namespace never see another's entries; a
+// PersistentVolumeClaim of the given name is the run's namespace's own claim, mounted whole.
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -40,13 +47,21 @@ inline constexpr std::string_view kWorkDir = "/var/run/ods/work";
 inline constexpr std::string_view kGitCredentialsDir = "/var/run/ods/git";
 inline constexpr std::string_view kDigestKeyVariable = "ODS_DIGEST_KEY";
 inline constexpr std::string_view kDigestKeyDefaultKey = "digest-key";
+inline constexpr std::string_view kPackagesCacheDir = "/var/cache/ods/packages";
+
+// Where runner pods keep installed dbt packages: at most one of the two; neither: no cache.
+struct PackagesCacheVolume {
+  std::string host_path{};   // an absolute path on each node (a folder per namespace below it)
+  std::string claim_name{};  // a PersistentVolumeClaim each project's namespace has
+};
 
 struct RunJobOptions {
   std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)
   std::int64_t run_as_user = 65532;
   Json default_resources = {{"requests", {{"cpu", "250m"}, {"memory", "512Mi"}}},
                             {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}};
-  RunnerPolicy policy{};  // the images and service accounts projects may name (default: any)
+  RunnerPolicy policy{};                 // the images and service accounts projects may name (default: any)
+  PackagesCacheVolume packages_cache{};  // default: none
 };
 
 // The Job's name for run `run_name` (at most 63 characters, as Job names must be).

@@ -3,6 +3,7 @@
 // requested source, from the warehouse. Advertises the capability `relation_versions`.
 // 0.2 (additive): a version may come with more evidence (e.g. the commit time behind it).
 // 0.3 (additive): content_request(), the statements for built nodes' content.
+// 0.4 (additive): content_covers_schema(), whether those contents fingerprint the columns too.
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ class ChangeProvider {
   // unless a provider reads sources by other evidence (metadata) than content. versions() reads
   // its answers as it reads sources'.
   virtual ProbeRequest content_request() const { return request(); }
+  // 0.4: whether every content versions() reads from content_request()'s answers fingerprints the
+  // relation's column names and types as well as its rows (DataVersion::covers_schema): then an
+  // equal content proves an equal output even after a code change, and early cutoff may follow
+  // code changes. False unless a provider says so (rule 2).
+  virtual bool content_covers_schema() const { return false; }
   // Turns a probe report into one SourceVersion per source of the report, in id order.
   // A missing, skipped or unparseable answer is unknown (rule 2), never a partial value.
   // `observed_at` is when the probe ran (ISO-8601 UTC). Pure; thread-safe.

@@ -87,6 +87,9 @@ struct DbtProject {
   // Planned node id -> its hooks that read the run context only by literal name. A hook that
   // reads it any other way is not here: its always_build entry stays.
   std::map<std::string, std::vector<LiteralHook>> literal_hooks;
+  // Planned model ids materialized 'incremental' (sorted): their compiled code depends on
+  // whether their relation exists when dbt compiles them (is_incremental(); incremental_recompile.h).
+  std::vector<std::string> incremental_models;
 };
 
 // Reads only manifest.json's `metadata` (the read stops there: dbt writes it first), e.g. to

@@ -16,7 +16,7 @@
 namespace ods::dbt {
 
 // One node a failed compile names, from a line "<Kind> Error in <type> <name> (<path>)" of
-// dbt's error text (dbt 1.8-1.11: "Runtime Error in model pivot (models/pivot.sql)",
+// dbt's error text (dbt 1.8-1.12: "Runtime Error in model pivot (models/pivot.sql)",
 // "Compilation Error in model ...", "Database Error in model ...").
 struct CompileFailure {
   std::string resource_type;  // "model", "snapshot", "seed", ...
