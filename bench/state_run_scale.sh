@@ -16,6 +16,13 @@
 # run's JSON document (`run.timings`, `run.peak_rss_mb`; docs/cli.md). One run of each: a
 # first build of 10k nodes takes many minutes on a small machine.
 #
+# Then the compile key's figures (issue 28, docs/compile-key.md), printed after the table for
+# each size: the no-change run (keyed: `dbt parse`, compile only what changed) against the
+# floor (the probe's `dbt show` driven directly: dbt's start, its warm parse and the probe's
+# statements; captured from a no-change run with ODS_DBT_DRIVER=off, as bench/state_run.sh
+# does) and against a no-change run with `--compile all` (today's full compile), in the same
+# run, with the load average beside each.
+#
 # BENCH_REUSE=1 keeps a project an earlier run of this script built (its .ods state, target/
 # and DuckDB file): instead of the first build, the project is regenerated without the 1%
 # edit and one `ods state run` ("restore": builds back what the last 1% run changed) brings
@@ -43,10 +50,12 @@ trap 'rm -rf "$tmp"' EXIT
 # log, run_logged
 source "$bench/common.sh"
 
-# ods_run P OUT: `ods state run --format json` on P, the document in OUT.
+# ods_run P OUT [ARGS...]: `ods state run --format json [ARGS...]` on P, the document in OUT.
 ods_run() {
-  local code=0
-  "$ods" state run --project-dir "$1" --profiles-dir "$1" --format json >"$2" 2>"$2.err" || code=$?
+  local code=0 p=$1 out=$2
+  shift 2
+  "$ods" state run --project-dir "$p" --profiles-dir "$p" --format json "$@" >"$out" 2>"$out.err" || code=$?
+  set -- "$p" "$out"
   if ((code != 0)); then
     log "failed: ods state run on $1 (exit $code):"
     tail -n 30 "$2.err" >&2
@@ -68,6 +77,41 @@ cells = [n, case, str(run["counts"]["built"])] + ["%.3f" % t.get(k, 0) for k in 
 print("| " + " | ".join(cells) + " |")
 PY
 }
+
+now() { date +%s.%N; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+total() { "$py" -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["run"]["timings"]["total"])' "$1"; }
+
+# capture_probe P: one no-change ods state run on P with ODS_DBT_DRIVER=off through a wrapper
+# that keeps the `dbt show` command line ods runs (the probe): $tmp/probe.{args,cwd,env}.
+capture_probe() {
+  cat >"$tmp/dbt-capture" <<'SH'
+#!/usr/bin/env bash
+for a in "$@"; do
+  if [ "$a" = show ]; then
+    printf '%s\0' "$@" >"$BENCH_CAPTURE.args"; pwd >"$BENCH_CAPTURE.cwd"; env -0 >"$BENCH_CAPTURE.env"; break
+  fi
+done
+exec "$BENCH_REAL_DBT" "$@"
+SH
+  chmod +x "$tmp/dbt-capture"
+  rm -f "$tmp/probe.args"
+  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$ODS_DBT ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
+    ods_run "$1" "$tmp/capture.json"
+  [ -s "$tmp/probe.args" ] || { log "ods state run ran no dbt show (no probe to time)"; exit 1; }
+}
+
+# replay_probe: the captured probe driven directly (dbt starts, parses, probes); prints wall s.
+replay_probe() {
+  local args envs t0
+  mapfile -d '' args <"$tmp/probe.args"
+  mapfile -d '' envs <"$tmp/probe.env"
+  t0=$(now)
+  (cd "$(cat "$tmp/probe.cwd")" && env -i "${envs[@]}" "$ODS_DBT" "${args[@]}" >/dev/null 2>&1)
+  "$py" -c 'import sys,time; print("%.2f" % (time.time() - float(sys.argv[1])))' "$t0"
+}
+
+keyed_lines=()
 
 echo "| nodes | run | built | load s | probe parse s | plan s | record s | ledger s | ODS s | dbt compile s | dbt show s | dbt build s | dbt content s | total s | ods peak RSS MB |"
 echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -91,9 +135,21 @@ for n in "${sizes[@]}"; do
   log "$n nodes: ods state run, nothing changed"
   ods_run "$p" "$tmp/same.json"
   row "$n" "no change" "$tmp/same.json"
+  l_keyed=$(load1)
+  log "$n nodes: the floor (the probe's dbt show, driven directly) and a no-change run with --compile all"
+  capture_probe "$p"
+  floor=$(replay_probe)
+  l_floor=$(load1)
+  ods_run "$p" "$tmp/all.json" --compile all
+  row "$n" "no change, --compile all" "$tmp/all.json"
+  l_all=$(load1)
+  keyed=$(total "$tmp/same.json") all=$(total "$tmp/all.json")
+  keyed_lines+=("$("$py" -c 'import sys; n,k,f,a,lk,lf,la=sys.argv[1:]; k,f,a=float(k),float(f),float(a); print("%s nodes, nothing changed: keyed compile %.2f s (load %s), floor %.2f s (load %s), --compile all %.2f s (load %s); keyed / floor %.2f (target <= 1.15), keyed / --compile all %.2f (target <= 0.3)" % (n,k,lk,f,lf,a,la,k/f,k/a))' "$n" "$keyed" "$floor" "$all" "$l_keyed" "$l_floor" "$l_all")")
   run_logged "$tmp/gen1.json" "$py" "$bench/gen_project.py" "$n" "$p" --changed-percent 1
   log "$n nodes: ods state run, 1% changed ($("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["changed_models"])' "$tmp/gen1.json") models edited)"
   ods_run "$p" "$tmp/changed.json"
   row "$n" "1% changed" "$tmp/changed.json"
 done
+echo
+for line in "${keyed_lines[@]}"; do echo "$line"; done
 log "done (load $(cut -d' ' -f1-3 /proc/loadavg))"

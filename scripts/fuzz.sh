@@ -24,7 +24,7 @@ harden_require_clang "$clang" fuzz
   { echo "fuzz: libFuzzer is not installed (scripts/setup.sh installs libclang-rt-16-dev)" >&2; exit 2; }
 
 # target -> dictionary, and seed files beside fuzz/corpus/<target>/.
-declare -A dict=([sql_normalizer]=sql [snapshot]=json [project_inputs]=json [jinja]=jinja [manifest]=json
+declare -A dict=([sql_normalizer]=sql [snapshot]=json [project_inputs]=json [jinja]=jinja [compile_key]=jinja [manifest]=json
   [run_results]=json [sources_json]=json [callback_protocol]=json [callback_endpoint]=http [kubeconfig]=yaml [cron]=cron)
 fixtures=providers/dbt/tests/fixtures
 declare -A seeds=(
@@ -32,9 +32,10 @@ declare -A seeds=(
   [run_results]="$fixtures/build_run_results.json $fixtures/compile_run_results.json $fixtures/empty_run_results.json"
   [sources_json]="$fixtures/sources.json"
   [jinja]="$(find examples/shop/models -name '*.sql' | sort | tr '\n' ' ')"
+  [compile_key]="$(find examples/shop/models -name '*.sql' | sort | tr '\n' ' ')"
 )
 targets=("$@")
-((${#targets[@]})) || targets=(sql_normalizer snapshot project_inputs jinja manifest run_results sources_json
+((${#targets[@]})) || targets=(sql_normalizer snapshot project_inputs jinja compile_key manifest run_results sources_json
   callback_protocol callback_endpoint kubeconfig cron)
 for t in "${targets[@]}"; do
   [ -n "${dict[$t]:-}" ] || { echo "fuzz: no target '$t' (fuzz/CMakeLists.txt lists them)" >&2; exit 2; }

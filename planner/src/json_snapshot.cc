@@ -1,4 +1,4 @@
-// Snapshot documents to JSON (schema 1.3), streamed: canonical, i.e. members in key order
+// Snapshot documents to JSON (schema 1.4), streamed: canonical, i.e. members in key order
 // and compact, byte for byte what the nlohmann DOM of the same document dumps.
 #include "json_writing.h"
 #include "ods/planner/json_io.h"
@@ -13,6 +13,7 @@ using internal::write_version;
 void write_node(json::Writer& w, const NodeState& n) {
   w.begin_object();
   w.key("built_at").string(n.built_at);
+  if (!n.compile_key.empty()) w.key("compile_key").string(n.compile_key);
   if (n.content) write_version(w.key("content"), *n.content);
   w.key("fingerprint");
   internal::write_string_map(w, n.fingerprint.components);

@@ -183,6 +183,8 @@ class SnapshotReader {
         has_fingerprint = true;
       } else if (key == "raw_digest") {
         n.raw_digest = opt_string();
+      } else if (key == "compile_key") {
+        n.compile_key = opt_string();
       } else if (key == "built_at") {
         n.built_at = string();
         has_built = true;

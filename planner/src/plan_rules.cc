@@ -129,6 +129,9 @@ class Planner {
       return std::move(e);  // e is the entry being decided: moved, not copied
     };
     e.evidence.push_back({"fingerprint", node.id, std::move(digests_[index]), Exactness::exact, "project inputs"});
+    if (!node.sql_from_run.empty())  // its compiled SQL is the one recorded under the same compile key
+      e.evidence.push_back({"compiled_sql", node.id, "recorded compile, compile key unchanged", Exactness::exact,
+                            "state run " + node.sql_from_run});
 
     const NodeState* before = before_[index];
     if (!before) {  // rule 2; a compile that waits for upstream is said too

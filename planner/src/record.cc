@@ -33,6 +33,7 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const std::m
   NodeState s;
   s.fingerprint = node.fingerprint;
   s.raw_digest = node.raw_digest;
+  s.compile_key = node.compile_key;
   s.built_at = run.started_at;
   s.run_id = run.run_id;
   if (auto c = run.node_contents.find(node.id); c != run.node_contents.end()) s.content = c->second;
@@ -49,6 +50,17 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const std::m
     s.tested = TestRecord{run.run_id, run.started_at, node.checks_digest};
   }
   return s;
+}
+
+// Whether a node kept from an earlier build may take this run's compile key: its code is
+// completely fingerprinted and its `sql` component (compiled under that key, or taken under the
+// same key) is the recorded one, so the key's compiled SQL is the recorded SQL.
+bool compiles_to_recorded_sql(const NodeInput& node, const NodeState& kept) {
+  if (node.compile_key.empty() || !node.incomplete.empty() || !node.compile_needs_upstream.empty()) return false;
+  const auto now = node.fingerprint.components.find("sql");
+  const auto then = kept.fingerprint.components.find("sql");
+  return now != node.fingerprint.components.end() && then != kept.fingerprint.components.end() &&
+         now->second == then->second;
 }
 
 }  // namespace
@@ -114,6 +126,7 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
     if (tests != run.node_tests_passed.end() && !tests->second) state.tested.reset();
     if (tests != run.node_tests_passed.end() && tests->second && !failed && !node.checks_digest.empty())
       state.tested = TestRecord{run.run_id, run.started_at, node.checks_digest};  // a test-only run (#220)
+    if (compiles_to_recorded_sql(node, state)) state.compile_key = node.compile_key;
     nodes[node.id] = std::move(state);
   }
   next.nodes = std::move(nodes);

@@ -30,6 +30,8 @@ std::string step_line(const StepOutcome& o) {
   if (!o.lost.empty()) out += "  lost: " + joined(o.lost);
   if (!o.wrong.empty()) out += "  WRONG: " + joined(o.wrong);
   if (!o.diverged.empty()) out += "  diverged builds: " + joined(o.diverged);
+  out += "  keyed sql " + std::to_string(o.keyed_taken);
+  if (!o.keyed_mismatch.empty()) out += "  COMPILE KEY MISMATCH: " + joined(o.keyed_mismatch);
   return out + "\n";
 }
 
@@ -112,6 +114,53 @@ std::pair<int, nlohmann::json> ReuseCorpus::run() const {
   return {r.exit_code, doc};
 }
 
+namespace {
+
+// node id -> the fingerprint digest of `plan` (an `ods state run --format json` document), and
+// how many entries say their compiled SQL was the recorded one.
+std::map<std::string, std::string> plan_fingerprints(const nlohmann::json& doc, int* taken) {
+  std::map<std::string, std::string> out;
+  if (!doc.contains("plan")) return out;
+  for (const auto& e : doc["plan"]["entries"]) {
+    for (const auto& ev : e["evidence"]) {
+      if (ev.value("kind", "") == "fingerprint") out[e["id"].get<std::string>()] = ev.value("value", "");
+      if (ev.value("kind", "") == "compiled_sql" && taken != nullptr) ++*taken;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ReuseCorpus::compare_compiles(StepOutcome& out) const {
+  auto dry_run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{
+        "state", "run", "--dry-run", "--format", "json", "--profiles-dir", project_.dir().string()};
+    args.insert(args.end(), run_args_.begin(), run_args_.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = project_.ods(args);
+    auto doc = nlohmann::json::parse(r.output, nullptr, false);
+    return std::pair{r.exit_code, doc.is_discarded() ? nlohmann::json::object() : doc};
+  };
+  const auto [keyed_exit, keyed] = dry_run({"--compile", "changed"});
+  const auto [full_exit, full] = dry_run({"--compile", "all"});
+  if (keyed_exit != full_exit) {
+    out.keyed_mismatch.push_back("exit " + std::to_string(keyed_exit) + " keyed vs " + std::to_string(full_exit));
+    return;
+  }
+  const auto a = plan_fingerprints(keyed, &out.keyed_taken);
+  const auto b = plan_fingerprints(full, nullptr);
+  for (const auto& [id, digest] : b) {
+    const auto it = a.find(id);
+    if (it == a.end() || it->second != digest) out.keyed_mismatch.push_back(id);
+  }
+  for (const auto& [id, digest] : a)
+    if (!b.contains(id)) out.keyed_mismatch.push_back(id + " (only keyed)");
+  if (!out.keyed_mismatch.empty())
+    std::cout << "  COMPILE KEY MISMATCH at \"" << out.step << "\": " << out.keyed_mismatch.size() << " nodes"
+              << std::endl;
+}
+
 std::map<std::string, std::string> ReuseCorpus::contents(const DbtProject& p) const {
   nlohmann::json judged = nlohmann::json::object();
   for (const auto& rel : relations_) judged[rel] = judged_columns_.count(rel) ? judged_columns_.at(rel) : "";
@@ -142,6 +191,7 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   const auto built = contents(built_copy);
   const auto gated = not_built_by_dbt(built_copy);
 
+  compare_compiles(out);
   const auto [ods_exit, doc] = run();
   out.ods_exit = ods_exit;
   if (out.exit_mismatch())
@@ -209,6 +259,14 @@ int ReuseCorpus::exit_mismatch_total() const {
       std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) { return o.exit_mismatch(); }));
 }
 
+int ReuseCorpus::keyed_mismatch_total() const {
+  return std::accumulate(outcomes_.begin(), outcomes_.end(), 0,
+                         [](int n, const auto& o) { return n + static_cast<int>(o.keyed_mismatch.size()); });
+}
+int ReuseCorpus::keyed_taken_total() const {
+  return std::accumulate(outcomes_.begin(), outcomes_.end(), 0, [](int n, const auto& o) { return n + o.keyed_taken; });
+}
+
 void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "reuse corpus: " << title << " (" << relations_.size()
       << " relations judged; reused / unchanged by dbt build, exit status of ods and of dbt build)\n";
@@ -220,6 +278,8 @@ void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
                 "  overall %d / %d = %.1f%%, %d wrong reuses, %d diverged builds, %d exit mismatches\n", reused_total(),
                 u, share, wrong_total(), diverged_total(), exit_mismatch_total());
   out << line;
+  out << "  compile key: " << keyed_taken_total() << " nodes kept their recorded compiled SQL, "
+      << keyed_mismatch_total() << " fingerprints differed from a full compile's\n";
   std::snprintf(line, sizeof line, "corpus table | %s | %zu | %d | %d | %d / %d = %.1f%% |\n", title.c_str(),
                 outcomes_.size(), wrong_total(), exit_mismatch_total(), reused_total(), u, share);
   out << line;

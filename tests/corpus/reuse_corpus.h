@@ -3,6 +3,9 @@
 // sequence of changes, each followed by `ods state run`, each judged against what `dbt build`
 // does with the same change.
 //
+// Per step, before the run, the compile-key differential (issue 28, docs/compile-key.md): the
+// plan of a dry run compiling only the nodes whose compile key changed must give every node the
+// fingerprint a dry run compiling the whole project gives it.
 // Per step, two controls:
 //   the dbt build control  an identical copy of the project taken just before the run (same
 //                          warehouse file, same state), on which `dbt build` runs: its exit
@@ -52,8 +55,13 @@ struct StepOutcome {
   std::vector<std::string> lost;      // "name (first reason code)"
   std::vector<std::string> wrong;     // reused, rows differ from a control
   std::vector<std::string> diverged;  // built, rows differ from a control
-  int ods_exit = -1;                  // `ods state run`
-  int dbt_exit = -1;                  // `dbt build` on the identical copy
+  // The compile-key differential (issue 28): before the run, `ods state run --dry-run` plans
+  // with the keyed compile and with --compile all on the same state; nodes whose fingerprints
+  // differ, and how many nodes the keyed plan took the recorded compiled SQL for.
+  std::vector<std::string> keyed_mismatch;
+  int keyed_taken = 0;
+  int ods_exit = -1;  // `ods state run`
+  int dbt_exit = -1;  // `dbt build` on the identical copy
   bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
 };
 
@@ -85,6 +93,8 @@ class ReuseCorpus {
   int wrong_total() const;
   int diverged_total() const;
   int exit_mismatch_total() const;
+  int keyed_mismatch_total() const;  // the compile-key differential's differing fingerprints
+  int keyed_taken_total() const;     // nodes whose recorded compiled SQL the keyed plans took
   // One line per step and the overall share, titled, then the project's row of the corpus
   // table ("| title | steps | wrong | exit mismatches | reuse % |").
   void report(std::ostream& out, const std::string& title) const;
@@ -92,6 +102,8 @@ class ReuseCorpus {
  private:
   // `ods state run --format json` on the project: its exit status and document.
   std::pair<int, nlohmann::json> run() const;
+  // The compile-key differential of one step into `out` (see StepOutcome::keyed_mismatch).
+  void compare_compiles(StepOutcome& out) const;
   // What each judged relation of `p` holds ("rows/hash"); relations that don't exist are absent.
   std::map<std::string, std::string> contents(const DbtProject& p) const;
 

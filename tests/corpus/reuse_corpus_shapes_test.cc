@@ -43,11 +43,17 @@ void run_steps(ReuseCorpus& corpus, const std::vector<CorpusStep>& steps) {
   }
 }
 
-void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title) {
+// `keyed`: some node of the project can be keyed, so the differential must see a recorded SQL
+// kept (the increments' models all read is_incremental(), which is never keyed).
+void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title, bool keyed = true) {
   corpus.report(std::cout, title);
   EXPECT_EQ(corpus.wrong_total(), 0) << "a reused relation's rows differ from a control's";
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from a control's";
   EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
+  EXPECT_EQ(corpus.keyed_mismatch_total(), 0) << "a keyed compile's fingerprint differs from a full compile's";
+  if (keyed) {
+    EXPECT_GT(corpus.keyed_taken_total(), 0) << "the keyed compile never kept a recorded compiled SQL";
+  }
   EXPECT_GT(corpus.unchanged_total(), 0);
 }
 
@@ -104,7 +110,7 @@ TEST(ReuseCorpusShapes, Increments) {
       {"nothing changed (with the post-hook)", [](DbtProject&) {}},
   };
   run_steps(corpus, steps);
-  expect_never_wrong(corpus, "increments");
+  expect_never_wrong(corpus, "increments", /*keyed=*/false);
 }
 
 TEST(ReuseCorpusShapes, Snapshots) {

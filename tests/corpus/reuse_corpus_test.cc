@@ -27,6 +27,8 @@ void expect_efficient_and_never_wrong(const ReuseCorpus& corpus, const std::stri
   EXPECT_EQ(corpus.wrong_total(), 0) << "a reused relation's rows differ from the full-build control";
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from the full-build control";
   EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
+  EXPECT_EQ(corpus.keyed_mismatch_total(), 0) << "a keyed compile's fingerprint differs from a full compile's";
+  EXPECT_GT(corpus.keyed_taken_total(), 0) << "the keyed compile never kept a recorded compiled SQL";
   ASSERT_GT(corpus.unchanged_total(), 0);
   EXPECT_GE(10 * corpus.reused_total(), 9 * corpus.unchanged_total())
       << "reused " << corpus.reused_total() << " of " << corpus.unchanged_total() << " unchanged relations";

@@ -50,7 +50,20 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
                                      " are for runs that record; a dry run counts nothing"});
   auto mode = run::cutoff_mode_from_string(args.has(kFlagCutoff) ? args.get(kFlagCutoff) : "auto");
   if (!mode) return report(ctx, mode.error());
-  auto prepared = prepare_run(args, ctx, DeclaredPackages::leave, CompileDeferral::until_build);
+  // The store is opened first: the compile reads the recorded compile keys (keyed_compile.h).
+  auto store = open_store(ctx, !args.has(kFlagDryRun), /*read_only=*/args.has(kFlagDryRun));
+  if (!store && !(args.has(kFlagDryRun) && store.error().code == "not_found")) return report(ctx, store.error());
+  std::optional<Head> early_head;
+  bool head_read_early = false;
+  const RecordedSnapshot recorded = [&](const planner::ProjectInputs& parsed) -> Result<const planner::StateSnapshot*> {
+    if (!store) return nullptr;
+    auto h = read_head(**store, planner::scope_of(parsed.project, parsed.target));
+    if (!h) return std::unexpected(h.error());
+    early_head = std::move(*h);
+    head_read_early = true;
+    return early_head ? &early_head->snapshot : nullptr;
+  };
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::leave, CompileDeferral::until_build, recorded);
   if (!prepared) return prepared.error();
   const std::vector<std::string>& target_path = prepared->target_path;  // dbt's default unless given
   LoadedProject& project = prepared->project;
@@ -66,13 +79,12 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
     checks_selected = std::move(prepared->selection->checks);
   }
   const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
-  auto store = open_store(ctx, !args.has(kFlagDryRun), /*read_only=*/args.has(kFlagDryRun));
-  if (!store && !(args.has(kFlagDryRun) && store.error().code == "not_found")) return report(ctx, store.error());
   // The recorded state (tens of MB to parse at 10k nodes) is read on a thread while the probe's
   // dbt call runs; the store is thread-safe, and planning waits for it below.
   std::future<Result<std::optional<Head>>> head_read;
   if (store && args.has(kFlagPushgateway)) announce_scope(ctx, **store, scope, args.get(kFlagPushgateway));
-  if (store) head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
+  if (store && !head_read_early)
+    head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
   timings.load = prepared->load_seconds + seconds_since(t);
 
   GatheredEvidence evidence = prepared->probe(ctx, options.now);
@@ -82,7 +94,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
 
   t = Clock::now();
   std::optional<Head> head;
-  if (store) {
+  if (store && head_read_early) {
+    head = std::move(early_head);
+  } else if (store) {
     auto h = head_read.get();
     if (!h) return report(ctx, h.error());
     head = std::move(*h);

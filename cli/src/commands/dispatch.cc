@@ -120,6 +120,9 @@ const std::vector<Command>& state_commands() {
             {kFlagCutoff, true,
              "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
              "another dbt call), always, off (default auto)"},
+            {kFlagCompile, true,
+             "changed: dbt parse, then compile only the nodes whose compile key changed or can't be keyed; all: "
+             "compile the whole project (default: $ODS_COMPILE, else changed)"},
             {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
             {kFlagProfilesDir, true, "passed to dbt"},
             {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},

@@ -16,12 +16,19 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 }  // namespace
 
 int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path,
-                    CompileDeferral deferral, std::vector<DeferredCompile>* deferred) {
-  step(ctx, "compiling the project (dbt compile)");
+                    CompileDeferral deferral, std::vector<DeferredCompile>* deferred,
+                    const std::vector<std::string>& select) {
+  step(ctx, select.empty() ? std::string("compiling the project (dbt compile)")
+                           : "compiling " + std::to_string(select.size()) +
+                                 " nodes whose compile key changed or can't be keyed (dbt compile --select)");
   std::vector<std::string> left_out;
   for (;;) {
     std::vector<std::string> compile{"compile"};
     compile.insert(compile.end(), target_path.begin(), target_path.end());
+    if (!select.empty()) {
+      compile.emplace_back("--select");
+      compile.insert(compile.end(), select.begin(), select.end());
+    }
     if (!left_out.empty()) {
       compile.emplace_back("--exclude");
       compile.insert(compile.end(), left_out.begin(), left_out.end());

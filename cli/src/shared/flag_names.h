@@ -25,6 +25,7 @@ inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summ
 inline constexpr char kFlagDbt[] = "--dbt";
 inline constexpr char kFlagDryRun[] = "--dry-run";
 inline constexpr char kFlagCutoff[] = "--cutoff";
+inline constexpr char kFlagCompile[] = "--compile";           // run: all | changed (keyed_compile.h)
 inline constexpr char kFlagMetricsFile[] = "--metrics-file";  // run, test
 inline constexpr char kFlagPushgateway[] = "--pushgateway";   // run, test
 

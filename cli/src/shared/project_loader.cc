@@ -1,11 +1,14 @@
 #include "project_loader.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
 #include "child_environment.h"
 #include "hook_digest.h"
+#include "ods/base/sha256.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
 
@@ -85,7 +88,18 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
     return fail("missing_artifact",
                 paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");
   }
-  auto project = dbt::read_dbt_project(paths, dbt::ReadOptions{ctx.target, std::move(before_assembly)});
+  dbt::ReadOptions options{ctx.target, std::move(before_assembly)};
+  // The vars a compile key may hold (docs/compile-key.md); unreadable: no var-reading node is keyed.
+  const fs::path project_file = ctx.project_dir / "dbt_project.yml";
+  std::ifstream in(project_file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (auto vars = read_project_vars(project_file); vars && in) {
+    options.project_file_digest = ods::sha256_hex(text);
+    auto& keyed = options.project_vars.emplace();
+    for (const auto& [name, value] : vars->values) keyed.emplace(name, value);
+    for (const auto& [name, why] : vars->unresolvable) keyed.emplace(name, std::nullopt);
+  }
+  auto project = dbt::read_dbt_project(paths, options);
   if (!project) return std::unexpected(project.error());
   if (auto hooks = fingerprint_hook_reads(ctx, *project, project->inputs); !hooks)
     return std::unexpected(hooks.error());

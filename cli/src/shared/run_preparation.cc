@@ -22,8 +22,57 @@ GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string
   return evidence;
 }
 
+namespace {
+
+// `dbt parse`, the parsed project read, then dbt compile of what plan_compile() leaves; the
+// project read again when something was compiled, and the standing nodes given their recorded
+// `sql`. Returns the project, or the exit code after reporting why not.
+std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, PreparedRun& run, CompileDeferral deferral,
+                                                  const RecordedSnapshot& recorded) {
+  step(ctx, "parsing the project (dbt parse)");
+  std::vector<std::string> parse{"parse"};
+  parse.insert(parse.end(), run.target_path.begin(), run.target_path.end());
+  auto parsed_run = run.session->run(parse);
+  if (!parsed_run) return std::unexpected(report(ctx, parsed_run.error()));
+  if (parsed_run->interrupted)
+    return std::unexpected(report(ctx, {"interrupted", "interrupted while parsing; nothing recorded"}));
+  if (parsed_run->exit_code != 0) return std::unexpected(report_dbt_failure(ctx, "dbt parse", *parsed_run));
+  auto loading = std::chrono::steady_clock::now();
+  auto parsed = load_project(ctx);
+  if (!parsed) return std::unexpected(report(ctx, parsed.error()));
+  auto snapshot = recorded(parsed->inputs);  // the recorded state, read once for the whole run
+  if (!snapshot) return std::unexpected(report(ctx, snapshot.error()));
+  run.load_seconds += seconds_since(loading);
+  const CompilePlan plan = plan_compile(parsed->inputs, *snapshot);
+  LoadedProject project;
+  if (plan.compile.empty()) {
+    project = std::move(*parsed);
+  } else {
+    // Most of the project: one compile of all of it says the same and spares a long --select.
+    const bool most = plan.compile.size() * 2 > parsed->inputs.nodes.size();
+    if (int code = compile_project(ctx, *run.session, run.target_path, deferral, &run.deferred_compiles,
+                                   most ? std::vector<std::string>{} : plan.compile);
+        code != kExitOk)
+      return std::unexpected(code);
+    loading = std::chrono::steady_clock::now();
+    auto compiled = load_project(ctx);
+    if (!compiled) return std::unexpected(report(ctx, compiled.error()));
+    run.load_seconds += seconds_since(loading);
+    project = std::move(*compiled);
+  }
+  run.sql_taken = apply_recorded_sql(project.inputs, plan);
+  step(ctx, std::to_string(run.sql_taken) + " nodes keep their recorded compiled SQL (compile key unchanged), " +
+                std::to_string(plan.compile.size()) + " compiled");
+  return project;
+}
+
+}  // namespace
+
 std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
-                                            DeclaredPackages packages, CompileDeferral deferral) {
+                                            DeclaredPackages packages, CompileDeferral deferral,
+                                            const RecordedSnapshot& recorded) {
+  auto scope = compile_scope_setting(args, ctx);
+  if (!scope) return std::unexpected(report(ctx, scope.error()));
   auto probe_parts = probe_parts_setting(ctx);
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   auto warehouse = warehouse_options_setting(ctx);
@@ -41,21 +90,30 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
       return std::unexpected(code);
   }
   auto started = std::chrono::steady_clock::now();
-  if (int code = compile_project(ctx, *run.session, run.target_path, deferral, &run.deferred_compiles); code != kExitOk)
-    return std::unexpected(code);
-  run.compile_seconds = seconds_since(started);
+  if (recorded && *scope == CompileScope::changed) {
+    auto project = compile_changed(ctx, run, deferral, recorded);
+    if (!project) return std::unexpected(project.error());
+    run.project = std::move(*project);
+    run.compile_seconds = seconds_since(started) - run.load_seconds;  // dbt's parse and compile; the reads in load
+    started = std::chrono::steady_clock::now();
+  } else {
+    if (int code = compile_project(ctx, *run.session, run.target_path, deferral, &run.deferred_compiles);
+        code != kExitOk)
+      return std::unexpected(code);
+    run.compile_seconds = seconds_since(started);
 
-  started = std::chrono::steady_clock::now();
-  auto project = load_project(ctx);
-  if (!project) return std::unexpected(report(ctx, project.error()));
-  run.project = std::move(*project);
+    started = std::chrono::steady_clock::now();
+    auto project = load_project(ctx);
+    if (!project) return std::unexpected(report(ctx, project.error()));
+    run.project = std::move(*project);
+  }
   if (args.has(kFlagSelect) || args.has(kFlagExclude)) {
     auto selection = dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude),
                                                  ctx.target_dir / "manifest.json");
     if (!selection) return std::unexpected(report(ctx, selection.error()));
     run.selection = std::move(*selection);
   }
-  run.load_seconds = seconds_since(started);
+  run.load_seconds += seconds_since(started);
   return run;
 }
 

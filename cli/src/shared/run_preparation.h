@@ -15,6 +15,7 @@
 #include "context.h"
 #include "dbt_session.h"
 #include "evidence_gathering.h"
+#include "keyed_compile.h"
 #include "ods/dbt/selector.h"
 #include "project_loader.h"
 
@@ -32,7 +33,8 @@ struct PreparedRun {
   // The nodes dbt compile stopped on and left to dbt build (CompileDeferral::until_build);
   // settle_compiles() marks them after the probe, or fails the command.
   std::vector<DeferredCompile> deferred_compiles;
-  double compile_seconds = 0;  // `dbt compile`
+  double compile_seconds = 0;  // `dbt parse` and `dbt compile` (not the reads of the project)
+  std::size_t sql_taken = 0;   // nodes whose recorded `sql` component stood (compile key unchanged)
   double load_seconds = 0;     // reading the project and resolving the selection
   double probe_seconds = 0;    // probe(); 0 until it ran
 
@@ -62,8 +64,14 @@ struct PreparedRun {
 // could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx` must outlive the
 // result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
+// With `recorded` (ods state run) and compile_scope_setting() "changed": `dbt parse` first, the
+// parsed project read, `recorded` asked for the state it continues, and dbt compile only for the
+// nodes plan_compile() does not let stand (none: no compile at all); the others take their
+// recorded `sql` (apply_recorded_sql). Its errors are reported (kExitFailed; kExitUsage for a
+// bad --compile or $ODS_COMPILE).
 [[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                                           DeclaredPackages packages = DeclaredPackages::leave,
-                                                          CompileDeferral deferral = CompileDeferral::never);
+                                                          CompileDeferral deferral = CompileDeferral::never,
+                                                          const RecordedSnapshot& recorded = {});
 
 }  // namespace ods::cli

@@ -231,6 +231,15 @@ ArtifactPaths ArtifactPaths::in_project(const std::filesystem::path& project_dir
   return paths;
 }
 
+bool take_recorded_sql(planner::NodeInput& node, const std::string& recorded_sql, const std::string& run_id) {
+  const auto entry = std::find(node.incomplete.begin(), node.incomplete.end(), kNoCompiledSql);
+  if (entry == node.incomplete.end() || node.fingerprint.components.contains("sql")) return false;
+  node.incomplete.erase(entry);
+  node.fingerprint.components["sql"] = recorded_sql;
+  node.sql_from_run = run_id;
+  return true;
+}
+
 Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options) {
   ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
   std::optional<internal::SourcesJson> sources;

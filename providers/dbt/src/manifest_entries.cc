@@ -278,6 +278,17 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
   fp.components["scheme"] = scheme_digest();
   const bool is_sql = language == "sql" && record.resource_type != "seed";
   if (record.resource_type == "seed") {
+    record.key_blocker = "a seed (nothing to compile)";
+  } else if (!is_sql) {
+    record.key_blocker = "a " + language + " model";
+  } else if (!raw_code) {
+    record.key_blocker = "no raw code";
+  } else if (auto reads = planner::compile_key_reads(*raw_code)) {
+    record.key_reads = std::move(*reads);
+  } else {
+    record.key_blocker = std::move(reads.error());
+  }
+  if (record.resource_type == "seed") {
     record.needs_file = true;
   } else if (language == "python") {
     record.needs_file = true;
@@ -293,7 +304,7 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
       record.sql_normalised = sql.normalised;
       fp.add("sql", sql.text);
     } else {
-      record.incomplete.push_back("no compiled SQL: run dbt compile");
+      record.incomplete.emplace_back(kNoCompiledSql);
     }
   } else {
     record.needs_file = true;  // another language: only the file says what it is
@@ -396,6 +407,7 @@ Result<void> add_macro_entry(const Json& entry, const std::string& id, std::stri
   const std::string text = value_or_empty(sql_value);
   record.sql_digest = ods::sha256_hex(text);
   record.run_context_word = planner::reads_run_context(text);
+  record.compile_impure_word = planner::compile_impure_word(text);
   out.macros.insert_or_assign(id, std::move(record));
   return {};
 }

@@ -16,6 +16,7 @@
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/fingerprint.h"
 #include "ods/planner/inputs.h"
+#include "ods/planner/jinja_purity.h"
 
 namespace ods::dbt::internal {
 
@@ -45,6 +46,11 @@ struct NodeRecord {
   std::vector<LiteralHook> literal_hooks;  // those of them that read it only by literal name
   bool has_hooks = false;
   planner::FreshnessPolicy policy;
+  // Why its compiled SQL can't be keyed from its own code (planner::compile_key_reads, or
+  // "a Python model", "a seed", "no raw code"); nullopt when its own code allows a key, and
+  // then what its Jinja reads beyond the parse: vars by name, macros it calls.
+  std::optional<std::string> key_blocker;
+  planner::CompileKeyReads key_reads;
 };
 
 // A data test or unit test: the nodes it reads and the digest of its definition.
@@ -60,7 +66,8 @@ struct MacroRecord {
   std::string package_name;
   std::string sql_digest;
   std::vector<std::string> depends;
-  std::optional<std::string> run_context_word;  // reads_run_context(macro_sql)
+  std::optional<std::string> run_context_word;     // reads_run_context(macro_sql)
+  std::optional<std::string> compile_impure_word;  // planner::compile_impure_word(macro_sql)
 };
 
 struct SourceRecord {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compile_key.h"
 #include "macro_index.h"
 #include "manifest_records.h"
 #include "ods/base/iso8601.h"
@@ -30,10 +31,14 @@ struct Inlined {
 class Assembler {
  public:
   Assembler(ManifestRecords& records, const ReadOptions& options, const SourcesJson* sources)
-      : records_(records), options_(options), sources_json_(sources), macros_(records.macros, records.meta) {
+      : records_(records),
+        options_(options),
+        sources_json_(sources),
+        macros_(records.macros, records.meta),
+        engine_(records_.meta.dbt_version + "/" + records_.meta.adapter_type),
+        engine_digest_(ods::sha256_hex(engine_)),
+        compile_keys_(records, options, engine_) {
     for (const auto& node : records_.nodes) nodes_by_id_[node.id] = &node;
-    engine_ = records_.meta.dbt_version + "/" + records_.meta.adapter_type;
-    engine_digest_ = ods::sha256_hex(engine_);
   }
 
   DbtProject run() {
@@ -104,6 +109,7 @@ class Assembler {
     in.relation = node.relation;
     in.raw_digest = node.raw_digest;
     in.sql_normalised = node.sql_normalised;
+    in.compile_key = compile_keys_.key(node);  // before the fingerprint is moved out
     in.incomplete = node.incomplete;
     in.always_build = node.always_build;
     in.self_contained = node.resource_type == "seed";
@@ -300,6 +306,7 @@ class Assembler {
   MacroIndex macros_;
   std::string engine_;
   std::string engine_digest_;
+  CompileKeys compile_keys_;
   std::unordered_map<std::string, std::string> digest_cache_;  // text -> sha256_hex(text)
   std::unordered_map<std::string, const NodeRecord*> nodes_by_id_;
   std::unordered_map<std::string, Inlined> inlined_;

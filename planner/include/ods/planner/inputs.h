@@ -34,6 +34,13 @@ struct NodeInput {
   Fingerprint fingerprint;      // complete components (see `incomplete`)
   std::string raw_digest;       // SHA-256 of the raw text, kept outside the fingerprint (cosmetic)
   bool sql_normalised = false;  // the `sql` component is formatting-insensitive
+  // The compile key (docs/compile-key.md): a digest of everything the node's compiled SQL is a
+  // function of, as the parse shows it; empty when the node can't be keyed (its compile is the
+  // only evidence of its SQL). Recorded with its build; equal keys mean equal compiled SQL.
+  std::string compile_key;
+  // Non-empty: the `sql` component is the one recorded by this run id's compile, taken because
+  // the compile key is unchanged since (the node was not compiled in this run).
+  std::string sql_from_run;
 
   // Why the code evidence is incomplete (rule 3), e.g. "no compiled SQL: run dbt compile".
   std::vector<std::string> incomplete;

@@ -12,14 +12,16 @@ namespace ods::planner {
 
 struct SchemaVersion {
   int major = 1;
-  int minor = 3;
+  int minor = 4;
   // A reader of version *this reads `doc` when the major is equal and doc's minor is not newer.
   bool can_read(const SchemaVersion& doc) const { return doc.major == major && doc.minor <= minor; }
   std::string to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
 };
 // 1.3 (additive, early cutoff): a node's own content after its build and the content of each
 // parent it read. Older documents read with both absent (unknown: no cutoff, rule 2).
-inline constexpr SchemaVersion kSnapshotSchema{1, 3};
+// 1.4 (additive, compile key): the compile key of the code a node was last built or reused
+// with. Older documents read without it (no key: the node is compiled, rule 2).
+inline constexpr SchemaVersion kSnapshotSchema{1, 4};
 
 // The last pass of a node's or source's checks.
 struct TestRecord {
@@ -43,6 +45,9 @@ struct NodeState {
   std::optional<DataVersion> content;
   std::map<std::string, DataVersion> parent_contents;
   std::optional<TestRecord> tested;
+  // 1.4: the compile key (NodeInput::compile_key) whose compiled SQL gave fingerprint's `sql`
+  // component; empty: none recorded.
+  std::string compile_key;
 };
 
 struct SourceState {

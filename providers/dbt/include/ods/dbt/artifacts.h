@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ods/base/result.h"
@@ -37,7 +38,24 @@ struct ReadOptions {
   // cannot fail): lets the caller start work that needs the project's name, e.g. reading the
   // recorded state while the project is assembled. Not called when reading fails.
   std::function<void(const std::string& project_name)> before_assembly;
+  // dbt_project.yml's vars as dbt resolves them for the root project's nodes without --vars
+  // (ODS passes none): name -> value as written, nullopt for a name dbt may resolve otherwise
+  // (defined under a package's block, a list or map, Jinja). Absent: not read, and then no node
+  // that reads a var has a compile key. With them, the SHA-256 of dbt_project.yml's text (a var
+  // written `true` and one written "true" read alike above, render differently): both enter the
+  // key of a node that reads a var.
+  std::optional<std::map<std::string, std::optional<std::string>>> project_vars{};
+  std::string project_file_digest{};
 };
+
+// The `incomplete` entry of a SQL model or snapshot the manifest holds no compiled SQL for.
+inline constexpr std::string_view kNoCompiledSql = "no compiled SQL: run dbt compile";
+
+// For a SQL node this run did not compile (its `incomplete` holds kNoCompiledSql) whose compile
+// key equals the one recorded with `recorded_sql` (the `sql` component run `run_id` recorded):
+// takes that component, drops the kNoCompiledSql entry and sets sql_from_run (docs/compile-key.md).
+// Returns false and changes nothing when the node has compiled SQL of its own (or no such entry).
+bool take_recorded_sql(planner::NodeInput& node, const std::string& recorded_sql, const std::string& run_id);
 
 // The manifest's `metadata`, as far as ODS uses it.
 struct ManifestMeta {

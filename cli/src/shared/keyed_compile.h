@@ -1,0 +1,45 @@
+#pragma once
+// Compiling only what could have changed (issue 28, docs/compile-key.md): after `dbt parse`,
+// each model or snapshot whose compile key equals the key recorded with its last build keeps
+// that build's `sql` component; dbt compiles the others (`--select`), on the same parse when the
+// ods dbt driver keeps it. `--compile all` (or ODS_COMPILE=all) compiles everything, as before.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+#include "context.h"
+#include "ods/base/result.h"
+#include "ods/planner/inputs.h"
+#include "ods/planner/snapshot.h"
+
+namespace ods::cli {
+
+enum class CompileScope {
+  all,      // dbt compile of the whole project (today's behaviour before issue 28)
+  changed,  // only the nodes whose compile key changed or that can't be keyed (the default)
+};
+
+// --compile (else $ODS_COMPILE): "all" or "changed"; unset: changed. Errors: "usage" naming the
+// flag or variable and the value.
+[[nodiscard]] Result<CompileScope> compile_scope_setting(const ParsedArgs& args, const CommandContext& ctx);
+
+// The recorded state a run continues, for the project the parse read: nullptr when there is
+// none. Errors: the store's.
+using RecordedSnapshot = std::function<Result<const planner::StateSnapshot*>(const planner::ProjectInputs&)>;
+
+// Which nodes of `parsed` (a project read after dbt parse, no compiled SQL) keep their recorded
+// `sql` component: those with a compile key equal to the one `recorded` holds for them, whose
+// recorded fingerprint has an `sql` component. Seeds are never compiled and in neither list.
+struct CompilePlan {
+  std::map<std::string, const planner::NodeState*> stands;  // node id -> its recorded state
+  std::vector<std::string> compile;                         // dbt selectors (node names) to compile
+};
+CompilePlan plan_compile(const planner::ProjectInputs& parsed, const planner::StateSnapshot* recorded);
+
+// After the compile of plan.compile: each node of `inputs` in plan.stands that the compile did
+// not give SQL takes its recorded `sql` component (dbt::take_recorded_sql). Returns how many did.
+std::size_t apply_recorded_sql(planner::ProjectInputs& inputs, const CompilePlan& plan);
+
+}  // namespace ods::cli

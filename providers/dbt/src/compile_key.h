@@ -1,0 +1,42 @@
+#pragma once
+// The compile key of each model and snapshot (docs/compile-key.md): a digest of everything
+// its compiled SQL is a function of, as the parse manifest shows it. Internal to providers/dbt.
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "manifest_records.h"
+
+namespace ods::dbt::internal {
+
+class CompileKeys final {
+ public:
+  // `records` and `options` must outlive this. `engine`: dbt's version and the adapter type.
+  CompileKeys(const ManifestRecords& records, const ReadOptions& options, std::string engine);
+
+  // The node's key (64 hex digits), or "" when it can't be keyed: its own code reads what the
+  // key can't hold (NodeRecord::key_blocker), it calls a name that is none of the macros it
+  // depends on, a macro it depends on (transitively, dbt's own and the adapter's included) is
+  // compile-impure (planner::compile_impure_word) or missing, it reads a var that is not a root
+  // project node's or that options.project_vars can't resolve, it reads an unknown node or
+  // source, or an ephemeral model it inlines can't be keyed. Cached. Not thread-safe.
+  const std::string& key(const NodeRecord& node);
+
+ private:
+  // Appends the macros `seeds` reach to `text`; false when one is missing or compile-impure.
+  bool add_macros(const std::vector<std::string>& seeds, std::string& text) const;
+  // Appends the values of the vars `node` reads; false when one can't be resolved.
+  bool add_vars(const NodeRecord& node, std::string& text) const;
+  // Whether every name `node` calls is a macro it depends on.
+  bool calls_only_macros(const NodeRecord& node) const;
+
+  const ManifestRecords& records_;
+  const ReadOptions& options_;
+  std::string engine_;
+  std::unordered_map<std::string, const NodeRecord*> nodes_;
+  std::unordered_map<std::string, const SourceRecord*> sources_;
+  std::unordered_map<std::string, std::string> keys_;
+  std::unordered_set<std::string> computing_;  // ephemeral cycles: no key
+};
+
+}  // namespace ods::dbt::internal
