@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "harness/dbt_project.h"
 
@@ -105,8 +107,11 @@ class IntrospectiveCompile : public ::testing::Test {
                     "select n, amount_a + amount_b as ab from {{ ref('sales_by_kind') }}\n");
   }
 
-  RunResult run() const {
-    ProcessResult r = project_->ods({"state", "run", "--format", "json", "--profiles-dir", project_->dir().string()});
+  // `ods state run` with `extra` flags (e.g. --compile all).
+  RunResult run(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project_->dir().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = project_->ods(args);
     RunResult out{r.exit_code, json::parse(r.output, nullptr, false), r.output, r.errors};
     if (out.doc.is_discarded()) out.doc = json{{"plan", {{"entries", json::array()}}}};
     return out;
@@ -202,8 +207,13 @@ TEST_F(IntrospectiveCompile, AnyOtherCompileErrorStillFailsTheRunWithDbtsMessage
   project_->write("models/marts/broken.sql", "select {{ ref('stg_sales') }\n");
   const RunResult syntax = run();
   EXPECT_NE(syntax.code, 0) << syntax.output;
-  EXPECT_NE(syntax.errors.find("dbt compile failed"), std::string::npos) << syntax.errors;
-  EXPECT_NE(syntax.errors.find("broken"), std::string::npos) << syntax.errors;
+  // dbt's parse (the compile key's first step, the default) refuses it, in dbt's words; and so
+  // does the full compile of --compile all.
+  EXPECT_NE(syntax.errors.find("dbt parse failed"), std::string::npos) << syntax.errors;
+  EXPECT_NE(syntax.errors.find("Compilation Error in model broken"), std::string::npos) << syntax.errors;
+  const RunResult syntax_all = run({"--compile", "all"});
+  EXPECT_NE(syntax_all.code, 0) << syntax_all.output;
+  EXPECT_NE(syntax_all.errors.find("Compilation Error in model broken"), std::string::npos) << syntax_all.errors;
   EXPECT_FALSE(relation_exists("fresh"));
 
   // Fixed: the run builds the new models and succeeds.
