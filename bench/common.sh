@@ -16,3 +16,45 @@ run_logged() {
 
 # median NUMBERS...: the median (the lower middle one for an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+now() { date +%s.%N; }
+
+# timed CMD...: runs CMD (output in $tmp/timed.log; the caller's $tmp), prints its wall seconds.
+timed() {
+  local t0
+  t0=$(now)
+  run_logged "$tmp/timed.log" "$@"
+  awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}'
+}
+
+# The floor of a no-change run: the probe's `dbt show` driven directly (dbt's start, its warm
+# parse and the probe's statements). Both need the caller's $tmp, $ODS_DBT and
+# `ods_run P OUT [ARGS...]` (an `ods state run` on P, its output in OUT, stopping on failure).
+#
+# capture_probe P: one ods state run on P with ODS_DBT_DRIVER=off through a wrapper that keeps
+# the `dbt show` command line ods runs (the probe): its arguments, working directory and
+# environment, in $tmp/probe.{args,cwd,env}.
+capture_probe() {
+  cat >"$tmp/dbt-capture" <<'SH'
+#!/usr/bin/env bash
+for a in "$@"; do
+  if [ "$a" = show ]; then
+    printf '%s\0' "$@" >"$BENCH_CAPTURE.args"; pwd >"$BENCH_CAPTURE.cwd"; env -0 >"$BENCH_CAPTURE.env"; break
+  fi
+done
+exec "$BENCH_REAL_DBT" "$@"
+SH
+  chmod +x "$tmp/dbt-capture"
+  rm -f "$tmp/probe.args"
+  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$ODS_DBT ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
+    ods_run "$1" "$tmp/capture.json" >/dev/null
+  [ -s "$tmp/probe.args" ] || { log "ods state run on $1 ran no dbt show (no probe to time)"; exit 1; }
+}
+
+# replay_probe: the captured probe, driven directly (dbt starts, parses, probes); prints wall s.
+replay_probe() {
+  local args envs
+  mapfile -d '' args <"$tmp/probe.args"
+  mapfile -d '' envs <"$tmp/probe.env"
+  (cd "$(cat "$tmp/probe.cwd")" && timed env -i "${envs[@]}" "$ODS_DBT" "${args[@]}")
+}

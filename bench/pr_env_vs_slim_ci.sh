@@ -31,7 +31,6 @@ export ODS_DIGEST_KEY=bench-pr-environment-digest-key-0123456789 SHOP_AUDIT_TAG=
 export ODS_STATE= # the project's own SQLite file
 work=$(mktemp -d "${TMPDIR:-/tmp}/ods-bench-pr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-now() { date +%s.%N; }
 
 prod=$work/prod
 mkdir -p "$prod"

@@ -61,11 +61,10 @@ mkdir -p "$work"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# log, run_logged, median
+# log, run_logged, median, now, timed, capture_probe, replay_probe
 source "$bench/common.sh"
 # bench_cutoff
 source "$bench/cutoff_saving.sh"
-now() { date +%s.%N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -85,42 +84,6 @@ ods_run() {
 # field FILE EXPR: a Python expression over the JSON document `d` in FILE.
 field() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 built_names='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["action"] == "build"))'
-
-# timed CMD...: runs CMD (output in $tmp/timed.log), prints its wall seconds.
-timed() {
-  local t0
-  t0=$(now)
-  run_logged "$tmp/timed.log" "$@"
-  awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}'
-}
-
-# capture_probe P: one ods state run on P with ODS_DBT_DRIVER=off through a wrapper that keeps
-# the `dbt show` command line ods runs (the probe): its arguments, working directory and
-# environment, in $tmp/probe.{args,cwd,env}.
-capture_probe() {
-  cat >"$tmp/dbt-capture" <<'SH'
-#!/usr/bin/env bash
-for a in "$@"; do
-  if [ "$a" = show ]; then
-    printf '%s\0' "$@" >"$BENCH_CAPTURE.args"; pwd >"$BENCH_CAPTURE.cwd"; env -0 >"$BENCH_CAPTURE.env"; break
-  fi
-done
-exec "$BENCH_REAL_DBT" "$@"
-SH
-  chmod +x "$tmp/dbt-capture"
-  rm -f "$tmp/probe.args"
-  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$ODS_DBT ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
-    ods_run "$1" "$tmp/capture.json" >/dev/null
-  [ -s "$tmp/probe.args" ] || { log "shop: ods state run ran no dbt show (no probe to time)"; exit 1; }
-}
-
-# replay_probe: the captured probe, driven directly (dbt starts, parses, probes); prints wall s.
-replay_probe() {
-  local args envs
-  mapfile -d '' args <"$tmp/probe.args"
-  mapfile -d '' envs <"$tmp/probe.env"
-  (cd "$(cat "$tmp/probe.cwd")" && timed env -i "${envs[@]}" "$ODS_DBT" "${args[@]}")
-}
 
 # shop_data S P: the raw tables at --scale S (generated inside DuckDB: --engine sql) in
 # P/shop.duckdb, copied from a cache in $BENCH_DIR/shop-data keyed by the scale, the

@@ -47,7 +47,7 @@ mkdir -p "$work"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# log, run_logged
+# log, run_logged, now, capture_probe, replay_probe
 source "$bench/common.sh"
 
 # ods_run P OUT [ARGS...]: `ods state run --format json [ARGS...]` on P, the document in OUT.
@@ -78,38 +78,8 @@ print("| " + " | ".join(cells) + " |")
 PY
 }
 
-now() { date +%s.%N; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 total() { "$py" -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["run"]["timings"]["total"])' "$1"; }
-
-# capture_probe P: one no-change ods state run on P with ODS_DBT_DRIVER=off through a wrapper
-# that keeps the `dbt show` command line ods runs (the probe): $tmp/probe.{args,cwd,env}.
-capture_probe() {
-  cat >"$tmp/dbt-capture" <<'SH'
-#!/usr/bin/env bash
-for a in "$@"; do
-  if [ "$a" = show ]; then
-    printf '%s\0' "$@" >"$BENCH_CAPTURE.args"; pwd >"$BENCH_CAPTURE.cwd"; env -0 >"$BENCH_CAPTURE.env"; break
-  fi
-done
-exec "$BENCH_REAL_DBT" "$@"
-SH
-  chmod +x "$tmp/dbt-capture"
-  rm -f "$tmp/probe.args"
-  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$ODS_DBT ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
-    ods_run "$1" "$tmp/capture.json"
-  [ -s "$tmp/probe.args" ] || { log "ods state run ran no dbt show (no probe to time)"; exit 1; }
-}
-
-# replay_probe: the captured probe driven directly (dbt starts, parses, probes); prints wall s.
-replay_probe() {
-  local args envs t0
-  mapfile -d '' args <"$tmp/probe.args"
-  mapfile -d '' envs <"$tmp/probe.env"
-  t0=$(now)
-  (cd "$(cat "$tmp/probe.cwd")" && env -i "${envs[@]}" "$ODS_DBT" "${args[@]}" >/dev/null 2>&1)
-  "$py" -c 'import sys,time; print("%.2f" % (time.time() - float(sys.argv[1])))' "$t0"
-}
 
 keyed_lines=()
 

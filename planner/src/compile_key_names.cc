@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jinja_lexer.h"
+#include "jinja_words.h"
 #include "ods/planner/jinja_purity.h"
 
 namespace ods::planner {
@@ -46,14 +47,8 @@ constexpr std::array<std::string_view, 24> kCompileImpureWords = {
     "run_started_at", "invocation_id", "store_result", "load_relation", "api",     "exceptions", "selected_resources",
     "local_md5",      "project_name",  "dbt_version"};
 
-template <std::size_t N>
-bool contains(const std::array<std::string_view, N>& words, std::string_view word) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
-std::size_t line_of(std::string_view text, std::size_t offset) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
-}
+using jinja::contains;
+using jinja::line_of;
 
 bool is_symbol(const std::vector<Token>& tokens, std::size_t i, char c) {
   return i < tokens.size() && tokens[i].kind == TokenKind::symbol && tokens[i].text[0] == c;
@@ -193,10 +188,6 @@ class KeyReader {
   std::set<std::string> calls_;
 };
 
-bool is_word_byte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 }  // namespace
 
 std::expected<CompileKeyReads, std::string> compile_key_reads(std::string_view raw_code) {
@@ -204,18 +195,7 @@ std::expected<CompileKeyReads, std::string> compile_key_reads(std::string_view r
 }
 
 std::optional<std::string> compile_impure_word(std::string_view macro_text) {
-  std::size_t i = 0;
-  while (i < macro_text.size()) {
-    if (!is_word_byte(macro_text[i])) {
-      ++i;
-      continue;
-    }
-    const std::size_t start = i;
-    while (i < macro_text.size() && is_word_byte(macro_text[i])) ++i;
-    const std::string_view word = macro_text.substr(start, i - start);
-    if (contains(kCompileImpureWords, word)) return std::string(word);
-  }
-  return std::nullopt;
+  return jinja::first_listed_word(macro_text, kCompileImpureWords);
 }
 
 }  // namespace ods::planner

@@ -18,6 +18,7 @@
 #include <array>
 
 #include "jinja_lexer.h"
+#include "jinja_words.h"
 
 namespace ods::planner {
 namespace {
@@ -33,16 +34,8 @@ constexpr std::array<std::string_view, 7> kGroupingKeywords = {"and", "or", "not
 constexpr std::array<std::string_view, 8> kRunContextWords = {"var",      "env_var", "target",    "flags",
                                                               "builtins", "context", "run_query", "statement"};
 
-// Whether `word` is one of `words`.
-template <std::size_t N>
-bool contains(const std::array<std::string_view, N>& words, std::string_view word) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
-// 1-based line of byte `offset`. Called once per impure template, so the scan stays linear.
-std::size_t line_of(std::string_view text, std::size_t offset) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
-}
+using jinja::contains;
+using jinja::line_of;
 
 // Checks one template, block by block. Each check_* returns nullopt when what it read is
 // pure, otherwise the reason, which names the line.
@@ -191,11 +184,6 @@ class PurityChecker {
   std::string_view text_;
 };
 
-// [A-Za-z0-9_]: the bytes of a word for reads_run_context.
-bool is_word_byte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 }  // namespace
 
 std::optional<std::string> jinja_impurity(std::string_view raw_code) { return PurityChecker(raw_code).check(); }
@@ -204,18 +192,7 @@ std::optional<std::string> jinja_impurity(std::string_view raw_code) { return Pu
 // words) and returns the first that is a run-context word. Case-sensitive, as Jinja names
 // are. The whole text counts, SQL and Jinja comments included: a mention is enough.
 std::optional<std::string> reads_run_context(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (!is_word_byte(text[i])) {
-      ++i;
-      continue;
-    }
-    const std::size_t start = i;
-    while (i < text.size() && is_word_byte(text[i])) ++i;
-    const std::string_view word = text.substr(start, i - start);
-    if (contains(kRunContextWords, word)) return std::string(word);
-  }
-  return std::nullopt;
+  return jinja::first_listed_word(text, kRunContextWords);
 }
 
 }  // namespace ods::planner
