@@ -32,6 +32,8 @@ std::string step_line(const StepOutcome& o) {
   if (!o.diverged.empty()) out += "  diverged builds: " + joined(o.diverged);
   out += "  keyed sql " + std::to_string(o.keyed_taken);
   if (!o.keyed_mismatch.empty()) out += "  COMPILE KEY MISMATCH: " + joined(o.keyed_mismatch);
+  if (o.parse_reused) out += "  parse reused";
+  if (!o.parse_mismatch.empty()) out += "  REUSED PARSE MISMATCH: " + joined(o.parse_mismatch);
   return out + "\n";
 }
 
@@ -94,10 +96,11 @@ void ReuseCorpus::judge_columns(const std::string& relation, std::string columns
   judged_columns_[relation] = std::move(columns);
 }
 
-std::pair<int, nlohmann::json> ReuseCorpus::run() const {
+std::pair<int, nlohmann::json> ReuseCorpus::run(std::string* errors) const {
   std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project_.dir().string()};
   args.insert(args.end(), run_args_.begin(), run_args_.end());
   ProcessResult r = project_.ods(args);
+  if (errors != nullptr) *errors = r.errors;
   auto doc = nlohmann::json::parse(r.output, nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << "exit " << r.exit_code << "\nstdout:\n" << r.output << "\nstderr:\n" << r.errors;
   if (r.exit_code != 0) {
@@ -150,6 +153,7 @@ void ReuseCorpus::compare_compiles(StepOutcome& out) const {
   }
   const auto a = plan_fingerprints(keyed, &out.keyed_taken);
   const auto b = plan_fingerprints(full, nullptr);
+  out.full_fingerprints = b;
   for (const auto& [id, digest] : b) {
     const auto it = a.find(id);
     if (it == a.end() || it->second != digest) out.keyed_mismatch.push_back(id);
@@ -192,8 +196,19 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   const auto gated = not_built_by_dbt(built_copy);
 
   compare_compiles(out);
-  const auto [ods_exit, doc] = run();
+  std::string errors;
+  const auto [ods_exit, doc] = run(&errors);
   out.ods_exit = ods_exit;
+  out.parse_reused = errors.find("its manifest stands, none written") != std::string::npos;
+  if (out.parse_reused) {
+    for (const auto& [id, digest] : plan_fingerprints(doc, nullptr)) {
+      const auto it = out.full_fingerprints.find(id);
+      if (it == out.full_fingerprints.end() || it->second != digest) out.parse_mismatch.push_back(id);
+    }
+    if (!out.parse_mismatch.empty())
+      std::cout << "  REUSED PARSE MISMATCH at \"" << out.step << "\": " << out.parse_mismatch.size() << " nodes"
+                << std::endl;
+  }
   if (out.exit_mismatch())
     std::cout << "  exit mismatch at \"" << s.name << "\": ods " << ods_exit << ", dbt build " << out.dbt_exit
               << "; dbt build said:\n"
@@ -267,6 +282,15 @@ int ReuseCorpus::keyed_taken_total() const {
   return std::accumulate(outcomes_.begin(), outcomes_.end(), 0, [](int n, const auto& o) { return n + o.keyed_taken; });
 }
 
+int ReuseCorpus::parse_mismatch_total() const {
+  return std::accumulate(outcomes_.begin(), outcomes_.end(), 0,
+                         [](int n, const auto& o) { return n + static_cast<int>(o.parse_mismatch.size()); });
+}
+int ReuseCorpus::parse_reused_total() const {
+  return static_cast<int>(
+      std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) { return o.parse_reused; }));
+}
+
 void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "reuse corpus: " << title << " (" << relations_.size()
       << " relations judged; reused / unchanged by dbt build, exit status of ods and of dbt build)\n";
@@ -280,6 +304,9 @@ void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << line;
   out << "  compile key: " << keyed_taken_total() << " nodes kept their recorded compiled SQL, "
       << keyed_mismatch_total() << " fingerprints differed from a full compile's\n";
+  out << "  reused parse: " << parse_reused_total() << " of " << outcomes_.size()
+      << " runs stood on an earlier parse's manifest, " << parse_mismatch_total()
+      << " fingerprints differed from a full compile's\n";
   std::snprintf(line, sizeof line, "corpus table | %s | %zu | %d | %d | %d / %d = %.1f%% |\n", title.c_str(),
                 outcomes_.size(), wrong_total(), exit_mismatch_total(), reused_total(), u, share);
   out << line;

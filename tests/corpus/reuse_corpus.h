@@ -5,7 +5,9 @@
 //
 // Per step, before the run, the compile-key differential (issue 28, docs/compile-key.md): the
 // plan of a dry run compiling only the nodes whose compile key changed must give every node the
-// fingerprint a dry run compiling the whole project gives it.
+// fingerprint a dry run compiling the whole project gives it. The run after them parses again
+// with nothing changed, so it stands on the dry run's parse (the manifest not written again,
+// cli/src/shared/parse_reuse.h): its plan must give every node that fingerprint too.
 // Per step, two controls:
 //   the dbt build control  an identical copy of the project taken just before the run (same
 //                          warehouse file, same state), on which `dbt build` runs: its exit
@@ -60,6 +62,11 @@ struct StepOutcome {
   // differ, and how many nodes the keyed plan took the recorded compiled SQL for.
   std::vector<std::string> keyed_mismatch;
   int keyed_taken = 0;
+  // The full compile's fingerprints, and the run's nodes whose fingerprint differs from them
+  // when the run stood on an earlier parse's manifest (parse_reused).
+  std::map<std::string, std::string> full_fingerprints;
+  std::vector<std::string> parse_mismatch;
+  bool parse_reused = false;
   int ods_exit = -1;  // `ods state run`
   int dbt_exit = -1;  // `dbt build` on the identical copy
   bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
@@ -95,13 +102,16 @@ class ReuseCorpus {
   int exit_mismatch_total() const;
   int keyed_mismatch_total() const;  // the compile-key differential's differing fingerprints
   int keyed_taken_total() const;     // nodes whose recorded compiled SQL the keyed plans took
+  int parse_mismatch_total() const;  // nodes of runs on a reused parse whose fingerprint differed
+  int parse_reused_total() const;    // runs that stood on an earlier parse's manifest
   // One line per step and the overall share, titled, then the project's row of the corpus
   // table ("| title | steps | wrong | exit mismatches | reuse % |").
   void report(std::ostream& out, const std::string& title) const;
 
  private:
-  // `ods state run --format json` on the project: its exit status and document.
-  std::pair<int, nlohmann::json> run() const;
+  // `ods state run --format json` on the project: its exit status and document; `errors`, when
+  // given, gets what it printed on stderr.
+  std::pair<int, nlohmann::json> run(std::string* errors = nullptr) const;
   // The compile-key differential of one step into `out` (see StepOutcome::keyed_mismatch).
   void compare_compiles(StepOutcome& out) const;
   // What each judged relation of `p` holds ("rows/hash"); relations that don't exist are absent.

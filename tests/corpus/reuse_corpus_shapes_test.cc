@@ -51,6 +51,8 @@ void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title, boo
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from a control's";
   EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
   EXPECT_EQ(corpus.keyed_mismatch_total(), 0) << "a keyed compile's fingerprint differs from a full compile's";
+  EXPECT_EQ(corpus.parse_mismatch_total(), 0) << "a run on a reused parse has a fingerprint a full compile has not";
+  EXPECT_GT(corpus.parse_reused_total(), 0) << "no run stood on an earlier parse's manifest";
   if (keyed) {
     EXPECT_GT(corpus.keyed_taken_total(), 0) << "the keyed compile never kept a recorded compiled SQL";
   }

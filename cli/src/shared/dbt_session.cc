@@ -38,6 +38,25 @@ class ProcessDbtSession final : public DbtSession {
 
   bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
 
+  bool runs_in_driver() override {
+    auto binary = dbt::resolve_dbt_binary(options_.dbt.string(), ctx_.env.getenv);
+    if (!binary) return false;
+    launcher_for(*binary);
+    return driver_ != nullptr;
+  }
+
+  ods::Result<void> write_kept_manifest(const std::filesystem::path& dir) override {
+    if (!one_parse())
+      return fail("unsupported", "Cannot write the parsed manifest into " + dir.string() +
+                                     ": dbt runs as a process per command here, which keeps no parse.");
+    auto written = execute({dbt::kDriverWriteManifest, dir.string()}, "");
+    if (!written) return std::unexpected(written.error());
+    if (written->exit_code != 0)
+      return fail("dbt_failed", "The ods dbt driver could not write the parsed manifest into " + dir.string() + ": " +
+                                    written->error_text);
+    return {};
+  }
+
   std::vector<std::string> shared_flags() const override {
     std::vector<std::string> flags{kFlagProjectDir, ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {

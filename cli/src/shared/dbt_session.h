@@ -5,6 +5,7 @@
 // All commands of one session run in one persistent dbt process (the ods dbt driver,
 // ods/dbt/cli/dbt_driver.h) when dbt is a Python console script and $ODS_DBT_DRIVER is not
 // "off" (or "0"); otherwise each command starts its own dbt process.
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,6 +33,16 @@ class DbtSession : public dbt::DbtCommand {
   // first command compiled. False for a dbt process per command: each parsed the project
   // again, from the files as they were when it started.
   virtual bool one_parse() const = 0;
+  // True when this session's commands run in the ods dbt driver (dbt is a Python console
+  // script and $ODS_DBT_DRIVER is not "off"), decided as the first command decides it, so it
+  // can be asked before any command ran. The driver may still decline to keep the manifest on
+  // its first command (dbt lacks an interface it uses): then one_parse() stays false.
+  virtual bool runs_in_driver() = 0;
+  // Writes the manifest the driver keeps, as the session's last command left it, into `dir`
+  // (manifest.json and semantic_manifest.json, with dbt's own writer, as `dbt parse` writes
+  // them). Errors: "unsupported" when one_parse() is false (a dbt process per command keeps
+  // nothing), "dbt_failed" with the driver's reason when it could not write.
+  [[nodiscard]] virtual ods::Result<void> write_kept_manifest(const std::filesystem::path& dir) = 0;
   // Another session with the same binary and flags and a dbt process of its own, to run at
   // the same time as this one (a parallel probe's parts). It forwards no interrupts (one
   // forwarder per process: this session's): on Ctrl-C its dbt call runs to its end.

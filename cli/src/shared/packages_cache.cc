@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "ods/base/sha256.h"
 
 namespace ods::cli {
@@ -23,29 +23,6 @@ constexpr char kEntryPackages[] = "dbt_packages";
 constexpr char kTemporaryPrefix[] = ".tmp-";
 constexpr char kTrashPrefix[] = ".trash-";
 constexpr auto kStaleAfter = std::chrono::hours(24);
-
-// The file's bytes; nullopt when it cannot be read.
-std::optional<std::string> read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(text).str();
-}
-
-Result<void> write_bytes(const fs::path& path, const std::string& bytes, fs::perms mode) {
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) return fail("io", "cannot write " + path.string());
-  }
-  std::error_code ec;
-  fs::permissions(path, mode, ec);
-  if (ec) return fail("io", "cannot set the mode of " + path.string() + ": " + ec.message());
-  return {};
-}
 
 // pid and random bits: unique among the pods sharing a cache folder.
 std::string unique_suffix() {

@@ -18,9 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-dbt::ArtifactPaths artifact_paths(const CommandContext& ctx) {
+dbt::ArtifactPaths artifact_paths(const CommandContext& ctx, const fs::path& manifest) {
   dbt::ArtifactPaths paths;
-  paths.manifest = ctx.target_dir / "manifest.json";
+  paths.manifest = manifest.empty() ? ctx.target_dir / "manifest.json" : manifest;
   if (fs::exists(ctx.target_dir / "sources.json")) paths.sources = ctx.target_dir / "sources.json";
   return paths;
 }
@@ -82,8 +82,9 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, const dbt::DbtPro
 }  // namespace
 
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
-                                   std::function<void(const std::string& project_name)> before_assembly) {
-  dbt::ArtifactPaths paths = artifact_paths(ctx);
+                                   std::function<void(const std::string& project_name)> before_assembly,
+                                   const fs::path& manifest) {
+  dbt::ArtifactPaths paths = artifact_paths(ctx, manifest);
   if (!fs::exists(paths.manifest)) {
     return fail("missing_artifact",
                 paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");

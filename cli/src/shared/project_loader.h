@@ -1,6 +1,7 @@
 #pragma once
 // The CLI's composition root for dbt: reads the project's artifacts through the dbt
 // provider into the planner's inputs, and a finished run into a RunOutcome.
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,13 +31,15 @@ struct LoadedProject {
 // costs about a third of the memory and a tenth of the time); load_run refuses such a project.
 enum class ProjectUse { plan_only, plan_and_record };
 
-// Reads <target-dir>/manifest.json and, when present, sources.json. The target given with
-// --target names the scope's environment. Errors name the file and field.
+// Reads `manifest` (empty: <target-dir>/manifest.json) and, when present,
+// <target-dir>/sources.json. The target given with --target names the scope's environment.
+// Errors name the file and field.
 // `before_assembly`: see dbt::ReadOptions (called with the project name once the artifacts
 // are read and accepted, before the inputs are assembled).
 [[nodiscard]] Result<LoadedProject> load_project(
     const CommandContext& ctx, ProjectUse use = ProjectUse::plan_and_record,
-    std::function<void(const std::string& project_name)> before_assembly = {});
+    std::function<void(const std::string& project_name)> before_assembly = {},
+    const std::filesystem::path& manifest = {});
 
 // After the warehouse probe: the hooks of `project.inputs` that still build on every run
 // because they read the target's identity (target.schema, target.database; issue 27 item 3)

@@ -7,6 +7,7 @@
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
 #include "package_install.h"
+#include "parse_reuse.h"
 
 namespace ods::cli {
 
@@ -29,17 +30,12 @@ namespace {
 // `sql`. Returns the project, or the exit code after reporting why not.
 std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, PreparedRun& run, CompileDeferral deferral,
                                                   const RecordedSnapshot& recorded) {
-  step(ctx, "parsing the project (dbt parse)");
-  std::vector<std::string> parse{"parse"};
-  parse.insert(parse.end(), run.target_path.begin(), run.target_path.end());
-  auto parsed_run = run.session->run(parse);
-  if (!parsed_run) return std::unexpected(report(ctx, parsed_run.error()));
-  if (parsed_run->interrupted)
-    return std::unexpected(report(ctx, {"interrupted", "interrupted while parsing; nothing recorded"}));
-  if (parsed_run->exit_code != 0) return std::unexpected(report_dbt_failure(ctx, "dbt parse", *parsed_run));
+  auto parse = parse_project(ctx, *run.session, run.target_path);
+  if (!parse) return std::unexpected(parse.error());
   auto loading = std::chrono::steady_clock::now();
-  auto parsed = load_project(ctx);
+  auto parsed = load_project(ctx, ProjectUse::plan_and_record, {}, parse->manifest);
   if (!parsed) return std::unexpected(report(ctx, parsed.error()));
+  run.manifest = parse->manifest;
   auto snapshot = recorded(parsed->inputs);  // the recorded state, read once for the whole run
   if (!snapshot) return std::unexpected(report(ctx, snapshot.error()));
   run.load_seconds += seconds_since(loading);
@@ -57,6 +53,7 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
     loading = std::chrono::steady_clock::now();
     auto compiled = load_project(ctx);
     if (!compiled) return std::unexpected(report(ctx, compiled.error()));
+    run.manifest = ctx.target_dir / "manifest.json";
     run.load_seconds += seconds_since(loading);
     project = std::move(*compiled);
   }
@@ -82,6 +79,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.warehouse = std::move(*warehouse);
   run.session = make_dbt_session(ctx, dbt_options(args, ctx));
   run.target_path = target_path_flags(args, ctx);
+  run.manifest = ctx.target_dir / "manifest.json";
 
   if (packages == DeclaredPackages::install) {
     const std::string cache =
@@ -108,8 +106,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
     run.project = std::move(*project);
   }
   if (args.has(kFlagSelect) || args.has(kFlagExclude)) {
-    auto selection = dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude),
-                                                 ctx.target_dir / "manifest.json");
+    auto selection =
+        dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude), run.manifest);
     if (!selection) return std::unexpected(report(ctx, selection.error()));
     run.selection = std::move(*selection);
   }

@@ -5,6 +5,7 @@
 // (run and test open the state store first), the probe of the warehouse.
 #include <cstddef>
 #include <expected>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,9 +26,10 @@ struct PreparedRun {
   std::unique_ptr<DbtSession> session;  // every dbt call of the command; uses the context it was made with
   // `--target-path DIR` when the flag was given, else empty: for every dbt call whose artifacts ODS reads.
   std::vector<std::string> target_path;
-  std::size_t probe_parts = 1;  // $ODS_PROBE_PARTS (probe_parts_setting)
-  WarehouseOptions warehouse;   // $ODS_CONTENT_MAX_BYTES, $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting)
-  LoadedProject project;        // read after `dbt compile`; the probe updates its sources' versions
+  std::size_t probe_parts = 1;     // $ODS_PROBE_PARTS (probe_parts_setting)
+  WarehouseOptions warehouse;      // $ODS_CONTENT_MAX_BYTES, $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting)
+  LoadedProject project;           // read after `dbt compile`; the probe updates its sources' versions
+  std::filesystem::path manifest;  // the manifest.json `project` was read from (parse_reuse.h)
   // The nodes and checks --select minus --exclude names; nullopt when neither flag was given.
   std::optional<dbt::ResolvedSelection> selection;
   // The nodes dbt compile stopped on and left to dbt build (CompileDeferral::until_build);
@@ -64,11 +66,11 @@ struct PreparedRun {
 // could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx` must outlive the
 // result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
-// With `recorded` (ods state run) and compile_scope_setting() "changed": `dbt parse` first, the
-// parsed project read, `recorded` asked for the state it continues, and dbt compile only for the
-// nodes plan_compile() does not let stand (none: no compile at all); the others take their
-// recorded `sql` (apply_recorded_sql). Its errors are reported (kExitFailed; kExitUsage for a
-// bad --compile or $ODS_COMPILE).
+// With `recorded` (ods state run) and compile_scope_setting() "changed": `dbt parse` first
+// (parse_project: no manifest written when the parse changed nothing), the parsed project read, `recorded` asked for
+// the state it continues, and dbt compile only for the nodes plan_compile() does not let stand (none: no compile at
+// all); the others take their recorded `sql` (apply_recorded_sql). Its errors are reported (kExitFailed; kExitUsage for
+// a bad --compile or $ODS_COMPILE).
 [[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                                           DeclaredPackages packages = DeclaredPackages::leave,
                                                           CompileDeferral deferral = CompileDeferral::never,

@@ -29,6 +29,14 @@
 # command's own invocation id (and generated_at to the command's time), so the manifest.json a command writes belongs to that command
 # as the run_results.json beside it does.
 #
+# One request is not a dbt command: {"args": [..., "ods-write-manifest", "<dir>", ...]} writes
+# the manifest the driver keeps, as the last command left it, into <dir> (manifest.json and
+# semantic_manifest.json, with dbt's own write_manifest, as `dbt parse` writes them) and runs
+# nothing; the other arguments (--log-format json, the session's shared flags) are ignored. Exit code 0, or 2
+# with the reason on stderr when it keeps no manifest or the write fails. ods sends it after
+# `dbt parse --no-write-json`, so a parse that changed nothing writes no manifest at all
+# (cli/src/shared/parse_reuse.h).
+#
 # Ctrl-C: ods sends SIGINT to the driver's process group. dbt stops the command as it does
 # when run alone (cancels its queries, reports keyboard_interrupt); the driver then reports
 # exit code 2 and exits, so nothing runs after an interruption.
@@ -45,6 +53,7 @@ SUPPORTED = "dbt-core 1.8 to 1.12 (manifest schema v12)"
 COMPILED_STATE = {"compiled", "compiled_code", "compiled_path", "extra_ctes_injected", "extra_ctes", "_pre_injected_sql"}
 PARSED_FIELDS = {"contract", "depends_on", "functions", "language", "metrics", "refs", "sources"}
 
+WRITE_MANIFEST = "ods-write-manifest"
 PARSE_FLAGS = ("--project-dir", "--profiles-dir", "--target", "--vars", "-t")
 
 
@@ -120,6 +129,7 @@ def missing_features():
         from dbt.cli.main import cli, dbtRunner
         from dbt.contracts.graph.manifest import ManifestMetadata
         from dbt.contracts.graph.nodes import CompiledNode, ParsedNode, SqlNode  # noqa: F401
+        from dbt.parser.manifest import write_manifest  # noqa: F401
         from dbt_common.invocation import get_invocation_id  # noqa: F401
     except Exception as e:
         return "an interface the driver uses is missing: " + type(e).__name__ + ": " + str(e)
@@ -184,7 +194,27 @@ def main():
                 manifest.metadata.invocation_started_at = get_invocation_started_at()
             manifest.metadata.generated_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
+    def write_kept(args):
+        at = args.index(WRITE_MANIFEST) + 1
+        if at >= len(args) or not args[at] or args[at].startswith("-"):
+            sys.stderr.write("ods dbt driver: " + WRITE_MANIFEST + " needs the directory to write to\n")
+            return 2, False
+        if state["manifest"] is None:
+            sys.stderr.write("ods dbt driver: no parsed manifest to write: no command has parsed the project\n")
+            return 2, False
+        from dbt.parser.manifest import write_manifest
+
+        try:
+            os.makedirs(args[at], exist_ok=True)
+            write_manifest(state["manifest"], args[at])
+        except OSError as e:
+            sys.stderr.write("ods dbt driver: cannot write the manifest into " + args[at] + ": " + str(e) + "\n")
+            return 2, False
+        return 0, False
+
     def run(args):
+        if WRITE_MANIFEST in args:
+            return write_kept(args)
         key = parse_key(args)
         if key != state["key"]:
             state["manifest"], state["key"] = None, key

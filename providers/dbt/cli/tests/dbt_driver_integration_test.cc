@@ -1,7 +1,8 @@
 // The ods dbt driver with the real dbt (./.venv) on a private copy of examples/shop: several
 // commands in one driver process, each with its own invocation id and artifacts; a failing
 // command reports dbt's error text and leaves the driver usable; Ctrl-C during a build ends
-// the command interrupted and the driver with it.
+// the command interrupted and the driver with it; `ods-write-manifest` writes the kept parse as
+// `dbt parse` would.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -106,6 +107,34 @@ TEST_F(DbtDriverIntegration, CommandsShareOneDriverYetKeepTheirOwnArtifacts) {
   EXPECT_EQ(run_results["results"].size(), static_cast<std::size_t>(built->progress.total()));
   for (const auto& [id, node] : manifest["nodes"].items()) EXPECT_EQ(id.find("inline_query"), std::string::npos);
   EXPECT_EQ(live_drivers(), 1);
+}
+
+// `ods-write-manifest DIR`: the manifest the driver keeps, written as `dbt parse` writes it
+// (the same document but for its metadata), after a parse that wrote none; before any parse,
+// a refusal that says why.
+TEST_F(DbtDriverIntegration, TheKeptManifestIsWrittenOnRequestAsDbtParseWritesIt) {
+  const fs::path copy = project_.dir() / "target" / "ods-parse";
+  auto early = run({kDriverWriteManifest, copy.string()});
+  ASSERT_TRUE(early) << early.error().message;
+  EXPECT_EQ(early->outcome, DbtOutcome::failed);
+  EXPECT_NE(early->error_text().find("no parsed manifest to write"), std::string::npos) << early->error_text();
+
+  auto parsed = run({"parse", "--no-write-json"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->outcome, DbtOutcome::succeeded) << parsed->error_text();
+  EXPECT_FALSE(fs::exists(project_.dir() / "target" / "manifest.json"));
+  auto written = run({kDriverWriteManifest, copy.string()});
+  ASSERT_TRUE(written) << written.error().message;
+  ASSERT_EQ(written->outcome, DbtOutcome::succeeded) << written->error_text();
+
+  ods::testing::ProcessResult plain = project_.dbt({"parse"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output << plain.errors;
+  auto kept = read_json(copy / "manifest.json");
+  auto parsed_by_dbt = read_json(project_.dir() / "target" / "manifest.json");
+  ASSERT_FALSE(kept.is_discarded());
+  kept.erase("metadata");
+  parsed_by_dbt.erase("metadata");
+  EXPECT_EQ(kept, parsed_by_dbt);
 }
 
 TEST_F(DbtDriverIntegration, CtrlCDuringABuildInterruptsItAndEndsTheDriver) {

@@ -25,6 +25,11 @@ namespace ods::dbt {
 // binary, an unreadable file), which ods then runs as a process per command.
 std::optional<std::filesystem::path> console_script_python(const std::filesystem::path& dbt);
 
+// Not a dbt command but a request of the driver: `{kDriverWriteManifest, DIR}` as a command's
+// arguments writes the manifest the driver keeps into DIR (ods_dbt_driver.py, write_kept); exit
+// code 2 with the reason when it keeps none. Only for a launcher that keeps_manifest().
+inline constexpr const char* kDriverWriteManifest = "ods-write-manifest";
+
 // The driver's Python source, as ods embeds it.
 std::string_view dbt_driver_source();
 

@@ -1,0 +1,47 @@
+#pragma once
+// `dbt parse` for `ods state run` without writing a manifest nobody needs written again. dbt's
+// parse of a project where nothing changed is mostly spent writing manifest.json (about 60% of
+// a warm `dbt parse`, measured in docs/compile-key.md); its partial parsing already knows from its
+// own state, partial_parse.msgpack, that nothing changed. So in the ods dbt driver ODS parses with
+// `--no-write-json` and reads the copy of the manifest it wrote after an earlier parse whose
+// partial-parse state was byte for byte the one on disk now.
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "dbt_session.h"
+
+namespace ods::cli {
+
+struct ParsedManifest {
+  std::filesystem::path manifest;  // the manifest.json of this parse, to read the project from
+  bool reused = false;             // it is the copy an earlier parse wrote (nothing was written now)
+};
+
+// Where the copy lives: <target-dir>/ods-parse (manifest.json, semantic_manifest.json, and
+// partial_parse.msgpack.sha256, the SHA-256 of dbt's partial-parse state the copy was written
+// with).
+std::filesystem::path parse_copy_dir(const CommandContext& ctx);
+
+// Parses the project through `session` (a step line first) and says where its manifest is.
+//
+// In the ods dbt driver (session.runs_in_driver()): `dbt parse --no-write-json --target-path
+// <target-dir>`, then the SHA-256 of <target-dir>/partial_parse.msgpack. After a parse dbt's
+// kept manifest is exactly that file's content: dbt either found nothing changed and took the
+// manifest from it, or parsed and wrote it. So when the digest equals the one recorded beside the
+// copy, the copy is this parse's manifest (reused). Otherwise the driver writes the kept manifest
+// into the copy's folder (the old digest removed first, the new one written after, atomically:
+// a crash in between leaves no digest, so the next run writes again). Never reused with
+// $DBT_PARTIAL_PARSE_FILE_PATH set (dbt then reads its state from another file), nor without
+// partial_parse.msgpack.
+// A dbt process per command, or a driver that declines to keep the manifest: a plain `dbt
+// parse` (`target_path`: --target-path flags for it), <target-dir>/manifest.json.
+//
+// Returns the exit code after reporting on ctx.err: kExitFailed when dbt parse failed, was
+// interrupted or the copy could not be written.
+[[nodiscard]] std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
+                                                               const std::vector<std::string>& target_path);
+
+}  // namespace ods::cli
