@@ -17,7 +17,8 @@
 # first build of 10k nodes takes many minutes on a small machine.
 #
 # Then the compile key's figures (issue 28, docs/compile-key.md), printed after the table for
-# each size: the no-change run (keyed: `dbt parse`, compile only what changed) against the
+# each size: the no-change run (keyed: `dbt parse`, which writes no manifest when nothing changed
+# (the line says whether it did), compile only what changed) against the
 # floor (the probe's `dbt show` driven directly: dbt's start, its warm parse and the probe's
 # statements; captured from a no-change run with ODS_DBT_DRIVER=off, as bench/state_run.sh
 # does) and against a no-change run with `--compile all` (today's full compile), in the same
@@ -114,7 +115,10 @@ for n in "${sizes[@]}"; do
   row "$n" "no change, --compile all" "$tmp/all.json"
   l_all=$(load1)
   keyed=$(total "$tmp/same.json") all=$(total "$tmp/all.json")
-  keyed_lines+=("$("$py" -c 'import sys; n,k,f,a,lk,lf,la=sys.argv[1:]; k,f,a=float(k),float(f),float(a); print("%s nodes, nothing changed: keyed compile %.2f s (load %s), floor %.2f s (load %s), --compile all %.2f s (load %s); keyed / floor %.2f (target <= 1.15), keyed / --compile all %.2f (target <= 0.3)" % (n,k,lk,f,lf,a,la,k/f,k/a))' "$n" "$keyed" "$floor" "$all" "$l_keyed" "$l_floor" "$l_all")")
+  # whether the no-change run stood on the last parse's manifest (docs/compile-key.md, "Parsing")
+  parse=written
+  grep -q 'its manifest stands, none written' "$tmp/same.json.err" && parse="reused, no manifest written"
+  keyed_lines+=("$("$py" -c 'import sys; n,k,f,a,lk,lf,la,pr=sys.argv[1:]; k,f,a=float(k),float(f),float(a); print("%s nodes, nothing changed: keyed compile %.2f s (load %s; parse %s), floor %.2f s (load %s), --compile all %.2f s (load %s); keyed / floor %.2f (target <= 1.15), keyed / --compile all %.2f (target <= 0.3)" % (n,k,lk,pr,f,lf,a,la,k/f,k/a))' "$n" "$keyed" "$floor" "$all" "$l_keyed" "$l_floor" "$l_all" "$parse")")
   run_logged "$tmp/gen1.json" "$py" "$bench/gen_project.py" "$n" "$p" --changed-percent 1
   log "$n nodes: ods state run, 1% changed ($("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["changed_models"])' "$tmp/gen1.json") models edited)"
   ods_run "$p" "$tmp/changed.json"
