@@ -1,7 +1,7 @@
 #pragma once
-// `dbt parse` for `ods state run` without writing a manifest nobody needs written again. dbt's
-// parse of a project where nothing changed is mostly spent writing manifest.json (about 60% of
-// a warm `dbt parse`, measured in docs/compile-key.md); its partial parsing already knows from its
+// `dbt parse` for `ods state run` without writing a manifest nobody needs written again. Writing
+// manifest.json is a third or more of a warm `dbt parse` of a project where nothing changed
+// (measured in docs/compile-key.md, "Parsing"); dbt's partial parsing already knows from its
 // own state, partial_parse.msgpack, that nothing changed. So in the ods dbt driver ODS parses with
 // `--no-write-json` and reads the copy of the manifest it wrote after an earlier parse whose
 // partial-parse state was byte for byte the one on disk now.
