@@ -76,8 +76,9 @@ std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtS
   }
   std::error_code ec;
   fs::remove(dir / kDigestFile, ec);
-  if (ec) return std::unexpected(report(ctx, {"io", "Cannot remove " + (dir / kDigestFile).string() + ": " +
-                                                        ec.message() + "."}));
+  if (ec)
+    return std::unexpected(
+        report(ctx, {"io", "Cannot remove " + (dir / kDigestFile).string() + ": " + ec.message() + "."}));
   if (auto written = session.write_kept_manifest(dir); !written) return std::unexpected(report(ctx, written.error()));
   if (digest) {
     if (auto recorded = record_digest(dir, *digest); !recorded) return std::unexpected(report(ctx, recorded.error()));

@@ -1,0 +1,185 @@
+// parse_project (parse_reuse.h) against a scripted dbt session: when the copy of the last parse
+// stands, when the driver is asked to write it, the order that keeps a stopped run from leaving
+// a digest beside a half-written copy, and the paths without the driver. The real dbt is in
+// tests/integration/parse_reuse_test.cc.
+#include "parse_reuse.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "exit_codes.h"
+#include "harness/temp_dir.h"
+
+namespace ods::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// A dbt session whose `dbt parse` writes `state` as the partial-parse state (unless empty) and
+// whose driver writes `{}` as the manifest, noting what was on disk when it did.
+class ScriptedSession final : public DbtSession {
+ public:
+  explicit ScriptedSession(fs::path target_dir) : target_dir_(std::move(target_dir)) {}
+
+  Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override {
+    calls.push_back(args);
+    dbt::DbtCommandResult result;
+    result.exit_code = parse_exit_code;
+    if (result.exit_code == 0 && !state.empty()) write_text(target_dir_ / "partial_parse.msgpack", state);
+    if (result.exit_code != 0) result.error_text = "Parsing Error in model broken";
+    return result;
+  }
+  Result<dbt::DbtCommandResult> run_with_progress(const std::vector<std::string>& args, const std::string&) override {
+    return run(args);
+  }
+  std::vector<std::string> shared_flags() const override { return {}; }
+  bool one_parse() const override { return driver && keeps; }
+  bool runs_in_driver() override { return driver; }
+  Result<void> write_kept_manifest(const fs::path& dir) override {
+    ++writes;
+    digest_present_while_writing |= fs::exists(dir / "partial_parse.msgpack.sha256");
+    if (!write_error.empty()) return fail("dbt_failed", write_error);
+    write_text(dir / "manifest.json", "{}");
+    return {};
+  }
+  std::unique_ptr<DbtSession> sibling() const override { return nullptr; }
+
+  bool driver = true;  // runs_in_driver()
+  bool keeps = true;   // the driver keeps the manifest (one_parse() after the first command)
+  int parse_exit_code = 0;
+  std::string state = "state one";  // what a parse leaves in partial_parse.msgpack ("": nothing)
+  std::string write_error;          // write_kept_manifest fails with it
+  std::vector<std::vector<std::string>> calls;
+  int writes = 0;
+  bool digest_present_while_writing = false;
+
+ private:
+  fs::path target_dir_;
+};
+
+class ParseProject : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = tmp_.path();
+    ctx_.project_dir = dir_;
+    ctx_.target_dir = dir_ / "target";
+    ctx_.out = &out_;
+    ctx_.err = &err_;
+    ctx_.format = "json";  // step lines on the error stream, as with --format json
+    ctx_.env.getenv = [this](const std::string& name) { return env_.contains(name) ? env_.at(name) : ""; };
+    ctx_.env.is_set = [this](const std::string& name) { return env_.contains(name); };
+  }
+
+  std::expected<ParsedManifest, int> parse(ScriptedSession& session) {
+    err_.str("");
+    return parse_project(ctx_, session, {});
+  }
+
+  ods::testing::TempDir tmp_{"parse_reuse"};
+  fs::path dir_;
+  std::map<std::string, std::string> env_;
+  std::ostringstream out_, err_;
+  CommandContext ctx_;
+};
+
+TEST_F(ParseProject, TheFirstParseWritesTheCopyAndTheNextWithTheSameStateStandsOnIt) {
+  ScriptedSession session(ctx_.target_dir);
+  auto first = parse(session);
+  ASSERT_TRUE(first) << err_.str();
+  EXPECT_FALSE(first->reused);
+  EXPECT_EQ(first->manifest, fs::absolute(ctx_.target_dir / "ods-parse" / "manifest.json").lexically_normal());
+  EXPECT_EQ(session.writes, 1);
+  EXPECT_EQ(session.calls.at(0).at(1), "--no-write-json") << "the parse itself writes no manifest";
+  EXPECT_TRUE(fs::exists(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256"));
+
+  auto second = parse(session);
+  ASSERT_TRUE(second) << err_.str();
+  EXPECT_TRUE(second->reused);
+  EXPECT_EQ(second->manifest, first->manifest);
+  EXPECT_EQ(session.writes, 1) << "nothing changed: nothing written";
+  EXPECT_NE(err_.str().find("its manifest stands, none written"), std::string::npos) << err_.str();
+}
+
+TEST_F(ParseProject, AnotherStateWritesTheCopyAgainWithTheDigestRemovedWhileItIsWritten) {
+  ScriptedSession session(ctx_.target_dir);
+  ASSERT_TRUE(parse(session));
+  session.state = "state two";  // dbt parsed something that changed and wrote its state
+  auto changed = parse(session);
+  ASSERT_TRUE(changed) << err_.str();
+  EXPECT_FALSE(changed->reused);
+  EXPECT_EQ(session.writes, 2);
+  EXPECT_FALSE(session.digest_present_while_writing) << "a run stopped mid-write would leave a digest";
+  EXPECT_TRUE(parse(session)->reused) << "the new state's digest was recorded";
+}
+
+TEST_F(ParseProject, ATamperedDigestOrAMissingCopyOrStateIsWrittenAgain) {
+  ScriptedSession session(ctx_.target_dir);
+  ASSERT_TRUE(parse(session));
+  write_text(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256", std::string(64, '0') + "\n");
+  EXPECT_FALSE(parse(session)->reused);
+  fs::remove(ctx_.target_dir / "ods-parse" / "manifest.json");
+  EXPECT_FALSE(parse(session)->reused);
+  EXPECT_TRUE(parse(session)->reused);
+
+  fs::remove(ctx_.target_dir / "partial_parse.msgpack");
+  session.state = "";  // a parse that leaves no partial-parse state (partial parsing off)
+  EXPECT_FALSE(parse(session)->reused);
+  EXPECT_FALSE(parse(session)->reused) << "without a state nothing proves the copy";
+  EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256"));
+}
+
+TEST_F(ParseProject, WithAnotherPartialParseFileTheCopyNeverStands) {
+  env_["DBT_PARTIAL_PARSE_FILE_PATH"] = (dir_ / "elsewhere.msgpack").string();
+  ScriptedSession session(ctx_.target_dir);
+  ASSERT_TRUE(parse(session));
+  EXPECT_FALSE(parse(session)->reused);
+  EXPECT_EQ(session.writes, 2);
+}
+
+TEST_F(ParseProject, WithoutTheDriverOrWhenItKeepsNoParseDbtParseWritesTheManifestItself) {
+  ScriptedSession process_per_command(ctx_.target_dir);
+  process_per_command.driver = false;
+  auto plain = parse(process_per_command);
+  ASSERT_TRUE(plain) << err_.str();
+  EXPECT_EQ(plain->manifest, ctx_.target_dir / "manifest.json");
+  EXPECT_EQ(process_per_command.calls.size(), 1U);
+  EXPECT_EQ(process_per_command.calls.at(0), std::vector<std::string>{"parse"});
+
+  ScriptedSession declined(ctx_.target_dir);
+  declined.keeps = false;
+  auto again = parse(declined);
+  ASSERT_TRUE(again) << err_.str();
+  EXPECT_EQ(again->manifest, ctx_.target_dir / "manifest.json");
+  ASSERT_EQ(declined.calls.size(), 2U) << "the parse without a manifest, then one that writes it";
+  EXPECT_EQ(declined.calls.at(1), std::vector<std::string>{"parse"});
+  EXPECT_EQ(declined.writes, 0);
+}
+
+TEST_F(ParseProject, AFailedParseOrWriteFailsWithTheReasonAndRecordsNoDigest) {
+  ScriptedSession failing(ctx_.target_dir);
+  failing.parse_exit_code = 2;
+  auto failed = parse(failing);
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error(), kExitFailed);
+  EXPECT_NE(err_.str().find("Parsing Error in model broken"), std::string::npos) << err_.str();
+
+  ScriptedSession unwritable(ctx_.target_dir);
+  unwritable.write_error = "The ods dbt driver could not write the parsed manifest into target/ods-parse: disk full.";
+  auto refused = parse(unwritable);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(err_.str().find("disk full"), std::string::npos) << err_.str();
+  EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256"));
+}
+
+}  // namespace
+}  // namespace ods::cli
