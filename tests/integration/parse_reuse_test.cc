@@ -70,8 +70,9 @@ class ParseReuse : public ::testing::Test {
     project_->write("seeds/raw_items.csv", "id,price\n1,10\n2,20\n");
     project_->write("models/stg_items.sql", "select id, price from {{ ref('raw_items') }}\n");
     project_->write("models/priced.sql", "select id, price * 2 as doubled from {{ ref('stg_items') }}\n");
-    project_->write("models/tagged.sql",
-                    "{{ config(meta={'tag': env_var('PARSE_TAG', 'none')}) }}\nselect id from {{ ref('stg_items') }}\n");
+    project_->write(
+        "models/tagged.sql",
+        "{{ config(meta={'tag': env_var('PARSE_TAG', 'none')}) }}\nselect id from {{ ref('stg_items') }}\n");
   }
 
   RunOutput run(const std::vector<std::string>& extra = {}) const {
