@@ -32,8 +32,10 @@
 # One request is not a dbt command: {"args": [..., "ods-write-manifest", "<dir>", ...]} writes
 # the manifest the driver keeps, as the last command left it, into <dir> (manifest.json and
 # semantic_manifest.json, with dbt's own write_manifest, as `dbt parse` writes them) and runs
-# nothing; the other arguments (--log-format json, the session's shared flags) are ignored. Exit code 0, or 2
-# with the reason on stderr when it keeps no manifest or the write fails. ods sends it after
+# nothing; the other arguments (--log-format json, the session's shared flags) are ignored. Exit
+# code 0, or 2 when it keeps no manifest or the write fails, with the reason as an error-level
+# event in dbt's JSON log shape on stdout ({"info": {"name": "OdsDriverError", "level": "error",
+# "msg": ...}}): stdout keeps its order with the end line, where stderr, read apart, may not. ods sends it after
 # `dbt parse --no-write-json`, so a parse that changed nothing writes no manifest at all
 # (cli/src/shared/parse_reuse.h).
 #
@@ -194,22 +196,25 @@ def main():
                 manifest.metadata.invocation_started_at = get_invocation_started_at()
             manifest.metadata.generated_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
+    def refuse(message):
+        info = {"name": "OdsDriverError", "level": "error", "msg": "ods dbt driver: " + message}
+        event = {"info": info, "data": {}}
+        sys.stdout.write(json.dumps(event) + "\n")
+        return 2, False
+
     def write_kept(args):
         at = args.index(WRITE_MANIFEST) + 1
         if at >= len(args) or not args[at] or args[at].startswith("-"):
-            sys.stderr.write("ods dbt driver: " + WRITE_MANIFEST + " needs the directory to write to\n")
-            return 2, False
+            return refuse(WRITE_MANIFEST + " needs the directory to write to")
         if state["manifest"] is None:
-            sys.stderr.write("ods dbt driver: no parsed manifest to write: no command has parsed the project\n")
-            return 2, False
+            return refuse("no parsed manifest to write: no command has parsed the project")
         from dbt.parser.manifest import write_manifest
 
         try:
             os.makedirs(args[at], exist_ok=True)
             write_manifest(state["manifest"], args[at])
         except OSError as e:
-            sys.stderr.write("ods dbt driver: cannot write the manifest into " + args[at] + ": " + str(e) + "\n")
-            return 2, False
+            return refuse("cannot write the manifest into " + args[at] + ": " + str(e))
         return 0, False
 
     def run(args):
