@@ -9,7 +9,9 @@
 #   stdout, to ods:   dbt's own JSON log events while the command runs, then
 #                     {"ods_driver": {"exit_code": N}} when it has ended.
 # Exit codes are dbt's own: 0 success, 1 the command ran and failed (a model error), 2 dbt
-# raised an error (or a usage error). End of stdin: the driver exits 0.
+# raised an error (or a usage error). What the driver itself says of a command (a usage error,
+# an exception dbt did not handle, a refused request) is an error-level event on stdout
+# (error_event), before the end line. End of stdin: the driver exits 0.
 #
 # Before reading any request the driver says what the running dbt offers, in one line:
 #   {"ods_driver": {"dbt_version": "1.9.11", "manifest_schema": "<url>", "keep_manifest": true}}
@@ -159,6 +161,14 @@ def missing_features():
     return ""
 
 
+def error_event(message):
+    # What the driver itself has to say of a command: an error-level event in dbt's JSON log
+    # shape on stdout, so it reaches ods in order, before the command's end line (stderr is read
+    # apart and could arrive after it).
+    info = {"name": "OdsDriverError", "level": "error", "msg": message}
+    sys.stdout.write(json.dumps({"info": info, "data": {}}) + "\n")
+
+
 def report(exit_code):
     sys.stdout.write(json.dumps({"ods_driver": {"exit_code": exit_code}}) + "\n")
     sys.stdout.flush()
@@ -197,9 +207,7 @@ def main():
             manifest.metadata.generated_at = datetime.now(timezone.utc).replace(tzinfo=None)
 
     def refuse(message):
-        info = {"name": "OdsDriverError", "level": "error", "msg": "ods dbt driver: " + message}
-        event = {"info": info, "data": {}}
-        sys.stdout.write(json.dumps(event) + "\n")
+        error_event("ods dbt driver: " + message)
         return 2, False
 
     def write_kept(args):
@@ -238,7 +246,7 @@ def main():
             code = 2
             interrupted = isinstance(e.exception, KeyboardInterrupt)
         except (BadOptionUsage, NoSuchOption, UsageError) as e:
-            sys.stderr.write("dbt: usage error: " + e.format_message() + "\n")
+            error_event("dbt: usage error: " + e.format_message())
             code = 2
         except ClickExit as e:
             code = e.exit_code
@@ -261,7 +269,7 @@ def main():
         except KeyboardInterrupt:
             code, interrupted = 2, True
         except BaseException as e:  # dbt's own handler reports most errors; this is the rest
-            sys.stderr.write("ods dbt driver: " + type(e).__name__ + ": " + str(e) + "\n")
+            error_event("ods dbt driver: " + type(e).__name__ + ": " + str(e))
             code, interrupted = 2, False
         sys.stderr.flush()
         report(code)

@@ -137,6 +137,18 @@ TEST_F(DbtDriverIntegration, TheKeptManifestIsWrittenOnRequestAsDbtParseWritesIt
   EXPECT_EQ(kept, parsed_by_dbt);
 }
 
+// What the driver says of a command itself (here dbt's usage error) is in that command's error
+// text, every time: it comes on stdout, in order with the command's end.
+TEST_F(DbtDriverIntegration, AUsageErrorNamesTheFlagInItsCommandsErrorText) {
+  for (int i = 0; i < 3; ++i) {
+    auto refused = run({"parse", "--no-such-flag"});
+    ASSERT_TRUE(refused) << refused.error().message;
+    EXPECT_EQ(refused->outcome, DbtOutcome::failed);
+    EXPECT_NE(refused->error_text().find("usage error"), std::string::npos) << refused->error_text();
+    EXPECT_NE(refused->error_text().find("--no-such-flag"), std::string::npos) << refused->error_text();
+  }
+}
+
 TEST_F(DbtDriverIntegration, CtrlCDuringABuildInterruptsItAndEndsTheDriver) {
   auto compiled = run({"compile"});
   ASSERT_TRUE(compiled) << compiled.error().message;
