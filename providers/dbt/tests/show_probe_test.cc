@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace ods::dbt {
@@ -55,6 +56,10 @@ TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
   ASSERT_TRUE(report) << report.error().message;
   EXPECT_EQ(dbt.last_args[0], "show");
   EXPECT_EQ(dbt.last_args.back(), "dev");
+  EXPECT_NE(std::find(dbt.last_args.begin(), dbt.last_args.end(), "--no-write-json"), dbt.last_args.end())
+      << "the answer is in the events; the call writes no manifest";
+  EXPECT_NE(std::find(dbt.last_args.begin(), dbt.last_args.end(), "--no-populate-cache"), dbt.last_args.end())
+      << "the program lists the relations it reads itself";
   ASSERT_EQ(report->sources.size(), 3u);
   EXPECT_EQ(report->sources["source.p.raw.a"].status, contracts::ProbeAnswer::Status::ok);
   EXPECT_EQ(report->sources["source.p.raw.a"].rows["content"]["row_count"], "3");

@@ -4,7 +4,8 @@
 // line with the project), checks which relations exist (one listing per schema), runs the
 // request's statements on each matching source relation, measures each statement's
 // duration, and prints its answer as one JSON value that the provider reads back from
-// dbt's ShowNode log event.
+// dbt's ShowNode log event. The call writes no artifacts (--no-write-json: only its events are
+// read) and fills no relation cache (--no-populate-cache: it lists what it needs itself).
 #include <memory>
 #include <string>
 #include <vector>
