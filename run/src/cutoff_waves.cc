@@ -41,6 +41,8 @@ void collect_descendants(const std::string& from,
 
 }  // namespace
 
+bool own_edit_defers_to_readers(const std::string& code) { return code == "fingerprint_changed"; }
+
 bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
   if (code == "new_upstream_data") return true;
   if (!code_cutoff) return false;
@@ -70,6 +72,7 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
   for (const auto& n : inputs.nodes)
     for (const auto& p : n.parents) children[p].push_back(n.id);
   std::set<std::string> later;
+  int own_edits = 0;  // candidates passed over for their readers (own_edit_defers_to_readers)
   for (const auto& e : plan.entries) {
     if (e.action != planner::Action::build || e.resource_type != "model" || e.reasons.empty() ||
         !cutoff_candidate_reason(e.reasons.front().code, code_cutoff))
@@ -77,13 +80,20 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
     std::set<std::string> below;
     collect_descendants(e.id, children, building, below);
     if (below.empty()) continue;
+    if (mode == CutoffMode::automatic && own_edit_defers_to_readers(e.reasons.front().code)) {
+      ++own_edits;
+      continue;
+    }
     wave.candidates.push_back(e.id);
     later.insert(below.begin(), below.end());
   }
   // A candidate below another candidate waits too: its own cutoff is judged in a later wave.
   std::erase_if(wave.candidates, [&](const std::string& id) { return later.contains(id); });
   if (wave.candidates.empty())
-    return all_now(code_cutoff ? "no node built for new data or a code change has descendants to spare"
+    return all_now(code_cutoff ? "no node built for new data or a code change has descendants to spare" +
+                                     std::string(own_edits == 0 ? ""
+                                                                : " (edited models build with their readers, and "
+                                                                  "those have nothing below them to spare)")
                                : "no node built only for new data has descendants to spare");
   for (const auto& id : later)
     if (auto s = node_seconds.find(id); s != node_seconds.end()) wave.spare_seconds += s->second;
@@ -101,7 +111,10 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
              seconds_text(wave.spare_seconds) + " when last built" +
              (mode == CutoffMode::always ? ", --cutoff always"
                                          : " > " + seconds_text(extra_call_seconds) + " for another dbt call") +
-             ")";
+             ")" +
+             (own_edits == 0 ? ""
+                             : "; " + std::to_string(own_edits) +
+                                   " edited model(s) build with their readers, whose content decides instead");
   return wave;
 }
 

@@ -121,5 +121,30 @@ TEST(CutoffWaves, ACodeChangeIsACandidateOnlyWhereTheContentCoversTheColumns) {
   EXPECT_TRUE(cutoff_candidate_reason("new_upstream_data", false));
 }
 
+// In `auto`, a model whose own code was edited is expected to come out different: it builds
+// with its readers, and their content decides what lies below them. `always` keeps the boundary
+// right after it.
+TEST(CutoffWaves, AnEditedModelBuildsWithItsReadersInAuto) {
+  Fixture f("fingerprint_changed");                                  // stg edited; mid and top below it
+  f.plan.entries[2].reasons.front().code = "upstream_code_changed";  // mid reads the edited stg
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 10.0, CutoffMode::automatic, true, true);
+  EXPECT_EQ(w.candidates, (Ids{"mid"}));
+  EXPECT_EQ(w.now, (Ids{"other", "stg", "mid"}));
+  EXPECT_EQ(w.later, (Ids{"top"}));
+  EXPECT_NE(w.why.find("1 edited model(s) build with their readers"), std::string::npos) << w.why;
+  Wave always = next_wave(f.inputs, f.plan, kSeconds, 10.0, CutoffMode::always, true, true);
+  EXPECT_EQ(always.candidates, (Ids{"stg"}));
+  EXPECT_EQ(always.later, (Ids{"mid", "top"}));
+}
+
+TEST(CutoffWaves, AnEditedModelWhoseReadersHaveNothingBelowIsOneWave) {
+  Fixture f("fingerprint_changed");
+  f.plan.entries[2].reasons.front().code = "upstream_code_changed";
+  f.plan.entries[3].action = planner::Action::reuse;  // top reused: mid has nothing below it
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 0.0, CutoffMode::automatic, true, true);
+  EXPECT_TRUE(w.later.empty());
+  EXPECT_NE(w.why.find("edited models build with their readers"), std::string::npos) << w.why;
+}
+
 }  // namespace
 }  // namespace ods::run
