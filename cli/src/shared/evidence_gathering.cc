@@ -110,6 +110,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
     out.relations_exist.emplace();  // asked, nothing verified: reuse candidates build relation_unverified
   } else {
     out.relations_exist = report->relations_exist;
+    out.relation_kinds = report->relation_kinds;
     out.target = report->target;
     out.call_seconds = report->call_seconds;
     if (provider) {

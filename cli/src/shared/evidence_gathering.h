@@ -22,6 +22,7 @@ struct WarehouseOptions {
 
 struct GatheredEvidence {
   std::optional<std::map<std::string, bool>> relations_exist;  // nullopt only when nothing could be asked
+  std::map<std::string, std::string> relation_kinds;           // node id -> kind as listed (ProbeReport)
   std::map<std::string, double> probe_seconds;                 // source id -> statement latency
   double call_seconds = 0;
   std::string observed_at;

@@ -59,7 +59,10 @@ class ParallelShowProbe final : public contracts::RelationProbe {
       }
       merged.sources.merge(result->sources);
       merged.contents.merge(result->contents);
-      if (i == 0) merged.relations_exist = std::move(result->relations_exist);
+      if (i == 0) {
+        merged.relations_exist = std::move(result->relations_exist);
+        merged.relation_kinds = std::move(result->relation_kinds);
+      }
       if (i == 0) merged.target = std::move(result->target);
       source_share.merge(result->sources_elsewhere);
       content_share.merge(result->contents_elsewhere);

@@ -154,6 +154,9 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     if (answer.contains("nodes") && answer["nodes"].is_object())
       for (const auto& [id, exists] : answer["nodes"].items())
         if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();
+    if (answer.contains("node_kinds") && answer["node_kinds"].is_object())
+      for (const auto& [id, kind] : answer["node_kinds"].items())
+        if (kind.is_string()) report.relation_kinds[id] = kind.get<std::string>();
     return report;
   }
   return fail("probe_failed", "dbt show printed no ShowNode event with the probe's answer");

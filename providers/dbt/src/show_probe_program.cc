@@ -15,7 +15,9 @@ namespace {
 // objects (dbt-bigquery), name and type columns (dbt-duckdb, dbt-postgres), name and kind
 // (dbt-snowflake's `show objects`), or dbt-spark's `show table extended` rows, whose
 // information text gives the type and the table format (Provider); a file_format column gives
-// the format where an adapter lists one. Each relation gets the first branch whose kinds and
+// the format where an adapter lists one. A node's relation kind as listed (lower case: dbt-duckdb's and
+// dbt-postgres's type, dbt-bigquery's relation type, Snowflake's kind; none from Spark's rows)
+// is answered in node_kinds. Each relation gets the first branch whose kinds and
 // format match (the request's filter, then its fallbacks in order); a relation matching none is
 // skipped, never queried. A statement with a condition (only_if) runs only when an earlier
 // statement's first row holds a whole number no larger than its limit in the named column.
@@ -29,7 +31,7 @@ namespace {
 // node existence is share 0's. A split probe refuses dbt-spark's session mode (each process
 // would start its own Spark on one Derby metastore), failing the call with a message that says so.
 constexpr const char* kProgram = R"JINJA(
-{%- set ods = {'sources': {}, 'nodes': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
+{%- set ods = {'sources': {}, 'nodes': {}, 'node_kinds': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
 {%- set ods_items = [] -%}
@@ -66,12 +68,12 @@ constexpr const char* kProgram = R"JINJA(
       {%- set listing = list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
       {%- set cols = listing.column_names -%}
       {%- for r in listing -%}
-        {%- set l = namespace(name=none, type='table', format='') -%}
-        {%- if r.identifier is defined -%}{%- set l.name = r.identifier -%}{%- set l.type = 'view' if 'view' in (r.type | string | lower) else 'table' -%}
+        {%- set l = namespace(name=none, type='table', format='', kind='') -%}
+        {%- if r.identifier is defined -%}{%- set l.name = r.identifier -%}{%- set l.kind = r.type | string | lower -%}{%- set l.type = 'view' if 'view' in l.kind else 'table' -%}
         {%- else -%}
         {%- for c in ['name', 'tableName', 'table_name'] -%}{%- if l.name is none and c in cols -%}{%- set l.name = r[c] -%}{%- endif -%}{%- endfor -%}
-        {%- for c in ['table_type', 'kind'] -%}{%- if c in cols -%}{%- set l.type = 'view' if 'view' in (r[c] | string | lower) else 'table' -%}{%- endif -%}{%- endfor -%}
-        {%- if 'type' in cols -%}{%- set l.type = r['type'] | string | lower -%}{%- endif -%}
+        {%- for c in ['table_type', 'kind'] -%}{%- if c in cols -%}{%- set l.kind = r[c] | string | lower -%}{%- set l.type = 'view' if 'view' in l.kind else 'table' -%}{%- endif -%}{%- endfor -%}
+        {%- if 'type' in cols -%}{%- set l.type = r['type'] | string | lower -%}{%- set l.kind = l.type -%}{%- endif -%}
         {%- endif -%}
         {%- if 'information' in cols -%}
           {%- for line in (r['information'] or '').split('\n') -%}
@@ -80,7 +82,7 @@ constexpr const char* kProgram = R"JINJA(
           {%- endfor -%}
         {%- elif 'file_format' in cols and r['file_format'] is not none -%}{%- set l.format = r['file_format'] | string | lower -%}{%- endif -%}
         {%- if l.name is not none -%}
-          {%- do names.update({(l.name | lower): {'rel': api.Relation.create(database=db, schema=sch, identifier=l.name, type=l.type), 'type': l.type, 'format': l.format}}) -%}
+          {%- do names.update({(l.name | lower): {'rel': api.Relation.create(database=db, schema=sch, identifier=l.name, type=l.type), 'type': l.type, 'format': l.format, 'kind': l.kind}}) -%}
         {%- endif -%}
       {%- endfor -%}
     {%- endif -%}
@@ -90,6 +92,7 @@ constexpr const char* kProgram = R"JINJA(
   {%- set answers = ods.sources if kind == 'source' else ods.contents -%}
   {%- if kind == 'node' -%}
     {%- do ods.nodes.update({uid: found is not none}) -%}
+    {%- if found is not none and found.kind -%}{%- do ods.node_kinds.update({uid: found.kind}) -%}{%- endif -%}
   {%- elif found is none -%}
     {%- do answers.update({uid: {'status': 'missing', 'why': 'relation ' ~ db ~ '.' ~ sch ~ '.' ~ ident ~ ' does not exist'}}) -%}
   {%- else -%}
@@ -141,7 +144,7 @@ constexpr const char* kProgram = R"JINJA(
 {%- for field in ['schema', 'database', 'name', 'type'] -%}
   {%- if target.get(field) is string -%}{%- do ods_target.update({field: target.get(field)}) -%}{%- endif -%}
 {%- endfor -%}
-select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere, 'target': ods_target}) | string).encode('utf-8').hex() }}' as ods_probe
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'node_kinds': ods.node_kinds, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere, 'target': ods_target}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
 constexpr std::size_t kMaxContentListBytes = 64 * 1024;

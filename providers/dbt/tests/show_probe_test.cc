@@ -49,7 +49,8 @@ TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
        {{"source.p.raw.a", {{"status", "ok"}, {"rows", {{"content", {{"row_count", "3"}}}}}, {"seconds", 0.5}}},
         {"source.p.raw.b", {{"status", "missing"}, {"why", "relation p.raw.b does not exist"}}},
         {"source.p.raw.c", {{"status", "skipped"}, {"why", "a view, not table"}}}}},
-      {"nodes", {{"model.p.m", true}, {"model.p.gone", false}}}};
+      {"nodes", {{"model.p.m", true}, {"model.p.gone", false}}},
+      {"node_kinds", {{"model.p.m", "table"}}}};
   dbt.next.events = {R"({"info": {"name": "MainReportVersion"}})", show_event(answer)};
   auto probe = make_show_probe(dbt, {{"--target", "dev"}});
   auto report = probe->probe(request());
@@ -68,6 +69,8 @@ TEST(ShowProbe, ReadsSourcesAndRelationsFromTheShowNodeEvent) {
   EXPECT_EQ(report->sources["source.p.raw.c"].status, contracts::ProbeAnswer::Status::skipped);
   EXPECT_TRUE(report->relations_exist.at("model.p.m"));
   EXPECT_FALSE(report->relations_exist.at("model.p.gone"));
+  EXPECT_EQ(report->relation_kinds.at("model.p.m"), "table");  // 0.8: the kind as listed
+  EXPECT_FALSE(report->relation_kinds.contains("model.p.gone"));
 }
 
 // relation_probe 0.3: nodes named in content_nodes get the statements; their answers are `contents`.

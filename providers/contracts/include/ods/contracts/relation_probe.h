@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.7, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.8, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -20,6 +20,8 @@
 // 0.7 (additive): a report may carry the target's identity as the connection sees it
 // (ProbeReport::target: schema, database, name, type; not secrets, they are in every relation
 // name), for hooks that read them (docs/hook-digest.md).
+// 0.8 (additive): a report may say each existing node relation's kind as listed
+// (ProbeReport::relation_kinds), for the compile key's is_incremental() (docs/compile-key.md).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -104,6 +106,9 @@ struct ProbeAnswer {
 struct ProbeReport {
   std::map<std::string, ProbeAnswer> sources;   // source id -> answer (every source of the project)
   std::map<std::string, bool> relations_exist;  // node id -> exists (nodes it could check)
+  // 0.8: node id -> its relation's kind as the warehouse lists it, lower case ("table", "view",
+  // "materialized_view" ...), for existing relations whose listing names one; absent: not known.
+  std::map<std::string, std::string> relation_kinds;
   std::map<std::string, ProbeAnswer> contents;  // 0.3: node id -> answer, for each content_nodes id
   double call_seconds = 0;                      // the whole call, start-up included, before its answer is read
   // 0.4: with shares > 1, the source and content-node ids left to the other shares -> their share
