@@ -45,6 +45,63 @@ class ShopIncremental : public ::testing::Test {
   std::string errors_;
 };
 
+// Whether the plan entry of `name` kept its recorded compiled SQL (compile key unchanged).
+bool kept_recorded_sql(const json& plan, const std::string& name) {
+  for (const auto& ev : entry(plan, name).at("evidence"))
+    if (ev.value("kind", "") == "compiled_sql") return true;
+  return false;
+}
+
+std::string fingerprint_of(const json& plan, const std::string& name) {
+  for (const auto& ev : entry(plan, name).at("evidence"))
+    if (ev.value("kind", "") == "fingerprint") return ev.value("value", "");
+  return "";
+}
+
+// Issue 28: orders_daily's compile key holds is_incremental() as true (dbt's own macro, its config
+// sets no full_refresh), so once its relation is a table its recorded incremental SQL stands
+// without a compile, equal to what a full compile renders. When the probe shows its relation is
+// no table (here: a view put in its place), the recorded SQL is taken back and it builds.
+TEST_F(ShopIncremental, ItsIncrementalSqlIsKeyedOnlyWhileItsRelationIsATable) {
+  run();  // compiled while its relation did not exist: recorded without a key
+  const json second = run();
+  EXPECT_FALSE(kept_recorded_sql(second.at("plan"), "orders_daily"));
+  EXPECT_EQ(decision(second.at("plan"), "orders_daily"), "reuse:unchanged");
+  const json third = run();  // compiled on a table in the second: its key stands now
+  EXPECT_TRUE(kept_recorded_sql(third.at("plan"), "orders_daily")) << entry(third.at("plan"), "orders_daily").dump(2);
+  EXPECT_EQ(decision(third.at("plan"), "orders_daily"), "reuse:unchanged");
+  const json full = run({"--dry-run", "--compile", "all"});
+  EXPECT_EQ(fingerprint_of(third.at("plan"), "orders_daily"), fingerprint_of(full.at("plan"), "orders_daily"))
+      << "the recorded SQL is what a full compile renders";
+
+  ASSERT_EQ(project_->sql("create table main.orders_daily_kept as select * from main.orders_daily").exit_code, 0);
+  ASSERT_EQ(project_->sql("drop table main.orders_daily").exit_code, 0);
+  ASSERT_EQ(project_->sql("create view main.orders_daily as select * from main.orders_daily_kept").exit_code, 0);
+  const json on_a_view = run();
+  const json& plan = on_a_view.at("plan");
+  EXPECT_EQ(entry(plan, "orders_daily").at("action"), "build") << entry(plan, "orders_daily").dump(2);
+  EXPECT_FALSE(kept_recorded_sql(plan, "orders_daily"));
+  EXPECT_NE(errors_.find("1 incremental model(s) kept the incremental form of their recorded SQL, which the probe "
+                         "did not confirm: they build (model.shop.orders_daily)"),
+            std::string::npos)
+      << errors_;
+  EXPECT_NE(entry(plan, "orders_daily").dump().find("is a view, not a table"), std::string::npos)
+      << entry(plan, "orders_daily").dump(2);
+
+  // Built as a table again and recorded without a key or SQL (its build compiled it on the view),
+  // so the next run compiles it and builds it once more, as a full compile's run would
+  // (fingerprint_changed); then it is reused, and the run after keeps its recorded SQL again.
+  const json recompiled = run();
+  EXPECT_FALSE(kept_recorded_sql(recompiled.at("plan"), "orders_daily"));
+  EXPECT_EQ(entry(recompiled.at("plan"), "orders_daily").at("action"), "build");
+  const json settled = run();
+  EXPECT_EQ(decision(settled.at("plan"), "orders_daily"), "reuse:unchanged")
+      << entry(settled.at("plan"), "orders_daily").dump(2);
+  const json keyed_again = run();
+  EXPECT_TRUE(kept_recorded_sql(keyed_again.at("plan"), "orders_daily"));
+  EXPECT_EQ(decision(keyed_again.at("plan"), "orders_daily"), "reuse:unchanged");
+}
+
 TEST_F(ShopIncremental, TheRunAfterTheFirstBuildReusesTheIncrementalModel) {
   const json first = run();
   for (const auto& e : first.at("plan").at("entries")) EXPECT_EQ(e.at("action"), "build") << e.dump(2);

@@ -43,4 +43,40 @@ std::size_t apply_recorded_sql(planner::ProjectInputs& inputs, const CompilePlan
   return taken;
 }
 
+std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs,
+                                                  const std::optional<std::map<std::string, bool>>& relations_exist,
+                                                  const std::map<std::string, std::string>& relation_kinds,
+                                                  const std::string& full_refresh_env) {
+  std::vector<std::string> taken_back;
+  for (auto& node : inputs.nodes) {
+    if (!node.compile_key_assumes_incremental || node.compile_key.empty()) continue;
+    std::string why;
+    const auto exists =
+        relations_exist ? relations_exist->find(node.id) : std::map<std::string, bool>::const_iterator{};
+    const auto kind = relation_kinds.find(node.id);
+    if (!full_refresh_env.empty()) {
+      why = "DBT_FULL_REFRESH is set, so is_incremental() may be false";
+    } else if (!relations_exist || exists == relations_exist->end()) {
+      why = "the probe could not check its relation " + node.relation;
+    } else if (!exists->second) {
+      why = "its relation " + node.relation + " does not exist, so is_incremental() is false";
+    } else if (kind == relation_kinds.end() || kind->second != "table") {
+      why = "its relation " + node.relation + " is " +
+            (kind == relation_kinds.end() ? std::string("of a kind the listing doesn't say") : "a " + kind->second) +
+            ", not a table, so is_incremental() may be false";
+    } else {
+      continue;  // is_incremental() is true, as the key holds
+    }
+    node.compile_key.clear();
+    node.compile_key_assumes_incremental = false;
+    if (node.sql_from_run.empty()) continue;
+    node.fingerprint.components.erase("sql");
+    node.sql_from_run.clear();
+    node.incomplete.push_back("its recorded compiled SQL is the incremental form (is_incremental() true), but " + why +
+                              ": not compiled in this run, so its SQL is unknown");
+    taken_back.push_back(node.id);
+  }
+  return taken_back;
+}
+
 }  // namespace ods::cli

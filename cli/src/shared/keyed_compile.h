@@ -5,6 +5,7 @@
 // ods dbt driver keeps it. `--compile all` (or ODS_COMPILE=all) compiles everything, as before.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,17 @@ CompilePlan plan_compile(const planner::ProjectInputs& parsed, const planner::St
 // After the compile of plan.compile: each node of `inputs` in plan.stands that the compile did
 // not give SQL takes its recorded `sql` component (dbt::take_recorded_sql). Returns how many did.
 std::size_t apply_recorded_sql(planner::ProjectInputs& inputs, const CompilePlan& plan);
+
+// After the probe: each node whose compile key holds is_incremental() as true
+// (NodeInput::compile_key_assumes_incremental) keeps its key only when the probe showed its
+// relation existing with the kind "table" and `full_refresh_env` ($DBT_FULL_REFRESH) is empty:
+// what dbt's is_incremental() asks. Otherwise its key is cleared (the SQL this run has for it is
+// not the key's, so it is recorded without one), and when its `sql` came from the record
+// (sql_from_run) that component is taken back: its code is incomplete and it builds (rule 2),
+// saying why. Returns the ids whose recorded SQL was taken back.
+std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs,
+                                                  const std::optional<std::map<std::string, bool>>& relations_exist,
+                                                  const std::map<std::string, std::string>& relation_kinds,
+                                                  const std::string& full_refresh_env);
 
 }  // namespace ods::cli

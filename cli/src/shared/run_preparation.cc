@@ -1,5 +1,6 @@
 #include "run_preparation.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "dbt_steps.h"
@@ -21,6 +22,22 @@ GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string
   }
   probe_seconds = seconds_since(started);
   return evidence;
+}
+
+int PreparedRun::settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence) {
+  if (int code = settle_deferred_compiles(ctx, deferred_compiles, project, evidence); code != kExitOk) return code;
+  const auto taken_back = confirm_incremental_keys(project.inputs, evidence.relations_exist, evidence.relation_kinds,
+                                                   ctx.env.getenv("DBT_FULL_REFRESH"));
+  if (!taken_back.empty()) {
+    std::string names;
+    for (const auto& id : taken_back) names += (names.empty() ? "" : ", ") + id;
+    step(ctx, std::to_string(taken_back.size()) +
+                  " incremental model(s) kept the incremental form of their recorded SQL, which the probe did not "
+                  "confirm: they build (" +
+                  names + ")");
+    sql_taken -= std::min(sql_taken, taken_back.size());
+  }
+  return kExitOk;
 }
 
 namespace {

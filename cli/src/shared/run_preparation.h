@@ -48,10 +48,9 @@ struct PreparedRun {
   GatheredEvidence probe(const CommandContext& ctx, const std::string& now);
 
   // After probe(): settle_deferred_compiles over deferred_compiles and `project` (kExitOk when
-  // there are none), with `evidence` the probe's.
-  int settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence) {
-    return settle_deferred_compiles(ctx, deferred_compiles, project, evidence);
-  }
+  // there are none), with `evidence` the probe's; then confirm_incremental_keys against it (a
+  // step line names the nodes whose recorded SQL was taken back).
+  int settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence);
 };
 
 // In this order: $ODS_PROBE_PARTS and the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and

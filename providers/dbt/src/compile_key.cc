@@ -11,6 +11,18 @@ namespace ods::dbt::internal {
 namespace {
 constexpr std::string_view kKeyVersion = "ods compile key 1";
 const std::string kNoKey;
+
+// dbt's is_incremental() and the should_full_refresh() it calls, by the SHA-256 of their
+// macro_sql as dbt-core 1.7 to 1.12 ship them (the same text in each): is_incremental() is true
+// exactly when adapter.get_relation finds `this` with type 'table', the model is materialized
+// 'incremental' and should_full_refresh() is false (config.full_refresh, else flags.FULL_REFRESH).
+// Any other text (a later dbt, a project's or package's override) is impure, as before.
+bool known_incremental_macro(const std::string& id, const MacroRecord& macro) {
+  return (id == "macro.dbt.is_incremental" &&
+          macro.sql_digest == "223c405740dc5d944321f88800fb5a00db4f2c04b5b96d474a521980ebd771b3") ||
+         (id == "macro.dbt.should_full_refresh" &&
+          macro.sql_digest == "b08ab2963c4333cd9e35a68fcdca61c1f6fdba69e24640df1f465d507599d307");
+}
 }  // namespace
 
 CompileKeys::CompileKeys(const ManifestRecords& records, const ReadOptions& options, std::string engine)
@@ -19,7 +31,8 @@ CompileKeys::CompileKeys(const ManifestRecords& records, const ReadOptions& opti
   for (const auto& source : records_.sources) sources_[source.id] = &source;
 }
 
-bool CompileKeys::add_macros(const std::vector<std::string>& seeds, std::string& text) const {
+bool CompileKeys::add_macros(const std::vector<std::string>& seeds, bool incremental, bool& assumed,
+                             std::string& text) const {
   std::set<std::string> seen;
   std::vector<std::string> pending(seeds.begin(), seeds.end());
   while (!pending.empty()) {
@@ -27,8 +40,17 @@ bool CompileKeys::add_macros(const std::vector<std::string>& seeds, std::string&
     pending.pop_back();
     if (!seen.insert(id).second) continue;
     const auto it = records_.macros.find(id);
-    if (it == records_.macros.end() || it->second.compile_impure_word) return false;
+    if (it == records_.macros.end()) return false;
+    if (it->second.compile_impure_word) {
+      if (!incremental || !known_incremental_macro(id, it->second)) return false;
+      assumed = true;
+    }
     pending.insert(pending.end(), it->second.depends.begin(), it->second.depends.end());
+  }
+  if (assumed) {
+    text += "is_incremental";
+    text += '\0';
+    text += "true\n";
   }
   for (const auto& id : seen) {  // sorted: the key doesn't depend on the order dbt lists them
     const MacroRecord& macro = records_.macros.at(id);
@@ -108,7 +130,13 @@ const std::string& CompileKeys::key(const NodeRecord& node) {
       keyable = false;  // a node the key can't describe (a function, a missing node...)
     }
   }
-  keyable = keyable && add_macros(node.depends_macros, text);
+  // Only an incremental model's own is_incremental() is answered (an ephemeral model's is its
+  // reader's question, asked at its reader's compile).
+  const bool incremental =
+      node.resource_type == "model" && node.materialized == "incremental" && !node.full_refresh_configured;
+  bool assumed = false;
+  keyable = keyable && add_macros(node.depends_macros, incremental, assumed, text);
+  if (keyable && assumed) assumed_.insert(node.id);
   computing_.erase(node.id);
   return keys_.emplace(node.id, keyable ? ods::sha256_hex(text) : std::string()).first->second;
 }

@@ -22,9 +22,17 @@ class CompileKeys final {
   // source, or an ephemeral model it inlines can't be keyed. Cached. Not thread-safe.
   const std::string& key(const NodeRecord& node);
 
+  // Whether key(node) holds is_incremental() as true (docs/compile-key.md, "is_incremental()"):
+  // an incremental model whose macro closure is pure but for dbt's own is_incremental() and
+  // should_full_refresh() (texts known by digest), with no full_refresh in its config. Its key
+  // then stands for the incremental form of its SQL, which dbt renders only when its relation
+  // exists as a table and the run is no full refresh: whoever takes its recorded SQL checks that.
+  bool assumes_incremental(const NodeRecord& node) { return !key(node).empty() && assumed_.contains(node.id); }
+
  private:
-  // Appends the macros `seeds` reach to `text`; false when one is missing or compile-impure.
-  bool add_macros(const std::vector<std::string>& seeds, std::string& text) const;
+  // Appends the macros `seeds` reach to `text`; false when one is missing or compile-impure
+  // (but for dbt's is_incremental() closure when `incremental` allows it: then `assumed`).
+  bool add_macros(const std::vector<std::string>& seeds, bool incremental, bool& assumed, std::string& text) const;
   // Appends the values of the vars `node` reads; false when one can't be resolved.
   bool add_vars(const NodeRecord& node, std::string& text) const;
   // Whether every name `node` calls is a macro it depends on.
@@ -37,6 +45,7 @@ class CompileKeys final {
   std::unordered_map<std::string, const SourceRecord*> sources_;
   std::unordered_map<std::string, std::string> keys_;
   std::unordered_set<std::string> computing_;  // ephemeral cycles: no key
+  std::unordered_set<std::string> assumed_;    // nodes whose key holds is_incremental() true
 };
 
 }  // namespace ods::dbt::internal

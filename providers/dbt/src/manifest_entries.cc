@@ -132,9 +132,9 @@ Result<Dependencies> read_depends_on(const RawEntry& entry) {
   return out;
 }
 
-constexpr std::string_view kConfigMembersRead[] = {"materialized",    "schema",   "database",  "target_schema",
-                                                   "target_database", "pre-hook", "post-hook", "meta",
-                                                   "contract"};
+constexpr std::string_view kConfigMembersRead[] = {"materialized",    "schema",      "database",  "target_schema",
+                                                   "target_database", "pre-hook",    "post-hook", "meta",
+                                                   "contract",        "full_refresh"};
 
 Result<Config> convert_config(const RawEntry& entry, std::string_view text, bool with_dom) {
   Config config;
@@ -256,6 +256,8 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
   ODS_TRY(const std::optional<std::string> materialized, materialized_field.string());
   record.materialized = materialized ? *materialized : record.resource_type;
   record.ephemeral = record.resource_type == "model" && record.materialized == "ephemeral";
+  ODS_TRY(const Field full_refresh, config.member("full_refresh"));
+  record.full_refresh_configured = !full_refresh.missing();  // missing(): absent or null
 
   bool custom_placement = false;
   for (const char* key : {"schema", "database", "target_schema", "target_database"}) {

@@ -27,6 +27,7 @@ struct NodeRecord {
   std::string resource_type;  // "model" | "seed" | "snapshot"
   std::string package_name;
   std::string materialized;
+  bool full_refresh_configured = false;  // config.full_refresh set (not null): should_full_refresh() reads it
   bool ephemeral = false;
   std::string relation;
   std::string database, schema;

@@ -110,6 +110,7 @@ class Assembler {
     in.raw_digest = node.raw_digest;
     in.sql_normalised = node.sql_normalised;
     in.compile_key = compile_keys_.key(node);  // before the fingerprint is moved out
+    in.compile_key_assumes_incremental = compile_keys_.assumes_incremental(node);
     in.incomplete = node.incomplete;
     in.always_build = node.always_build;
     in.self_contained = node.resource_type == "seed";

@@ -38,6 +38,12 @@ struct NodeInput {
   // function of, as the parse shows it; empty when the node can't be keyed (its compile is the
   // only evidence of its SQL). Recorded with its build; equal keys mean equal compiled SQL.
   std::string compile_key;
+  // The compile key holds is_incremental() as true (docs/compile-key.md, "is_incremental()"): the
+  // key's SQL is the incremental form, which dbt renders only when the node's relation exists as
+  // a table and the run is no full refresh. The command that takes recorded SQL by this key
+  // checks that against the probe, and clears the key when it doesn't hold (not recorded in JSON:
+  // it is the parse's, for this run).
+  bool compile_key_assumes_incremental = false;
   // Non-empty: the `sql` component is the one recorded by this run id's compile, taken because
   // the compile key is unchanged since (the node was not compiled in this run).
   std::string sql_from_run;
