@@ -264,8 +264,9 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   std::optional<LoadedProject> recompiled;
   if (run.dbt != nullptr && built.dbt_project) {
     double seconds = 0;
-    auto code = recompile_first_incremental_builds(ctx, *run.dbt, *built.dbt_project, built.inputs,
-                                                   loaded->outcome.node_status, run.evidence.relations_exist, seconds);
+    auto code =
+        recompile_first_incremental_builds(ctx, *run.dbt, *built.dbt_project, built.inputs, loaded->outcome.node_status,
+                                           run.evidence.relations_exist, run.evidence.relation_kinds, seconds);
     run.timings.compile += seconds;
     t += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));  // dbt's, not record's
     if (!code.empty()) {

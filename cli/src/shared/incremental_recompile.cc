@@ -22,8 +22,10 @@ std::string models(std::size_t n) {
 dbt::RecompiledCode recompile_first_incremental_builds(
     const CommandContext& ctx, DbtSession& dbt, const dbt::DbtProject& recorded_project,
     const planner::ProjectInputs& recorded, const std::map<std::string, std::string>& node_status,
-    const std::optional<std::map<std::string, bool>>& relations_exist, double& seconds) {
-  const std::vector<std::string> ids = dbt::incremental_first_builds(recorded_project, node_status, relations_exist);
+    const std::optional<std::map<std::string, bool>>& relations_exist,
+    const std::map<std::string, std::string>& relation_kinds, double& seconds) {
+  const std::vector<std::string> ids =
+      dbt::incremental_first_builds(recorded_project, node_status, relations_exist, relation_kinds);
   if (ids.empty()) return {};
   std::unordered_map<std::string, const planner::NodeInput*> by_id;
   for (const auto& n : recorded.nodes) by_id.emplace(n.id, &n);

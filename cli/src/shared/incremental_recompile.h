@@ -18,8 +18,9 @@ namespace ods::cli {
 
 // `recorded`: the project being recorded (its DbtProject names the incremental models, its
 // inputs the code recorded so far); `node_status`: the build's run_results; `relations_exist`:
-// the probe's answer before the build (GatheredEvidence::relations_exist). When some built
-// incremental model's relation was not shown to exist, one `dbt compile --select <them>`
+// the probe's answer before the build (GatheredEvidence::relations_exist, relation_kinds). When
+// some built incremental model's relation was not shown to exist (or existed as another kind
+// than a table), one `dbt compile --select <them>`
 // through `dbt`, its artifacts under <target-dir>/ods-recompile (the build's stay as they are),
 // and a step line saying what it did. Returns the code to record for them
 // (dbt::take_recompiled_code); empty when there were none. Never fails: a compile that fails or
@@ -28,6 +29,7 @@ namespace ods::cli {
 dbt::RecompiledCode recompile_first_incremental_builds(
     const CommandContext& ctx, DbtSession& dbt, const dbt::DbtProject& recorded_project,
     const planner::ProjectInputs& recorded, const std::map<std::string, std::string>& node_status,
-    const std::optional<std::map<std::string, bool>>& relations_exist, double& seconds);
+    const std::optional<std::map<std::string, bool>>& relations_exist,
+    const std::map<std::string, std::string>& relation_kinds, double& seconds);
 
 }  // namespace ods::cli

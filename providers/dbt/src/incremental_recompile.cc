@@ -20,14 +20,17 @@ bool is_code_component(std::string_view name) {
 
 std::vector<std::string> incremental_first_builds(const DbtProject& project,
                                                   const std::map<std::string, std::string>& node_status,
-                                                  const std::optional<std::map<std::string, bool>>& relations_exist) {
+                                                  const std::optional<std::map<std::string, bool>>& relations_exist,
+                                                  const std::map<std::string, std::string>& relation_kinds) {
   std::vector<std::string> out;
   for (const auto& id : project.incremental_models) {
     const auto status = node_status.find(id);
     if (status == node_status.end() || status->second != "success") continue;
     if (relations_exist) {
       const auto known = relations_exist->find(id);
-      if (known != relations_exist->end() && known->second) continue;  // compiled as incremental already
+      const auto kind = relation_kinds.find(id);
+      const bool a_table = kind == relation_kinds.end() || kind->second == "table";  // unnamed: as before
+      if (known != relations_exist->end() && known->second && a_table) continue;     // compiled as incremental already
     }
     out.push_back(id);
   }

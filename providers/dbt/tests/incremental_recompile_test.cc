@@ -52,6 +52,12 @@ TEST(IncrementalRecompile, ChoosesBuiltIncrementalModelsWhoseRelationWasNotShown
   EXPECT_EQ(incremental_first_builds(p, status, std::nullopt),
             (std::vector<std::string>{"model.x.existed", "model.x.missing", "model.x.unchecked"}));
   EXPECT_TRUE(incremental_first_builds(p, {}, exist).empty()) << "nothing built";
+  // A view stood in its place: is_incremental() was false, so it is compiled again; a table or
+  // a kind the listing doesn't name (Spark's) is as before.
+  EXPECT_EQ(incremental_first_builds(p, status, exist, {{"model.x.existed", "view"}}),
+            (std::vector<std::string>{"model.x.existed", "model.x.missing", "model.x.unchecked"}));
+  EXPECT_EQ(incremental_first_builds(p, status, exist, {{"model.x.existed", "table"}}),
+            (std::vector<std::string>{"model.x.missing", "model.x.unchecked"}));
 }
 
 TEST(IncrementalRecompile, TakesTheCodeOfAnUnchangedParseOnly) {

@@ -24,10 +24,13 @@ using RecompiledCode = std::map<std::string, std::map<std::string, std::string>>
 // The incremental models of `project` (DbtProject::incremental_models) that `node_status`
 // (run_results' node id -> status) says were built successfully and whose relation
 // `relations_exist` (the probe's answer before the build) did not show as existing: missing,
-// not checked, or no answer at all. Sorted ids.
+// not checked, or no answer at all; or that existed as another kind than a table by
+// `relation_kinds` (the probe's listing, where it names one: a view in its place, so
+// is_incremental() was false too). Sorted ids.
 std::vector<std::string> incremental_first_builds(const DbtProject& project,
                                                   const std::map<std::string, std::string>& node_status,
-                                                  const std::optional<std::map<std::string, bool>>& relations_exist);
+                                                  const std::optional<std::map<std::string, bool>>& relations_exist,
+                                                  const std::map<std::string, std::string>& relation_kinds = {});
 
 // The code components of each of `ids` in `recompiled` (the project of a dbt compile run after
 // their build) whose parse evidence equals its entry in `recorded` (the project being recorded):
