@@ -9,6 +9,8 @@ namespace ods::dbt {
 namespace {
 
 // Runs only when dbt executes the node (at parse time listings and run_query return None).
+// Of a schema's listing only the rows named by the request's relations are read further (a
+// large schema lists thousands of relations, and each row read in Jinja costs).
 // Lists each schema once (a node's schema only when it exists: models may not be built yet; a
 // source's schema that does not exist fails the call, as a broken project should) and looks
 // relations up by lower-cased identifier. The listing's shape is the adapter's own: relation
@@ -60,14 +62,25 @@ constexpr const char* kProgram = R"JINJA(
     {%- do ods.contents.update({uid: {'status': 'missing', 'why': 'no relation for ' ~ uid ~ ' in the project'}}) -%}
   {%- endif -%}
 {%- endfor -%}
-{%- if execute -%}{%- for kind, uid, db, sch, ident in ods_items -%}
+{%- if execute -%}
+{%- set ods_idents = {} -%}
+{%- for kind, uid, db, sch, ident in ods_items -%}
+  {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
+  {%- if key not in ods_idents -%}{%- do ods_idents.update({key: {}}) -%}{%- endif -%}
+  {%- do ods_idents[key].update({(ident | lower): true}) -%}
+{%- endfor -%}
+{%- for kind, uid, db, sch, ident in ods_items -%}
   {%- set key = ((db or '') ~ '.' ~ sch) | lower -%}
   {%- if key not in ods.listed -%}
     {%- set names = {} -%}
     {%- if kind == 'source' or adapter.check_schema_exists(db, sch) -%}
       {%- set listing = list_relations_without_caching(api.Relation.create(database=db, schema=sch)) -%}
       {%- set cols = listing.column_names -%}
+      {%- set lc = namespace(name_col=none) -%}
+      {%- for c in ['name', 'tableName', 'table_name'] -%}{%- if lc.name_col is none and c in cols -%}{%- set lc.name_col = c -%}{%- endif -%}{%- endfor -%}
       {%- for r in listing -%}
+        {%- set listed_name = r.identifier if r.identifier is defined else (r[lc.name_col] if lc.name_col else none) -%}
+        {%- if listed_name is not none and (listed_name | string | lower) in ods_idents[key] -%}
         {%- set l = namespace(name=none, type='table', format='', kind='') -%}
         {%- if r.identifier is defined -%}{%- set l.name = r.identifier -%}{%- set l.kind = r.type | string | lower -%}{%- set l.type = 'view' if 'view' in l.kind else 'table' -%}
         {%- else -%}
@@ -83,6 +96,7 @@ constexpr const char* kProgram = R"JINJA(
         {%- elif 'file_format' in cols and r['file_format'] is not none -%}{%- set l.format = r['file_format'] | string | lower -%}{%- endif -%}
         {%- if l.name is not none -%}
           {%- do names.update({(l.name | lower): {'rel': api.Relation.create(database=db, schema=sch, identifier=l.name, type=l.type), 'type': l.type, 'format': l.format, 'kind': l.kind}}) -%}
+        {%- endif -%}
         {%- endif -%}
       {%- endfor -%}
     {%- endif -%}
