@@ -1,5 +1,6 @@
 #include "ods/run/cutoff_waves.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <unordered_map>
@@ -42,6 +43,11 @@ void collect_descendants(const std::string& from,
 }  // namespace
 
 bool own_edit_defers_to_readers(const std::string& code) { return code == "fingerprint_changed"; }
+
+double measured_wave_seconds(double build_seconds, double node_seconds, double content_seconds, double estimate) {
+  if (node_seconds <= 0) return estimate;
+  return std::max(build_seconds - node_seconds, 0.0) + content_seconds;
+}
 
 bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
   if (code == "new_upstream_data") return true;

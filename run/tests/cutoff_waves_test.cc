@@ -146,5 +146,14 @@ TEST(CutoffWaves, AnEditedModelWhoseReadersHaveNothingBelowIsOneWave) {
   EXPECT_NE(w.why.find("edited models build with their readers"), std::string::npos) << w.why;
 }
 
+// After a wave, another one costs what that wave's calls cost besides their nodes: the build
+// call's wall time less its nodes' span, plus the content call. A build that ran no node
+// measures nothing, and the estimate stands.
+TEST(CutoffWaves, AnotherWaveCostsWhatTheLastWavesCallsCostBesidesTheirNodes) {
+  EXPECT_DOUBLE_EQ(measured_wave_seconds(30.0, 26.5, 1.2, 9.0), 4.7);
+  EXPECT_DOUBLE_EQ(measured_wave_seconds(30.0, 0.0, 1.2, 9.0), 9.0);
+  EXPECT_DOUBLE_EQ(measured_wave_seconds(2.0, 2.5, 1.2, 9.0), 1.2);  // clock skew never makes it negative
+}
+
 }  // namespace
 }  // namespace ods::run

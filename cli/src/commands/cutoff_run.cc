@@ -11,6 +11,7 @@
 #include "ods/base/elapsed.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
+#include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
 
 namespace ods::cli {
@@ -29,9 +30,11 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   for (const auto& e : run.plan.entries)
     if (e.action == planner::Action::build) building.push_back(e.id);
   const auto node_seconds = run::last_build_seconds(run.store, run.scope, building);
-  // One more wave costs a dbt build call and a content probe call: each about what this run's
-  // probe call took (dbt's start and the project's parse, a few statements).
-  const double extra_call_seconds = 2 * run.evidence.call_seconds;
+  // One more wave costs a dbt build call and a content probe call. Before the first wave: each
+  // about what this run's probe call took (dbt's start and the project's parse, a few
+  // statements); after it, what the last wave's build call cost besides its nodes, plus its
+  // content call, as measured.
+  double extra_call_seconds = 2 * run.evidence.call_seconds;
 
   start_inputs_digest(run);  // while dbt builds
   begin_metrics(run);
@@ -71,7 +74,10 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
           measure_contents(dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(),
                            run::nodes_with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
       for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
-      run.timings.content += seconds_since(t);
+      const double content_seconds = seconds_since(t);
+      run.timings.content += content_seconds;
+      extra_call_seconds =
+          run::measured_wave_seconds(built->seconds, built->node_seconds, content_seconds, extra_call_seconds);
     }
     WaveRecord record;
     if (int code = record_wave(ctx, run, *built, evidence, record); code != kExitOk) return code;

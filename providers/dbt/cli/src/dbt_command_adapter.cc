@@ -1,5 +1,9 @@
 #include "ods/dbt/cli/dbt_command_adapter.h"
 
+#include <chrono>
+#include <optional>
+
+#include "ods/base/elapsed.h"
 #include "ods/dbt/cli/interrupt_forwarding.h"
 
 namespace ods::dbt {
@@ -13,8 +17,20 @@ Result<dbt::DbtCommandResult> run_dbt_command(process::ProcessLauncher& launcher
   invocation.set_event_callback([&out](const DbtEvent& event) {
     if (!event.is_plain()) out.events.push_back(event.line);
   });
-  if (on_progress) invocation.set_progress_callback(on_progress);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
+  std::optional<Clock::time_point> first_node;
+  int finished = 0;
+  invocation.set_progress_callback([&](const DbtProgress& progress) {
+    if (!first_node && progress.started() > 0) first_node = Clock::now();
+    if (first_node && progress.finished() > finished) {
+      finished = progress.finished();
+      out.node_seconds = seconds_since(*first_node);
+    }
+    if (on_progress) on_progress(progress);
+  });
   auto ran = forward_interrupts ? run_forwarding_interrupts(invocation) : invocation.run();
+  out.seconds = seconds_since(started);
   if (!ran) {
     const Error& error = ran.error();
     if (error.code == "not_found") return fail("dbt_not_found", error.message);

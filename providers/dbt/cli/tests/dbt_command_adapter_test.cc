@@ -60,5 +60,32 @@ TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
   EXPECT_EQ(result->exit_code, 2);
 }
 
+// The call's cost besides its nodes (what one more call costs) is told apart from the nodes'
+// own time: dbt's start before the first node and its end after the last are not node time.
+TEST(DbtCommandAdapter, TellsTheCallsOwnTimeFromItsNodesTime) {
+  TempDir dir;
+  auto launcher = process::make_process_launcher({});
+  const std::string events = fixture_path("build_success.jsonl").string();
+  fs::path dbt =
+      dir.script("dbt", "sed -n 1,7p '" + events + "'\nsleep 0.6\nsed -n 8,9p '" + events +
+                            "'\nsleep 0.4\nsed -n 10,45p '" + events + "'\nsleep 0.6\nsed -n 46,51p '" + events + "'");
+  auto result = run_dbt_command(*launcher, options_for(dir, dbt, {"build"}));
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->exit_code, 0);
+  EXPECT_GE(result->node_seconds, 0.35);  // the nodes' sleep, between the first start and the last result
+  EXPECT_GE(result->seconds - result->node_seconds, 1.1);  // the sleeps before and after them
+  EXPECT_LT(result->node_seconds, result->seconds - 1.1);
+}
+
+TEST(DbtCommandAdapter, ACallThatRanNoNodeHasNoNodeTime) {
+  TempDir dir;
+  auto launcher = process::make_process_launcher({});
+  fs::path dbt = dir.script("dbt", "sleep 0.2\necho plain");
+  auto result = run_dbt_command(*launcher, options_for(dir, dbt, {"show"}));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->node_seconds, 0);
+  EXPECT_GE(result->seconds, 0.2);
+}
+
 }  // namespace
 }  // namespace ods::dbt

@@ -61,4 +61,11 @@ bool cutoff_candidate_reason(const std::string& code, bool code_cutoff);
 // boundary right after the edited model.
 bool own_edit_defers_to_readers(const std::string& code);
 
+// What one more wave costs (next_wave's extra_call_seconds), from the wave just built: its build
+// call's own cost (`build_seconds` of wall time less `node_seconds`, the span from its first
+// node's start to its last node's result: dbt's start, parse, hooks and artifacts) plus its
+// content call (`content_seconds`). When the build ran no node (`node_seconds` 0) there is no
+// measure of the call's own cost, and `estimate` (the cost used before the first wave) stands.
+double measured_wave_seconds(double build_seconds, double node_seconds, double content_seconds, double estimate);
+
 }  // namespace ods::run

@@ -13,6 +13,11 @@ struct DbtCommandResult {
   bool interrupted = false;         // stopped by SIGINT/SIGTERM forwarded to dbt
   std::vector<std::string> events;  // dbt's JSON log lines (--log-format json), in order
   std::string error_text;           // what dbt said went wrong (error-level messages, stderr tail)
+  double seconds = 0;               // wall time of the call, as the runner measured it
+  // Wall time from the first node's start to the last node's result, as their events arrived;
+  // 0 when no node ran. seconds - node_seconds is what the call cost besides its nodes (dbt's
+  // start, its parse, hooks, writing artifacts): what one more call of the kind costs.
+  double node_seconds = 0;
 };
 
 class DbtCommand {

@@ -13,7 +13,9 @@ namespace ods::dbt {
 
 // Runs `dbt <options.args>` (DbtInvocation; `launcher` is not owned) and calls `on_progress`
 // (may be empty) whenever dbt's progress changed. The result: events = the JSON event lines in
-// order, error_text = DbtRunResult::error_text(), interrupted = outcome DbtOutcome::interrupted. A run that
+// order, error_text = DbtRunResult::error_text(), interrupted = outcome DbtOutcome::interrupted,
+// seconds = the call's wall time, node_seconds = from the first node started to the last node
+// finished as their events arrived (DbtProgress; 0 when no node ran). A run that
 // did not succeed always has a non-zero exit_code (a killed dbt has none of its own) unless
 // interrupted. Errors: "dbt_not_found" when the binary is missing, "spawn_failed" for any other
 // failure to start or to read dbt's output, "usage" for a --log-format among the args,
