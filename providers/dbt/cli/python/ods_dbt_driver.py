@@ -41,6 +41,9 @@
 # `dbt parse --no-write-json`, so a parse that changed nothing writes no manifest at all
 # (cli/src/shared/parse_reuse.h).
 #
+# Every command links the project's graph; the driver gives dbt's cycle check and graph
+# summary the same answers faster (link_graphs_faster, below).
+#
 # Ctrl-C: ods sends SIGINT to the driver's process group. dbt stops the command as it does
 # when run alone (cancels its queries, reports keyboard_interrupt); the driver then reports
 # exit code 2 and exits, so nothing runs after an interruption.
@@ -161,6 +164,63 @@ def missing_features():
     return ""
 
 
+# dbt links the whole project's graph on every command (Compiler.compile): a cycle check
+# (networkx's find_cycle, an edge walk in Python) and a diagnostic summary written to
+# target/graph_summary.json, which serializes every node to a dict to read its resource type.
+# At 5,000 nodes they took 0.17 s and 0.13 s of every command (of a 0.67 s `dbt show` on the
+# kept manifest). The driver gives both the same answers faster: the edge walk runs only when
+# networkx's topological check says there is a cycle, and the summary reads each node's
+# resource_type itself. Only over the texts dbt-core 1.8-1.12 ship (SHA-256 of their source);
+# any other text is left as it is.
+LINKER_TEXTS = {
+    "find_cycles": "d0bcc9d2b3af95d4b74c68b653dcca5c3a3a3d5a9036af0aca8239b088f79ef5",
+    "get_graph_summary": "b5d2f0dcd6611496f79f97ad0d43c69e464fd5859c9d0071cb711ddccad6bce0",
+}
+
+
+def link_graphs_faster():
+    # Returns the names of the Linker methods replaced (empty when dbt's texts are not the known ones).
+    import hashlib
+    import inspect
+
+    try:
+        import networkx as nx
+        from dbt.compilation import Linker
+    except Exception:
+        return []
+    replaced = []
+    for name, digest in LINKER_TEXTS.items():
+        try:
+            text = inspect.getsource(getattr(Linker, name))
+        except (AttributeError, OSError, TypeError):
+            continue
+        if hashlib.sha256(text.encode()).hexdigest() != digest:
+            continue
+        if name == "find_cycles":
+            walk = Linker.find_cycles
+
+            def find_cycles(self, walk=walk):
+                return None if nx.is_directed_acyclic_graph(self.graph) else walk(self)
+
+            Linker.find_cycles = find_cycles
+        else:
+
+            def get_graph_summary(self, manifest):
+                index = {name: i for i, name in enumerate(self.graph)}
+                summary = {}
+                for name, i in index.items():
+                    kind = manifest.expect(name).resource_type
+                    summary[i] = {"name": name, "type": getattr(kind, "value", kind)}
+                    successors = [index[n] for n in self.graph.successors(name)]
+                    if successors:
+                        summary[i]["succ"] = successors
+                return summary
+
+            Linker.get_graph_summary = get_graph_summary
+        replaced.append(name)
+    return replaced
+
+
 def error_event(message):
     # What the driver itself has to say of a command: an error-level event in dbt's JSON log
     # shape on stdout, so it reaches ods in order, before the command's end line (stderr is read
@@ -191,6 +251,7 @@ def main():
     from dbt.contracts.graph.manifest import ManifestMetadata
     from dbt_common.invocation import get_invocation_id
 
+    link_graphs_faster()
     has_started_at = "invocation_started_at" in {f.name for f in dataclasses.fields(ManifestMetadata)}
     if has_started_at:
         from dbt_common.invocation import get_invocation_started_at

@@ -2,7 +2,7 @@
 // commands in one driver process, each with its own invocation id and artifacts; a failing
 // command reports dbt's error text and leaves the driver usable; Ctrl-C during a build ends
 // the command interrupted and the driver with it; `ods-write-manifest` writes the kept parse as
-// `dbt parse` would.
+// `dbt parse` would; its faster graph linking writes the graph summary dbt writes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -135,6 +135,25 @@ TEST_F(DbtDriverIntegration, TheKeptManifestIsWrittenOnRequestAsDbtParseWritesIt
   kept.erase("metadata");
   parsed_by_dbt.erase("metadata");
   EXPECT_EQ(kept, parsed_by_dbt);
+}
+
+// The driver links dbt's graph faster (link_graphs_faster in ods_dbt_driver.py) and must give
+// the answers dbt gives itself: the graph summary a build writes (the linked graph, and with
+// the test edges a build adds) is the one a plain dbt process writes.
+TEST_F(DbtDriverIntegration, TheGraphSummaryABuildWritesIsTheOneDbtWritesItself) {
+  // dbt's own process first: the driver keeps DuckDB's file lock while it lives.
+  ods::testing::ProcessResult plain = project_.dbt({"build"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output << plain.errors;
+  auto by_dbt = read_json(project_.dir() / "target" / "graph_summary.json");
+  auto built = run({"build"});
+  ASSERT_TRUE(built) << built.error().message;
+  ASSERT_EQ(built->outcome, DbtOutcome::succeeded) << built->error_text();
+  auto in_driver = read_json(project_.dir() / "target" / "graph_summary.json");
+  ASSERT_TRUE(in_driver.contains("with_test_edges")) << in_driver.dump();
+  EXPECT_GT(in_driver["linked"].size(), 10U);
+  in_driver.erase("_invocation_id");
+  by_dbt.erase("_invocation_id");
+  EXPECT_EQ(in_driver, by_dbt);
 }
 
 // What the driver says of a command itself (here dbt's usage error) is in that command's error
