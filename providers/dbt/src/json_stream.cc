@@ -47,6 +47,7 @@ class SectionReader {
       stopped_ = true;
       return false;
     }
+    sink_.on_read_up_to(tokens_.offset());
     return true;
   }
 
@@ -83,6 +84,7 @@ class SectionReader {
           stopped_ = true;
           return false;
         }
+        sink_.on_read_up_to(tokens_.offset());
         return true;
       }
       case SectionMode::entry_map:

@@ -37,6 +37,9 @@ class StreamSink {
   // One entry of a SectionMode::entry_map (key = member name) or SectionMode::entry_list (key = index) section, with
   // the members kept as raw text (views valid during the call). Return false to stop.
   virtual bool on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) = 0;
+  // After each entry and whole value handed over: the stream itself reads nothing before byte
+  // `offset` of the text again (what the sink keeps of it, e.g. raw members, aside).
+  virtual void on_read_up_to(std::size_t /*offset*/) {}
 };
 
 // The code stream_sections returns when the sink stopped the stream.

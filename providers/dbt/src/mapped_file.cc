@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -38,14 +39,26 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   return MappedFile(static_cast<const char*>(data), size);
 }
 
+void MappedFile::release_before(std::size_t offset) {
+  constexpr std::size_t kStep = std::size_t{4} << 20;
+  static const auto kPage = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t end = std::min(offset, size_) / kPage * kPage;
+  if (data_ == nullptr || end < released_ + kStep) return;
+  // The map's start is page-aligned, so [released_, end) is whole pages.
+  if (::madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED) == 0) released_ = end;
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      released_(std::exchange(other.released_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    released_ = std::exchange(other.released_, 0);
   }
   return *this;
 }

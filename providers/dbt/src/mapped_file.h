@@ -22,10 +22,18 @@ class MappedFile final {
   // The file's bytes; valid while *this lives. Empty for an empty file.
   std::string_view text() const { return {data_, size_}; }
 
+  // Gives the pages wholly before byte `offset` back to the kernel (madvise MADV_DONTNEED),
+  // so a long sequential read holds only what is still ahead of it: the memory of a read is
+  // then its records', not the file's size on top. The bytes stay readable (read again from
+  // the file when touched). In steps of at least 4 MiB; offsets at or before the last step
+  // do nothing. Not thread-safe: one caller at a time.
+  void release_before(std::size_t offset);
+
  private:
   MappedFile(const char* data, std::size_t size) : data_(data), size_(size) {}
   const char* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t released_ = 0;  // bytes from the start given back
 };
 
 }  // namespace ods::dbt::internal

@@ -4,7 +4,8 @@
 
 namespace ods::dbt::internal {
 
-ThreadedSink::ThreadedSink(PreparingSink& consumer, unsigned workers) : consumer_(consumer) {
+ThreadedSink::ThreadedSink(PreparingSink& consumer, unsigned workers, std::function<void(std::size_t)> text_done)
+    : consumer_(consumer), text_done_(std::move(text_done)) {
   batch_.reserve(kBatchSize);
   for (unsigned i = 0; i < (workers == 0 ? 1 : workers); ++i) {
     workers_.emplace_back([this] { run(); });
@@ -51,7 +52,9 @@ void ThreadedSink::flush_batch() {
   if (batch_.empty()) return;
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return queue_.size() < kMaxQueuedBatches || stopped_.load(); });
-  queue_.push_back(Batch{next_batch_++, std::move(batch_)});
+  // read_up_to_ was last set before the batch's newest entry: every entry of this batch and of
+  // the ones before it starts at or after the offsets earlier batches carry.
+  queue_.push_back(Batch{next_batch_++, std::move(batch_), read_up_to_});
   batch_ = {};
   batch_.reserve(kBatchSize);
   changed_.notify_all();
@@ -127,6 +130,7 @@ void ThreadedSink::deliver(Batch& batch) {
                                                      std::move(item.prepared));
       if (!go_on) stopped_.store(true);
     }
+    if (text_done_ && !stopped_.load(std::memory_order_relaxed)) text_done_(batch.read_up_to);
   } catch (...) {
     fail(std::current_exception());
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -36,8 +37,11 @@ class ThreadedSink final : public StreamSink {
  public:
   // `consumer` receives prepare on `workers` worker threads and on_value/on_prepared in
   // stream order; its keep_key is called on the reading thread and must not read state
-  // on_* writes. `consumer` must outlive *this.
-  explicit ThreadedSink(PreparingSink& consumer, unsigned workers = 2);
+  // on_* writes. `consumer` must outlive *this. `text_done` (may be empty) is called in
+  // stream order, one call at a time, on a worker, with a byte offset of the text before which
+  // no entry is still to be prepared or delivered (from the stream's on_read_up_to; never
+  // decreasing): the caller may release that part of the text.
+  explicit ThreadedSink(PreparingSink& consumer, unsigned workers = 2, std::function<void(std::size_t)> text_done = {});
   ~ThreadedSink() override;  // finish()es if still running
   ThreadedSink(const ThreadedSink&) = delete;
   ThreadedSink& operator=(const ThreadedSink&) = delete;
@@ -46,6 +50,7 @@ class ThreadedSink final : public StreamSink {
   // Both return false once the consumer has stopped the stream.
   bool on_value(std::size_t section, Json&& value) override;
   bool on_entry(std::size_t section, std::string&& key, Json&& entry, const RawMembers& raw) override;
+  void on_read_up_to(std::size_t offset) override { read_up_to_ = offset; }
 
   // Waits until the consumer has received everything handed over, then joins the workers.
   // Rethrows the first exception the consumer threw (e.g. std::bad_alloc). Idempotent.
@@ -63,6 +68,7 @@ class ThreadedSink final : public StreamSink {
   struct Batch {
     std::uint64_t number = 0;  // stream order
     std::vector<Item> items;
+    std::size_t read_up_to = 0;  // the stream's offset when the batch was handed over
   };
   static constexpr std::size_t kBatchSize = 64;
   static constexpr std::size_t kMaxQueuedBatches = 16;  // bounds memory: ~1000 entries in flight
@@ -75,7 +81,9 @@ class ThreadedSink final : public StreamSink {
   void fail(std::exception_ptr e);
 
   PreparingSink& consumer_;
+  std::function<void(std::size_t)> text_done_;
   std::vector<Item> batch_;       // reading thread only
+  std::size_t read_up_to_ = 0;    // reading thread only
   std::uint64_t next_batch_ = 0;  // reading thread only
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -77,5 +77,40 @@ TEST(ThreadedSink, AnExceptionWhilePreparingIsRethrownByFinish) {
   EXPECT_LT(consumer.delivered.size(), 777u + 64u);
 }
 
+// The text before an offset is reported done only once every entry read before that offset
+// was delivered, in order, never going back.
+TEST(ThreadedSink, TextIsReportedDoneOnlyBehindWhatWasDelivered) {
+  RecordingSink consumer;
+  std::vector<std::pair<std::size_t, std::size_t>> done;  // (offset, entries delivered then)
+  ThreadedSink sink(consumer, 2, [&](std::size_t offset) { done.emplace_back(offset, consumer.delivered.size()); });
+  constexpr int kEntries = 3000;
+  for (int i = 0; i < kEntries; ++i) {
+    ASSERT_TRUE(sink.on_entry(1, std::to_string(i), Json(i), {}));
+    sink.on_read_up_to(static_cast<std::size_t>(i + 1) * 100);  // entry i ends at byte (i + 1) * 100
+  }
+  sink.finish();
+  ASSERT_FALSE(done.empty());
+  std::size_t last = 0;
+  for (const auto& [offset, delivered] : done) {
+    EXPECT_GE(offset, last);
+    last = offset;
+    EXPECT_GE(delivered * 100, offset) << "reported done up to byte " << offset << " with " << delivered
+                                       << " entries delivered";
+  }
+  EXPECT_EQ(done.back().first, kEntries * 100u);  // the last batch: everything
+}
+
+TEST(ThreadedSink, NoTextIsReportedDoneAfterTheConsumerStops) {
+  RecordingSink consumer(/*stop_at=*/100);
+  std::size_t calls_after_stop = 0;
+  ThreadedSink sink(consumer, 2, [&](std::size_t) { calls_after_stop += consumer.delivered.size() >= 100 ? 1 : 0; });
+  for (int i = 0; i < 1000; ++i) {
+    if (!sink.on_entry(1, std::to_string(i), Json(i), {})) break;
+    sink.on_read_up_to(static_cast<std::size_t>(i + 1) * 100);
+  }
+  sink.finish();
+  EXPECT_EQ(calls_after_stop, 0u);
+}
+
 }  // namespace
 }  // namespace ods::dbt::internal
