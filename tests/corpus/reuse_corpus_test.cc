@@ -130,6 +130,11 @@ TEST(ReuseCorpus, GeneratedProject) {
        [](DbtProject& q) { sql_step(q, "update raw_01.src_01_03 set note = 'm' where id = 1"); }},
       {"code edit of m03_00004 (its values change)",
        [](DbtProject& q) { q.replace_in("models/m03/m03_00004.sql", " as v,\n", " + 1 as v,\n"); }},
+      // A pure macro its callers' compile keys cover through their macro closure: their SQL
+      // changes with it, so the keyed compile must compile them again. A key without the
+      // closure keeps their recorded SQL, and the differential fails here (docs/compile-key.md).
+      {"the shared macro bench_clean edited (every staging value doubled)",
+       [](DbtProject& q) { q.replace_in("macros/bench_clean.sql", "    round(coalesce(", "    2 * round(coalesce("); }},
       {"comment-only edit of stg_00002",
        [](DbtProject& q) {
          q.write("models/staging/stg_00002.sql", "-- Reviewed.\n" + q.read("models/staging/stg_00002.sql"));
