@@ -3,6 +3,7 @@
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "exit_codes.h"
 #include "flag_names.h"
@@ -53,13 +54,15 @@ Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
 Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
   WarehouseOptions options;
   const std::string limit = ctx.env.getenv("ODS_CONTENT_MAX_BYTES");
-  if (!limit.empty()) {
+  if (limit == "unlimited") {
+    options.content_max_bytes = std::numeric_limits<unsigned long long>::max();
+  } else if (!limit.empty()) {
     unsigned long long bytes = 0;
     const auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), bytes);
     if (ec != std::errc{} || end != limit.data() + limit.size())
       return fail("usage", "ODS_CONTENT_MAX_BYTES is '" + limit +
-                               "': it must be a whole number of bytes (the largest source table whose content "
-                               "Snowflake or BigQuery fingerprints by a scan).");
+                               "': it must be a whole number of bytes or 'unlimited' (the largest source table whose "
+                               "content PostgreSQL, Snowflake or BigQuery fingerprints by a scan).");
     options.content_max_bytes = bytes;
   }
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");

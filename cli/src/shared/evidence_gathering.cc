@@ -11,6 +11,7 @@
 #include "ods/delta/delta_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
+#include "ods/postgres/postgres_versions.h"
 #include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
 
@@ -22,7 +23,9 @@ namespace {
 std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type,
                                                                const WarehouseOptions& options = {}) {
   if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
-  if (adapter_type == "postgres") return content::make_postgres_content_versions();
+  // Content within the limit (the default's unless the user sets one); above it the statistics.
+  if (adapter_type == "postgres")
+    return postgres::make_postgres_versions({options.content_max_bytes.value_or(kDefaultContentMaxBytes)});
   // Delta tables by their history, Iceberg tables by their snapshots (each chosen by the format
   // the probe confirms); the other tables (parquet, csv) by their content.
   if (adapter_type == "spark" || adapter_type == "databricks") {

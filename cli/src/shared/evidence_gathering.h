@@ -13,10 +13,19 @@
 
 namespace ods::cli {
 
-// What the user set for the evidence of the warehouses that read metadata (Snowflake, BigQuery):
-// $ODS_CONTENT_MAX_BYTES and $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting, dbt_steps.h).
+// PostgreSQL's content limit when the user sets none: a source of at most this many bytes
+// (pg_table_size) is fingerprinted by content, a larger one read by its statistics. The content
+// scan runs at roughly 60-190 MB/s here (docs/warehouses.md, "PostgreSQL"), so this keeps one
+// source's scan near a second; bench/data_scale.sh measures what it costs against dbt build.
+inline constexpr unsigned long long kDefaultContentMaxBytes = 128ULL * 1024 * 1024;
+
+// What the user set for the evidence of the warehouses that can read metadata instead of content
+// (PostgreSQL, Snowflake, BigQuery): $ODS_CONTENT_MAX_BYTES and $ODS_SNOWFLAKE_CONTENT_HASH
+// (warehouse_options_setting, dbt_steps.h).
 struct WarehouseOptions {
-  std::optional<unsigned long long> content_max_bytes;  // sources at most this big: content fingerprint
+  // Sources at most this big: content fingerprint. Unset: PostgreSQL takes
+  // kDefaultContentMaxBytes, Snowflake and BigQuery scan nothing (a scan costs money there).
+  std::optional<unsigned long long> content_max_bytes;
   std::string snowflake_content_hash;                   // empty: hash_agg(*)
 };
 

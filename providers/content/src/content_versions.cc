@@ -112,20 +112,6 @@ std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions() {
       std::vector<std::string>{"table", "view"}, true);
 }
 
-std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions() {
-  return std::make_unique<ContentVersions>(
-      "postgres_content",
-      // ods_row__: the whole row while no column has that name (a column wins over a table alias).
-      "select count(*)::text as row_count, coalesce(sum(('x' || left(md5(ods_row__::text), "
-      "16))::bit(64)::bigint::numeric), "
-      "0)::text as content_hash, (select md5(string_agg(quote_ident(a.attname) || ' ' || "
-      "format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)) from pg_catalog.pg_attribute a join "
-      "pg_catalog.pg_class c on c.oid = a.attrelid join pg_catalog.pg_namespace n on n.oid = c.relnamespace where "
-      "n.nspname = '{schema}' and c.relname = '{identifier}' and a.attnum > 0 and not a.attisdropped) as "
-      "content_schema from {relation} as ods_row__",
-      std::vector<std::string>{"table", "view"}, true);
-}
-
 std::unique_ptr<contracts::ChangeProvider> make_spark_content_versions() {
   // to_json(struct(*)) first: Spark's hash functions refuse map columns. The sum is a decimal,
   // so it can't overflow (Spark 4 raises on a bigint overflow under ANSI mode).

@@ -23,7 +23,7 @@ ProbeAnswer ok(std::string rows, std::string hash) {
 }
 
 TEST(ContentVersions, RequestRunsOneStatementPerTableWithTheRelationPlaceholder) {
-  for (auto make : {&make_duckdb_content_versions, &make_postgres_content_versions}) {
+  for (auto make : {&make_duckdb_content_versions}) {
     auto provider = make();
     auto r = provider->request();
     ASSERT_EQ(r.statements.size(), 1u);
@@ -46,7 +46,7 @@ TEST(ContentVersions, AnOkAnswerIsAnExactVersionOfRowsAndHash) {
 // Issue 27: the columns (names and types, in order) are part of the content where the dialect
 // gives them, and the version says so; a content without them does not claim it.
 TEST(ContentVersions, TheColumnsDigestIsPartOfTheContentAndMarksItAsCoveringTheSchema) {
-  for (auto make : {&make_duckdb_content_versions, &make_postgres_content_versions}) {
+  for (auto make : {&make_duckdb_content_versions}) {
     auto provider = make();
     EXPECT_TRUE(provider->content_covers_schema());
     EXPECT_NE(provider->content_request().statements.at(0).sql.find("content_schema"), std::string::npos);
@@ -74,7 +74,7 @@ TEST(ContentVersions, TheColumnsDigestIsPartOfTheContentAndMarksItAsCoveringTheS
 }
 
 TEST(ContentVersions, MissingSkippedOrMalformedAnswersAreUnknownWithAReason) {
-  auto provider = make_postgres_content_versions();
+  auto provider = make_duckdb_content_versions();
   ProbeAnswer missing;
   missing.status = ProbeAnswer::Status::missing;
   missing.why = "relation shop.raw.orders does not exist";

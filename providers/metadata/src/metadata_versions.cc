@@ -23,21 +23,18 @@ class MetadataVersions final : public contracts::ChangeProvider {
 
   std::string origin() const override { return spec_.origin; }
 
-  contracts::ProbeRequest request() const override {
-    contracts::ProbeRequest r;
-    r.filter.kinds = {"table"};
-    r.statements = {spec_.metadata};
-    if (spec_.content_max_bytes) {
-      contracts::ProbeStatement content = spec_.content;
-      content.only_if = contracts::ProbeCondition{kMetadataStatement, "bytes", *spec_.content_max_bytes};
-      r.statements.push_back(std::move(content));
-    }
-    return r;
-  }
+  bool content_covers_schema() const override { return spec_.content_covers_schema; }
+
+  contracts::ProbeRequest request() const override { return gated(spec_.metadata); }
 
   contracts::ProbeRequest content_request() const override {
+    if (spec_.gate_content_request) {
+      contracts::ProbeStatement gate = spec_.metadata;
+      gate.name = kContentGateStatement;
+      return gated(gate);
+    }
     contracts::ProbeRequest r;
-    r.filter.kinds = {"table"};
+    r.filter.kinds = spec_.kinds;
     r.statements = {spec_.content};
     return r;
   }
@@ -50,6 +47,20 @@ class MetadataVersions final : public contracts::ChangeProvider {
   }
 
  private:
+  // `size` first (its `bytes` column), then the content statement where a limit is set and the
+  // size is within it.
+  contracts::ProbeRequest gated(const contracts::ProbeStatement& size) const {
+    contracts::ProbeRequest r;
+    r.filter.kinds = spec_.kinds;
+    r.statements = {size};
+    if (spec_.content_max_bytes) {
+      contracts::ProbeStatement content = spec_.content;
+      content.only_if = contracts::ProbeCondition{size.name, "bytes", *spec_.content_max_bytes};
+      r.statements.push_back(std::move(content));
+    }
+    return r;
+  }
+
   contracts::SourceVersion one(const std::string& id, const ProbeAnswer& answer, const std::string& observed_at) const {
     contracts::SourceVersion v;
     v.source_id = id;
@@ -70,22 +81,21 @@ class MetadataVersions final : public contracts::ChangeProvider {
       v.version = content::content_version_of(answer, spec_.content_origin, observed_at, content_why);
       if (v.version) return v;
     }
+    // Why the exact evidence lost: its answer was refused, or the size gate kept it from running.
+    std::string unread = content_why;
+    if (unread.empty() && spec_.content_max_bytes) {
+      const std::string bytes = bytes_of(answer);
+      unread = "not fingerprinted: its size (" + (bytes.empty() ? "unknown" : bytes + " bytes") +
+               ") is above the content limit of " + std::to_string(*spec_.content_max_bytes) + " bytes";
+    }
     MetadataReading reading = spec_.read(answer, observed_at);
     if (!reading.version) {
-      v.why_unknown = reading.why_unknown;
+      v.why_unknown = reading.why_unknown + (unread.empty() ? "" : "; and its content was " + unread);
       return v;
     }
     v.version = std::move(reading.version);
-    if (!content_why.empty()) {
-      v.evidence.push_back({"source_content_unread", id, content_why, planner::Exactness::none, spec_.content_origin});
-    } else if (spec_.content_max_bytes) {
-      const std::string bytes = bytes_of(answer);
-      v.evidence.push_back({"source_content_unread", id,
-                            "not fingerprinted: its size (" + (bytes.empty() ? "unknown" : bytes + " bytes") +
-                                ") is above the content limit of " + std::to_string(*spec_.content_max_bytes) +
-                                " bytes",
-                            planner::Exactness::none, spec_.content_origin});
-    }
+    if (!unread.empty())
+      v.evidence.push_back({"source_content_unread", id, unread, planner::Exactness::none, spec_.content_origin});
     return v;
   }
 

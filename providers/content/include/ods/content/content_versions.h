@@ -1,7 +1,7 @@
 #pragma once
 // Content fingerprints as exact data versions (ADR-0022 §1 and §3): the row count plus an
 // order-independent sum of row hashes, one statement per table, computed by the warehouse
-// itself. ChangeProviders for DuckDB, PostgreSQL and Spark.
+// itself. ChangeProviders for DuckDB and Spark (PostgreSQL's: providers/postgres).
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,10 +34,6 @@ std::unique_ptr<contracts::ChangeProvider> make_content_versions(std::string ori
 // DuckDB: count(*), sum(hash(row)) and the md5 of the row's type (column names and types, in
 // order). Origin "duckdb_content"; covers the schema.
 std::unique_ptr<contracts::ChangeProvider> make_duckdb_content_versions();
-// PostgreSQL: count(*), the sum of the first 64 bits of md5(row::text) and the md5 of the
-// relation's columns from pg_attribute (quoted names and format_type, in order). Origin
-// "postgres_content"; covers the schema.
-std::unique_ptr<contracts::ChangeProvider> make_postgres_content_versions();
 // Spark (tables that aren't Delta: parquet, csv, ...): count(*) and the sum of xxhash64 over
 // each row's JSON text, as a decimal. Tables only: a view is not fingerprinted (its readers
 // build). Origin "spark_content".

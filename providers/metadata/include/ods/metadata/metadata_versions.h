@@ -12,12 +12,16 @@
 // version, with a `source_content_unread` evidence line saying why the content was not read
 // (above the limit, or an answer content_version_of refused). Unknown, with the reason: a view
 // (spec.view_why), no answer, or what the reader refuses.
-// content_request() (early cutoff's built nodes): the content statement alone, on every table.
+// content_request() (early cutoff's built nodes): the content statement alone, on every table;
+// with spec.gate_content_request, behind the same size gate (a statement named
+// kContentGateStatement, whose answer no reader reads: a node above the limit has no version, and
+// its readers don't cut off on it).
 // Built over any RelationProbe: it says what to run and reads the answers, never how.
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ods/contracts/change_provider.h"
 
@@ -25,6 +29,8 @@ namespace ods::metadata {
 
 // The name of the metadata statement's answer; its `bytes` column gates the content statement.
 inline constexpr const char* kMetadataStatement = "metadata";
+// The name of content_request()'s size statement (the metadata statement under another name).
+inline constexpr const char* kContentGateStatement = "content_gate";
 
 // A column of a probe row, "" when the row lacks it.
 std::string column(const contracts::ProbeRow& row, const std::string& name);
@@ -46,6 +52,12 @@ struct MetadataVersionsSpec {
   std::optional<unsigned long long> content_max_bytes;
   // Why a view has no version, after "a view (<the probe's reason>): ".
   std::string view_why;
+  // The relation kinds the statements run on (the others are skipped: unknown, spec.view_why).
+  std::vector<std::string> kinds = {"table"};
+  // content_covers_schema(): the content statement always answers content_schema.
+  bool content_covers_schema = false;
+  // content_request() gates the content statement by size as request() does (see above).
+  bool gate_content_request = false;
   // Reads the metadata answer of one table (`answer.rows`/`answer.row_sets` under
   // kMetadataStatement). Pure.
   std::function<MetadataReading(const contracts::ProbeAnswer& answer, const std::string& observed_at)> read;
