@@ -36,7 +36,7 @@ class Shard:
 
 SHARDS = [
     Shard("integration", "the rest of integration_tests, ShopRun on PostgreSQL, the reuse corpus",
-          ["tests/integration/", "tests/corpus/", "tests/harness/", "examples/shop/"], 6),
+          ["tests/integration/", "tests/corpus/", "tests/harness/", "examples/shop/", "providers/postgres/"], 6),
     Shard("crash", "30 crash-anywhere rounds, the PostgreSQL server killed mid-commit",
           ["tests/crash/", "providers/state/", "run/"], 3),
     Shard("matrix", "examples/shop on every supported dbt-core minor (1.8-1.12) and the refused 1.7",
