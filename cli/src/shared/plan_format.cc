@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "ods/planner/json_io.h"
+#include "source_evidence_line.h"
 
 namespace ods::cli {
 
@@ -62,6 +63,7 @@ void print_plan_table(std::ostream& out, const planner::ExecutionPlan& plan, con
   print_group(out, plan, Action::build, name_w, code_w);
   print_group(out, plan, Action::reuse, name_w, code_w);
   print_warnings(out, plan.warnings);
+  if (auto sources = source_evidence_line(plan); !sources.empty()) out << sources << "\n";
   out << plan.count(Action::build) << " to build, " << plan.count(Action::reuse) << " to reuse.\n";
   if (!plan.select.empty()) out << "dbt build --select " << plan.select << "\n";
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "source_evidence_line.h"
+
 namespace ods::cli {
 
 namespace {
@@ -258,6 +260,7 @@ MarkdownInput markdown_input(const planner::ExecutionPlan& plan, CommandSummary 
   MarkdownInput in;
   in.summary = std::move(summary);
   add_rows(in, plan, planner::Action::build);
+  in.source_evidence = source_evidence_line(plan);
   return in;
 }
 
@@ -278,7 +281,8 @@ MarkdownInput markdown_input(const planner::CheckPlan& plan, CommandSummary summ
 }
 
 std::string render_markdown(const MarkdownInput& in, const MarkdownLimits& limits) {
-  const std::string head = title(in.summary) + nothing_to_do(in) + totals(in.summary);
+  const std::string head = title(in.summary) + nothing_to_do(in) + totals(in.summary) +
+                           (in.source_evidence.empty() ? "" : escape_markdown(in.source_evidence, 200) + "\n\n");
   // What a reader must see is small (each part capped) and always kept; the node tables
   // fill the rest of the budget, the BUILD groups first.
   const std::string kept =

@@ -40,6 +40,7 @@ struct MarkdownInput {
   std::string checks_run_label = "Checks run again";  // `ods state pr`: "Tests" (code: dbt's status)
   std::vector<std::string> failed_checks;
   std::vector<std::string> warnings;  // unknown source versions, probe failures, ...
+  std::string source_evidence;        // source_evidence_line(plan): under the totals; "" for none
   std::string dbt_errors;             // dbt's error text (quoted as code)
 };
 

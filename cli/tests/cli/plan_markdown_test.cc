@@ -125,6 +125,29 @@ TEST(PlanMarkdown, ABuildingPlanHasNoNothingToBuildLine) {
   EXPECT_NE(text.find("nothing was built or recorded"), std::string::npos) << text;
 }
 
+// How sure the sources' evidence is: each source counted once, by the exactness of the version
+// chosen for it, under the totals (and in the plan table, plan_format.cc).
+TEST(PlanMarkdown, TheSourcesEvidenceIsCountedByExactnessUnderTheTotals) {
+  planner::ExecutionPlan plan;
+  plan.scope = "shop/pg";
+  auto a = entry("stg_orders", Action::reuse, "unchanged", "Same.");
+  a.evidence.push_back({"version_strategy", "source.shop.raw.orders", "relation_versions", planner::Exactness::semantic,
+                        "postgres_statistics"});
+  a.evidence.push_back(
+      {"version_strategy", "source.shop.raw.customers", "relation_versions", planner::Exactness::exact, "c"});
+  auto b = entry("stg_payments", Action::build, "missing_data_evidence", "No version.");
+  b.evidence.push_back({"version_strategy", "source.shop.raw.payments", "none: the source counts as changed",
+                        planner::Exactness::none, "version choice"});
+  b.evidence.push_back({"version_strategy", "source.shop.raw.orders", "relation_versions", planner::Exactness::semantic,
+                        "postgres_statistics"});
+  plan.entries = {a, b};
+  const std::string text = render_markdown(markdown_input(plan, summary_of(plan, "plan", false)));
+  EXPECT_NE(text.find("|\n\nSource evidence: 1 exact, 1 semantic, 1 unknown.\n"), std::string::npos) << text;
+  plan.entries = {entry("m", Action::build, "never_built", "Never built.")};
+  EXPECT_EQ(render_markdown(markdown_input(plan, summary_of(plan, "plan", false))).find("Source evidence"),
+            std::string::npos);
+}
+
 // 5,000 nodes: every node built for one of 2,500 reasons with long sentences and names, and
 // every node reused; both stay under GitLab's 1,000,000 characters and GitHub's 1 MiB.
 TEST(PlanMarkdown, FiveThousandNodePlansStayUnderTheHostLimits) {

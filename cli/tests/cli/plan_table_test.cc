@@ -23,6 +23,8 @@ planner::ExecutionPlan shop_plan() {
     e.action = action;
     e.reasons = std::move(reasons);
     e.evidence.push_back({"fingerprint", e.id, "ab12", planner::Exactness::exact, "manifest.json"});
+    e.evidence.push_back({"version_strategy", "source.shop.raw.orders", "relation_versions",
+                          planner::Exactness::semantic, "postgres_statistics"});
     return e;
   };
   plan.entries.push_back(entry("stg_orders", Action::reuse, {{"unchanged", "code and inputs are as last built"}}));
@@ -48,6 +50,8 @@ TEST(PlanTable, ThePodsTableFromThePlanJsonIsTheTableOfThePlan) {
   EXPECT_NE(run_table.str().find("; stg_orders is rebuilt"), std::string::npos) << run_table.str();
   EXPECT_NE(run_table.str().find("warning: sources.json is older than the run"), std::string::npos);
   EXPECT_NE(run_table.str().find("dbt build --select customers_with_a_long_name orders"), std::string::npos);
+  // How sure the sources' evidence is, each source once.
+  EXPECT_NE(run_table.str().find("\nSource evidence: 1 semantic.\n2 to build"), std::string::npos) << run_table.str();
 }
 
 TEST(PlanTable, APlanDocumentThatIsNotAPlanIsAnErrorAndPrintsNothing) {

@@ -109,8 +109,8 @@ TEST(PostgresVersions, AboveTheLimitSettledStatisticsAreASemanticVersionAndTheCo
   ASSERT_TRUE(v.version) << v.why_unknown;
   EXPECT_EQ(v.version->exactness, planner::Exactness::semantic);
   EXPECT_EQ(v.version->origin, kStatisticsOrigin);
-  for (const char* part : {"oid=16390", "relfilenode=16390", "ins=10000000", "upd=0", "del=0", "cluster_stats_reset=2026",
-                           "server_started=2026", "schema=0123"})
+  for (const char* part : {"oid=16390", "relfilenode=16390", "ins=10000000", "upd=0", "del=0",
+                           "cluster_stats_reset=2026", "server_started=2026", "schema=0123"})
     EXPECT_NE(v.version->value.find(part), std::string::npos) << part << " in " << v.version->value;
   ASSERT_EQ(v.evidence.size(), 1u);
   EXPECT_EQ(v.evidence[0].kind, "source_content_unread");

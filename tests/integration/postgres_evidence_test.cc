@@ -1,0 +1,223 @@
+// PostgreSQL sources' evidence on a real server (providers/postgres, docs/warehouses.md): the
+// exact content fingerprint within the content limit, and above it the catalog and statistics,
+// which must read as changed (or unknown) after every fault that can hide a change, never as
+// unchanged. Each case: examples/shop built by `ods state run` in a fresh database, then the
+// fault, then `ods state plan`: stg_customers (a view over raw.customers) shows the decision.
+// One private server for the suite (a restart must not disturb other suites).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/background_process.h"
+#include "harness/postgres_server.h"
+#include "harness/shop_baseline.h"
+
+namespace ods::testing {
+namespace {
+
+constexpr const char* kDatabase = "shop";
+constexpr const char* kLoaded = "shop_loaded";  // the raw tables only, the template of each case
+
+PostgresServer* server() {
+  static std::unique_ptr<PostgresServer> s;
+  static std::string why;
+  if (!s && why.empty()) {
+    auto started = PostgresServer::start({.user = "postgres", .database = kLoaded});
+    if (started) {
+      s = std::move(*started);
+    } else {
+      why = started.error();
+    }
+  }
+  EXPECT_TRUE(why.empty()) << why;
+  return s.get();
+}
+
+class PostgresEvidence : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PostgresServer* pg = server();
+    if (!pg) return;
+    DbtProject loader("shop");
+    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+    // A column of each type with no 64-bit hash, so the fingerprint's text form is exercised.
+    ODS_ASSERT_OK(
+        pg->psql("alter table raw.customers add column profile json default '{}', add column home point "
+                 "default point(0, 0), add column credit numeric default 1.0; "
+                 "create index customers_id on raw.customers (customer_id)"));
+  }
+
+  void SetUp() override {
+    pg_ = server();
+    ASSERT_NE(pg_, nullptr);
+    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
+    project_.emplace("shop");
+    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
+                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase});
+  }
+
+  void TearDown() override {
+    project_.reset();
+    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+  }
+
+  // The content limit for ods ($ODS_CONTENT_MAX_BYTES): "0" reads every non-empty table by its
+  // statistics, "unlimited" every relation by its content.
+  void limit(const std::string& bytes) { project_->add_env({"ODS_CONTENT_MAX_BYTES=" + bytes}); }
+
+  void run_first() {
+    ProcessResult r = project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  }
+
+  nlohmann::json plan() { return project_->plan_json({"--target", "pg", "--profiles-dir", project_->dir().string()}); }
+
+  // The evidence line about raw.customers on stg_customers.
+  static const nlohmann::json& customers_version(const nlohmann::json& stg) {
+    const nlohmann::json* ev = evidence_about(stg, "source_data_version", "source.shop.raw.customers");
+    static const nlohmann::json none;
+    return ev ? *ev : none;
+  }
+
+  PostgresServer* pg_ = nullptr;
+  std::optional<DbtProject> project_;
+};
+
+// --- within the limit: the exact content ---
+
+TEST_F(PostgresEvidence, ContentOfColumnsWithoutA64BitHashIsFingerprintedExactly) {
+  limit("unlimited");
+  run_first();
+  auto p = plan();
+  const auto& stg = entry(p, "stg_customers");
+  EXPECT_EQ(decision(stg), "reuse:unchanged") << stg.dump(2);
+  EXPECT_EQ(customers_version(stg).value("origin", ""), "postgres_content") << stg.dump(2);
+  EXPECT_EQ(customers_version(stg).value("exactness", ""), "exact") << stg.dump(2);
+}
+
+// numeric 1.0 and 1.00 are equal and hash alike (hash_record_extended), but print differently:
+// the fingerprint must see the change.
+TEST_F(PostgresEvidence, ANumericRescaledWithoutChangingItsValueIsAChange) {
+  limit("unlimited");
+  run_first();
+  ODS_ASSERT_OK(
+      pg_->psql("update raw.customers set credit = 1.00 where customer_id = (select min(customer_id) from "
+                "raw.customers)",
+                kDatabase));
+  auto p = plan();
+  EXPECT_EQ(decision(entry(p, "stg_customers")), "build:new_upstream_data") << entry(p, "stg_customers").dump(2);
+}
+
+// --- above the limit: the statistics ---
+
+TEST_F(PostgresEvidence, SettledStatisticsOfAnUnchangedTableAreReusedAsSemanticEvidence) {
+  limit("0");
+  run_first();
+  auto p = plan();
+  const auto& stg = entry(p, "stg_customers");
+  EXPECT_EQ(decision(stg), "reuse:unchanged") << stg.dump(2);
+  EXPECT_EQ(customers_version(stg).value("origin", ""), "postgres_statistics") << stg.dump(2);
+  EXPECT_EQ(customers_version(stg).value("exactness", ""), "semantic") << stg.dump(2);
+  EXPECT_NE(all_evidence_of(stg, "source_content_unread").find("above the content limit of 0 bytes"), std::string::npos)
+      << stg.dump(2);
+}
+
+// Each fault below, after a recorded run over statistics, must build the reader.
+void expect_built(const nlohmann::json& p) {
+  const auto& stg = entry(p, "stg_customers");
+  EXPECT_EQ(stg.at("action"), "build") << stg.dump(2);
+  EXPECT_NE(decision(stg), "reuse:unchanged") << stg.dump(2);
+}
+
+TEST_F(PostgresEvidence, RowsInsertedAboveTheLimitBuildTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(
+      pg_->psql("insert into raw.customers (customer_id, first_name) select max(customer_id) + 1, 'new' from "
+                "raw.customers",
+                kDatabase));
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, AStatisticsResetBuildsTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(pg_->psql("select pg_stat_reset()", kDatabase));
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, AServerRestartBuildsTheReaders) {
+  limit("0");
+  run_first();
+  auto restarted = pg_->restart();
+  ASSERT_TRUE(restarted) << restarted.error();
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, TruncateAndReloadWithTheSameRowsBuildsTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(
+      pg_->psql("create temporary table c as select * from raw.customers; truncate raw.customers; "
+                "insert into raw.customers select * from c",
+                kDatabase));
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, VacuumFullBuildsTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(pg_->psql("vacuum full raw.customers", kDatabase));
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, ClusterBuildsTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(pg_->psql("cluster raw.customers using customers_id", kDatabase));
+  expect_built(plan());
+}
+
+TEST_F(PostgresEvidence, ATableRenamedAwayAndAnotherRenamedIntoItsPlaceBuildsTheReaders) {
+  limit("0");
+  run_first();
+  ODS_ASSERT_OK(
+      pg_->psql("create table raw.customers_next (like raw.customers including all); "
+                "insert into raw.customers_next select * from raw.customers; "
+                "alter table raw.customers rename to customers_old; "
+                "alter table raw.customers_next rename to customers",
+                kDatabase));
+  expect_built(plan());
+}
+
+// A session that is busy (here: sleeping in an open transaction) may hold committed changes the
+// statistics don't count yet: the statistics are unknown, and the reason says so.
+TEST_F(PostgresEvidence, AnotherBusySessionMakesTheStatisticsUnknown) {
+  limit("0");
+  run_first();
+  BackgroundProcess busy;
+  auto started = busy.start({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U",
+                             pg_->user(), "-d", kDatabase, "-c", "select pg_sleep(600)"},
+                            project_->dir(), project_->dir() / "busy.log");
+  ASSERT_TRUE(started) << started.error();
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; ++i) {
+    auto r = pg_->psql("select count(*) from pg_stat_activity where query = 'select pg_sleep(600)'", kDatabase);
+    seen = r.output.find('1') == 0;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(seen) << "the busy session did not start";
+  auto p = plan();
+  const auto& stg = entry(p, "stg_customers");
+  EXPECT_EQ(stg.at("action"), "build") << stg.dump(2);
+  EXPECT_NE(stg.dump().find("busy within the last 20 s"), std::string::npos) << stg.dump(2);
+}
+
+}  // namespace
+}  // namespace ods::testing
