@@ -76,13 +76,14 @@ class PostgresEvidence : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
   }
 
-  nlohmann::json plan() { return project_->plan_json({"--target", "pg", "--profiles-dir", project_->dir().string()}); }
-
-  // The evidence line about raw.customers on stg_customers.
-  static const nlohmann::json& customers_version(const nlohmann::json& stg) {
-    const nlohmann::json* ev = evidence_about(stg, "source_data_version", "source.shop.raw.customers");
-    static const nlohmann::json none;
-    return ev ? *ev : none;
+  // `ods state run --dry-run`: the probe and the plan, nothing built; the plan document.
+  nlohmann::json plan() {
+    ProcessResult r = project_->ods({"state", "run", "--dry-run", "--format", "json", "--target", "pg",
+                                     "--profiles-dir", project_->dir().string()});
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+    auto doc = nlohmann::json::parse(r.output, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << r.output << r.errors;
+    return doc.is_discarded() || !doc.contains("plan") ? nlohmann::json::object() : doc.at("plan");
   }
 
   PostgresServer* pg_ = nullptr;

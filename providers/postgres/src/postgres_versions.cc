@@ -31,12 +31,11 @@ std::string columns_digest() {
 // False for a relation whose columns weren't found: then the text form is hashed.
 std::string rows_hash_by_value() {
   return std::string(
-      "(select coalesce(bool_and(a.atttypid = any (array['bool', 'int2', 'int4', 'int8', 'oid', 'text', "
-      "'varchar', 'date', 'time', 'timestamp', 'timestamptz', 'uuid', 'bytea', '\"char\"']::pg_catalog."
-      "regtype[]) and (a.attcollation = 0 or co.collisdeterministic)), false) from pg_catalog.pg_attribute a "
-      "join pg_catalog.pg_class c on c.oid = a.attrelid join pg_catalog.pg_namespace n on n.oid = "
-      "c.relnamespace left join pg_catalog.pg_collation co on co.oid = a.attcollation where n.nspname = "
-      "'{schema}' and c.relname = '{identifier}' and a.attnum > 0 and not a.attisdropped)");
+             "(select coalesce(bool_and(a.atttypid = any (array['bool', 'int2', 'int4', 'int8', 'oid', 'text', "
+             "'varchar', 'date', 'time', 'timestamp', 'timestamptz', 'uuid', 'bytea', '\"char\"']::pg_catalog."
+             "regtype[]) and (a.attcollation = 0 or (select co.collisdeterministic from pg_catalog.pg_collation co "
+             "where co.oid = a.attcollation))), false)") +
+         kColumnsOfRelation + ")";
 }
 
 // ods_row__: the whole row while no column has that name (a column wins over a table alias). The
