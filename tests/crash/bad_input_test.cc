@@ -112,7 +112,8 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
                      "ODS_PROBE_PARTS is '" + bad + "'");
   }
   project_->add_env({"ODS_PROBE_PARTS=1"});
-  for (const std::string bad : {"10MB", "-1", "1e9", " 5", "Unlimited"}) {  // the largest source scanned (docs/warehouses.md)
+  for (const std::string bad :
+       {"10MB", "-1", "1e9", " 5", "Unlimited"}) {  // the largest source scanned (docs/warehouses.md)
     project_->add_env({"ODS_CONTENT_MAX_BYTES=" + bad});
     expect_refused("ODS_CONTENT_MAX_BYTES='" + bad + "' ods state run", {"state", "run"}, 2,
                    "ODS_CONTENT_MAX_BYTES is '" + bad + "'");

@@ -26,7 +26,7 @@ struct WarehouseOptions {
   // Sources at most this big: content fingerprint. Unset: PostgreSQL takes
   // kDefaultContentMaxBytes, Snowflake and BigQuery scan nothing (a scan costs money there).
   std::optional<unsigned long long> content_max_bytes;
-  std::string snowflake_content_hash;                   // empty: hash_agg(*)
+  std::string snowflake_content_hash;  // empty: hash_agg(*)
 };
 
 struct GatheredEvidence {
