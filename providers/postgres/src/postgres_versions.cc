@@ -71,7 +71,8 @@ std::string statistics_sql() {
          std::to_string(kStatisticsSettleSeconds) +
          " seconds')::text from pg_catalog.pg_stat_activity a where a.datname = pg_catalog.current_database() and "
          "a.pid <> pg_catalog.pg_backend_pid() and a.leader_pid is distinct from pg_catalog.pg_backend_pid() and "
-         "a.backend_type <> 'autovacuum worker' and a.application_name is distinct from 'ods') as other_sessions, " +
+         "a.backend_type not in ('autovacuum worker', 'walsender') and a.application_name is distinct from 'ods') as "
+         "other_sessions, " +
          columns_digest() +
          " as content_schema from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace "
          "left join pg_catalog.pg_stat_user_tables s on s.relid = c.oid where n.nspname = '{schema}' and c.relname = "
