@@ -28,6 +28,7 @@
 #                   server runs as the postgres user, who cannot reach root's home)
 #   BENCH_PG_BIN    the server's bin/ folder (default: the newest /usr/lib/postgresql/<v>/bin)
 #   BENCH_FRESH     1: generate the sources again instead of reusing them
+#   BENCH_STEPS     the steps to run, in order (default: all six above; `first` must come first)
 # Generating 10 GB takes minutes: run it with `nice`, as the other bench scripts on a shared machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +39,7 @@ case ${1:-both} in
   both) (($#)) && shift ;;
 esac
 if (($#)); then sizes=("$@"); else sizes=(0.1 1); fi
+read -r -a steps <<<"${BENCH_STEPS:-first same small_append large_append large_update large_reload}"
 data=${BENCH_DATA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ods/bench-data}
 pg_dir=${BENCH_PG_DIR:-/var/tmp/ods-bench-pg/data-scale}
 pg_bin=${BENCH_PG_BIN:-$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}
@@ -103,6 +105,7 @@ needed() {
 # project WH GB DIR: a fresh copy of bench/data_scale in DIR, set to GB.
 project() {
   rm -rf "$3"
+  mkdir -p "$(dirname "$3")"
   cp -r "$bench/data_scale" "$3"
   sed -i "s/^  bench_gb: .*/  bench_gb: $2/" "$3/dbt_project.yml"
 }
@@ -154,7 +157,7 @@ for line in open(sizes):
     table, rows, size = line.split()
     rows, size = int(float(rows)), int(size)
     s = seconds.get("source.data_scale.raw." + table)
-    if s is None or rows < 1000000:
+    if s is None or table not in ("orders", "events", "payments"):
         continue
     per_gb = "%.2f s/GB" % (s / (size / 1e9)) if size else "bytes unknown"
     print("%s %s GB: raw.%s %.1fM rows%s: fingerprint %.2f s, %s, %.2f s per 10M rows"
@@ -165,14 +168,14 @@ PY
 # bench_size WH GB: the steps on one warehouse and size, a table row each.
 bench_size() {
   local wh=$1 gb=$2 dir=$data/$1-$2 step
-  export BENCH_WAREHOUSE=$wh BENCH_DUCKDB=$data/$wh-$gb.duckdb BENCH_PG_DB=bench_${gb//./_}
+  export BENCH_WAREHOUSE=$wh BENCH_DUCKDB=$data/${wh}_${gb//./_}.duckdb BENCH_PG_DB=bench_${gb//./_}
   if [ "$wh" = postgres ] && ! psql -X -At -d postgres -c "select 1 from pg_database where datname = '$BENCH_PG_DB'" | grep -q 1; then
     psql -X -q -d postgres -c "create database $BENCH_PG_DB"
   fi
   project "$wh" "$gb" "$dir/ods"
   project "$wh" "$gb" "$dir/peer"
   sources "$wh" "$gb" "$dir/ods"
-  for step in first same small_append large_append large_update large_reload; do
+  for step in "${steps[@]}"; do
     case $step in
       first | same) ;;
       *) run_logged "$tmp/change.log" dbt_in "$dir/ods" run-operation bench_change --args "{change: $step}" ;;
@@ -187,7 +190,7 @@ bench_size() {
     ((${#selection[@]})) && t_sel=$(dbt_in "$dir/peer" build --target "${wh}_peer" --select "${selection[@]}")
     t_full=$(dbt_in "$dir/peer" build --target "${wh}_peer")
     [ "$step" = same ] && fingerprint_costs "$wh" "$gb" "$tmp/ods.json" >&2
-    "$py" - "$wh" "$size" "$step" "$t_ods" "$t_sel" "$t_full" "$names" "$(needed "$step" "$dir/peer")" "$(loadavg)" \
+    "$py" - "$wh" "$gb ($size)" "$step" "$t_ods" "$t_sel" "$t_full" "$names" "$(needed "$step" "$dir/peer")" "$(loadavg)" \
       "$(field "$tmp/ods.json" 'd["run"]["timings"].get("probe", 0)')" \
       "$(field "$tmp/ods.json" 'd["run"]["timings"].get("content", 0)')" <<'PY' | tee -a "$tmp/rows"
 import sys
@@ -203,7 +206,7 @@ PY
   done
 }
 
-echo "| warehouse | GB stored | run | ODS s | probe s | cutoff content s | dbt build s | dbt build --select s | ODS / dbt build | ODS / (select + probe) | ods built | needed | load |"
+echo "| warehouse | GB (stored) | run | ODS s | probe s | cutoff content s | dbt build s | dbt build --select s | ODS / dbt build | ODS / (select + probe) | ods built | needed | load |"
 echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
 for wh in "${warehouses[@]}"; do
   if [ "$wh" = postgres ]; then
@@ -212,7 +215,7 @@ for wh in "${warehouses[@]}"; do
     pg_running=1
   fi
   for gb in "${sizes[@]}"; do
-    [ "${BENCH_FRESH:-0}" = 1 ] && rm -f "$data/$wh-$gb.duckdb"
+    [ "${BENCH_FRESH:-0}" = 1 ] && rm -f "$data/${wh}_${gb//./_}.duckdb"
     bench_size "$wh" "$gb"
   done
   if [ "$wh" = postgres ]; then pg_stop "$pg_bin" "$pg_dir"; pg_running=0; fi
