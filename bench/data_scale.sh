@@ -199,8 +199,8 @@ ods, sel, full, probe, content = map(float, (ods, sel, full, probe, content))
 def short(names):
     n = names.split()
     return "all %d" % len(n) if len(n) == 20 else (", ".join(n) if n else "none")
-print("| %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | %s | %s | %s |" % (
-    wh, size, step, ods, probe, content, full, sel, ods / full, ods / (sel + probe) if sel + probe else 0,
+print("| %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f | %s | %s | %s | %s |" % (
+    wh, size, step, ods, probe, content, full, sel, ods / full, "%.2f" % (ods / (sel + probe)) if sel else "-",
     short(built), short(needed), load))
 PY
   done
@@ -226,12 +226,12 @@ cat "$tmp/costs" 2>/dev/null || true
 import sys
 for line in open(sys.argv[1]):
     c = [x.strip() for x in line.strip().strip("|").split("|")]
-    wh, size, step, ods, probe, full, ratio, ratio_sel = c[0], c[1], c[2], float(c[3]), float(c[4]), c[6], float(c[8]), float(c[9])
+    wh, size, step, ods, probe, ratio, ratio_sel = c[0], c[1], c[2], float(c[3]), float(c[4]), float(c[8]), c[9]
     if step == "same":
         ok = ratio <= 0.1 and probe <= 2
         print("%s %s GB, nothing changed: ODS %.1f s = %.2f x dbt build (target <= 0.1), probe %.2f s (target <= 2): %s"
               % (wh, size, ods, ratio, probe, "met" if ok else "NOT met"))
-    if step == "large_append":
-        print("%s %s GB, 1%% appended: ODS = %.2f x (dbt build --select + probe) (target <= 1.1): %s"
-              % (wh, size, ratio_sel, "met" if ratio_sel <= 1.1 else "NOT met"))
+    if step == "large_append" and ratio_sel != "-":
+        print("%s %s GB, 1%% appended: ODS = %s x (dbt build --select + probe) (target <= 1.1): %s"
+              % (wh, size, ratio_sel, "met" if float(ratio_sel) <= 1.1 else "NOT met"))
 PY
