@@ -66,7 +66,7 @@ source "$bench/common.sh"
 source "$bench/pg_server.sh"
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# dbt_in P ARGS...: dbt ARGS on project P (its profiles), output in $tmp/dbt.log; prints wall s.
+# dbt_in P ARGS...: dbt ARGS on project P (its profiles), output in $tmp/timed.log; prints wall s.
 dbt_in() {
   local p=$1
   shift
