@@ -12,9 +12,8 @@ using Ids = std::vector<std::string>;
 // source.raw -> a -> a_top; source.raw -> b -> b_top; a and b -> both
 struct Graph {
   planner::ProjectInputs inputs;
-  std::map<std::string, Ids> checks_of{{"a", {"test.a_unique"}},
-                                       {"b", {"test.a_to_b", "test.b_unique"}},
-                                       {"source.raw", {"test.raw_fresh"}}};
+  std::map<std::string, Ids> checks_of{
+      {"a", {"test.a_unique"}}, {"b", {"test.a_to_b", "test.b_unique"}}, {"source.raw", {"test.raw_fresh"}}};
   Graph() {
     auto node = [&](const std::string& id, Ids parents) {
       planner::NodeInput n;

@@ -302,8 +302,7 @@ TEST_P(ShopPr, APrTargetThatIsProductionsByDefaultOrByAnotherNameIsRefusedBefore
       << by_default.errors;
   const ProcessResult aliased = ods({"state", "pr", "--target", prod, "--pr-target", prod + "_alias"});
   EXPECT_EQ(aliased.exit_code, 2) << aliased.output << aliased.errors;
-  EXPECT_NE(aliased.errors.find("--pr-target " + prod + "_alias writes into production's relations"),
-            std::string::npos)
+  EXPECT_NE(aliased.errors.find("--pr-target " + prod + "_alias writes into production's relations"), std::string::npos)
       << aliased.errors;
   EXPECT_NE(aliased.errors.find("model.shop.fct_orders"), std::string::npos) << aliased.errors;
   EXPECT_EQ(aliased.output.find("building"), std::string::npos) << aliased.output;

@@ -114,9 +114,8 @@ TEST_F(ShopRecord, NewerSchemaDatabaseIsRefusedAndLeftUntouched) {
 TEST_F(ShopRecord, PlanExplainAndHistoryWithoutAStateFileAreAnErrorNamingThePath) {
   fs::remove_all(project_.dir() / ".ods");
   const std::string path = (project_.dir() / ".ods" / "state.db").string();
-  for (const std::vector<std::string>& command : {std::vector<std::string>{"state", "plan"},
-                                                  {"state", "explain", "fct_orders"},
-                                                  {"state", "history"}}) {
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"state", "plan"}, {"state", "explain", "fct_orders"}, {"state", "history"}}) {
     auto r = project_.ods(command);
     EXPECT_EQ(r.exit_code, 1) << command[1] << ": " << r.output << r.errors;
     EXPECT_NE(r.errors.find("There is no state database at " + path), std::string::npos) << command[1] << r.errors;

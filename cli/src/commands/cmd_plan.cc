@@ -94,9 +94,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }
-  auto read = head_read.valid()
-                  ? head_read.get()
-                  : read_recorded_head(ctx, project->inputs.project);
+  auto read = head_read.valid() ? head_read.get() : read_recorded_head(ctx, project->inputs.project);
   if (!read) return std::unexpected(read.error());
   std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);

@@ -26,8 +26,8 @@ using Clock = std::chrono::steady_clock;
 std::string failed_wave_line(int number, const WaveRecord& record) {
   const std::size_t skipped = record.skipped_below_failure.size();
   const std::size_t later = record.to_build_later.size();
-  std::string line = "wave " + std::to_string(number) + " failed: of the " + std::to_string(skipped + later) +
-                     " nodes held back, ";
+  std::string line =
+      "wave " + std::to_string(number) + " failed: of the " + std::to_string(skipped + later) + " nodes held back, ";
   if (later == 0) return line + "every one lies below a failed node or check and is skipped, as dbt build skips it";
   return line + std::to_string(skipped) + " lie below a failed node or check and are skipped, as dbt build skips " +
          "them; the other " + std::to_string(later) + " are planned again and build, as dbt build builds them";

@@ -332,8 +332,8 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   run.metrics_part.build_seconds_saved += out.saved;
   std::optional<run::RunMetrics> metrics;
   if (out.to_build_later.empty())  // the run's last wave
-    metrics = count_run(ctx, run,
-                        out.failed_build || evidence.earlier_wave_failed ? run::kOutcomeFailed : run::kOutcomeSucceeded);
+    metrics = count_run(
+        ctx, run, out.failed_build || evidence.earlier_wave_failed ? run::kOutcomeFailed : run::kOutcomeSucceeded);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", out.failed},

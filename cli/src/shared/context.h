@@ -42,13 +42,13 @@ Environment process_environment();
 void hide_secret_arguments(int argc, char** argv);
 
 struct CommandContext {
-  std::filesystem::path project_dir;   // --project-dir, default "."
-  std::filesystem::path target_dir;    // --target-path, default <project>/target
+  std::filesystem::path project_dir;  // --project-dir, default "."
+  std::filesystem::path target_dir;   // --target-path, default <project>/target
   // The dbt target: --target, else as dbt chooses it (resolve_target: $DBT_TARGET, the profile's
   // `target:`); "" when it can't be known before dbt runs. Names the state scope.
   std::string target;
-  std::string target_how;      // where `target` came from, for messages ("" when given by --target or unknown)
-  std::string profile_default; // the profile's default target; "" when unknown
+  std::string target_how;              // where `target` came from, for messages ("" when given by --target or unknown)
+  std::string profile_default;         // the profile's default target; "" when unknown
   std::string state_url;               // --state, ODS_STATE, or sqlite:<project>/.ods/state.db
   std::string format = "text";         // --format text|json|markdown (markdown: plan, run, test)
   std::filesystem::path summary_file;  // --summary FILE: the Markdown summary also written there ("" when not)

@@ -39,8 +39,8 @@ Error without_state(Error error);
 
 // read_head of settle_scope's scope for `project` and `target`. Errors: the store's.
 [[nodiscard]] Result<std::optional<Head>> read_settled_head(const CommandContext& ctx, contracts::StateStore& store,
-                                                          const std::string& project, const std::string& target,
-                                                          bool records);
+                                                            const std::string& project, const std::string& target,
+                                                            bool records);
 
 // The line a command prints before it records the first state of `scope`: which scope and why
 // this target ("target dev: the default target of profile 'shop' (...)"), so a typo or a

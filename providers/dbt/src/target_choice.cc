@@ -18,8 +18,7 @@ using Getenv = std::function<std::string(const std::string&)>;
 // renders them; false when it holds other Jinja, or names an unset variable without a fallback
 // (dbt refuses that itself).
 bool render_env_var(const std::string& text, const Getenv& getenv, std::string& out) {
-  static const std::regex kEnvVar(
-      R"(\{\{\s*env_var\(\s*(['"])([^'"]+)\1\s*(?:,\s*(['"])([^'"]*)\3\s*)?\)\s*\}\})");
+  static const std::regex kEnvVar(R"(\{\{\s*env_var\(\s*(['"])([^'"]+)\1\s*(?:,\s*(['"])([^'"]*)\3\s*)?\)\s*\}\})");
   std::string rendered;
   auto begin = text.cbegin();
   for (std::sregex_iterator it(text.begin(), text.end(), kEnvVar), end; it != end; ++it) {
@@ -105,8 +104,8 @@ Result<TargetChoice> choose_target(const fs::path& project_dir, const std::strin
   if (std::find(choice.targets.begin(), choice.targets.end(), choice.name) == choice.targets.end()) {
     std::string valid;
     for (const auto& t : choice.targets) valid += "\n - " + t;
-    return fail("usage", "The profile '" + choice.profile + "' does not have a target named '" + choice.name +
-                             "' (" + choice.how + "). The valid target names for this profile (" + file.string() +
+    return fail("usage", "The profile '" + choice.profile + "' does not have a target named '" + choice.name + "' (" +
+                             choice.how + "). The valid target names for this profile (" + file.string() +
                              ") are:" + valid);
   }
   return choice;

@@ -77,7 +77,8 @@ ods::Result<CopyReport> copy_scope_as(StateStore& from, StateStore& to, const st
                                       const std::string& to_scope) {
   auto occupied = holds_state(to, to_scope);
   if (!occupied) return std::unexpected(occupied.error());
-  if (*occupied) return ods::fail("not_empty", "the target already holds state for " + to_scope + "; nothing was copied");
+  if (*occupied)
+    return ods::fail("not_empty", "the target already holds state for " + to_scope + "; nothing was copied");
   CopyReport report;
   if (auto copied = copy_scope(from, to, from_scope, to_scope, report); !copied) return std::unexpected(copied.error());
   return report;

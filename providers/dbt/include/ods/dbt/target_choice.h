@@ -17,10 +17,10 @@
 namespace ods::dbt {
 
 struct TargetChoice {
-  std::string name;        // the target's name; "" when it can't be known before dbt runs
-  std::string how;         // where `name` came from, for messages ("--target", "the profile's default", ...)
+  std::string name;             // the target's name; "" when it can't be known before dbt runs
+  std::string how;              // where `name` came from, for messages ("--target", "the profile's default", ...)
   std::string profile_default;  // the profile's default target (its `target:`, rendered); "" when unknown
-  std::string profile;     // the profile's name; "" when unknown
+  std::string profile;          // the profile's name; "" when unknown
   std::filesystem::path profiles_file;  // the profiles.yml read; empty when none was read
   std::vector<std::string> targets;     // the profile's targets (its `outputs:`), in file order
   std::string unknown_why;              // why `name` is "" (one clause), else ""
@@ -33,8 +33,7 @@ struct TargetChoice {
 // ("The profile 'shop' does not have a target named 'nosuch'. The valid target names for this
 // profile are: - dev - pr"), naming the profiles.yml read. Reads files only.
 [[nodiscard]] Result<TargetChoice> choose_target(const std::filesystem::path& project_dir,
-                                                 const std::string& flag_target,
-                                                 const std::string& flag_profiles_dir,
+                                                 const std::string& flag_target, const std::string& flag_profiles_dir,
                                                  const std::function<std::string(const std::string&)>& getenv);
 
 }  // namespace ods::dbt
