@@ -29,8 +29,10 @@ std::string failed_wave_line(int number, const WaveRecord& record) {
   std::string line =
       "wave " + std::to_string(number) + " failed: of the " + std::to_string(skipped + later) + " nodes held back, ";
   if (later == 0) return line + "every one lies below a failed node or check and is skipped, as dbt build skips it";
-  return line + std::to_string(skipped) + " lie below a failed node or check and are skipped, as dbt build skips " +
-         "them; the other " + std::to_string(later) + " are planned again and build, as dbt build builds them";
+  const bool one = skipped == 1;
+  return line + std::to_string(skipped) + (one ? " lies" : " lie") + " below a failed node or check and " +
+         (one ? "is" : "are") + " skipped, as dbt build skips " + (one ? "it" : "them") + "; the other " +
+         std::to_string(later) + " are planned again and build, as dbt build builds them";
 }
 
 }  // namespace
