@@ -1,5 +1,7 @@
 #include "ods/run/pr_environment.h"
 
+#include <cctype>
+#include <map>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -101,6 +103,34 @@ PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::Ex
     }
   }
   return out;
+}
+
+namespace {
+
+std::string folded(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::string> first_production_relation(const planner::ProjectInputs& prod_inputs,
+                                                     const planner::ProjectInputs& pr_inputs,
+                                                     const PrSelection& selection, bool cloned) {
+  std::set<std::string> production;
+  for (const auto& n : prod_inputs.nodes)
+    if (!n.relation.empty()) production.insert(folded(n.relation));
+  std::map<std::string, std::string> pr_relation;
+  for (const auto& n : pr_inputs.nodes) pr_relation[n.id] = n.relation;
+  const std::set<std::string> from_production(selection.from_production.begin(), selection.from_production.end());
+  for (const auto& e : selection.plan.entries) {
+    const bool written = e.action == planner::Action::build || (cloned && from_production.contains(e.id));
+    if (!written) continue;
+    const auto it = pr_relation.find(e.id);
+    if (it == pr_relation.end() || it->second.empty()) continue;
+    if (production.contains(folded(it->second))) return e.id + " (" + it->second + ")";
+  }
+  return std::nullopt;
 }
 
 }  // namespace ods::run

@@ -28,7 +28,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-constexpr const char* kScope = "shop/default";
+constexpr const char* kScope = "shop/dev";  // examples/shop's default target (issue 39: scopes name it)
 constexpr const char* kOperatorProject = "analytics/shop";
 
 double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "harness/shop_baseline.h"
@@ -67,6 +68,17 @@ TEST(ReuseCorpus, Shop) {
                       "    s.last_ordered_at,\n    c.created_at as customer_created_at\n");
        }},
       {"env var read by dim_customers' hook changed", [](DbtProject& q) { q.add_env({"SHOP_AUDIT_TAG=release-2"}); }},
+      // A failed wave (issue 39, item 0): stg_orders and stg_payments build for the new orders
+      // in wave 1 with their readers held back behind them, and a new test on stg_customers
+      // fails in wave 1. dbt build skips only dim_customers (below stg_customers) and builds
+      // fct_orders, orders_daily and order_status_summary; so must the run, and exit 1.
+      {"3 orders appended and a failing test on stg_customers (wave 1)",
+       [](DbtProject& q) {
+         ODS_ASSERT_OK(q.generate_data({"--append-orders", "3"}));
+         q.write("tests/assert_no_customer_3.sql", "select * from {{ ref('stg_customers') }} where customer_id = 3\n");
+       }},
+      {"the failing test removed (dim_customers builds what it skipped)",
+       [](DbtProject& q) { std::filesystem::remove(q.dir() / "tests" / "assert_no_customer_3.sql"); }},
   };
   for (const auto& s : steps) {
     corpus.step(s);

@@ -270,6 +270,48 @@ TEST_P(ShopPr, APrTargetIsRequiredAndMustNotBeProductions) {
   expect_production_untouched();
 }
 
+// The profiles.yml of `p` with `<target>_alias`, a copy of output `target` (the same relations
+// under another name), and `default_target` as the profile's `target:`.
+void alias_production(const DbtProject& p, const std::string& target, const std::string& default_target) {
+  std::string text = p.read("profiles.yml");
+  const auto start = text.find("\n    " + target + ":\n");
+  ASSERT_NE(start, std::string::npos) << text;
+  auto end = start + 1;
+  do end = text.find('\n', end) + 1;
+  while (end < text.size() && text.compare(end, 6, "      ") == 0);
+  std::string block = text.substr(start + 1, end - start - 1);
+  block.replace(4, target.size(), target + "_alias");
+  text.insert(end, block);
+  const auto default_at = text.find("  target: dev\n");
+  ASSERT_NE(default_at, std::string::npos) << text;
+  text.replace(default_at, 14, "  target: " + default_target + "\n");
+  p.write("profiles.yml", text);
+}
+
+// Issue 39, item 1: production's target is resolved as dbt resolves it (without --target, the
+// profile's default), and a PR target whose relations are production's is refused before
+// anything is built, naming the first relation both would write.
+TEST_P(ShopPr, APrTargetThatIsProductionsByDefaultOrByAnotherNameIsRefusedBeforeAnyBuild) {
+  const std::string prod = GetParam().prod_target;
+  alias_production(*project_, prod, prod);
+  change_fct_orders();
+  const ProcessResult by_default = ods({"state", "pr", "--pr-target", prod});  // no --target: the profile's default
+  EXPECT_EQ(by_default.exit_code, 2) << by_default.output << by_default.errors;
+  EXPECT_NE(by_default.errors.find("names production's target '" + prod + "' (the default target of profile 'shop'"),
+            std::string::npos)
+      << by_default.errors;
+  const ProcessResult aliased = ods({"state", "pr", "--target", prod, "--pr-target", prod + "_alias"});
+  EXPECT_EQ(aliased.exit_code, 2) << aliased.output << aliased.errors;
+  EXPECT_NE(aliased.errors.find("--pr-target " + prod + "_alias writes into production's relations"), std::string::npos)
+      << aliased.errors;
+  EXPECT_NE(aliased.errors.find("model.shop.fct_orders"), std::string::npos) << aliased.errors;
+  EXPECT_EQ(aliased.output.find("building"), std::string::npos) << aliased.output;
+  const ProcessResult unknown = ods({"state", "pr", "--target", prod, "--pr-target", "nosuch"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.errors.find("does not have a target named 'nosuch'"), std::string::npos) << unknown.errors;
+  expect_production_untouched();
+}
+
 INSTANTIATE_TEST_SUITE_P(Warehouses, ShopPr,
                          ::testing::Values(WarehouseParam{"DuckDb", &duckdb_warehouse, "dev", "pr"},
                                            WarehouseParam{"Postgres", &postgres_warehouse, "pg", "pg_pr"}),

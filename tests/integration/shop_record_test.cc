@@ -109,10 +109,25 @@ TEST_F(ShopRecord, NewerSchemaDatabaseIsRefusedAndLeftUntouched) {
   EXPECT_EQ(state_digest(), before);
 }
 
+// Issue 39, item 5: a plan against no state file would say every node never_built, as if a
+// wrong --state or --project-dir were a first run: it is an error naming the path instead.
+TEST_F(ShopRecord, PlanExplainAndHistoryWithoutAStateFileAreAnErrorNamingThePath) {
+  fs::remove_all(project_.dir() / ".ods");
+  const std::string path = (project_.dir() / ".ods" / "state.db").string();
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"state", "plan"}, {"state", "explain", "fct_orders"}, {"state", "history"}}) {
+    auto r = project_.ods(command);
+    EXPECT_EQ(r.exit_code, 1) << command[1] << ": " << r.output << r.errors;
+    EXPECT_NE(r.errors.find("There is no state database at " + path), std::string::npos) << command[1] << r.errors;
+    EXPECT_EQ(r.output.find("never_built"), std::string::npos) << command[1] << r.output;
+  }
+  EXPECT_FALSE(fs::exists(project_.dir() / ".ods")) << "a reading command created the store";
+}
+
 TEST_F(ShopRecord, HistoryDoctorBackupAndReset) {
   auto history = project_.ods({"state", "history"});
   ODS_ASSERT_OK(history);
-  EXPECT_NE(history.output.find("shop/default"), std::string::npos) << history.output;
+  EXPECT_NE(history.output.find("shop/dev"), std::string::npos) << history.output;  // the profile's default target
   ODS_ASSERT_OK(project_.ods({"state", "doctor"}));
   auto backup_path = (project_.dir() / "backup.db").string();
   ODS_ASSERT_OK(project_.ods({"state", "backup", backup_path}));

@@ -37,15 +37,13 @@ bool deliver_plan_report(const CommandContext& ctx, const planner::ExecutionPlan
       [&] { return markdown_input(plan, summary); });
 }
 
-// The recorded head of `scope` in ctx's state store; nullopt when there is no store yet or
-// nothing is recorded.
-Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const std::string& scope) {
+// The recorded head of `project`'s scope in ctx's state store; nullopt when nothing is recorded
+// for it. Errors: the store's; "not_found" when there is no store (a plan against nothing would
+// say every node never_built, as if a wrong --state or --project-dir were a first run).
+Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const std::string& project) {
   auto store = open_store(ctx, false, /*read_only=*/true);
-  if (!store) {
-    if (store.error().code == "not_found") return std::optional<Head>();
-    return std::unexpected(store.error());
-  }
-  return read_head(**store, scope);
+  if (!store) return std::unexpected(without_state(store.error()));
+  return read_settled_head(ctx, **store, project, ctx.target, /*records=*/false);
 }
 
 // Plans the project in ctx against its recorded state. Reads only.
@@ -84,8 +82,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   std::function<void(const std::string&)> before_assembly;
   if (!args.has(kFlagSelect)) {
     before_assembly = [&](const std::string& project_name) {
-      head_read = std::async(std::launch::async, read_recorded_head, std::cref(ctx),
-                             planner::scope_of(project_name, ctx.target));
+      head_read = std::async(std::launch::async, read_recorded_head, std::cref(ctx), project_name);
     };
   }
   auto project = load_project(ctx, ProjectUse::plan_only, std::move(before_assembly));
@@ -97,9 +94,7 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
     if (!selected) return std::unexpected(selected.error());
     options.selected = *selected;
   }
-  auto read = head_read.valid()
-                  ? head_read.get()
-                  : read_recorded_head(ctx, planner::scope_of(project->inputs.project, project->inputs.target));
+  auto read = head_read.valid() ? head_read.get() : read_recorded_head(ctx, project->inputs.project);
   if (!read) return std::unexpected(read.error());
   std::optional<Head> head = std::move(*read);
   auto plan = planner::plan(project->inputs, head ? &head->snapshot : nullptr, options);

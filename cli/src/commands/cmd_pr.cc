@@ -12,7 +12,9 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "flag_names.h"
+#include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
+#include "ods/dbt/target_choice.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
@@ -50,6 +52,29 @@ bool read_results(const CommandContext& ctx, const std::filesystem::path& dir,
   return true;
 }
 
+// Parses the project with the PR's target (the session's) into `pr_dir` and refuses a PR
+// environment that would write a relation of production's (run::first_production_relation),
+// naming it, before anything is built or cloned. kExitOk when none; an exit code after saying
+// why otherwise.
+int refuse_production_relations(const CommandContext& ctx, DbtSession& session, const LoadedProject& production,
+                                const PrOutcome& outcome, const std::filesystem::path& pr_dir) {
+  auto parsed = session.run({"parse", kFlagTargetPath, pr_dir.string()});
+  if (!parsed) return report(ctx, parsed.error());
+  if (parsed->exit_code != 0)
+    return report_dbt_failure(ctx, "dbt parse with --pr-target " + outcome.pr_target, *parsed);
+  auto pr_inputs = dbt::read_project_inputs(dbt::ArtifactPaths{pr_dir / "manifest.json", std::nullopt},
+                                            dbt::ReadOptions{outcome.pr_target, {}});
+  if (!pr_inputs) return report(ctx, pr_inputs.error());
+  const auto shared =
+      run::first_production_relation(production.inputs, *pr_inputs, outcome.selection, outcome.upstream == "clone");
+  if (!shared) return kExitOk;
+  return report(ctx, {"usage", "--pr-target " + outcome.pr_target + " writes into production's relations (target " +
+                                   (ctx.target.empty() ? std::string("dbt's default") : "'" + ctx.target + "'") +
+                                   "): " + *shared +
+                                   " is the same relation in both; a PR environment must build elsewhere (a target "
+                                   "with its own schema or database); nothing was built"});
+}
+
 }  // namespace
 
 int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
@@ -58,9 +83,12 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
     return report(ctx, {"usage", std::string(kFlagPrTarget) +
                                      " is required: the dbt target of the PR's own schema (the --target is "
                                      "production's, whose recorded state is read)"});
-  if (pr_target == ctx.target)
-    return report(ctx, {"usage", std::string(kFlagPrTarget) + " names production's target '" + ctx.target +
-                                     "': a PR environment must build elsewhere"});
+  if (pr_target == ctx.target)  // ctx.target is resolved: without --target, the profile's default (resolve_target)
+    return report(ctx, {"usage", std::string(kFlagPrTarget) + " names production's target '" + ctx.target + "'" +
+                                     (ctx.target_how.empty() ? "" : " (" + ctx.target_how + ")") +
+                                     ": a PR environment must build elsewhere"});
+  if (auto known = dbt::choose_target(ctx.project_dir, pr_target, args.get(kFlagProfilesDir), ctx.env.getenv); !known)
+    return report(ctx, {"usage", std::string(kFlagPrTarget) + ": " + known.error().message});
   auto prepared = prepare_run(args, ctx);  // compiles the PR's code with production's target
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
@@ -109,9 +137,12 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
   pr_ctx.target = pr_target;
   auto session = make_dbt_session(pr_ctx, dbt_options(args, ctx));
   const std::filesystem::path pr_dir = ctx.target_dir / "ods-pr";
+  if (int code = refuse_production_relations(ctx, *session, project, outcome, pr_dir); code != kExitOk) return code;
   const std::vector<std::string> shared{kFlagTargetPath, pr_dir.string(), "--state", ctx.target_dir.string()};
   auto run_dbt = [&](std::vector<std::string> dbt_args, const std::string& what) -> int {
     dbt_args.insert(dbt_args.end(), shared.begin(), shared.end());
+    std::error_code ignored;  // an earlier push's results must not pass for this call's
+    std::filesystem::remove(pr_dir / "run_results.json", ignored);
     auto ran = session->run_with_progress(dbt_args, what);
     if (!ran) return report(ctx, ran.error());
     if (ran->interrupted) {

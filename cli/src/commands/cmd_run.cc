@@ -57,7 +57,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   bool head_read_early = false;
   const RecordedSnapshot recorded = [&](const planner::ProjectInputs& parsed) -> Result<const planner::StateSnapshot*> {
     if (!store) return nullptr;
-    auto h = read_head(**store, planner::scope_of(parsed.project, parsed.target));
+    auto h = read_settled_head(ctx, **store, parsed.project, parsed.target, !args.has(kFlagDryRun));
     if (!h) return std::unexpected(h.error());
     early_head = std::move(*h);
     head_read_early = true;
@@ -84,7 +84,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   std::future<Result<std::optional<Head>>> head_read;
   if (store && args.has(kFlagPushgateway)) announce_scope(ctx, **store, scope, args.get(kFlagPushgateway));
   if (store && !head_read_early)
-    head_read = std::async(std::launch::async, [&s = **store, &scope] { return read_head(s, scope); });
+    head_read = std::async(std::launch::async, [&ctx, &s = **store, &project, &args] {
+      return read_settled_head(ctx, s, project.inputs.project, project.inputs.target, !args.has(kFlagDryRun));
+    });
   timings.load = prepared->load_seconds + seconds_since(t);
 
   GatheredEvidence evidence = prepared->probe(ctx, options.now);
@@ -113,6 +115,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   planner::CheckPlan checks = run::run_checks(project.inputs, head ? &head->snapshot : nullptr, *plan, checks_selected);
   if (ctx.format == "text") print_check_line(*ctx.out, checks);
   if (args.has(kFlagDryRun)) return finish_dry_run(ctx, *plan, checks, store ? store->get() : nullptr);
+  if (!head) step(ctx, first_state_line(ctx, scope));
   auto check_selection = run::check_selection(checks);
   const std::size_t to_check = check_selection.size();
   RunContext run_ctx{

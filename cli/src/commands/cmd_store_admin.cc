@@ -24,13 +24,12 @@ int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
   }
   auto scope = scope_for(ctx);
   if (!scope) return report(ctx, scope.error());
-  auto store = open_store(ctx, false);
-  if (!store) {
-    if (store.error().code == "not_found") {
-      *ctx.out << "No state recorded yet for " << *scope << ".\n";
-      return kExitOk;
-    }
-    return report(ctx, store.error());
+  auto store = open_store(ctx, false, /*read_only=*/true);  // reads only: works on a file it can't write
+  if (!store) return report(ctx, without_state(store.error()));
+  if (auto project = project_name(ctx); project) {
+    auto settled = settle_scope(ctx, **store, *project, *scope, /*records=*/false);
+    if (!settled) return report(ctx, settled.error());
+    scope = *settled;
   }
   auto snapshots = (*store)->history(*scope, limit);
   if (!snapshots) return report(ctx, snapshots.error());
@@ -72,7 +71,7 @@ int cmd_history(const ParsedArgs& args, CommandContext& ctx) {
 }
 
 int cmd_doctor(const ParsedArgs&, CommandContext& ctx) {
-  auto store = open_store(ctx, false);
+  auto store = open_store(ctx, false, /*read_only=*/true);  // reads only: works on a file it can't write
   if (!store) {
     if (store.error().code == "not_found") {
       *ctx.out << "No state database at " << redact_url(ctx.state_url) << "; nothing to check.\n";
@@ -85,7 +84,9 @@ int cmd_doctor(const ParsedArgs&, CommandContext& ctx) {
   bool ok = check->ok;
   *ctx.out << "state store " << redact_url(ctx.state_url) << " (schema " << check->schema_version << ")\n";
   for (const auto& p : check->problems) *ctx.out << "  problem: " << p << "\n";
-  if (auto scope = scope_for(ctx)) {
+  if (auto scope = scope_for(ctx); scope && project_name(ctx)) {
+    auto settled = settle_scope(ctx, **store, *project_name(ctx), *scope, /*records=*/false);
+    if (settled) scope = *settled;
     auto head = read_head(**store, *scope);
     if (!head) {
       ok = false;

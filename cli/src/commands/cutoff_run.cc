@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
 #include "dbt_steps.h"
@@ -19,6 +20,20 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// What a failed wave leaves of the nodes held back behind it: as `dbt build`, ODS skips those
+// below a failure and builds the others.
+std::string failed_wave_line(int number, const WaveRecord& record) {
+  const std::size_t skipped = record.skipped_below_failure.size();
+  const std::size_t later = record.to_build_later.size();
+  std::string line =
+      "wave " + std::to_string(number) + " failed: of the " + std::to_string(skipped + later) + " nodes held back, ";
+  if (later == 0) return line + "every one lies below a failed node or check and is skipped, as dbt build skips it";
+  const bool one = skipped == 1;
+  return line + std::to_string(skipped) + (one ? " lies" : " lie") + " below a failed node or check and " +
+         (one ? "is" : "are") + " skipped, as dbt build skips " + (one ? "it" : "them") + "; the other " +
+         std::to_string(later) + " are planned again and build, as dbt build builds them";
+}
 
 }  // namespace
 
@@ -42,6 +57,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   planner::ExecutionPlan current = run.plan;
   std::vector<WaveRecord> waves;
   dbt::DbtCommandResult last_build;
+  std::optional<dbt::DbtCommandResult> failed_build;  // the first wave whose dbt build failed: the run's exit
   for (int number = 1;; ++number) {
     const run::Wave wave = run::next_wave(project.inputs, current, node_seconds, extra_call_seconds, settings.mode,
                                           measurable, code_cutoff);
@@ -66,7 +82,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
     evidence.one_parse = dbt.one_parse() && !run.compiled_by_build;
-    evidence.last = wave.later.empty() || built->exit_code != 0;
+    evidence.held_back = wave.later;
+    evidence.earlier_wave_failed = failed_build.has_value();
     if (measurable) {
       t = Clock::now();
       std::vector<std::string> warnings;
@@ -81,34 +98,32 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     }
     WaveRecord record;
     if (int code = record_wave(ctx, run, *built, evidence, record); code != kExitOk) return code;
+    const std::vector<std::string> later = record.to_build_later;
+    if (record.failed_build && !wave.later.empty()) step(ctx, failed_wave_line(number, record));
     waves.push_back(std::move(record));
     last_build = std::move(*built);
-    if (wave.later.empty() || last_build.exit_code != 0) {
-      if (!wave.later.empty())
-        step(ctx, "wave " + std::to_string(number) + " failed: the " + std::to_string(wave.later.size()) +
-                      " nodes held back are not built; they build next time");
-      break;
-    }
+    if (last_build.exit_code != 0 && !failed_build) failed_build = last_build;
+    if (later.empty()) break;
     // Re-plan the held-back nodes against what this wave recorded.
     for (const auto& e : run.plan.entries)
       if (e.action == planner::Action::build) options.built_earlier[e.id] = planner::built_for_code(e);
-    options.selected = wave.later;
+    options.selected = later;
     auto replan = planner::plan(project.inputs, run.head ? &run.head->snapshot : nullptr, options);
     if (!replan) return report(ctx, replan.error());
     run::merge_replan(whole, *replan);
     const int cut = replan->count(planner::Action::reuse);
-    step(ctx, "early cutoff: " + std::to_string(cut) + " of " + std::to_string(wave.later.size()) +
+    step(ctx, "early cutoff: " + std::to_string(cut) + " of " + std::to_string(later.size()) +
                   " held-back nodes reused (the content they read is unchanged)");
     current = std::move(*replan);
     if (current.count(planner::Action::build) == 0) {  // all cut off: their time saved is this run's too
       const double cut_saved = run::time_saved_seconds(run.store, run.scope, current);
       waves.back().saved += cut_saved;
-      record_cut_off_end(ctx, run, current, cut_saved);  // the run counted in the scope's metrics
+      record_cut_off_end(ctx, run, current, cut_saved, failed_build.has_value());  // counted in the scope's metrics
       break;
     }
   }
   run.plan = std::move(whole);
-  return finish_run(ctx, run, waves, last_build);
+  return finish_run(ctx, run, waves, failed_build ? *failed_build : last_build);
 }
 
 }  // namespace ods::cli

@@ -201,6 +201,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     print_usage(err);
     return kExitUsage;
   }
+  if (args[1] == "--help" || args[1] == "-h" || args[1] == "help") {  // `ods state --help`: the state commands
+    print_usage(out);
+    return kExitOk;
+  }
   const Command* command = nullptr;
   for (const auto& c : state_commands())
     if (c.name == args[1]) command = &c;
@@ -229,6 +233,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto ctx = make_context(*parsed, out, err, std::move(env));
   if (!ctx) {
     err << "ods state " << command->name << ": " << ctx.error().message << "\n";
+    return kExitUsage;
+  }
+  // The target as dbt would choose it, before anything runs: it names the scope.
+  if (auto resolved = resolve_target(*parsed, *ctx); !resolved) {
+    err << "ods state " << command->name << ": " << resolved.error().message << "\n";
     return kExitUsage;
   }
   try {

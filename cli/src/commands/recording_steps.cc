@@ -20,6 +20,12 @@ void append_ledger_entry(const CommandContext& ctx, contracts::StateStore& store
     *ctx.err << "ods: warning: the run ledger entry wasn't written: " << appended.error().message << "\n";
 }
 
+Error not_recorded(const Error& error, const std::string& what, const std::string& newer) {
+  const bool lost_race = error.code == "conflict" || error.code == "stale_run";
+  return {error.code, what + " ran but was not recorded: " + error.message + "; " +
+                          (lost_race ? newer : "the recorded state is as it was before this run")};
+}
+
 int finish_after_dbt(const CommandContext& ctx, const dbt::DbtCommandResult& dbt, const std::string& failed_line) {
   if (dbt.exit_code == 0) return kExitOk;
   if (!dbt.error_text.empty()) *ctx.err << "ods: dbt reported:\n" << dbt.error_text << "\n";

@@ -16,6 +16,12 @@ namespace ods::cli {
 int report_nothing_recorded(const CommandContext& ctx, const dbt::DbtCommandResult& dbt,
                             const std::string& failed_early, const Error& error);
 
+// The commit of what dbt did failed (`error`, from commit_outcome): the error to report, "<what>
+// ran but was not recorded: <why>", then what follows: `newer` ("the next run plans against the
+// newer state") only when another writer's state is the newer one (a lost race: "conflict",
+// "stale_run"); otherwise that the state is as it was before.
+Error not_recorded(const Error& error, const std::string& what, const std::string& newer);
+
 // Appends the run ledger entry; a refusal is a warning on stderr, never a failed command.
 void append_ledger_entry(const CommandContext& ctx, contracts::StateStore& store, const contracts::RunRecord& entry);
 

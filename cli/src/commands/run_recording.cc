@@ -16,6 +16,7 @@
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
+#include "ods/run/failure_reach.h"
 #include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
 #include "plan_markdown.h"
@@ -87,6 +88,29 @@ std::vector<std::string> failed_nodes(const planner::ExecutionPlan& plan, const 
       out.push_back(e.name + " (" + it->second + ")");
   }
   return out;
+}
+
+// Fills out.to_build_later and out.skipped_below_failure from `held_back`: after a failed build
+// the nodes below a node it did not build or a check that failed are skipped (as dbt build skips
+// them), the others still build. A build that failed with no node or check failing (dbt stopped
+// before its nodes) leaves nothing known to build on: every node held back is skipped.
+void split_held_back(const LoadedProject& project, const std::map<std::string, std::string>& node_status,
+                     const std::vector<std::string>& held_back, WaveRecord& out) {
+  if (!out.failed_build) {
+    out.to_build_later = held_back;
+    return;
+  }
+  std::vector<std::string> not_built;
+  for (const auto& [id, status] : node_status)
+    if (run::node_result(status) != run::NodeResult::built) not_built.push_back(id);
+  run::FailureReach reach;
+  if (not_built.empty() && out.failed_checks.empty()) {
+    reach.unknown = true;
+  } else {
+    reach = run::reach_of_failures(project.inputs, project.dbt_project->tests_of, not_built, out.failed_checks);
+  }
+  for (const auto& id : held_back) (reach.contains(id) ? out.skipped_below_failure : out.to_build_later).push_back(id);
+  out.skipped += static_cast<int>(out.skipped_below_failure.size());
 }
 
 // The line in a terminal; the JSON document and the Markdown as the flags ask. False when a
@@ -204,7 +228,8 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
   return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
 }
 
-void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved) {
+void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved,
+                        bool run_failed) {
   const auto t = Clock::now();
   run.metrics_part.build_seconds_saved += saved;
   const json counts{{"built", 0},
@@ -212,7 +237,7 @@ void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planne
                     {"failed", 0},
                     {"skipped", 0},
                     {"summary", "early cutoff: every node held back reused"}};
-  const auto metrics = count_run(ctx, run, run::kOutcomeSucceeded);
+  const auto metrics = count_run(ctx, run, run_failed ? run::kOutcomeFailed : run::kOutcomeSucceeded);
   const contracts::RunRecord ledger{random_run_id(),
                                     run.scope,
                                     ctx.env.now(),
@@ -284,8 +309,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   // snapshot (tens of MB at 10k nodes). A failed commit ends the run, head and all.
   auto committed = commit_outcome(run.store, run.scope, project.inputs, std::move(run.head), loaded->outcome, *ctx.err);
   if (!committed) {
-    return report(ctx, {committed.error().code, "the build ran but was not recorded: " + committed.error().message +
-                                                    "; the next run plans against the newer state"});
+    return report(ctx, not_recorded(committed.error(), "the build", "the next run plans against the newer state"));
   }
   // what a later wave plans and commits on
   run.head = Head{std::move(committed->stored), std::move(committed->snapshot)};
@@ -301,11 +325,15 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   out.summary = loaded->summary;
   out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
   out.failed_checks = loaded->failed_checks;
+  out.failed_build = build.exit_code != 0;
+  split_held_back(project, loaded->outcome.node_status, evidence.held_back, out);
   const std::string outcome = run::build_outcome(build.exit_code, out.built);
   for (const auto& [id, seconds] : loaded->node_seconds) run.metrics_part.build_seconds += seconds;
   run.metrics_part.build_seconds_saved += out.saved;
   std::optional<run::RunMetrics> metrics;
-  if (evidence.last) metrics = count_run(ctx, run, build.exit_code == 0 ? run::kOutcomeSucceeded : run::kOutcomeFailed);
+  if (out.to_build_later.empty())  // the run's last wave
+    metrics = count_run(
+        ctx, run, out.failed_build || evidence.earlier_wave_failed ? run::kOutcomeFailed : run::kOutcomeSucceeded);
   json counts{{"built", out.built},
               {"reused", run.plan.count(planner::Action::reuse)},
               {"failed", out.failed},

@@ -88,9 +88,11 @@ struct WaveEvidence {
   std::map<std::string, planner::DataVersion> node_contents;
   std::vector<std::string> built_for_code;
   bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
-  // The run ends with this wave (nothing held back, or dbt failed): its ledger entry counts the
-  // run in the scope's metrics.
-  bool last = true;
+  // The BUILD nodes held back behind this wave (run::Wave::later). The run ends with this wave
+  // when none is left to build after it (none held back, or every one below a failure of this
+  // wave): its ledger entry then counts the run in the scope's metrics.
+  std::vector<std::string> held_back;
+  bool earlier_wave_failed = false;  // the run failed already: it counts as failed whatever this wave does
 };
 
 // One wave's dbt build as recorded: its counts and dbt's summary, the plan's nodes it failed.
@@ -101,6 +103,12 @@ struct WaveRecord {
   std::vector<std::string> failed_nodes;
   std::vector<std::string> failed_checks;  // ids of the tests dbt reported failed or errored
   double saved = 0;                        // the last build times of the wave plan's reused nodes
+  bool failed_build = false;               // dbt build exited non-zero
+  // Of the nodes held back (WaveEvidence::held_back): those still to build after this wave, and
+  // those below a failure of this wave, skipped as dbt build skips them (run/failure_reach.h;
+  // counted in `skipped`).
+  std::vector<std::string> to_build_later;
+  std::vector<std::string> skipped_below_failure;
 };
 
 // Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on
@@ -114,11 +122,13 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                 const WaveEvidence& evidence, WaveRecord& out);
 
 // Early cutoff spared every node held back after the last wave that built: that wave's ledger
-// entry was written before this was known, without the run's metrics (WaveEvidence::last), so
+// entry was written before this was known, without the run's metrics (WaveEvidence::held_back), so
 // the run ends with an entry of its own — outcome "reused", `cut` (the re-plan, all REUSE) as its
 // plan, nothing built, no snapshot — carrying the scope's totals with this run counted (its
-// outcome succeeded, `saved` the held-back nodes' last build times added to the time saved).
-void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved);
+// outcome failed when `run_failed`, an earlier wave's build failed, else succeeded; `saved` the
+// held-back nodes' last build times added to the time saved).
+void record_cut_off_end(const CommandContext& ctx, RunContext& run, const planner::ExecutionPlan& cut, double saved,
+                        bool run_failed);
 
 // The end of a run that built: the summary over `waves` (run.plan: the whole run's plan) and
 // dbt's failure of the last build, if any. Returns kExitFailed when dbt failed or a report

@@ -131,8 +131,8 @@ int record_test_run(const CommandContext& ctx, TestRun& run, const LoadedProject
   loaded->outcome.source_versions = run.source_versions;  // measured by the probe, before dbt test started
   auto committed = commit_outcome(run.store, run.scope, project->inputs, run.head, loaded->outcome, *ctx.err);
   if (!committed) {
-    return report(ctx, {committed.error().code, "the checks ran but were not recorded: " + committed.error().message +
-                                                    "; the next `ods state test` decides against the newer state"});
+    return report(ctx, not_recorded(committed.error(), "the checks",
+                                    "the next `ods state test` decides against the newer state"));
   }
   const std::string outcome = dbt_test.exit_code == 0 ? "tested" : "tests_failed";
   json counts = result_counts(*loaded, run.checks);

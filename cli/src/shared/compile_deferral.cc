@@ -20,7 +20,9 @@ int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vecto
                     const std::vector<std::string>& select) {
   step(ctx, select.empty() ? std::string("compiling the project (dbt compile)")
                            : "compiling " + std::to_string(select.size()) +
-                                 " nodes whose compile key changed or can't be keyed (dbt compile --select)");
+                                 (select.size() == 1 ? " node whose compile key changed or can't be keyed"
+                                                     : " nodes whose compile key changed or can't be keyed") +
+                                 " (dbt compile --select)");
   std::vector<std::string> left_out;
   for (;;) {
     std::vector<std::string> compile{"compile"};

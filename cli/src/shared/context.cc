@@ -10,6 +10,7 @@
 
 #include "child_environment.h"
 #include "flag_names.h"
+#include "ods/dbt/target_choice.h"
 #include "ods/state/stores.h"
 
 namespace ods::cli {
@@ -114,6 +115,18 @@ Result<std::size_t> retention_setting(const CommandContext& ctx) {
 }
 
 }  // namespace
+
+Result<void> resolve_target(const ParsedArgs& args, CommandContext& ctx) {
+  const auto getenv = [&ctx](const std::string& name) { return ctx.env.getenv ? ctx.env.getenv(name) : std::string(); };
+  auto choice = dbt::choose_target(ctx.project_dir, ctx.target, args.get(kFlagProfilesDir), getenv);
+  if (!choice) return std::unexpected(choice.error());
+  if (ctx.target.empty()) {
+    ctx.target = choice->name;
+    if (!choice->name.empty()) ctx.target_how = choice->how;
+  }
+  ctx.profile_default = choice->profile_default;
+  return {};
+}
 
 Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create, bool read_only) {
   return open_store_at(ctx, ctx.state_url, create, read_only);

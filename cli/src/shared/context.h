@@ -42,9 +42,13 @@ Environment process_environment();
 void hide_secret_arguments(int argc, char** argv);
 
 struct CommandContext {
-  std::filesystem::path project_dir;   // --project-dir, default "."
-  std::filesystem::path target_dir;    // --target-path, default <project>/target
-  std::string target;                  // --target ("" when not given)
+  std::filesystem::path project_dir;  // --project-dir, default "."
+  std::filesystem::path target_dir;   // --target-path, default <project>/target
+  // The dbt target: --target, else as dbt chooses it (resolve_target: $DBT_TARGET, the profile's
+  // `target:`); "" when it can't be known before dbt runs. Names the state scope.
+  std::string target;
+  std::string target_how;              // where `target` came from, for messages ("" when given by --target or unknown)
+  std::string profile_default;         // the profile's default target; "" when unknown
   std::string state_url;               // --state, ODS_STATE, or sqlite:<project>/.ods/state.db
   std::string format = "text";         // --format text|json|markdown (markdown: plan, run, test)
   std::filesystem::path summary_file;  // --summary FILE: the Markdown summary also written there ("" when not)
@@ -72,6 +76,11 @@ std::vector<FlagSpec> common_flags();
 // not even a migration (state::OpenOptions::read_only; plans and dry runs).
 // With ctx.read_only_state the store is opened read-only whatever `read_only` says, a
 // credential that can write is "writable_credential", and `create` is "usage".
+// Sets ctx.target, target_how and profile_default as dbt would choose the target
+// (dbt/target_choice.h; --profiles-dir from `args`). Errors: "usage", a target the profile lacks,
+// in dbt's words: refused before anything runs.
+[[nodiscard]] Result<void> resolve_target(const ParsedArgs& args, CommandContext& ctx);
+
 [[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create,
                                                                         bool read_only = false);
 // The same for the store `url` names (ods state copy).

@@ -34,9 +34,11 @@ std::vector<std::string> target_path_flags(const ParsedArgs& args, const Command
 }
 
 int report_dbt_failure(const CommandContext& ctx, const std::string& what, const dbt::DbtCommandResult& r) {
-  *ctx.err << "ods: " << what << " failed (dbt exit code " << r.exit_code << ")";
-  if (!r.error_text.empty()) *ctx.err << ":\n" << r.error_text;
-  *ctx.err << "\n";
+  // dbt's error text starts with its exit code ("dbt failed with exit code 2."): said once.
+  if (r.error_text.empty())
+    *ctx.err << "ods: " << what << " failed (dbt exit code " << r.exit_code << ")\n";
+  else
+    *ctx.err << "ods: " << what << " failed:\n" << r.error_text << "\n";
   return kExitFailed;
 }
 

@@ -93,7 +93,7 @@ std::string totals(const CommandSummary& s) {
   const bool planned = (s.command != "run" && s.command != "pr") || s.dry_run;
   std::string built_label = s.command == "test" ? (s.dry_run ? "To test" : "Passed") : (planned ? "To build" : "Built");
   std::string reused_label =
-      s.command == "test" ? "Skipped (already tested)" : (s.command == "pr" ? "Read from production" : "Reused");
+      s.command == "test" ? "Not re-run (passed before)" : (s.command == "pr" ? "Read from production" : "Reused");
   return "| " + built_label + " | " + reused_label + " | Failed | Skipped | Time saved |\n" +
          "|---:|---:|---:|---:|---:|\n| " + std::to_string(s.built) + " | " + std::to_string(s.reused) + " | " +
          std::to_string(s.failed) + " | " + std::to_string(s.skipped) + " | " + duration(s.time_saved_seconds) +

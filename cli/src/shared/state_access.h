@@ -21,4 +21,30 @@ namespace ods::cli {
 using state::Head;
 using state::read_head;
 
+// The scope an earlier ODS recorded this target's state in, `<project>/default` (its name for
+// every run without --target), when ctx.target is the profile's default target under another
+// name (resolve_target); "" otherwise.
+std::string legacy_scope(const CommandContext& ctx, const std::string& project);
+
+// `scope` when it holds state or no legacy scope does; else the legacy scope's state is taken:
+// copied into `scope` when `records` (the command records there next), read where it is
+// otherwise; either said on ctx.err. Returns the scope to read. Errors: the store's.
+[[nodiscard]] Result<std::string> settle_scope(const CommandContext& ctx, contracts::StateStore& store,
+                                               const std::string& project, const std::string& scope, bool records);
+
+// `error` from opening the store, with what to do when it is "not_found" (no state database or
+// no ODS state in it): the commands that only read recorded state have nothing to read, and say
+// where they looked (the store's message names it) and how a first state is recorded.
+Error without_state(Error error);
+
+// read_head of settle_scope's scope for `project` and `target`. Errors: the store's.
+[[nodiscard]] Result<std::optional<Head>> read_settled_head(const CommandContext& ctx, contracts::StateStore& store,
+                                                            const std::string& project, const std::string& target,
+                                                            bool records);
+
+// The line a command prints before it records the first state of `scope`: which scope and why
+// this target ("target dev: the default target of profile 'shop' (...)"), so a typo or a
+// forgotten --target shows before it costs a full build.
+std::string first_state_line(const CommandContext& ctx, const std::string& scope);
+
 }  // namespace ods::cli

@@ -48,7 +48,8 @@ Result<ProjectFile> read_project_file(const std::filesystem::path& project_dir) 
                 where(path, root, "name") + ": `name: " + name.Scalar() +
                     "` is not a dbt project name (letters, digits and underscores, not starting with a digit)");
   }
-  return ProjectFile{.name = name.Scalar()};
+  const YAML::Node profile = root["profile"];
+  return ProjectFile{.name = name.Scalar(), .profile = profile && profile.IsScalar() ? profile.Scalar() : ""};
 }
 
 }  // namespace ods::dbt

@@ -37,4 +37,14 @@ struct PrSelection {
 PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& prod_plan,
                          const std::optional<std::map<std::string, bool>>& relations_exist);
 
+// The relations a PR environment writes: its BUILD nodes', and with `cloned` the nodes it clones
+// from production (`from_production`), as dbt names them in `pr_inputs` (the project parsed with
+// the PR's target). The first of them, in plan order, that is also the relation of a node of
+// `prod_inputs` (the project compiled with production's target), as "<node id> (<relation>)";
+// nullopt when none is. Relations compare without case (a warehouse folds unquoted names): a PR
+// that would write into production is refused, not allowed on a spelling.
+std::optional<std::string> first_production_relation(const planner::ProjectInputs& prod_inputs,
+                                                     const planner::ProjectInputs& pr_inputs,
+                                                     const PrSelection& selection, bool cloned);
+
 }  // namespace ods::run

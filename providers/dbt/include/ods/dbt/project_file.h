@@ -8,7 +8,8 @@
 namespace ods::dbt {
 
 struct ProjectFile {
-  std::string name;  // top-level `name:`, a dbt identifier ([A-Za-z_][A-Za-z0-9_]*)
+  std::string name;     // top-level `name:`, a dbt identifier ([A-Za-z_][A-Za-z0-9_]*)
+  std::string profile;  // top-level `profile:` as written (Jinja not rendered); "" when absent
 };
 
 // Reads `<project_dir>/dbt_project.yml`. Errors, all "usage" and naming the file (and the line

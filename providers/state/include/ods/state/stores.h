@@ -121,6 +121,15 @@ struct CopyReport {
 [[nodiscard]] ods::Result<CopyReport> copy_state(ods::contracts::StateStore& from, ods::contracts::StateStore& to,
                                                  const std::vector<std::string>& scopes, bool replace);
 
+// Whether `scope` holds a snapshot or a ledger entry. Errors: the store's.
+[[nodiscard]] ods::Result<bool> holds_state(ods::contracts::StateStore& store, const std::string& scope);
+
+// copy_state of one scope under another name: `from_scope` of `from` into `to_scope` of `to`
+// (the ledger entries' scope renamed). Refuses ("not_empty", nothing written) when `to_scope`
+// already holds state. `from` and `to` may be one store.
+[[nodiscard]] ods::Result<CopyReport> copy_scope_as(ods::contracts::StateStore& from, ods::contracts::StateStore& to,
+                                                    const std::string& from_scope, const std::string& to_scope);
+
 // `url` fit to print: user information and query of a URL replaced by "…", the value of a
 // key/value string's password setting by "***".
 std::string redact_state_url(const std::string& url);
