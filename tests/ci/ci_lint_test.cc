@@ -249,7 +249,7 @@ TEST(CiLint, TheGitLabPlanJobsReadTheReaderVariableAlone) {
     ASSERT_NE(at, std::string::npos) << job << preview.output;
     const auto end = preview.output.find("\nods-", at + 1);
     const std::string body = preview.output.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    EXPECT_NE(body.find("ODS_CI_STATE_VARIABLE: ODS_STATE_READER"), std::string::npos) << body;
+    EXPECT_NE(body.find("\n    ODS_CI_STATE_VARIABLE: ODS_STATE_READER\n"), std::string::npos) << body;
     EXPECT_EQ(body.find("\n    ODS_STATE:"), std::string::npos) << "a job-level ODS_STATE loses to a project's\n"
                                                                    << body;
   }
