@@ -131,11 +131,10 @@ nlohmann::json run_action(const nlohmann::json& spec, const fs::path& action) {
   const fs::path spec_file = dir.path() / "spec.json";
   const fs::path result_file = dir.path() / "result.json";
   std::ofstream(spec_file) << spec.dump();
-  ProcessResult r =
-      run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
-                   (action.empty() ? ci_source_dir() / "github" / "action.yml" : action).string(), spec_file.string(),
-                   result_file.string()},
-                  dir.path());
+  ProcessResult r = run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
+                                 (action.empty() ? ci_source_dir() / "github" / "action.yml" : action).string(),
+                                 spec_file.string(), result_file.string()},
+                                dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   auto result = nlohmann::json::parse(read_text_file(result_file), nullptr, false);
   EXPECT_FALSE(result.is_discarded()) << r.output << r.errors;
@@ -161,7 +160,8 @@ std::string make_dist_archive(const fs::path& dir) {
 
 std::string duckdb_scalar(const fs::path& db, const std::string& query) {
   const std::string script =
-      "import duckdb,sys\ncon=duckdb.connect(sys.argv[1], read_only=True)\nprint(con.execute(sys.argv[2]).fetchone()[0])\n";
+      "import duckdb,sys\ncon=duckdb.connect(sys.argv[1], "
+      "read_only=True)\nprint(con.execute(sys.argv[2]).fetchone()[0])\n";
   ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", script, db.string(), query}, db.parent_path());
   EXPECT_EQ(r.exit_code, 0) << query << "\n" << r.errors;
   return r.exit_code == 0 ? r.output : "";

@@ -180,7 +180,8 @@ TEST(CiLint, TheActionDeclaresEveryOutputItsStepsWrite) {
 }
 
 TEST(CiLint, TheGitHubExamplesRunOneAtATimeAndThePlanGuardsForks) {
-  for (const char* name : {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml", "run-sqlite.yml", "run-postgres.yml"}) {
+  for (const char* name :
+       {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml", "run-sqlite.yml", "run-postgres.yml"}) {
     const std::string text = slurp(ci_source_dir() / "github" / "examples" / name);
     EXPECT_NE(text.find("\nconcurrency:\n  group: "), std::string::npos) << name << " has no concurrency group";
   }
@@ -251,7 +252,7 @@ TEST(CiLint, TheGitLabPlanJobsReadTheReaderVariableAlone) {
     const std::string body = preview.output.substr(at, end == std::string::npos ? std::string::npos : end - at);
     EXPECT_NE(body.find("\n    ODS_CI_STATE_VARIABLE: ODS_STATE_READER\n"), std::string::npos) << body;
     EXPECT_EQ(body.find("\n    ODS_STATE:"), std::string::npos) << "a job-level ODS_STATE loses to a project's\n"
-                                                                   << body;
+                                                                << body;
   }
 }
 
@@ -310,7 +311,8 @@ TEST(CiLint, TheSampleProfileHasProdAndPrTargetsAndTheExamplesSetWhatItReads) {
       "    for job in doc['jobs'].values():\n"
       "        for step in job['steps']:\n"
       "            if '/ci/github@' in step.get('uses', ''):\n"
-      "                out['steps'][example.rsplit('/', 1)[-1]] = {'with': step['with'], 'env': sorted(step.get('env', {}))}\n"
+      "                out['steps'][example.rsplit('/', 1)[-1]] = {'with': step['with'], 'env': sorted(step.get('env', "
+      "{}))}\n"
       "print(json.dumps(out))\n";
   std::vector<std::string> argv{(venv_bin() / "python").string(), "-c", kRead, profile.string()};
   for (const char* name : {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml", "run-sqlite.yml", "run-postgres.yml"})

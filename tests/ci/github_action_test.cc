@@ -338,7 +338,8 @@ TEST_F(GitHubAction, DropPrDropsThePullRequestsSchemaAndNeverProductions) {
   DbtProject copy = DbtProject::copy_of(*project_);
   const fs::path ws = copy.dir().parent_path();
   const fs::path db = copy.dir() / "shop.duckdb";
-  ASSERT_EQ(copy.sql("create schema if not exists pr_15; create table pr_15.fct_orders as select 1 as id").exit_code, 0);
+  ASSERT_EQ(copy.sql("create schema if not exists pr_15; create table pr_15.fct_orders as select 1 as id").exit_code,
+            0);
   const std::string schemas = "select count(*) from information_schema.schemata where schema_name = ";
   const std::string tables = "select count(*) from information_schema.tables where table_schema = 'main'";
   const std::string production = duckdb_scalar(db, tables);

@@ -180,9 +180,9 @@ TEST_F(GitLabTemplate, AVendoredCopyRunsWithTheArchiveOfMakeDist) {
   // The template alone is vendored: the step's script comes from the archive.
   fs::remove_all(repo() / "ci" / "common");
   ASSERT_EQ(git(repo(), {"commit", "-qam", "only the template"}).exit_code, 0);
-  ProcessResult run = pipeline(api, 0,
-                               {"ODS_PATH=", "ODS_CI_DIR=", "ODS_VERSION=" + version,
-                                "ODS_DOWNLOAD_URL=file://" + vendor.path().string()});
+  ProcessResult run = pipeline(
+      api, 0,
+      {"ODS_PATH=", "ODS_CI_DIR=", "ODS_VERSION=" + version, "ODS_DOWNLOAD_URL=file://" + vendor.path().string()});
   ASSERT_EQ(run.exit_code, 0) << run.output << run.errors;
   EXPECT_NE(run.output.find("ods-" + version + "-linux-x86_64.tar.gz: OK"), std::string::npos) << run.output;
   auto counts = dotenv_line(run.output);

@@ -271,7 +271,7 @@ TEST(CiSecretsNeverLeak, GitLabRunPipelineOnAPostgresState) {
   SecretSearch search = secret_search();
   search.expect_clean("the run pipeline's output", run.output + run.errors);
   search.expect_clean("the merge request pipelines' output", no_reader.output + no_reader.errors + writer_plan.output +
-                                                                writer_plan.errors + plan.output + plan.errors);
+                                                                 writer_plan.errors + plan.output + plan.errors);
   // The repository: the job logs (.gitlab-ci-local/output), artifacts, caches and the build folders.
   // gitlab-ci-local's own copies of the pipeline's variables (its expanded job scripts and
   // variable files, as a runner holds them) are the runner's, not anything the template wrote.
