@@ -16,6 +16,9 @@ Sub-commands:
               outputs (GITHUB_OUTPUT or a dotenv file), the one PR/MR comment, and the exit status
               that ODS_CI_FAIL_ON asks for. A pull/merge request from a fork gets no secrets, so it
               is not planned: the step succeeds with a summary saying why (a neutral outcome).
+              A plan or pr that finds no production state (no state URL, no cached SQLite file)
+              says so first in its summary and comment, and why (unreachable_state_reason).
+              drop-pr drops the schemas a closed pull request's environment built (pr_schemas.py).
 
 Exit status: 0 when the step succeeds (also for a fork's pull request); ods's own status (1 failed/refused, 2 usage) when ods
 failed and ODS_CI_FAIL_ON is `error`; 1 for a bad input or a binary that cannot be installed.
@@ -35,10 +38,11 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import review_comment  # noqa: E402  (beside this file)
+import pr_schemas  # noqa: E402  (beside this file)
+import review_comment  # noqa: E402
 
 COMMANDS = {"plan": ["state", "run", "--dry-run"], "run": ["state", "run"], "test": ["state", "test"],
-            "pr": ["state", "pr"]}
+            "pr": ["state", "pr"], "drop-pr": []}
 # The commands that read production's state and never write it: their cache is restored, never saved.
 READING_COMMANDS = ("plan", "pr")
 SQLITE_DIR = ".ods-state"  # the cached folder, relative to the workspace / project checkout
@@ -369,7 +373,7 @@ def ods_arguments(command, out_dir, workspace, flavour):
         args.append("--read-only-state")
     for flag, name in (("--target", "ODS_CI_TARGET"), ("--select", "ODS_CI_SELECT"), ("--exclude", "ODS_CI_EXCLUDE"),
                        ("--dbt", "ODS_CI_DBT")):
-        if env(name) and not (command == "pr" and flag in ("--select", "--exclude")):
+        if env(name):
             args += [flag, env(name)]
     if command == "pr":  # the PR environment's own target, and how it reads production (docs/ci.md)
         args += ["--pr-target", env("ODS_CI_PR_TARGET")]
@@ -386,20 +390,60 @@ def ods_arguments(command, out_dir, workspace, flavour):
     return args
 
 
+def sqlite_state_file(workspace):
+    return os.path.join(workspace, SQLITE_DIR, "state.db")
+
+
 def state_url(workspace):
     """The state store: ODS_CI_STATE (a PostgreSQL URL from a secret), else the cached SQLite file."""
     given = env("ODS_CI_STATE")
     if given:
         return given
-    return "sqlite:" + os.path.join(workspace, SQLITE_DIR, "state.db")
+    return "sqlite:" + sqlite_state_file(workspace)
+
+
+def unreachable_state_reason(command, flavour, workspace):
+    """Why a plan or pr has no production state to read, or "" when it has one. It has none when no
+    state URL reached the step (the reader's secret is unset for this job) and the CI cache restored
+    no SQLite file: ods then compares the pull request with nothing, and every node shows as
+    never built (plan) or builds (pr). The reason names what is missing on this CI system."""
+    if command not in READING_COMMANDS or env("ODS_CI_STATE") or os.path.exists(sqlite_state_file(workspace)):
+        return ""
+    if flavour.name == "github":
+        why = "The action's `state` input is empty and the cache restored no SQLite state. "
+        if env("GITHUB_ACTOR") == "dependabot[bot]":
+            return why + ("This pull request is Dependabot's: GitHub gives its workflows the repository's "
+                          "Dependabot secrets, not its Actions secrets, so add `ODS_STATE_READER` (and the "
+                          "warehouse credentials) under Settings › Secrets and variables › Dependabot too.")
+        return why + ("Either the reader's secret (`ODS_STATE_READER`) is not given to this run (Dependabot's "
+                      "pull requests get only the Dependabot secrets), or the state is kept in the cache and no "
+                      "run on the default branch has saved it yet (or it was evicted).")
+    variable = env("ODS_CI_STATE_VARIABLE", "ODS_STATE_READER")
+    if variable != "ODS_STATE" and os.environ.get("ODS_STATE"):
+        return (f"`ODS_STATE` is set, but this job reads production's state only through `{variable}`, the URL "
+                "of a role that can only read it (`ods state grants ROLE`; docs/ci.md), and that is not set "
+                "for this pipeline; no cached SQLite state was restored either.")
+    return (f"`{variable}` is not set for this pipeline (a protected variable reaches only protected "
+            "branches' pipelines) and the cache restored no SQLite state (no pipeline on the default branch "
+            "has saved one yet, it expired, or GitLab keeps protected and unprotected branches' caches apart).")
+
+
+def unreachable_state_banner(command, why):
+    """The Markdown put above ods's summary when no production state was reachable."""
+    if command == "plan":
+        effect = "this plan compares the pull request with nothing: every node shows as never built"
+    else:
+        effect = "this environment compares the pull request with nothing: every node builds, none is read from production"
+    return f"> **Warning: no production state was reachable,** so {effect}.\n>\n> {why}\n\n"
 
 
 # The step's own secrets, which stay with this script: its inputs (ODS_CI_*: the state URL, the API
-# token) and GitLab's ODS_GITLAB_TOKEN (a CI/CD variable, so in the job's whole environment). ods
+# token) and GitLab's ODS_GITLAB_TOKEN and ODS_STATE_READER (CI/CD variables, so in the job's whole
+# environment). ods
 # gets the state URL as ODS_STATE and withholds it, with its other secrets, from every process it
 # starts (dbt, git: cli/src/shared/child_environment.h).
 STEP_SECRET_PREFIX = "ODS_CI_"
-STEP_SECRET_VARIABLES = ("ODS_GITLAB_TOKEN",)
+STEP_SECRET_VARIABLES = ("ODS_GITLAB_TOKEN", "ODS_STATE_READER")
 # ods's own secrets, which ods withholds from dbt: the same names as cli/src/shared/
 # child_environment.cc's secret_variables() (tests/ci, CiLint.TheStepWithholdsWhatOdsWithholds).
 # The one dbt this step starts itself (dbt deps) runs without them too.
@@ -451,10 +495,17 @@ def read_summary_json(path):
 def cmd_run(flavour):
     command = env("ODS_CI_COMMAND", "plan")
     if command not in COMMANDS:
-        flavour.error(f"ods: command must be plan, run, test or pr, not '{command}'")
+        flavour.error(f"ods: command must be plan, run, test, pr or drop-pr, not '{command}'")
         return 1
-    if command == "pr" and not env("ODS_CI_PR_TARGET"):
-        flavour.error("ods: command pr needs pr-target: the dbt target of the pull request's own schema")
+    if command in ("pr", "drop-pr") and not env("ODS_CI_PR_TARGET"):
+        flavour.error(f"ods: command {command} needs pr-target: the dbt target of the pull request's own schema")
+        return 1
+    if command in ("pr", "drop-pr") and (env("ODS_CI_SELECT") or env("ODS_CI_EXCLUDE")):
+        given = " and ".join(n for n, v in (("select", env("ODS_CI_SELECT")), ("exclude", env("ODS_CI_EXCLUDE"))) if v)
+        flavour.error(f"ods: command {command} takes no select or exclude (here: {given}): a pull request's "
+                      "environment is what its code changed and the nodes that read it, decided by ODS's "
+                      "fingerprints. Remove them from this step (GitLab: the .ods-pr job ignores the include's "
+                      "select and exclude inputs; set ODS_SELECT and ODS_EXCLUDE empty on it if they are set elsewhere)")
         return 1
     fail_on = env("ODS_CI_FAIL_ON", "error")
     if fail_on not in ("error", "never"):
@@ -477,7 +528,12 @@ def cmd_run(flavour):
         log(f"ods: {fork} is a fork: no secrets, so no {command}; the step succeeds (see the summary)")
         return 0
     hidden = secret_parts(env("ODS_CI_STATE")) + [t for t in (env("ODS_CI_TOKEN"),) if t]
+    if command == "drop-pr":
+        return finish(flavour, command, fail_on, drop_pr_environment(flavour, workspace, out_dir))
 
+    no_state = unreachable_state_reason(command, flavour, workspace)  # before ods could create the file
+    if no_state:
+        flavour.warning("no production state was reachable: " + no_state)
     child_env = ods_environment(state_url(workspace))
     if not env("ODS_CI_STATE"):
         os.makedirs(os.path.join(workspace, SQLITE_DIR), exist_ok=True)
@@ -500,6 +556,8 @@ def cmd_run(flavour):
     except OSError:
         markdown = (f"**ODS {command}** ended with exit status {code} before it wrote a summary; "
                     + (f"it said:\n\n> {refusal}\n" if refusal else "the job log says why.\n"))
+    if no_state:
+        markdown = unreachable_state_banner(command, no_state) + markdown
     markdown = redact(markdown, hidden)
     flavour.publish_summary(markdown)
 
@@ -521,7 +579,11 @@ def cmd_run(flavour):
 
     if env("ODS_CI_COMMENT", "true").lower() == "true":
         review_comment.keep_one_comment(flavour, markdown, comment_key(command))
+    return finish(flavour, command, fail_on, code)
 
+
+def finish(flavour, command, fail_on, code):
+    """The step's exit status for ods's (or the step's own) `code`, as fail-on asks."""
     if code == 0:
         return 0
     what = "dbt failed or ODS refused" if code == 1 else "ods was called wrongly"
@@ -529,6 +591,33 @@ def cmd_run(flavour):
         flavour.warning(f"ods {command} ended with exit status {code} ({what}); fail-on is never, so the step succeeds")
         return 0
     flavour.error(f"ods {command} ended with exit status {code} ({what})")
+    return code
+
+
+def drop_pr_environment(flavour, workspace, out_dir):
+    """command drop-pr: the packages installed (dbt parses the project), then the schemas the pull
+    request's target builds into and production's target does not, dropped (pr_schemas.py); the
+    summary says which. Returns 0, or 1 when dbt failed or a schema is production's too."""
+    code = 1
+    markdown = ""
+    if install_packages(flavour, workspace):
+        dbt = [env("ODS_CI_DBT", "dbt")]
+        dbt_args = ["--project-dir", project_dir(workspace)]
+        if env("ODS_CI_PROFILES_DIR"):
+            dbt_args += ["--profiles-dir", os.path.join(workspace, env("ODS_CI_PROFILES_DIR"))]
+        result = pr_schemas.drop(dbt, dbt_args, env("ODS_CI_TARGET"), env("ODS_CI_PR_TARGET"), dbt_environment(),
+                                 project_dir(workspace))
+        markdown, code = result.markdown(), result.exit_code()
+        for line in result.errors():
+            flavour.error(line)
+    else:
+        markdown = "**ODS drop-pr**: the project's dbt packages could not be installed; nothing was dropped.\n"
+    with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as out:
+        out.write(markdown)
+    flavour.publish_summary(markdown)
+    flavour.set_outputs({"built": "", "reused": "", "failed": "", "skipped": "", "selection": "",
+                         "time-saved-seconds": "", "plan-json": "", "summary": os.path.join(out_dir, "summary.md"),
+                         "metrics-file": "", "exit-code": "", "outcome": "success" if code == 0 else "failure"})
     return code
 
 

@@ -126,20 +126,45 @@ nlohmann::json example_action_inputs(const std::string& name) {
   return nlohmann::json::object();
 }
 
-nlohmann::json run_action(const nlohmann::json& spec) {
+nlohmann::json run_action(const nlohmann::json& spec, const fs::path& action) {
   TempDir dir("action");
   const fs::path spec_file = dir.path() / "spec.json";
   const fs::path result_file = dir.path() / "result.json";
   std::ofstream(spec_file) << spec.dump();
-  ProcessResult r =
-      run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
-                   (ci_source_dir() / "github" / "action.yml").string(), spec_file.string(), result_file.string()},
-                  dir.path());
+  ProcessResult r = run_process({(venv_bin() / "python").string(), (ci_tests_dir() / "action_harness.py").string(),
+                                 (action.empty() ? ci_source_dir() / "github" / "action.yml" : action).string(),
+                                 spec_file.string(), result_file.string()},
+                                dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   auto result = nlohmann::json::parse(read_text_file(result_file), nullptr, false);
   EXPECT_FALSE(result.is_discarded()) << r.output << r.errors;
   EXPECT_NE(result.value("conclusion", ""), "refused") << result.dump(1);
   return result;
+}
+
+std::string make_dist_archive(const fs::path& dir) {
+  ProcessResult made = run_process(
+      {(source_dir() / "scripts" / "dist.sh").string(), "--binary", ods_binary().string(), "--out", dir.string()},
+      source_dir());
+  EXPECT_EQ(made.exit_code, 0) << made.output << made.errors;
+  static const std::regex kArchive("ods-(.+)-linux-x86_64\\.tar\\.gz");
+  if (made.exit_code == 0 && fs::exists(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      std::smatch m;
+      const std::string name = e.path().filename().string();
+      if (std::regex_match(name, m, kArchive)) return m[1];
+    }
+  ADD_FAILURE() << "scripts/dist.sh wrote no archive into " << dir;
+  return "";
+}
+
+std::string duckdb_scalar(const fs::path& db, const std::string& query) {
+  const std::string script =
+      "import duckdb,sys\ncon=duckdb.connect(sys.argv[1], "
+      "read_only=True)\nprint(con.execute(sys.argv[2]).fetchone()[0])\n";
+  ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", script, db.string(), query}, db.parent_path());
+  EXPECT_EQ(r.exit_code, 0) << query << "\n" << r.errors;
+  return r.exit_code == 0 ? r.output : "";
 }
 
 nlohmann::json runner_env(const std::string& api_url, const std::string& branch, int pr_number,
@@ -228,7 +253,7 @@ variables:
 ods-plan:
   extends: .ods-plan
   rules:
-    - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_ENVIRONMENT == null
+    - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_ENVIRONMENT == null && $ODS_TEST_PR_STOP == null
 
 ods-pr:
   extends: .ods-pr
@@ -236,6 +261,13 @@ ods-pr:
     ODS_PR_TARGET: pr
   rules:
     - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_ENVIRONMENT
+
+ods-pr-stop:
+  extends: .ods-pr-stop
+  variables:
+    ODS_PR_TARGET: pr
+  rules:
+    - if: $CI_MERGE_REQUEST_IID && $ODS_TEST_PR_STOP
 
 ods-run:
   extends: .ods-run

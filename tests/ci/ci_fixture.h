@@ -55,10 +55,19 @@ class ApiStandIn {
   int port_ = 0;
 };
 
-// One run of ci/github/action.yml through the harness: `spec` is {inputs, env, event,
-// github_token, workspace, temp}; returns the harness's result (conclusion, steps, uses, outputs,
-// summary, log). Fails the test when the harness itself fails.
-nlohmann::json run_action(const nlohmann::json& spec);
+// One run of ci/github/action.yml (or `action`, e.g. a vendored copy's) through the harness: `spec`
+// is {inputs, env, event, github_token, workspace, temp}; returns the harness's result (conclusion,
+// steps, uses, outputs, summary, log). Fails the test when the harness itself fails.
+nlohmann::json run_action(const nlohmann::json& spec, const std::filesystem::path& action = {});
+
+// The release archive `make dist` makes (scripts/dist.sh on the built ods) in `dir`: returns its
+// version (the archive is dir/ods-<version>-linux-x86_64.tar.gz, with its .sha256); fails the test
+// and returns "" when dist.sh fails.
+std::string make_dist_archive(const std::filesystem::path& dir);
+
+// The first column of the first row of `query` on the DuckDB file `db` (read only), as printed by
+// Python, with a newline; "" and a test failure when the query fails.
+std::string duckdb_scalar(const std::filesystem::path& db, const std::string& query);
 
 // The environment a GitHub runner gives a job, for a push to `branch` or (pr_number > 0) a
 // pull_request event from `branch` into main: GITHUB_* variables, PATH, HOME, and `extra`.
@@ -90,6 +99,8 @@ class GitLabRepo {
   // {built, reused, failed} of the report job's line, null when it printed none.
   static nlohmann::json dotenv_line(const std::string& output);
   const std::filesystem::path& dir() const { return repo_; }
+  // The DuckDB file every job builds into (outside the repository, as a warehouse server is).
+  const std::filesystem::path& warehouse() const { return warehouse_; }
   // The project copied into the repository's shop/ (the files it names are outside dir()).
   const DbtProject& project() const { return project_; }
 

@@ -7,6 +7,7 @@
 // the template it names.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -48,7 +49,7 @@ TEST(CiLint, ActionValidatorAcceptsTheActionAndEveryExampleWorkflow) {
     ProcessResult r = validate_action(e.path());
     EXPECT_EQ(r.exit_code, 0) << e.path() << "\n" << r.output << r.errors;
   }
-  EXPECT_EQ(examples, 4);
+  EXPECT_EQ(examples, 5);
 }
 
 TEST(CiLint, ActionValidatorRefusesARunStepWithoutShell) {
@@ -179,11 +180,12 @@ TEST(CiLint, TheActionDeclaresEveryOutputItsStepsWrite) {
 }
 
 TEST(CiLint, TheGitHubExamplesRunOneAtATimeAndThePlanGuardsForks) {
-  for (const char* name : {"pr-plan.yml", "pr-environment.yml", "run-sqlite.yml", "run-postgres.yml"}) {
+  for (const char* name :
+       {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml", "run-sqlite.yml", "run-postgres.yml"}) {
     const std::string text = slurp(ci_source_dir() / "github" / "examples" / name);
     EXPECT_NE(text.find("\nconcurrency:\n  group: "), std::string::npos) << name << " has no concurrency group";
   }
-  for (const char* name : {"pr-plan.yml", "pr-environment.yml"}) {
+  for (const char* name : {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml"}) {
     const std::string plan = slurp(ci_source_dir() / "github" / "examples" / name);
     EXPECT_NE(plan.find("if: github.event.pull_request.head.repo.full_name == github.repository"), std::string::npos)
         << name << " has no fork guard";
@@ -211,6 +213,132 @@ TEST(CiLint, TheStepWithholdsWhatOdsWithholds) {
       quoted_names(slurp(ci_source_dir() / "common" / "ods_ci.py"), std::regex("ODS_SECRET_VARIABLES = \\(([^)]*)\\)"));
   EXPECT_FALSE(ods.empty());
   EXPECT_EQ(step, ods);
+}
+
+// Issue 39, item 12: the read-only state credential has one name, ODS_STATE_READER, in the docs,
+// the action, the template, the examples and the tests (docs/ci.md once said ODS_STATE_READER_URL).
+TEST(CiLint, TheStateReaderHasOneNameEverywhere) {
+  const fs::path root = ci_source_dir().parent_path();
+  std::vector<fs::path> files{root / "docs" / "ci.md", root / "docs" / "security.md"};
+  for (const fs::path dir : {root / "ci", root / "tests" / "ci"})
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().filename() != "package-lock.json") files.push_back(e.path());
+  const std::regex other_name("ODS_STATE_READER[A-Z_]+|ODS_STATE_RO\\b|ODS_READER_STATE");
+  for (const auto& file : files) {
+    if (file.filename() == "ci_lint_test.cc") continue;  // this test names the other names
+    const std::string text = slurp(file);
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(text, m, other_name)) << file << " names the reader's secret " << m.str(0);
+  }
+  for (const char* name : {"pr-plan.yml", "pr-environment.yml"})
+    EXPECT_NE(slurp(ci_source_dir() / "github" / "examples" / name).find("state: ${{ secrets.ODS_STATE_READER }}"),
+              std::string::npos)
+        << name;
+  EXPECT_NE(slurp(ci_source_dir() / "gitlab" / "templates" / "ods.yml").find("ODS_CI_STATE_VARIABLE: ODS_STATE_READER"),
+            std::string::npos);
+  EXPECT_NE(slurp(root / "docs" / "ci.md").find("secrets.ODS_STATE_READER }}"), std::string::npos);
+}
+
+// Issue 39, item 15: a project-level ODS_STATE overrides the variables of any job, so the GitLab
+// plan jobs must not take their state from ODS_STATE (not even through a job-level variable in
+// the example): the expanded example's plan and environment jobs read ODS_STATE_READER.
+TEST(CiLint, TheGitLabPlanJobsReadTheReaderVariableAlone) {
+  ProcessResult preview = gitlab_ci_local(example_with_local_include(), {"--preview"});
+  ASSERT_EQ(preview.exit_code, 0) << preview.output << preview.errors;
+  for (const char* job : {"\nods-plan:\n", "\nods-pr:\n"}) {
+    const auto at = preview.output.find(job);
+    ASSERT_NE(at, std::string::npos) << job << preview.output;
+    const auto end = preview.output.find("\nods-", at + 1);
+    const std::string body = preview.output.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    EXPECT_NE(body.find("\n    ODS_CI_STATE_VARIABLE: ODS_STATE_READER\n"), std::string::npos) << body;
+    EXPECT_EQ(body.find("\n    ODS_STATE:"), std::string::npos) << "a job-level ODS_STATE loses to a project's\n"
+                                                                << body;
+  }
+}
+
+// Issue 39, item 16: docs/ci.md lists every input of the action (the table after "Inputs") and of
+// the GitLab component (with its variable), so none is found only by reading the YAML.
+TEST(CiLint, TheDocsListEveryInputOfTheActionAndTheComponent) {
+  const std::string docs = slurp(ci_source_dir().parent_path() / "docs" / "ci.md");
+  const auto from = docs.find("\nInputs");
+  ASSERT_NE(from, std::string::npos);
+  const std::string inputs = docs.substr(from, docs.find("Every input reaches the scripts", from) - from);
+  const std::string action = slurp(ci_source_dir() / "github" / "action.yml");
+  const std::string declared =
+      action.substr(action.find("\ninputs:"), action.find("\noutputs:") - action.find("\ninputs:"));
+  const std::regex input("\n  ([a-z-]+):\n");
+  int count = 0;
+  for (auto it = std::sregex_iterator(declared.begin(), declared.end(), input); it != std::sregex_iterator(); ++it) {
+    ++count;
+    EXPECT_NE(inputs.find("`" + (*it)[1].str() + "`"), std::string::npos)
+        << "docs/ci.md's inputs of the action leave out " << (*it)[1];
+  }
+  EXPECT_GE(count, 18);
+  const std::string component = slurp(ci_source_dir() / "gitlab" / "templates" / "ods.yml");
+  const std::string spec = component.substr(0, component.find("\n---"));
+  const std::regex spec_input("\n    ([a-z-]+):\n      description");
+  count = 0;
+  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), spec_input); it != std::sregex_iterator(); ++it) {
+    ++count;
+    EXPECT_NE(docs.find("`" + (*it)[1].str() + "`"), std::string::npos) << "docs/ci.md never names " << (*it)[1];
+    // Each input's variable: ODS_<NAME>, ods-version/-download-url/-path without the ods-.
+    std::string name = (*it)[1].str();
+    if (name.starts_with("ods-")) name = name.substr(4);
+    std::string variable = "ODS_";
+    for (char c : name) variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_NE(docs.find("`" + variable + "`"), std::string::npos) << "docs/ci.md never names " << variable;
+  }
+  EXPECT_GE(count, 14);
+}
+
+// Issue 39, item 16: the sample profiles.yml has the targets the examples name (prod, pr), and
+// each GitHub example's ODS step sets every variable those targets read without a default (the
+// targets its command compiles: prod; pr and drop-pr also pr).
+TEST(CiLint, TheSampleProfileHasProdAndPrTargetsAndTheExamplesSetWhatItReads) {
+  const fs::path profile = ci_source_dir() / "examples" / "profiles.yml";
+  ASSERT_TRUE(fs::exists(profile));
+  constexpr const char* kRead =
+      "import json, re, sys, yaml\n"
+      "profile = yaml.safe_load(open(sys.argv[1]))\n"
+      "(name, body), = profile.items()\n"
+      "needs = {}\n"
+      "for target, output in body['outputs'].items():\n"
+      "    text = json.dumps(output)\n"
+      "    needs[target] = sorted(set(re.findall(r\"env_var\\('([A-Z_]+)'\\)\", text)))\n"
+      "out = {'default': body.get('target'), 'needs': needs, 'steps': {}}\n"
+      "for example in sys.argv[2:]:\n"
+      "    doc = yaml.safe_load(open(example))\n"
+      "    for job in doc['jobs'].values():\n"
+      "        for step in job['steps']:\n"
+      "            if '/ci/github@' in step.get('uses', ''):\n"
+      "                out['steps'][example.rsplit('/', 1)[-1]] = {'with': step['with'], 'env': sorted(step.get('env', "
+      "{}))}\n"
+      "print(json.dumps(out))\n";
+  std::vector<std::string> argv{(venv_bin() / "python").string(), "-c", kRead, profile.string()};
+  for (const char* name : {"pr-plan.yml", "pr-environment.yml", "pr-cleanup.yml", "run-sqlite.yml", "run-postgres.yml"})
+    argv.push_back((ci_source_dir() / "github" / "examples" / name).string());
+  ProcessResult r = run_process(argv, ci_source_dir());
+  ASSERT_EQ(r.exit_code, 0) << r.errors;
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc.at("default"), "prod");
+  ASSERT_TRUE(doc.at("needs").contains("prod")) << doc.dump(1);
+  ASSERT_TRUE(doc.at("needs").contains("pr")) << doc.dump(1);
+  EXPECT_NE(doc.at("needs").at("pr").dump().find("DBT_PR_SCHEMA"), std::string::npos) << doc.dump(1);
+  ASSERT_EQ(doc.at("steps").size(), 5u) << doc.dump(1);
+  for (const auto& [example, s] : doc.at("steps").items()) {
+    const auto& with = s.at("with");
+    EXPECT_EQ(with.value("target", ""), "prod") << example;
+    std::vector<std::string> targets{"prod"};
+    const std::string command = with.value("command", "plan");
+    if (command == "pr" || command == "drop-pr") {
+      EXPECT_EQ(with.value("pr-target", ""), "pr") << example;
+      targets.push_back("pr");
+    }
+    std::set<std::string> set(s.at("env").begin(), s.at("env").end());
+    for (const auto& t : targets)
+      for (const auto& variable : doc.at("needs").at(t))
+        EXPECT_TRUE(set.contains(variable.get<std::string>())) << example << " does not set " << variable;
+  }
 }
 
 }  // namespace

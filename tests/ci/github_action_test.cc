@@ -262,18 +262,12 @@ TEST_F(GitHubAction, PullRequestEnvironmentBuildsTheChangeInItsOwnSchemaWithOneC
     EXPECT_EQ(push->at("uses").at(0).at("uses"), "actions/cache/restore@v4");
   }
   // The PR's column is in the PR's schema, not production's.
-  const std::string script =
-      "import duckdb,sys\ncon=duckdb.connect(sys.argv[1], read_only=True)\n"
-      "print(con.execute(sys.argv[2]).fetchone()[0])\n";
   for (const auto& [schema, expected] : {std::pair{"pr", "1\n"}, std::pair{"main", "0\n"}}) {
     const std::string query = std::string(
                                   "select count(*) from information_schema.columns where column_name = "
                                   "'tripled_amount' and table_name = 'fct_orders' and table_schema = '") +
                               schema + "'";
-    ProcessResult r =
-        run_process({(venv_bin() / "python").string(), "-c", script, (project_->dir() / "shop.duckdb").string(), query},
-                    project_->dir());
-    EXPECT_EQ(r.output, expected) << schema << " " << r.errors;
+    EXPECT_EQ(duckdb_scalar(project_->dir() / "shop.duckdb", query), expected) << schema;
   }
   // One comment of its own, created then updated; its Markdown lists what was built and why.
   const auto posts = api_->requests("POST");
@@ -292,6 +286,106 @@ TEST_F(GitHubAction, PrWithoutPrTargetIsRefusedBeforeAnythingRuns) {
   auto r = run({{"command", "pr"}}, "feature-env", 12);
   EXPECT_EQ(r.at("conclusion"), "failure");
   EXPECT_NE(r.at("log").get<std::string>().find("command pr needs pr-target"), std::string::npos) << r.at("log");
+}
+
+// Issue 39, item 14: select and exclude were dropped without a word for command pr (the PR
+// environment is what the code changed); now refused, before anything runs.
+TEST_F(GitHubAction, PrRefusesSelectAndExcludeBeforeAnythingRuns) {
+  for (const auto& [input, value] : {std::pair{"select", "fct_orders"}, std::pair{"exclude", "stg_orders"}}) {
+    auto r = run({{"command", "pr"}, {"pr-target", "pr"}, {input, value}}, "feature-env", 12);
+    EXPECT_EQ(r.at("conclusion"), "failure") << input;
+    const std::string log = step(r, "ods").at("log");
+    EXPECT_NE(log.find(std::string("::error::ods: command pr takes no select or exclude (here: ") + input + ")"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(log.find(" state pr"), std::string::npos) << "ods ran:\n" << log;
+  }
+}
+
+// Issue 39, item 13: a pull request's plan whose reader secret is unset (Dependabot's: it gets only
+// the Dependabot secrets) restores no cached state; it used to comment "every node never_built" as
+// if that were the plan. Its summary and its comment now open by saying no production state was
+// reachable, and why; the log warns.
+TEST_F(GitHubAction, APlanWithNoProductionStateReachableSaysSoFirstInTheSummaryAndTheComment) {
+  DbtProject fresh = DbtProject::copy_of(*project_);
+  const fs::path ws = fresh.dir().parent_path();
+  ASSERT_FALSE(fs::exists(ws / ".ods-state" / "state.db"));
+  const auto posts_before = api_->requests("POST").size();
+  auto spec = shop_action_spec({{"command", "plan"}, {"state", ""}}, ws, api_->url(), "dependabot/pip/dbt-core", 13,
+                               "good-token", {"GITHUB_ACTOR=dependabot[bot]"});
+  auto r = run_action(spec);
+  ASSERT_EQ(r.at("conclusion"), "success") << r.at("log");
+  const std::string summary = r.at("summary");
+  EXPECT_EQ(summary.rfind("> **Warning: no production state was reachable,** so this", 0), 0u) << summary;
+  EXPECT_NE(summary.find("This pull request is Dependabot's"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("`ODS_STATE_READER`"), std::string::npos) << summary;
+  EXPECT_NE(r.at("log").get<std::string>().find("::warning::no production state was reachable"), std::string::npos)
+      << r.at("log");
+  const auto posts = api_->requests("POST");
+  ASSERT_EQ(posts.size(), posts_before + 1);
+  const std::string body = posts.back().at("body").at("body");
+  EXPECT_NE(body.find("Warning: no production state was reachable"), std::string::npos) << body;
+
+  // With the state restored (this suite's workspace), the same plan says nothing of the kind.
+  auto restored = run({{"command", "plan"}}, "feature", 14);
+  ASSERT_EQ(restored.at("conclusion"), "success") << restored.at("log");
+  EXPECT_EQ(restored.at("summary").get<std::string>().find("no production state"), std::string::npos);
+}
+
+// Issue 39, item 16: command drop-pr (ci/github/examples/pr-cleanup.yml) drops the schemas the pull
+// request's target builds into and production's does not, and never one production's target names.
+TEST_F(GitHubAction, DropPrDropsThePullRequestsSchemaAndNeverProductions) {
+  DbtProject copy = DbtProject::copy_of(*project_);
+  const fs::path ws = copy.dir().parent_path();
+  const fs::path db = copy.dir() / "shop.duckdb";
+  ASSERT_EQ(copy.sql("create schema if not exists pr_15; create table pr_15.fct_orders as select 1 as id").exit_code,
+            0);
+  const std::string schemas = "select count(*) from information_schema.schemata where schema_name = ";
+  const std::string tables = "select count(*) from information_schema.tables where table_schema = 'main'";
+  const std::string production = duckdb_scalar(db, tables);
+  ASSERT_NE(production, "0\n");
+
+  auto r = run_action(shop_action_spec({{"command", "drop-pr"}, {"pr-target", "pr"}}, ws, api_->url(), "feature", 15,
+                                       "good-token", {"SHOP_PR_SCHEMA=pr_15"}));
+  ASSERT_EQ(r.at("conclusion"), "success") << r.at("log");
+  EXPECT_EQ(duckdb_scalar(db, schemas + "'pr_15'"), "0\n");
+  EXPECT_EQ(duckdb_scalar(db, tables), production);
+  EXPECT_NE(r.at("summary").get<std::string>().find("- `shop.pr_15`"), std::string::npos) << r.at("summary");
+  EXPECT_TRUE(r.at("uses").empty()) << "drop-pr neither restores nor saves a state: " << r.at("uses").dump(1);
+
+  // A pr-target whose schema is production's: nothing of production's is dropped, the step fails.
+  auto shared = run_action(shop_action_spec({{"command", "drop-pr"}, {"pr-target", "pr"}}, ws, api_->url(), "feature",
+                                            15, "good-token", {"SHOP_PR_SCHEMA=main"}));
+  EXPECT_EQ(shared.at("conclusion"), "failure") << shared.at("log");
+  EXPECT_NE(shared.at("log").get<std::string>().find("shop.main is production's schema too, so it was not dropped"),
+            std::string::npos)
+      << shared.at("log");
+  EXPECT_EQ(duckdb_scalar(db, tables), production);
+}
+
+// Issue 39, item 16: until a version is published, the action from a copy of ci/ inside the
+// repository, the CLI from the archive `make dist` makes, fetched from a file:// URL and checked
+// (docs/ci.md, "Before a version is published").
+TEST_F(GitHubAction, AVendoredCopyRunsWithTheArchiveOfMakeDist) {
+  DbtProject copy = DbtProject::copy_of(*project_);
+  const fs::path ws = copy.dir().parent_path();
+  const fs::path vendor = ws / "vendor" / "ods";
+  const std::string version = make_dist_archive(vendor);
+  ASSERT_FALSE(version.empty());
+  fs::create_directories(ws / ".ods");
+  fs::copy(ci_source_dir(), ws / ".ods" / "ci", fs::copy_options::recursive);
+  auto spec = shop_action_spec({{"command", "run"},
+                                {"ods-path", ""},
+                                {"ods-version", version},
+                                {"ods-download-url", "file://" + vendor.string()}},
+                               ws, api_->url(), "main", 0, "good-token");
+  auto r = run_action(spec, ws / ".ods" / "ci" / "github" / "action.yml");
+  ASSERT_EQ(r.at("conclusion"), "success") << r.at("log");
+  EXPECT_NE(step(r, "Install ods").at("log").get<std::string>().find("verified (sha256"), std::string::npos);
+  EXPECT_NE(step(r, "Install ods").at("outputs").at("ods").get<std::string>().find("ods-" + version + "-linux-x86_64"),
+            std::string::npos);
+  EXPECT_EQ(r.at("outputs").at("exit-code"), "0");
+  EXPECT_GT(std::stoi(r.at("outputs").at("built").get<std::string>()), 5) << r.at("summary");  // no state yet
 }
 
 }  // namespace

@@ -155,6 +155,39 @@ TEST_F(GitLabTemplate, AMergeRequestEnvironmentBuildsTheChangeFromTheRunsStateWi
   const auto posts = api.requests("POST");
   ASSERT_EQ(posts.size(), 1u) << env.output;
   EXPECT_NE(posts[0].at("body").at("body").get<std::string>().find("ODS PR environment"), std::string::npos);
+
+  // Issue 39, item 16: the environment's on_stop job (.ods-pr-stop) drops the merge request's
+  // schema and leaves production's alone.
+  const std::string schema_pr = "select count(*) from information_schema.schemata where schema_name = 'pr'";
+  const std::string production = "select count(*) from information_schema.tables where table_schema = 'main'";
+  ASSERT_EQ(duckdb_scalar(repo_.warehouse(), schema_pr), "1\n");
+  const std::string tables = duckdb_scalar(repo_.warehouse(), production);
+  ProcessResult stop = pipeline(api, 5, {"ODS_TEST_PR_STOP=1"});
+  ASSERT_EQ(stop.exit_code, 0) << stop.output << stop.errors;
+  EXPECT_NE(stop.output.find("Dropped the pull request's schemas"), std::string::npos) << stop.output;
+  EXPECT_EQ(duckdb_scalar(repo_.warehouse(), schema_pr), "0\n");
+  EXPECT_EQ(duckdb_scalar(repo_.warehouse(), production), tables);
+}
+
+// Issue 39, item 16: until a version is published, the template from a copy of ci/ inside the
+// repository (this pipeline's local include) and the CLI from the archive `make dist` makes,
+// fetched from a file:// URL and checked; the jobs run the archive's own ods_ci.py (no ODS_CI_DIR).
+TEST_F(GitLabTemplate, AVendoredCopyRunsWithTheArchiveOfMakeDist) {
+  ApiStandIn api(ApiStandIn::Options{.seed = 0, .files = {}});
+  TempDir vendor("vendor");
+  const std::string version = make_dist_archive(vendor.path());
+  ASSERT_FALSE(version.empty());
+  // The template alone is vendored: the step's script comes from the archive.
+  fs::remove_all(repo() / "ci" / "common");
+  ASSERT_EQ(git(repo(), {"commit", "-qam", "only the template"}).exit_code, 0);
+  ProcessResult run = pipeline(
+      api, 0,
+      {"ODS_PATH=", "ODS_CI_DIR=", "ODS_VERSION=" + version, "ODS_DOWNLOAD_URL=file://" + vendor.path().string()});
+  ASSERT_EQ(run.exit_code, 0) << run.output << run.errors;
+  EXPECT_NE(run.output.find("ods-" + version + "-linux-x86_64.tar.gz: OK"), std::string::npos) << run.output;
+  auto counts = dotenv_line(run.output);
+  ASSERT_FALSE(counts.is_null()) << run.output;
+  EXPECT_GT(std::stoi(counts.at("built").get<std::string>()), 5) << run.output;
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ constexpr const char* kToken = "api-Token-5be2a1";
 constexpr const char* kDigestKey = "dk-Ci-Secret-2f8e61b0c4d9a753";
 
 // The variables the probes read: what ODS and the CI steps hold secrets in.
-const std::vector<std::string> kProbedVariables{"ODS_DIGEST_KEY", "ODS_STATE", "ODS_CI_STATE", "ODS_CI_TOKEN",
-                                                "ODS_GITLAB_TOKEN"};
+const std::vector<std::string> kProbedVariables{"ODS_DIGEST_KEY", "ODS_STATE",        "ODS_CI_STATE",
+                                                "ODS_CI_TOKEN",   "ODS_GITLAB_TOKEN", "ODS_STATE_READER"};
 
 // ODS's and the steps' secrets alone: the search of the probes' environment file, which rightly
 // holds the warehouse password (the profile reads it; harness/secret_probes.h).
@@ -225,9 +225,13 @@ TEST(CiSecretsNeverLeak, GitHubTwoClonesShareAPostgresStateThenAPullRequestIsPla
   report("GitHub Action", search);
 }
 
-// The GitLab template's run pipeline on the shared PostgreSQL state, then a merge request
-// pipeline's plan: refused with the writer's credential, planned with the read-only role. Its
-// merge request note is left to the GitHub test above (the same ci/common code writes both).
+// The GitLab template's run pipeline on the shared PostgreSQL state, then merge request pipelines'
+// plans, with the writer's URL in ODS_STATE as a project-level variable (which overrides any job's
+// variables) throughout: without ODS_STATE_READER the plan reads no production state and says so
+// first (issue 39, item 13); with the writer's URL in ODS_STATE_READER it is refused; with the
+// read-only role's it plans (issue 39, item 15: the plan jobs read ODS_STATE_READER alone, so the
+// project-level ODS_STATE can't override it). Its merge request note is left to the GitHub test
+// above (the same ci/common code writes both).
 TEST(CiSecretsNeverLeak, GitLabRunPipelineOnAPostgresState) {
   auto server = PostgresServer::start();
   ASSERT_TRUE(server.has_value()) << server.error();
@@ -244,19 +248,30 @@ TEST(CiSecretsNeverLeak, GitLabRunPipelineOnAPostgresState) {
   ASSERT_FALSE(counts.is_null()) << run.output;
   EXPECT_GT(std::stoi(counts.at("built").get<std::string>()), 5) << run.output;
 
-  ProcessResult writer_plan = repo.pipeline(api, 5, variables);
+  ProcessResult no_reader = repo.pipeline(api, 5, variables);
+  EXPECT_EQ(no_reader.exit_code, 0) << no_reader.output << no_reader.errors;
+  EXPECT_NE(no_reader.output.find("> **Warning: no production state was reachable,** so this"), std::string::npos)
+      << no_reader.output;
+  EXPECT_NE(no_reader.output.find("`ODS_STATE` is set, but this job reads production's state only through "
+                                  "`ODS_STATE_READER`"),
+            std::string::npos)
+      << no_reader.output;
+
+  std::vector<std::string> with_writer = variables;
+  with_writer.push_back("ODS_STATE_READER=" + state_url(**server));
+  ProcessResult writer_plan = repo.pipeline(api, 5, with_writer);
   EXPECT_NE(writer_plan.exit_code, 0) << writer_plan.output << writer_plan.errors;
   expect_refused_writer("the writer's merge request pipeline", writer_plan.output + writer_plan.errors,
                         writer_plan.output);
-  variables.push_back("ODS_STATE=" + make_reader(**server, repo.project()));
+  variables.push_back("ODS_STATE_READER=" + make_reader(**server, repo.project()));
   ProcessResult plan = repo.pipeline(api, 5, variables);
   EXPECT_EQ(plan.exit_code, 0) << plan.output << plan.errors;
   EXPECT_TRUE(std::regex_search(plan.output, std::regex(", [1-9][0-9]* to reuse\\."))) << plan.output;
 
   SecretSearch search = secret_search();
   search.expect_clean("the run pipeline's output", run.output + run.errors);
-  search.expect_clean("the merge request pipelines' output",
-                      writer_plan.output + writer_plan.errors + plan.output + plan.errors);
+  search.expect_clean("the merge request pipelines' output", no_reader.output + no_reader.errors + writer_plan.output +
+                                                                 writer_plan.errors + plan.output + plan.errors);
   // The repository: the job logs (.gitlab-ci-local/output), artifacts, caches and the build folders.
   // gitlab-ci-local's own copies of the pipeline's variables (its expanded job scripts and
   // variable files, as a runner holds them) are the runner's, not anything the template wrote.
