@@ -67,7 +67,8 @@ TEST(PodSecrets, DbtInTheRunnerPodSeesNeitherTheTokenNorTheDigestKeyNorTheGitSec
   const std::string mounted = read_text_file(mounts);
   EXPECT_NE(mounted.find(token), std::string::npos) << "the probes did not read the token at its path";
   EXPECT_NE(mounted.find(kGitPassword), std::string::npos) << "the probes did not read the git Secret at its path";
-  SecretSearch({{"digest key", kDigestKey}}).expect_clean(mounts.string(), mounted);
+  SecretSearch digest_key(std::vector<std::pair<std::string, std::string>>{{"digest key", kDigestKey}});
+  digest_key.expect_clean(mounts.string(), mounted);
   const std::size_t files = search.expect_clean_tree(p->dir(), [&](const std::filesystem::path& f) { return f == mounts; }) +
                             search.expect_clean_tree(places.path());
 

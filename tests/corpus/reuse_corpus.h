@@ -133,7 +133,7 @@ class ReuseCorpus {
 // boundary drawn: the reuse the corpus measures) and `auto`, the default, where whether a
 // boundary is drawn depends on measured call times; and a test name for each.
 inline auto cutoff_modes() { return ::testing::Values(std::string("always"), std::string("auto")); }
-inline std::string cutoff_mode_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+inline std::string cutoff_mode_name(const ::testing::TestParamInfo<std::string>& mode) { return mode.param; }
 
 // The relation name of a dbt unique id: its last part, or `<name>_v<N>` for a model version
 // ("model.p.dim.v2" -> "dim_v2").

@@ -139,8 +139,8 @@ class ShopGate : public ::testing::TestWithParam<std::string> {
   std::optional<DbtProject> project_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Cutoff, ShopGate, ::testing::Values(std::string("off"), std::string("auto")),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+std::string mode_name(const ::testing::TestParamInfo<std::string>& mode) { return mode.param; }
+INSTANTIATE_TEST_SUITE_P(Cutoff, ShopGate, ::testing::Values(std::string("off"), std::string("auto")), mode_name);
 
 // The scenario: an order whose status stg_orders' accepted_values test refuses.
 TEST_P(ShopGate, AFailingDataTestKeepsGatingItsReadersUntilTheDataIsFixed) {
