@@ -69,8 +69,9 @@ TEST(PodSecrets, DbtInTheRunnerPodSeesNeitherTheTokenNorTheDigestKeyNorTheGitSec
   EXPECT_NE(mounted.find(kGitPassword), std::string::npos) << "the probes did not read the git Secret at its path";
   SecretSearch digest_key(std::vector<std::pair<std::string, std::string>>{{"digest key", kDigestKey}});
   digest_key.expect_clean(mounts.string(), mounted);
-  const std::size_t files = search.expect_clean_tree(p->dir(), [&](const std::filesystem::path& f) { return f == mounts; }) +
-                            search.expect_clean_tree(places.path());
+  const std::size_t files = search.expect_clean_tree(p->dir(), [&](const std::filesystem::path& f) {
+    return f == mounts;
+  }) + search.expect_clean_tree(places.path());
 
   auto recorded = recorded_runs(*store);
   ASSERT_TRUE(recorded.contains("uid-1"));

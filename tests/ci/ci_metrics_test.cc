@@ -54,8 +54,7 @@ bool eventually(const PrometheusServer& prometheus, const std::string& expr, dou
 // Polls Prometheus until it has scraped the target on 127.0.0.1:<port> at a moment after `t` (unix
 // seconds); false after 60 s.
 bool scraped_after(const PrometheusServer& prometheus, int port, double t) {
-  const std::string expr =
-      "timestamp(up{instance=\"127.0.0.1:" + std::to_string(port) + "\"}) > " + std::to_string(t);
+  const std::string expr = "timestamp(up{instance=\"127.0.0.1:" + std::to_string(port) + "\"}) > " + std::to_string(t);
   for (int i = 0; i < 300; ++i) {
     auto now = prometheus.query(expr, unix_now());
     if (now && !(*now)["result"].empty()) return true;

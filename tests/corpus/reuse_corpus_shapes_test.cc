@@ -1,9 +1,9 @@
 // The reuse corpus's project shapes (issue 27, item 4; corpus/reuse_corpus.h): small dbt projects
 // on DuckDB under tests/corpus/projects/, each taken through a sequence of steps; after each,
-// `ods state run` (under `--cutoff always` and the default `auto`) is judged against `dbt build` on an identical copy (its exit
-// status and its rows) and against a full build from scratch. Asserts, per project, 0 wrong
-// reuses, 0 built relations whose rows differ from a control's and 0 steps whose exit status
-// differs from dbt build's; prints reused / unchanged per step (docs/early-cutoff.md).
+// `ods state run` (under `--cutoff always` and the default `auto`) is judged against `dbt build` on an identical copy
+// (its exit status and its rows) and against a full build from scratch. Asserts, per project, 0 wrong reuses, 0 built
+// relations whose rows differ from a control's and 0 steps whose exit status differs from dbt build's; prints reused /
+// unchanged per step (docs/early-cutoff.md).
 //   increments  incremental models (append, merge, delete+insert, a lookback window over
 //               {{ this }}), an ephemeral model, a Python model, a singular data test that
 //               fails and later passes, a project-wide post-hook;

@@ -20,8 +20,7 @@ std::expected<std::string, std::string> loopback_http_get(int port, const std::s
 // (possibly nothing); an error only when no connection could be made. A server closing while the
 // request is still being sent is no error: its answer (e.g. a 413) is read. `on_sent`, when given,
 // is called once the request was sent (the server's end holds it), before the answer is read.
-std::expected<std::string, std::string> loopback_exchange(int port, const std::string& request,
-                                                          int timeout_seconds = 2,
+std::expected<std::string, std::string> loopback_exchange(int port, const std::string& request, int timeout_seconds = 2,
                                                           const std::function<void()>& on_sent = {});
 
 }  // namespace ods::testing

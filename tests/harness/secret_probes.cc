@@ -182,8 +182,8 @@ void expect_secret_probes_ran(const DbtProject& p) {
   const std::string python = read_text_file(p.dir() / kPythonFile);
   const std::size_t end = end_of_ods_entries(python);
   ASSERT_NE(end, std::string::npos) << "the Python model's walk up its processes found no ods:\n"
-                                    << python.substr(python.find(kProcesses) == std::string::npos ? 0
-                                                                                                  : python.find(kProcesses));
+                                    << python.substr(
+                                           python.find(kProcesses) == std::string::npos ? 0 : python.find(kProcesses));
   const std::size_t cmdline = python.rfind("\nprocess ", end - 2);
   const std::size_t environ = python.rfind("\nprocess ", cmdline - 1);
   ASSERT_NE(environ, std::string::npos);

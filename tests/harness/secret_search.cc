@@ -30,7 +30,7 @@ std::string base64(std::string_view s) {
 // bytes into a 3-byte group of a longer text: the same in any text holding `s` at such an offset.
 std::string base64_at_offset(std::string_view s, std::size_t offset) {
   const std::string encoded = base64(std::string(offset, '\0') + std::string(s));
-  const std::size_t skip = offset == 0 ? 0 : offset + 1;  // the characters holding bits of the bytes before
+  const std::size_t skip = offset == 0 ? 0 : offset + 1;    // the characters holding bits of the bytes before
   const std::size_t decided = 4 * (offset + s.size()) / 3;  // the last one may hold bits of the bytes after
   return decided > skip ? encoded.substr(skip, decided - skip) : "";
 }

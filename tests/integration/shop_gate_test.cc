@@ -22,7 +22,7 @@ using nlohmann::json;
 
 constexpr const char* kAcceptedValues = "accepted_values_stg_orders_status";
 constexpr const char* kUnitTest = "test_stg_orders_converts_cents_and_status";
-const std::vector<std::string> kRelations{"country_codes", "stg_customers", "stg_orders",    "stg_payments",
+const std::vector<std::string> kRelations{"country_codes", "stg_customers", "stg_orders",   "stg_payments",
                                           "fct_orders",    "dim_customers", "orders_daily", "order_status_summary"};
 
 struct RunResult {

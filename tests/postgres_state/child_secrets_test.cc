@@ -62,8 +62,8 @@ TEST(ChildSecrets, DbtStartedByTheCliSeesNeitherTheStateUrlNorTheDigestKey) {
   ASSERT_EQ(rows.exit_code, 0) << rows.errors;
   search.expect_clean("the state database's rows", rows.output);
   std::cout << "child secrets: " << commands.size() << " commands' output, " << files
-            << " files of the project, the runs' home and temporary directory, and the state database searched for " << search.forms() << " forms of 3 secrets"
-            << std::endl;
+            << " files of the project, the runs' home and temporary directory, and the state database searched for "
+            << search.forms() << " forms of 3 secrets" << std::endl;
 }
 
 }  // namespace

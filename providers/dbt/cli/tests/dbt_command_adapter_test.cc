@@ -72,10 +72,12 @@ TEST(DbtCommandAdapter, TellsTheCallsOwnTimeFromItsNodesTime) {
   auto launcher = process::make_process_launcher({});
   const std::string events = fixture_path("build_success.jsonl").string();
   const std::string seen = (dir.path() / "seen-").string();
-  const std::string wait_for = "i=0; until [ -e '" + seen + "$1' ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 9; sleep 0.05; done";
-  fs::path dbt = dir.script("dbt", "seen() { " + wait_for + "; }\nsed -n 1,7p '" + events + "'\nsleep 1\nsed -n 8,9p '" +
-                                       events + "'\nseen started\nsleep 1\nsed -n 10,45p '" + events +
-                                       "'\nseen finished\nsleep 1\nsed -n 46,51p '" + events + "'");
+  const std::string wait_for =
+      "i=0; until [ -e '" + seen + "$1' ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 9; sleep 0.05; done";
+  fs::path dbt =
+      dir.script("dbt", "seen() { " + wait_for + "; }\nsed -n 1,7p '" + events + "'\nsleep 1\nsed -n 8,9p '" + events +
+                            "'\nseen started\nsleep 1\nsed -n 10,45p '" + events +
+                            "'\nseen finished\nsleep 1\nsed -n 46,51p '" + events + "'");
   int results = 0;  // the fixture's node results: the last is at line 45
   for (const std::string& line : testing::fixture_lines("build_success.jsonl"))
     results += line.find("Result\"") != std::string::npos ? 1 : 0;
