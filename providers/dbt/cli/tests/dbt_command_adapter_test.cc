@@ -73,7 +73,7 @@ TEST(DbtCommandAdapter, TellsTheCallsOwnTimeFromItsNodesTime) {
   const std::string events = fixture_path("build_success.jsonl").string();
   const std::string seen = (dir.path() / "seen-").string();
   const std::string wait_for =
-      "i=0; until [ -e '" + seen + "$1' ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 9; sleep 0.05; done";
+      "i=0; until [ -e '" + seen + "'\"$1\" ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 9; sleep 0.05; done";
   fs::path dbt =
       dir.script("dbt", "seen() { " + wait_for + "; }\nsed -n 1,7p '" + events + "'\nsleep 1\nsed -n 8,9p '" + events +
                             "'\nseen started\nsleep 1\nsed -n 10,45p '" + events +
