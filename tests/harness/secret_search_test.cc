@@ -29,7 +29,8 @@ TEST(SecretSearch, FindsTheBase64OfASecretInsideALongerEncodedTextAtEveryOffset)
   const SecretSearch search({{"state password", secret}});
   for (std::size_t before = 0; before < 7; ++before) {
     for (std::size_t after = 0; after < 4; ++after) {
-      const std::string plain = "user=ods password=" + std::string(before, 'x') + secret + std::string(after, 'y') + ";";
+      const std::string plain =
+          "user=ods password=" + std::string(before, 'x') + secret + std::string(after, 'y') + ";";
       const std::string encoded = base64(plain);
       SCOPED_TRACE("offset " + std::to_string((18 + before) % 3) + ", " + std::to_string(after) + " bytes after");
       EXPECT_NE(search.find(encoded), "") << encoded;
