@@ -83,13 +83,23 @@ function(ods_define_test_sets)
   endforeach()
 endfunction()
 
+# ods_add_filtered_test(<name> <binary> <filter> [ARGS ...]): a ctest test running the part of the
+# GoogleTest executable <binary> that --gtest_filter=<filter> selects, through
+# tests/harness/gtest_filter.sh: it fails when any pattern of the filter (selected or excluded)
+# matches no test, so a rename cannot leave a test that runs nothing. Give it its labels after.
+function(ods_add_filtered_test name binary filter)
+  cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
+  add_test(NAME ${name} COMMAND ${PROJECT_SOURCE_DIR}/tests/harness/gtest_filter.sh $<TARGET_FILE:${binary}> ${filter}
+    --gtest_color=no ${ARG_ARGS})
+endfunction()
+
 # ods_add_test(<name> LABEL unit|integration|e2e SOURCES ... DEPS ... [TIMEOUT s] [COST c]
 #              [TIER1 | SHARD <name>] [ONE_PROCESS|NO_CTEST])
 # One GoogleTest executable, discovered into ctest with its label. Unit suites are tier 1;
 # any other suite says TIER1 or its SHARD. COST (ctest's, seconds as measured) starts long
 # tests first. ONE_PROCESS registers the whole binary as one ctest test, for suites that share
 # an expensive fixture per process. NO_CTEST registers nothing: the caller adds its own ctest
-# tests (e.g. one per --gtest_filter) with ods_tier_labels(); TIER1/SHARD still place the binary
+# tests (e.g. one per --gtest_filter, ods_add_filtered_test) with ods_tier_labels(); TIER1/SHARD still place the binary
 # in the build targets of its sets.
 include(GoogleTest)
 function(ods_add_test name)

@@ -80,7 +80,9 @@ run_suite() {
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$sup/lsan.supp:print_suppressions=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:suppressions=$sup/ubsan.supp}:log_path=$report
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$sup/tsan.supp:external_symbolizer_path=${HARDEN_SYMBOLIZER:-}}:log_path=$report
-    exec timeout -k 30 "${SANITIZE_SUITE_TIMEOUT:-1800}" "./$suite" --gtest_color=no ${filter:+--gtest_filter=$filter}
+    # A filter goes through tests/harness/gtest_filter.sh: a pattern that matches no test fails.
+    exec timeout -k 30 "${SANITIZE_SUITE_TIMEOUT:-1800}" ${filter:+"$root/tests/harness/gtest_filter.sh"} "./$suite" \
+      ${filter:+"$filter"} --gtest_color=no
   ) >"$log" 2>&1 || rc=$?
   local reports
   reports=$(find "$logs" -maxdepth 1 -name "$name.report.*" | sort)

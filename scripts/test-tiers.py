@@ -2,71 +2,42 @@
 """The test tiers (docs/testing.md): tier 1 runs on every change, tier 2 is split in shards.
 
   scripts/test-tiers.py list                 the shards: what each runs, the paths that select it
-  scripts/test-tiers.py check BUILD_DIR      every ctest test is in tier 1 or in exactly one shard
-  scripts/test-tiers.py pick                 the shards CI runs for the checked-out commit, one a line:
-                                             every shard whose paths the change touches, then the
-                                             shard whose turn it is (the commit's number modulo the
-                                             number of shards), each once
+  scripts/test-tiers.py map [PATH...]        without PATH: every tracked path selects a shard or is
+                                             declared tier-1-only (scripts/lib/shard_map.py), and
+                                             every prefix of the map matches a tracked path; with
+                                             PATHs: the shards each selects
+  scripts/test-tiers.py check BUILD_DIR      every ctest test is in tier 1 or in exactly one shard,
+                                             and the map holds (as `map`)
+  scripts/test-tiers.py pick [--submit]      the shards CI runs for the checked-out commit, one a line:
+                                             every shard whose paths the change touches, every shard
+                                             whose last run failed, then the one whose turn it is
+                                             (not run for longest, scripts/lib/shard_turn.py), each
+                                             once; prints N, the longest any shard can go unrun.
+                                             --submit counts this submission (CI, once per run)
+  scripts/test-tiers.py record-run SHARD passed|failed
+                                             CI: the shard ran in this submission, with that outcome
   scripts/test-tiers.py run SHARD [BUILD_DIR]
                                              builds what the shard needs and runs it; fails loudly
                                              when it can't run (a missing tool, no test found)
+  scripts/test-tiers.py selftest             the map and the turn, checked (tier 1's test_tiers)
 
 The change `pick` looks at: the commits since $ODS_CI_BASE when set; else since the last commit
 CI found green on this machine (`record-green` writes it to ~/.cache/ods/ci/last-green) when it
-is an ancestor of HEAD; else HEAD's own commit. Environment of `run`: JOBS (2), FUZZ_SECONDS (60).
+is an ancestor of HEAD; else HEAD's own commit. The runs of the shards: ~/.cache/ods/ci/shard-runs.json.
+Environment of `run`: JOBS (2), FUZZ_SECONDS (60).
 """
 import json
 import os
+import random
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import shard_turn  # noqa: E402
+from shard_map import BY_NAME, SHARDS, shards_for, tier1_reason, unmapped  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass
-class Shard:
-    name: str
-    what: str
-    paths: list = field(default_factory=list)  # path prefixes of the repository that select it
-    minutes_warm: int = 0  # on 2 cores, caches warm, build and tests (docs/testing.md); estimates where not measured
-    script: list = None  # a command instead of ctest's label shard_<name>
-
-
-SHARDS = [
-    Shard("integration", "the rest of integration_tests, ShopRun on PostgreSQL, the reuse corpus",
-          ["tests/integration/", "tests/corpus/", "tests/harness/", "examples/shop/", "providers/postgres/"], 6),
-    Shard("crash", "30 crash-anywhere rounds, the PostgreSQL server killed mid-commit",
-          ["tests/crash/", "providers/state/", "run/"], 3),
-    Shard("matrix", "examples/shop on every supported dbt-core minor (1.8-1.12) and the refused 1.7",
-          ["tests/compat/", "requirements/", "scripts/dbt-venv.sh", "providers/dbt/"], 12),
-    Shard("ci", "the GitHub Action and the GitLab template as pipelines (gitlab-ci-local)",
-          ["ci/", "tests/ci/", ".github/"], 10),
-    Shard("kube", "a real kube-apiserver and etcd: kube_tests, the chart, operator end to end and killed",
-          ["operator/", "crds/", "helm/", "callback_protocol/", "tests/kube/", "tests/operator_e2e/",
-           "tests/alerts/", "tests/harness/kube", "scripts/kube-binaries.sh"], 6),
-    Shard("images", "make release: the CLI bundle, both images (podman, mmdebstrap base), SBOMs, the chart; "
-          "the runner's ods state run inside its image",
-          ["docker/", "tests/images/", "scripts/images.sh", "scripts/release.sh", "scripts/sbom.py",
-           "scripts/dist.sh", "scripts/lib/podman_flags.sh", ".dockerignore"], 25),
-    Shard("node", "a real single-node cluster (containerd, kubelet, scheduler, controller-manager, kube-proxy, CoreDNS); "
-          "the chart installed, upgraded and uninstalled on it, the quickstart executed, real-cluster failures",
-          ["tests/node/", "tests/harness/kube_node", "scripts/node-images.sh", "docker/", "scripts/images.sh", "helm/",
-           "crds/examples/", "docs/kubernetes.md"], 15),
-    Shard("spark", "real Spark 4 with Delta and Iceberg: the lakehouse suite, the Iceberg suite and the Thrift probe",
-          ["providers/delta/", "providers/iceberg/", "providers/table_format/", "providers/content/",
-           "examples/lakehouse/", "tests/delta/", "tests/iceberg/", "scripts/spark-"], 35),
-    Shard("warehouses", "Snowflake and BigQuery on their emulators (fakesnow, bqemulator) with real dbt adapters",
-          ["providers/snowflake/", "providers/bigquery/", "providers/metadata/", "examples/warehouses/", "tests/warehouses/",
-           "requirements/warehouses/", "scripts/warehouse-venv.sh"], 8),
-    Shard("asan", "the fuzz targets, then every unit suite and three integration suites under ASan+UBSan",
-          ["fuzz/", "scripts/fuzz.sh", "scripts/sanitize.sh", "scripts/sanitizers/", "cmake/OdsHardening.cmake",
-           "operator/http/", "json/"], 25, ["asan"]),
-    Shard("tsan", "the threaded components' suites under ThreadSanitizer",
-          ["scripts/sanitize.sh", "scripts/sanitizers/", "base/"], 15, ["tsan"]),
-]
-BY_NAME = {s.name: s for s in SHARDS}
 
 
 def git(*args):
@@ -101,21 +72,64 @@ def changed_paths(base):
     return out.stdout.split()
 
 
-def pick():
+def choose(paths, record):
+    """(touched, failed, turn): the shards `paths` select, those whose last run failed (not
+    touched), and the one whose turn it is among the rest (None when every shard is chosen)."""
+    touched = [s for s in SHARDS if any(s.name in shards_for(p) for p in paths)]
+    failed = [s for s in shard_turn.failed_last(SHARDS, record) if s not in touched]
+    return touched, failed, shard_turn.turn(SHARDS, record, {s.name for s in touched + failed})
+
+
+def pick(submit):
     base, why = change_base()
     paths = changed_paths(base)
-    touched = [s for s in SHARDS if any(p.startswith(prefix) for p in paths for prefix in s.paths)]
-    count = git("rev-list", "--count", "HEAD").stdout.strip()
-    turn = SHARDS[int(count or "0") % len(SHARDS)]
-    chosen = touched + ([turn] if turn not in touched else [])
-    print(f"test-tiers: change = {base or 'the whole tree'}..HEAD ({why}), {len(paths)} paths", file=sys.stderr)
+    path = shard_turn.record_file()
+    record, warning = shard_turn.read_record(path)
+    if warning:
+        print(f"test-tiers: WARNING: {warning}", file=sys.stderr)
+    touched, failed, turn = choose(paths, record)
+    chosen = touched + failed + ([turn] if turn else [])
+    number = shard_turn.begin_submission(path) if submit else record["submissions"] + 1
+    say = lambda line: print(f"test-tiers: {line}", file=sys.stderr)  # noqa: E731
+    say(f"change = {base or 'the whole tree'}..HEAD ({why}), {len(paths)} paths; submission {number} ({path})")
     for s in touched:
-        print(f"test-tiers:   {s.name}: touched ({', '.join(sorted({p for p in paths if any(p.startswith(x) for x in s.paths)})[:4])}...)",
-              file=sys.stderr)
-    print(f"test-tiers:   {turn.name}: its turn (commit number {count} mod {len(SHARDS)})", file=sys.stderr)
-    print(f"test-tiers: about {sum(s.minutes_warm for s in chosen)} min of shards on a warm machine", file=sys.stderr)
+        hits = sorted({p for p in paths if s.name in shards_for(p)})
+        say(f"  {s.name}: touched ({', '.join(hits[:4])}{'...' if len(hits) > 4 else ''})")
+    for s in failed:
+        say(f"  {s.name}: failed in submission {record['shards'][s.name]['submission']}, run until it passes")
+    if turn:
+        last = record["shards"].get(turn.name, {}).get("submission")
+        say(f"  {turn.name}: its turn (not run for longest: {f'last in submission {last}' if last else 'never'})")
+    n = shard_turn.longest_unrun(SHARDS)
+    say(f"N = {n}: no shard goes unrun for more than {n} submissions in a row ({len(SHARDS)} shards, "
+        f"the oldest of the rest by turn in each)")
+    say(f"about {sum(s.minutes_warm for s in chosen)} min of shards on a warm machine, "
+        f"{sum(s.minutes_cold for s in chosen)} min without their caches")
     for s in chosen:
         print(s.name)
+
+
+def tracked_paths():
+    out = git("ls-files")
+    if out.returncode != 0:
+        sys.exit(f"test-tiers: git ls-files failed: {out.stderr.strip()}")
+    return out.stdout.splitlines()
+
+
+def check_map(tracked):
+    faults = unmapped(tracked)
+    for line in faults:
+        print(f"test-tiers: {line}", file=sys.stderr)
+    if faults:
+        sys.exit(f"test-tiers: the path map has {len(faults)} faults: map each path in scripts/lib/shard_map.py "
+                 "(a shard's paths, or TIER1_ONLY with why)")
+    print(f"test-tiers: every one of {len(tracked)} tracked paths selects a shard or is declared tier-1-only")
+
+
+def show_map(paths):
+    for p in paths:
+        shards = shards_for(p)
+        print(f"{p}: {' '.join(shards) if shards else 'tier 1 only (' + (tier1_reason(p) or 'UNMAPPED') + ')'}")
 
 
 def ctest_tests(build_dir):
@@ -131,6 +145,7 @@ def ctest_tests(build_dir):
 
 
 def check(build_dir):
+    check_map(tracked_paths())
     bad, counts = [], {"tier1": 0}
     for name, labels in ctest_tests(build_dir):
         if name.endswith("_NOT_BUILT"):
@@ -195,18 +210,32 @@ def record_green():
     f.write_text(git("rev-parse", "HEAD").stdout)
 
 
+def record_run(name, outcome):
+    if name not in BY_NAME or outcome not in ("passed", "failed"):
+        sys.exit("test-tiers: record-run SHARD passed|failed")
+    shard_turn.record_run(shard_turn.record_file(), name, outcome, git("rev-parse", "HEAD").stdout.strip())
+
+
 def main(argv):
     if len(argv) >= 1 and argv[0] == "list":
         for s in SHARDS:
-            print(f"{s.name:12} ~{s.minutes_warm:>2} min warm  {s.what}\n{'':12} paths: {' '.join(s.paths)}")
+            print(f"{s.name:12} ~{s.minutes_warm:>2} min warm, ~{s.minutes_cold:>3} min cold  {s.what}\n"
+                  f"{'':12} paths: {' '.join(s.paths)}")
+    elif len(argv) >= 1 and argv[0] == "map":
+        show_map(argv[1:]) if argv[1:] else check_map(tracked_paths())
     elif len(argv) == 2 and argv[0] == "check":
         check(Path(argv[1]))
-    elif len(argv) == 1 and argv[0] == "pick":
-        pick()
+    elif len(argv) in (1, 2) and argv[0] == "pick" and argv[1:] in ([], ["--submit"]):
+        pick(argv[1:] == ["--submit"])
     elif len(argv) in (2, 3) and argv[0] == "run":
         run(argv[1], Path(argv[2] if len(argv) == 3 else ROOT / "build"))
+    elif len(argv) == 3 and argv[0] == "record-run":
+        record_run(argv[1], argv[2])
     elif len(argv) == 1 and argv[0] == "record-green":
         record_green()
+    elif argv == ["selftest"]:
+        import tiers_selftest
+        tiers_selftest.main(tracked_paths(), choose)
     else:
         sys.exit(__doc__)
 

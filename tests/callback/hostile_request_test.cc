@@ -314,9 +314,16 @@ TEST_F(HostileCallbackRequests, ABodyThatNeverArrivesIsCutOffAtTheDeadlineWhileO
   const std::string before = world();
   std::vector<std::future<std::expected<std::string, std::string>>> slow;
   // Each exchange reads until the server closes, or 120 s without a byte (far past the deadline).
-  for (const auto& request : stalled)
-    slow.push_back(std::async(std::launch::async, [port, request] { return loopback_exchange(port, request, 120); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the stalled requests arrive first
+  // The stalled requests arrive first: each is sent before the others are.
+  std::vector<std::promise<void>> sent(stalled.size());
+  for (std::size_t i = 0; i < stalled.size(); ++i) {
+    slow.push_back(std::async(std::launch::async, [port, request = stalled[i], done = &sent[i]] {
+      return loopback_exchange(port, request, 120, [done] { done->set_value(); });
+    }));
+  }
+  for (std::size_t i = 0; i < stalled.size(); ++i)
+    ASSERT_EQ(sent[i].get_future().wait_for(std::chrono::seconds(60)), std::future_status::ready)
+        << "stalled request " << i << " was never sent";
 
   const auto refused_at_once = std::chrono::steady_clock::now();
   auto over = loopback_exchange(port, over_limit, 60);

@@ -51,6 +51,18 @@ bool eventually(const PrometheusServer& prometheus, const std::string& expr, dou
   return false;
 }
 
+// Polls Prometheus until it has scraped the target on 127.0.0.1:<port> at a moment after `t` (unix
+// seconds); false after 60 s.
+bool scraped_after(const PrometheusServer& prometheus, int port, double t) {
+  const std::string expr = "timestamp(up{instance=\"127.0.0.1:" + std::to_string(port) + "\"}) > " + std::to_string(t);
+  for (int i = 0; i < 300; ++i) {
+    auto now = prometheus.query(expr, unix_now());
+    if (now && !(*now)["result"].empty()) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return false;
+}
+
 // The one value of an instant answer, per `label` value ("" for an answer without the label).
 std::map<std::string, double> values_by(const json& data, const std::string& label) {
   std::map<std::string, double> out;
@@ -80,7 +92,8 @@ TEST(CiRunMetrics, RunsPushedFromCiShowOnTheDashboardBesideAnOperatorsProject) {
   ASSERT_TRUE(prometheus) << prometheus.error();
   ASSERT_TRUE(eventually(**prometheus, "sum(up)", 2)) << (*prometheus)->log_tail();
   const double from = unix_now();
-  std::this_thread::sleep_for(3s);  // a scrape of the operator's counters at 0 inside the range
+  // A scrape of the operator's counters at 0 inside the range.
+  ASSERT_TRUE(scraped_after(**prometheus, *port, from)) << (*prometheus)->log_tail();
 
   // The operator's project: a first run builds 4 nodes, a second reuses 3 (saving 6 s).
   operator_metrics.count_nodes(kOperatorProject, telemetry::NodeAction::build, "never_built", 4);
@@ -137,7 +150,11 @@ TEST(CiRunMetrics, RunsPushedFromCiShowOnTheDashboardBesideAnOperatorsProject) {
   // Prometheus saw the last push and the operator's second run; then the windows move past them.
   ASSERT_TRUE(eventually(**prometheus, ci_runs, 3));
   ASSERT_TRUE(eventually(**prometheus, std::string("sum(ods_runs_total{project=\"") + kOperatorProject + "\"})", 2));
-  std::this_thread::sleep_for(6s);
+  // Then 6 s of scrapes of both targets (six at the 1 s interval), as Prometheus counts them:
+  // the dashboard's windows ending at `to` hold the last values, however slow the machine.
+  const double seen = unix_now();
+  for (const int target : {(*gateway)->port(), *port})
+    ASSERT_TRUE(scraped_after(**prometheus, target, seen + 6)) << (*prometheus)->log_tail();
   const double to = unix_now();
 
   double ci_nodes = 0, ci_reused = 0;

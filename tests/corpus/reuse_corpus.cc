@@ -7,6 +7,7 @@
 #include <iostream>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 #include "harness/relation_contents.h"
 #include "harness/warehouse.h"
@@ -92,6 +93,11 @@ std::string relation_of_unique_id(const std::string& unique_id) {
 ReuseCorpus::ReuseCorpus(DbtProject& project, std::vector<std::string> relations, std::vector<std::string> run_args)
     : project_(project), relations_(std::move(relations)), run_args_(std::move(run_args)) {}
 
+std::string ReuseCorpus::cutoff() const {
+  const auto flag = std::find(run_args_.begin(), run_args_.end(), "--cutoff");
+  return flag != run_args_.end() && std::next(flag) != run_args_.end() ? *std::next(flag) : "auto";
+}
+
 void ReuseCorpus::judge_columns(const std::string& relation, std::string columns) {
   judged_columns_[relation] = std::move(columns);
 }
@@ -153,6 +159,17 @@ void ReuseCorpus::compare_compiles(StepOutcome& out) const {
   }
   const auto a = plan_fingerprints(keyed, &out.keyed_taken);
   const auto b = plan_fingerprints(full, nullptr);
+  // Both dry runs failing alike is no agreement: each must plan, and fingerprint some node.
+  for (const auto& [which, fingerprints, exit_code] :
+       {std::tuple{"keyed", &a, keyed_exit}, std::tuple{"full", &b, full_exit}}) {
+    if (fingerprints->empty())
+      out.keyed_mismatch.push_back(std::string("no plan with fingerprints from the ") + which + " dry run (exit " +
+                                   std::to_string(exit_code) + ")");
+  }
+  if (a.empty() || b.empty()) {
+    std::cout << "  COMPILE KEY DIFFERENTIAL WITHOUT A PLAN at \"" << out.step << "\"" << std::endl;
+    return;
+  }
   out.full_fingerprints = b;
   for (const auto& [id, digest] : b) {
     const auto it = a.find(id);

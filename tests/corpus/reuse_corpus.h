@@ -33,6 +33,8 @@
 // deletes: dbt_valid_to), so a snapshot is judged on chosen columns (judge_columns), against
 // the dbt build control only (the full-build control leaves snapshots out). DuckDB only, the
 // relations in schema `main`.
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -95,6 +97,8 @@ class ReuseCorpus {
   StepOutcome step(const CorpusStep& s);
 
   const std::vector<StepOutcome>& outcomes() const { return outcomes_; }
+  // The --cutoff of the run arguments ("auto", ods's default, when they give none).
+  std::string cutoff() const;
   int reused_total() const;
   int unchanged_total() const;
   int wrong_total() const;
@@ -124,6 +128,12 @@ class ReuseCorpus {
   bool full_build_control_ = true;
   std::vector<StepOutcome> outcomes_;
 };
+
+// The --cutoff modes each corpus project runs under, as a gtest parameter: `always` (every wave
+// boundary drawn: the reuse the corpus measures) and `auto`, the default, where whether a
+// boundary is drawn depends on measured call times; and a test name for each.
+inline auto cutoff_modes() { return ::testing::Values(std::string("always"), std::string("auto")); }
+inline std::string cutoff_mode_name(const ::testing::TestParamInfo<std::string>& mode) { return mode.param; }
 
 // The relation name of a dbt unique id: its last part, or `<name>_v<N>` for a model version
 // ("model.p.dim.v2" -> "dim_v2").

@@ -1,9 +1,9 @@
 // The reuse corpus's project shapes (issue 27, item 4; corpus/reuse_corpus.h): small dbt projects
 // on DuckDB under tests/corpus/projects/, each taken through a sequence of steps; after each,
-// `ods state run --cutoff always` is judged against `dbt build` on an identical copy (its exit
-// status and its rows) and against a full build from scratch. Asserts, per project, 0 wrong
-// reuses, 0 built relations whose rows differ from a control's and 0 steps whose exit status
-// differs from dbt build's; prints reused / unchanged per step (docs/early-cutoff.md).
+// `ods state run` (under `--cutoff always` and the default `auto`) is judged against `dbt build` on an identical copy
+// (its exit status and its rows) and against a full build from scratch. Asserts, per project, 0 wrong reuses, 0 built
+// relations whose rows differ from a control's and 0 steps whose exit status differs from dbt build's; prints reused /
+// unchanged per step (docs/early-cutoff.md).
 //   increments  incremental models (append, merge, delete+insert, a lookback window over
 //               {{ this }}), an ephemeral model, a Python model, a singular data test that
 //               fails and later passes, a project-wide post-hook;
@@ -46,7 +46,7 @@ void run_steps(ReuseCorpus& corpus, const std::vector<CorpusStep>& steps) {
 // `keyed`: some node of the project can be keyed, so the differential must see a recorded SQL
 // kept (the increments' models all read is_incremental(), which is never keyed).
 void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title, bool keyed = true) {
-  corpus.report(std::cout, title);
+  corpus.report(std::cout, title + " --cutoff " + corpus.cutoff());
   EXPECT_EQ(corpus.wrong_total(), 0) << "a reused relation's rows differ from a control's";
   EXPECT_EQ(corpus.diverged_total(), 0) << "a built relation's rows differ from a control's";
   EXPECT_EQ(corpus.exit_mismatch_total(), 0) << "ods state run's exit status differs from dbt build's";
@@ -59,13 +59,16 @@ void expect_never_wrong(const ReuseCorpus& corpus, const std::string& title, boo
   EXPECT_GT(corpus.unchanged_total(), 0);
 }
 
-TEST(ReuseCorpusShapes, Increments) {
+class ReuseCorpusShapes : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Cutoff, ReuseCorpusShapes, cutoff_modes(), cutoff_mode_name);
+
+TEST_P(ReuseCorpusShapes, Increments) {
   DbtProject p = corpus_project("increments");
   ASSERT_FALSE(HasFailure());
   ReuseCorpus corpus(p,
                      {"stg_events", "events_merge", "events_delete_insert", "clicks_append", "readings_lookback",
                       "customer_totals", "customer_activity", "status_totals"},
-                     {"--cutoff", "always"});
+                     {"--cutoff", GetParam()});
   ASSERT_TRUE(corpus.start());
   const std::vector<CorpusStep> steps{
       {"nothing changed", [](DbtProject&) {}},
@@ -115,12 +118,12 @@ TEST(ReuseCorpusShapes, Increments) {
   expect_never_wrong(corpus, "increments", /*keyed=*/false);
 }
 
-TEST(ReuseCorpusShapes, Snapshots) {
+TEST_P(ReuseCorpusShapes, Snapshots) {
   DbtProject p = corpus_project("snapshots");
   ASSERT_FALSE(HasFailure());
   ReuseCorpus corpus(
       p, {"customers_by_time", "customers_by_check", "current_customers", "customer_versions", "tier_counts"},
-      {"--cutoff", "always"});
+      {"--cutoff", GetParam()});
   corpus.without_full_build_control();  // no incremental model
   // The times a snapshot takes differ between ods' run and the controls': judged on the
   // source's columns, whether the row is current, and (new_record) whether it marks a deletion.
@@ -151,14 +154,14 @@ TEST(ReuseCorpusShapes, Snapshots) {
   expect_never_wrong(corpus, "snapshots");
 }
 
-TEST(ReuseCorpusShapes, Packaged) {
+TEST_P(ReuseCorpusShapes, Packaged) {
   DbtProject p = corpus_project("packaged");
   ASSERT_FALSE(HasFailure());
   ProcessResult deps = p.dbt({"deps"});
   ASSERT_EQ(deps.exit_code, 0) << deps.output << deps.errors;
   ReuseCorpus corpus(p,
                      {"pkg_orders", "pkg_customer_orders", "orders_by_status", "dim_customers_v1", "dim_customers_v2"},
-                     {"--cutoff", "always"});
+                     {"--cutoff", GetParam()});
   corpus.without_full_build_control();  // no incremental model
   ASSERT_TRUE(corpus.start());
   const std::vector<CorpusStep> steps{

@@ -29,7 +29,8 @@ std::expected<int, std::string> free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
-std::expected<std::string, std::string> loopback_exchange(int port, const std::string& request, int timeout_seconds) {
+std::expected<std::string, std::string> loopback_exchange(int port, const std::string& request, int timeout_seconds,
+                                                          const std::function<void()>& on_sent) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return std::unexpected(std::string("socket(): ") + std::strerror(errno));
   timeval timeout{.tv_sec = timeout_seconds, .tv_usec = 0};
@@ -49,6 +50,7 @@ std::expected<std::string, std::string> loopback_exchange(int port, const std::s
     if (n <= 0) break;  // the server stopped reading: its answer may be waiting
     sent += static_cast<std::size_t>(n);
   }
+  if (on_sent) on_sent();
   std::string response;
   char buffer[4096];
   for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) response.append(buffer, static_cast<size_t>(n));

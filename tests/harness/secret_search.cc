@@ -26,6 +26,20 @@ std::string base64(std::string_view s) {
   return out;
 }
 
+// The characters of base64 that the bytes of `s` alone decide when `s` starts `offset` (0, 1 or 2)
+// bytes into a 3-byte group of a longer text: the same in any text holding `s` at such an offset.
+std::string base64_at_offset(std::string_view s, std::size_t offset) {
+  const std::string encoded = base64(std::string(offset, '\0') + std::string(s));
+  const std::size_t skip = offset == 0 ? 0 : offset + 1;    // the characters holding bits of the bytes before
+  const std::size_t decided = 4 * (offset + s.size()) / 3;  // the last one may hold bits of the bytes after
+  return decided > skip ? encoded.substr(skip, decided - skip) : "";
+}
+
+std::string url_safe(std::string text) {
+  for (char& c : text) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return text;
+}
+
 std::string percent_encoded(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {
@@ -44,21 +58,21 @@ std::string percent_encoded(std::string_view s) {
 std::vector<SecretForm> secret_forms(const std::string& name, const std::string& secret) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest);
-  const std::string padded = base64(secret);
-  std::string unpadded = padded;
-  while (!unpadded.empty() && unpadded.back() == '=') unpadded.pop_back();
-  std::string url_safe = unpadded;
-  for (char& c : url_safe) c = c == '+' ? '-' : c == '/' ? '_' : c;
   std::vector<SecretForm> forms{
       {name, secret},
       {"percent-encoded " + name, percent_encoded(secret)},
-      {"base64 of " + name, unpadded},
-      {"base64url of " + name, url_safe},
       {"hex of " + name, hex_of(secret, "0123456789abcdef")},
       {"upper-case hex of " + name, hex_of(secret, "0123456789ABCDEF")},
       {"sha256 of " + name,
        hex_of(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest), "0123456789abcdef")},
   };
+  // base64 and base64url at each of the three offsets a secret can have inside an encoded text.
+  for (std::size_t offset = 0; offset < 3; ++offset) {
+    const std::string at = offset == 0 ? "" : " (at byte offset " + std::to_string(offset) + ")";
+    const std::string encoded = base64_at_offset(secret, offset);
+    forms.push_back({"base64 of " + name + at, encoded});
+    forms.push_back({"base64url of " + name + at, url_safe(encoded)});
+  }
   return forms;
 }
 

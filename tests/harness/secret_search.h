@@ -1,8 +1,10 @@
 #pragma once
 // Test harness: searching what a run left behind (logs, statuses, artifacts, database rows) for
 // known secrets (issue #16, "secrets never leak"). Each secret is looked for in every form someone
-// could find or check a guess with: as is, percent-encoded (as in a URL), base64 (padded and not),
-// base64url, the lower- and upper-case hex of its bytes, and the hex SHA-256 of it.
+// could find or check a guess with: as is, percent-encoded (as in a URL), base64 and base64url at
+// each of the three offsets it can start at inside an encoded text (the characters its bytes alone
+// decide: found inside a longer encoded text, padded or not), the lower- and upper-case hex of its
+// bytes, and the hex SHA-256 of it.
 //
 // A SecretSearch counts what it searched, so a suite can print how much it looked at.
 #include <cstddef>

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -58,6 +59,16 @@ class KubeRunConcurrencyTest : public KubeClientTest {
     const Json run = runner_run(name, "shop", {{"trigger", "Manual"}});
     auto created = client().create(res::kDbtRuns, namespace_, run);
     ASSERT_TRUE(created) << created.error().message;
+  }
+
+  // Now as the API server writes creationTimestamp (RFC 3339, UTC, whole seconds); same clock.
+  static std::string utc_now_to_the_second() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
   }
 
   Json run(const std::string& name) { return *client().get(res::kDbtRuns, {namespace_, name}); }
@@ -165,8 +176,9 @@ TEST_F(KubeRunConcurrencyTest, UnderReplaceTheNewerManualRunReplacesTheOlderOnly
   bool second_created = false;
   run_until([&] {
     if (!second_created) {
-      if (live(false) != 1) return false;                    // run-a's pod runs:
-      std::this_thread::sleep_for(std::chrono::seconds(1));  // run-b is created in a later second
+      if (live(false) != 1) return false;  // run-a's pod runs: run-b is created in a later second
+      const std::string created_a = run("run-a")["metadata"]["creationTimestamp"];
+      if (utc_now_to_the_second() <= created_a) return false;
       create_run("run-b");
       second_created = true;
       return false;

@@ -2,8 +2,8 @@
 // models, macros and hooks that read the state URL and the digest key every way dbt code can
 // (harness/secret_probes.h), run by `ods state run` (also `--dry-run`, a CI plan), `ods state plan` and `ods state
 // test` with $ODS_STATE a PostgreSQL URL holding a password and $ODS_DIGEST_KEY set. Everything ods printed, every file
-// of the project (dbt's log, target/*.json, compiled SQL, the DuckDB file, the files the probes wrote) and every row of
-// the state database are searched for both.
+// of the project (dbt's log, target/*.json, compiled SQL, the DuckDB file, the files the probes wrote), of the runs'
+// own home and temporary directory, and every row of the state database are searched for both.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -31,6 +31,7 @@ TEST(ChildSecrets, DbtStartedByTheCliSeesNeitherTheStateUrlNorTheDigestKey) {
   DbtProject p("shop");
   ASSERT_EQ(p.generate_data().exit_code, 0);
   plant_secret_probes(p, {"ODS_DIGEST_KEY", "ODS_STATE"});
+  const RunPlaces places(p);  // the runs' own HOME and TMPDIR, searched below
   p.add_env({"ODS_STATE=" + url, std::string("ODS_DIGEST_KEY=") + kDigestKey,
              std::string(kProbeMarkerVariable) + "=visible"});
 
@@ -51,19 +52,18 @@ TEST(ChildSecrets, DbtStartedByTheCliSeesNeitherTheStateUrlNorTheDigestKey) {
   expect_secret_probes_ran(p);
   // The Python model's own environment (the file's part before its parent's): the user's
   // variables, not ODS's secrets, not even their names.
-  std::string python_env = read_text_file(secret_probe_environment_file(p));
-  python_env = python_env.substr(0, python_env.find("parent environ: "));
+  const std::string python_env = secret_probe_own_environment(p);
   EXPECT_NE(python_env.find("ODS_DBT="), std::string::npos) << "the user's own ODS_ settings reach dbt";
   EXPECT_EQ(python_env.find("ODS_STATE="), std::string::npos);
   EXPECT_EQ(python_env.find("ODS_DIGEST_KEY="), std::string::npos);
 
-  const std::size_t files = search.expect_clean_tree(p.dir());
+  const std::size_t files = search.expect_clean_tree(p.dir()) + search.expect_clean_tree(places.path());
   ProcessResult rows = server->dump_all_rows();
   ASSERT_EQ(rows.exit_code, 0) << rows.errors;
   search.expect_clean("the state database's rows", rows.output);
   std::cout << "child secrets: " << commands.size() << " commands' output, " << files
-            << " project files and the state database searched for " << search.forms() << " forms of 3 secrets"
-            << std::endl;
+            << " files of the project, the runs' home and temporary directory, and the state database searched for "
+            << search.forms() << " forms of 3 secrets" << std::endl;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "event_fixtures.h"
 #include "process/tests/test_programs.h"
 
@@ -62,20 +64,32 @@ TEST(DbtCommandAdapter, AnInterruptedRunSaysSo) {
 
 // The call's cost besides its nodes (what one more call costs) is told apart from the nodes'
 // own time: dbt's start before the first node and its end after the last are not node time.
-// Sleeps of 1 s, bounds with 0.5 s to spare: a loaded machine delays the reading of a line,
-// never its writing.
+// The fake dbt waits 1 s before its first node starts, 1 s after the adapter saw that start, and
+// 1 s after the adapter saw the last result (files the progress callback writes, polled by the
+// script): so each second passes in the adapter's own reading, however late a loaded machine reads.
 TEST(DbtCommandAdapter, TellsTheCallsOwnTimeFromItsNodesTime) {
   TempDir dir;
   auto launcher = process::make_process_launcher({});
   const std::string events = fixture_path("build_success.jsonl").string();
+  const std::string seen = (dir.path() / "seen-").string();
+  const std::string wait_for =
+      "i=0; until [ -e '" + seen + "'\"$1\" ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 9; sleep 0.05; done";
   fs::path dbt =
-      dir.script("dbt", "sed -n 1,7p '" + events + "'\nsleep 1\nsed -n 8,9p '" + events +
-                            "'\nsleep 1\nsed -n 10,45p '" + events + "'\nsleep 1\nsed -n 46,51p '" + events + "'");
-  auto result = run_dbt_command(*launcher, options_for(dir, dbt, {"build"}));
+      dir.script("dbt", "seen() { " + wait_for + "; }\nsed -n 1,7p '" + events + "'\nsleep 1\nsed -n 8,9p '" + events +
+                            "'\nseen started\nsleep 1\nsed -n 10,45p '" + events +
+                            "'\nseen finished\nsleep 1\nsed -n 46,51p '" + events + "'");
+  int results = 0;  // the fixture's node results: the last is at line 45
+  for (const std::string& line : testing::fixture_lines("build_success.jsonl"))
+    results += line.find("Result\"") != std::string::npos ? 1 : 0;
+  auto touch = [&](const std::string& what) { std::ofstream(seen + what).put('\n'); };
+  auto result = run_dbt_command(*launcher, options_for(dir, dbt, {"build"}), [&](const DbtProgress& progress) {
+    if (progress.started() > 0) touch("started");
+    if (progress.finished() == results) touch("finished");
+  });
   ASSERT_TRUE(result) << result.error().message;
-  ASSERT_EQ(result->exit_code, 0);
-  EXPECT_GE(result->node_seconds, 0.5);                    // the 1 s between the first start and the last result
-  EXPECT_GE(result->seconds - result->node_seconds, 1.5);  // the 1 s before them and the 1 s after
+  ASSERT_EQ(result->exit_code, 0) << "the adapter never saw the start or the last result (exit 9)";
+  EXPECT_GE(result->node_seconds, 1);                    // the 1 s between the first start and the last result
+  EXPECT_GE(result->seconds - result->node_seconds, 2);  // the 1 s before them and the 1 s after
 }
 
 TEST(DbtCommandAdapter, ACallThatRanNoNodeHasNoNodeTime) {
