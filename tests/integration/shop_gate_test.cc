@@ -66,7 +66,8 @@ class ShopGate : public ::testing::TestWithParam<std::string> {
   // fail, and every relation holds what dbt build left in the copy.
   RunResult run(std::vector<std::string> extra = {}) const {
     const DbtProject control = DbtProject::copy_of(*project_);
-    const ProcessResult built = control.dbt({"build"});
+    // Without partial parsing: the copy's target/partial_parse.msgpack names the original's paths.
+    const ProcessResult built = control.dbt({"build", "--no-partial-parse"});
     std::vector<std::string> args{"state",    "run",      "--format",       "json",
                                   "--cutoff", GetParam(), "--profiles-dir", project_->dir().string()};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -179,7 +180,11 @@ TEST_P(ShopGate, AFailingDataTestKeepsGatingItsReadersUntilTheDataIsFixed) {
   const RunResult again = run();
   ASSERT_EQ(again.code, 0) << again.doc.dump(2) << again.errors;
   EXPECT_EQ(decision(entry(again.doc.at("plan"), "stg_orders")), "reuse:unchanged");
-  EXPECT_EQ(decision(entry(again.doc.at("plan"), "fct_orders")), "reuse:unchanged");
+  // Under auto, fct_orders may have been spared by early cutoff in the fixed run.
+  EXPECT_EQ(entry(again.doc.at("plan"), "fct_orders").at("action"), "reuse");
+  if (one_wave()) {
+    EXPECT_EQ(decision(entry(again.doc.at("plan"), "fct_orders")), "reuse:unchanged");
+  }
   expect_not_rerun(again, "stg_orders");
   EXPECT_FALSE(ran(kAcceptedValues)) << "a test that passed on this build ran again";
 }
