@@ -58,3 +58,23 @@ replay_probe() {
   mapfile -d '' envs <"$tmp/probe.env"
   (cd "$(cat "$tmp/probe.cwd")" && timed env -i "${envs[@]}" "$ODS_DBT" "${args[@]}")
 }
+
+# ods_run P OUT: `ods state run --format json` on P, the document in OUT (its stderr in OUT.err);
+# prints wall s.
+ods_run() {
+  local t0 code=0
+  t0=$(now)
+  (cd "$1" && "$ods" state run --project-dir "$1" --profiles-dir "$1" --format json >"$2" 2>"$2.err") || code=$?
+  if ((code != 0)); then
+    log "failed: ods state run on $1 (exit $code):"
+    tail -n 30 "$2.err" >&2
+    exit 1
+  fi
+  awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}'
+}
+
+# field FILE EXPR: a Python expression over the JSON document `d` in FILE.
+field() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# shellcheck disable=SC2034  # used by the scripts that source this one
+# built_names: the expression (for field) of the names a plan builds, sorted, space-separated.
+built_names='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["action"] == "build"))'

@@ -58,7 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# log, run_logged, now, timed
+# log, run_logged, now, timed, ods_run, field, built_names
 # shellcheck source=bench/common.sh
 source "$bench/common.sh"
 # pg_start, pg_stop, pg_as_owner
@@ -73,23 +73,6 @@ dbt_in() {
   (cd "$p" && timed "$dbt" "$@" --project-dir "$p" --profiles-dir "$p")
 }
 
-# ods_run P OUT: `ods state run --format json` on P, the document in OUT (its stderr in OUT.err);
-# prints wall s.
-ods_run() {
-  local t0 code=0
-  t0=$(now)
-  (cd "$1" && "$ods" state run --project-dir "$1" --profiles-dir "$1" --format json >"$2" 2>"$2.err") || code=$?
-  if ((code != 0)); then
-    log "failed: ods state run on $1 (exit $code):"
-    tail -n 30 "$2.err" >&2
-    exit 1
-  fi
-  awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}'
-}
-
-# field FILE EXPR: a Python expression over the JSON document `d` in FILE.
-field() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-built='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["action"] == "build"))'
 
 # needed STEP Q: the models STEP's change needs built (dbt ls on the peer copy Q; no warehouse).
 needed() {
@@ -183,7 +166,7 @@ bench_size() {
     log "$wh $gb GB: $step: ods state run (load $(loadavg))"
     local t_ods t_sel t_full names selection
     t_ods=$(ods_run "$dir/ods" "$tmp/ods.json")
-    names=$(field "$tmp/ods.json" "$built")
+    names=$(field "$tmp/ods.json" "$built_names")
     read -r -a selection <<<"$names"
     log "$wh $gb GB: $step: dbt build --select of what ods built, then dbt build (peer)"
     t_sel=0

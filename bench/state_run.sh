@@ -61,29 +61,14 @@ mkdir -p "$work"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# log, run_logged, median, now, timed, capture_probe, replay_probe
+# log, run_logged, median, now, timed, capture_probe, replay_probe, ods_run, field, built_names
+# shellcheck source=bench/common.sh
 source "$bench/common.sh"
 # bench_cutoff
 source "$bench/cutoff_saving.sh"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
-# ods_run P OUT: `ods state run --format json` on P (profiles in P), JSON in OUT; prints wall s.
-ods_run() {
-  local t0 code=0
-  t0=$(now)
-  "$ods" state run --project-dir "$1" --profiles-dir "$1" --format json >"$2" 2>"$2.err" || code=$?
-  if ((code != 0)); then
-    log "failed: ods state run on $1 (exit $code):"
-    tail -n 30 "$2.err" >&2
-    exit 1
-  fi
-  awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.3f\n", b - a}'
-}
-
-# field FILE EXPR: a Python expression over the JSON document `d` in FILE.
-field() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-built_names='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["action"] == "build"))'
 
 # shop_data S P: the raw tables at --scale S (generated inside DuckDB: --engine sql) in
 # P/shop.duckdb, copied from a cache in $BENCH_DIR/shop-data keyed by the scale, the
