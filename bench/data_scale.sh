@@ -39,6 +39,12 @@ case ${1:-both} in
   both) (($#)) && shift ;;
 esac
 if (($#)); then sizes=("$@"); else sizes=(0.1 1); fi
+for gb in "${sizes[@]}"; do
+  if ! [[ $gb =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $gb =~ ^0+(\.0+)?$ ]]; then
+    echo "data_scale: '$gb' is no size in GB (usage: bench/data_scale.sh [duckdb|postgres|both] [GB...], e.g. 0.1 1 10)" >&2
+    exit 2
+  fi
+done
 read -r -a steps <<<"${BENCH_STEPS:-first same small_append large_append large_update large_reload}"
 data=${BENCH_DATA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ods/bench-data}
 pg_dir=${BENCH_PG_DIR:-/var/tmp/ods-bench-pg/data-scale}
