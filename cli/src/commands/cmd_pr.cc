@@ -23,6 +23,7 @@
 #include "pr_report.h"
 #include "run_preparation.h"
 #include "state_access.h"
+#include "wording.h"
 
 namespace ods::cli {
 
@@ -162,7 +163,7 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
       if (std::find(outcome.selection.from_production.begin(), outcome.selection.from_production.end(), e.id) !=
           outcome.selection.from_production.end())
         clone.push_back(e.name);
-    step(ctx, "cloning " + std::to_string(clone.size() - 3) + " nodes from production into target " + pr_target);
+    step(ctx, "cloning " + count_of(clone.size() - 3, "node") + " from production into target " + pr_target);
     if (int code = run_dbt(std::move(clone), "dbt clone"); code != kExitOk) return code;
   }
   if (!outcome.failed) {
@@ -172,15 +173,17 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
     // Deferring: production's relation even where the PR's schema has one (an earlier push's).
     // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
     if (*upstream == "defer") build.push_back("--favor-state");
-    step(ctx, "building " + std::to_string(outcome.selection.plan.count(planner::Action::build)) + " nodes in target " +
+    step(ctx, "building " + count_of(outcome.selection.plan.count(planner::Action::build), "node") + " in target " +
                   pr_target + ", reading " + std::to_string(outcome.selection.from_production.size()) +
                   " from production (" + *upstream + ")");
     if (int code = run_dbt(std::move(build), "dbt build"); code != kExitOk) return code;
   }
   const bool delivered = deliver_pr_report(ctx, outcome);
   if (outcome.failed) {
-    if (!outcome.dbt_errors.empty()) *ctx.err << "ods: dbt reported:\n" << outcome.dbt_errors << "\n";
-    *ctx.err << "ods: the PR environment's dbt build failed\n";
+    // dbt's error text says its exit code and "dbt reported:" itself: said once.
+    *ctx.err << "ods: the PR environment's dbt build failed"
+             << (outcome.dbt_errors.empty() ? std::string(" (see dbt's output above)\n")
+                                            : ":\n" + outcome.dbt_errors + "\n");
     return kExitFailed;
   }
   return delivered ? kExitOk : kExitFailed;

@@ -16,6 +16,7 @@
 #include "run_preparation.h"
 #include "state_access.h"
 #include "test_recording.h"
+#include "wording.h"
 
 namespace ods::cli {
 
@@ -38,10 +39,6 @@ std::vector<std::string> ids_to_run(const planner::CheckPlan& checks) {
   for (const auto& e : checks.entries)
     if (e.action == CheckAction::run) ids.push_back(e.id);
   return ids;
-}
-
-std::string plural(std::size_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -85,7 +82,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
                            finish_without_tests(ctx, run, args.has(kFlagDryRun)));
   }
   step(ctx, "testing " + std::to_string(to_run) + " of " + std::to_string(to_run + skipped) +
-                " nodes and sources with checks (" + plural(count_checks(project, ids_to_run(run.checks)), "check") +
+                " nodes and sources with checks (" + count_of(count_checks(project, ids_to_run(run.checks)), "check") +
                 "), skipping " + std::to_string(skipped));
   auto tested = session.run_with_progress(dbt_test_args(run.checks, prepared->target_path), "dbt test");
   if (!tested) return report(ctx, tested.error());

@@ -87,7 +87,8 @@ json pr_member(const PrOutcome& o, const PrCounts& c) {
             {"not_read", o.selection.plan.count(planner::Action::reuse) - static_cast<int>(from_production.size())},
             {"tests_passed", c.tests_passed},
             {"tests_failed", c.tests_failed},
-            {"tests_other", c.tests_other}}},
+            {"tests_warned", c.tests_warned},
+            {"tests_skipped", c.tests_skipped}}},
           {"recorded", false}};
 }
 
@@ -105,7 +106,9 @@ MarkdownInput markdown_of(const CommandContext& ctx, const PrOutcome& o, const P
     if (e.action == planner::Action::build && (status == "error" || status == "fail" || status == "skipped"))
       in.failed_nodes.push_back(e.name + " (" + status + ")");
   }
+  in.failed_label = "Failed or skipped";
   in.checks_run_label = "Tests";
+  in.checks_run_code_header = "Status";
   for (const auto& [id, r] : o.results) {
     if (!is_test(id)) continue;
     in.checks_run.push_back({test_name(id), id.starts_with("unit_test.") ? "unit test" : "test", r.status, r.message});
@@ -139,8 +142,10 @@ PrCounts count_pr(const PrOutcome& o) {
       ++c.tests_passed;
     else if (r.status == "fail" || r.status == "error")
       ++c.tests_failed;
+    else if (r.status == "warn")
+      ++c.tests_warned;
     else
-      ++c.tests_other;
+      ++c.tests_skipped;
   }
   return c;
 }
@@ -152,8 +157,9 @@ bool deliver_pr_report(const CommandContext& ctx, const PrOutcome& o) {
              << ", skipped " << c.skipped << "; " << o.selection.from_production.size() << " read from production ("
              << (o.upstream == "clone" ? "cloned" : "deferred") << "); tests: " << c.tests_passed << " passed, "
              << c.tests_failed << " failed"
-             << (c.tests_other > 0 ? ", " + std::to_string(c.tests_other) + " other" : "") << "; nothing recorded in "
-             << o.prod_scope << "\n";
+             << (c.tests_warned > 0 ? ", " + std::to_string(c.tests_warned) + " warned" : "")
+             << (c.tests_skipped > 0 ? ", " + std::to_string(c.tests_skipped) + " skipped" : "")
+             << "; nothing recorded in " << o.prod_scope << "\n";
   }
   if (!report_wanted(ctx)) return true;
   auto document = [&] {

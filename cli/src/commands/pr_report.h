@@ -28,10 +28,11 @@ struct PrOutcome {
 };
 
 struct PrCounts {
-  int built = 0, failed = 0, skipped = 0, tests_passed = 0, tests_failed = 0, tests_other = 0;
+  int built = 0, failed = 0, skipped = 0;
+  int tests_passed = 0, tests_failed = 0, tests_warned = 0, tests_skipped = 0;
 };
 // The counts of `outcome`: the selection's BUILD nodes by dbt's status (success; error or
-// fail; skipped), the tests by theirs (pass; fail or error; warn and skipped as other).
+// fail; skipped), the tests by theirs (pass; fail or error; warn; skipped).
 PrCounts count_pr(const PrOutcome& outcome);
 
 // "not_null_orders_id" for "test.shop.not_null_orders_id.abc123", "fct_orders::name" for

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "source_evidence_line.h"
+#include "wording.h"
 
 namespace ods::cli {
 
@@ -18,10 +19,6 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes, bool&
   std::size_t end = max_bytes;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
   return text.substr(0, end);
-}
-
-std::string count_of(std::size_t n, std::string_view word) {
-  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
 }
 
 std::string duration(double seconds) {
@@ -100,9 +97,12 @@ std::string totals(const CommandSummary& s) {
          " |\n\n";
 }
 
-std::string table(const std::vector<const MarkdownRow*>& rows, const MarkdownLimits& limits, bool with_reason) {
-  std::string out =
-      with_reason ? "| Node | Type | Reason | Why |\n|---|---|---|---|\n" : "| Node | Type | Why |\n|---|---|---|\n";
+// `code_header`: the heading of the column of each row's code ("Reason", "Status"); "": no such column.
+std::string table(const std::vector<const MarkdownRow*>& rows, const MarkdownLimits& limits,
+                  const std::string& code_header) {
+  const bool with_reason = !code_header.empty();
+  std::string out = with_reason ? "| Node | Type | " + code_header + " | Why |\n|---|---|---|---|\n"
+                                : std::string("| Node | Type | Why |\n|---|---|---|\n");
   const std::size_t shown = std::min(rows.size(), limits.rows_per_group);
   for (std::size_t i = 0; i < shown; ++i) {
     const MarkdownRow& r = *rows[i];
@@ -129,7 +129,7 @@ std::vector<std::string> acted_sections(const MarkdownInput& in, const MarkdownL
   for (const auto& code : order) {
     const auto& rows = groups[code];
     out.back() += "#### " + escape_markdown(code, 80) + " (" + std::to_string(rows.size()) + ")\n\n";
-    out.back() += table(rows, limits, false);
+    out.back() += table(rows, limits, "");
     out.emplace_back();
   }
   out.pop_back();
@@ -142,7 +142,7 @@ std::string folded_section(const MarkdownInput& in, const MarkdownLimits& limits
   rows.reserve(in.folded.size());
   for (const auto& r : in.folded) rows.push_back(&r);
   return "<details><summary>" + escape_markdown(in.folded_label) + " (" + std::to_string(rows.size()) +
-         ")</summary>\n\n" + table(rows, limits, true) + "</details>\n\n";
+         ")</summary>\n\n" + table(rows, limits, "Reason") + "</details>\n\n";
 }
 
 std::string list_section(const std::string& heading, const std::vector<std::string>& items,
@@ -166,10 +166,10 @@ std::string checks_section(const MarkdownInput& in, const MarkdownLimits& limits
   std::string out;
   if (!in.checks_run.empty())
     out += "### " + escape_markdown(in.checks_run_label) + " (" + std::to_string(in.checks_run.size()) + ")\n\n" +
-           table(rows_of(in.checks_run), limits, true);
+           table(rows_of(in.checks_run), limits, in.checks_run_code_header);
   if (!in.checks_not_rerun.empty())
     out += "<details><summary>Checks not re-run (" + std::to_string(in.checks_not_rerun.size()) + ")</summary>\n\n" +
-           table(rows_of(in.checks_not_rerun), limits, true) + "</details>\n\n";
+           table(rows_of(in.checks_not_rerun), limits, "Reason") + "</details>\n\n";
   return out;
 }
 
@@ -286,7 +286,7 @@ std::string render_markdown(const MarkdownInput& in, const MarkdownLimits& limit
   // What a reader must see is small (each part capped) and always kept; the node tables
   // fill the rest of the budget, the BUILD groups first.
   const std::string kept =
-      list_section("Failed", in.failed_nodes, limits) + list_section("Failed checks", in.failed_checks, limits) +
+      list_section(in.failed_label, in.failed_nodes, limits) + list_section("Failed checks", in.failed_checks, limits) +
       (in.dbt_errors.empty() ? std::string()
                              : "### dbt errors\n\n" + quoted(in.dbt_errors, limits.max_quoted_bytes, "text")) +
       list_section("Warnings", in.warnings, limits);

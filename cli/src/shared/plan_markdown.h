@@ -34,10 +34,12 @@ struct MarkdownInput {
   std::vector<MarkdownRow> acted;         // shown, grouped by code in order of first appearance
   std::vector<MarkdownRow> folded;        // folded away in <details>
   std::vector<std::string> failed_nodes;  // what dbt reported failed (run, test)
+  std::string failed_label = "Failed";    // their heading (`ods state pr`: "Failed or skipped")
   // run: the checks run beside the build (acted) and those not re-run (folded), with why;
   // and the checks dbt reported failed (they gate their readers until they pass).
   std::vector<MarkdownRow> checks_run, checks_not_rerun;
   std::string checks_run_label = "Checks run again";  // `ods state pr`: "Tests" (code: dbt's status)
+  std::string checks_run_code_header = "Reason";      // `ods state pr`: "Status"
   std::vector<std::string> failed_checks;
   std::vector<std::string> warnings;  // unknown source versions, probe failures, ...
   std::string source_evidence;        // source_evidence_line(plan): under the totals; "" for none
