@@ -84,7 +84,9 @@ std::string redact_state_url(const std::string& url) {
     const auto at = out.find('@', scheme + 3);
     const auto slash = out.find('/', scheme + 3);
     if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
-      out = out.substr(0, scheme + 3) + "…@" + out.substr(at + 1);
+      // The user name stays (the store's own messages name it too); the password goes.
+      const std::string user_info = out.substr(scheme + 3, at - scheme - 3);
+      out = out.substr(0, scheme + 3) + user_info.substr(0, user_info.find(':')) + "@" + out.substr(at + 1);
     }
     return out;
   }

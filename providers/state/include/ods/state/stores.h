@@ -130,8 +130,8 @@ struct CopyReport {
 [[nodiscard]] ods::Result<CopyReport> copy_scope_as(ods::contracts::StateStore& from, ods::contracts::StateStore& to,
                                                     const std::string& from_scope, const std::string& to_scope);
 
-// `url` fit to print: user information and query of a URL replaced by "…", the value of a
-// key/value string's password setting by "***".
+// `url` fit to print: a URL's password removed (its user name kept, as the stores' own messages
+// name it) and its query replaced by "…"; the value of a key/value string's password setting by "***".
 std::string redact_state_url(const std::string& url);
 
 }  // namespace ods::state
