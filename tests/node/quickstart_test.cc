@@ -19,6 +19,7 @@
 #include <regex>
 #include <sstream>
 
+#include "harness/doc_blocks.h"
 #include "harness/source_paths.h"
 #include "node_world.h"
 
@@ -27,24 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// The first ```sh block after `heading` in `markdown`; empty when there is none.
-std::string first_sh_block_after(const std::string& markdown, const std::string& heading) {
-  const auto at = markdown.find("\n" + heading + "\n");
-  if (at == std::string::npos) return "";
-  const auto start = markdown.find("```sh\n", at);
-  if (start == std::string::npos) return "";
-  const auto end = markdown.find("\n```", start + 6);
-  return end == std::string::npos ? "" : markdown.substr(start + 6, end - start - 6 + 1);
-}
-
-// Replaces the one occurrence of `from` in `text`; false when there is not exactly one.
-bool replace_once(std::string& text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos || text.find(from, at + 1) != std::string::npos) return false;
-  text.replace(at, from.size(), to);
-  return true;
-}
 
 // The columns of a `kubectl get` header (separated by two or more spaces).
 std::vector<std::string> columns(const std::string& header) {
@@ -71,7 +54,7 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
     (void)w().kubectl({"delete", "namespace", ns, "--ignore-not-found", "--wait=true", "--timeout=180s"});
   }
 
-  std::string script = first_sh_block_after(read_text(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
+  std::string script = first_sh_block_in_section(read_text(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
   ASSERT_FALSE(script.empty()) << "no ```sh block under ## Quickstart in docs/kubernetes.md";
   ASSERT_TRUE(replace_once(script, "host=pg.example port=5432 dbname=ods user=ods password=… sslmode=require",
                            w().cluster_dsn("ods")))
