@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 struct Tour {
   std::string path_setup;  // ods and dbt on PATH, into examples/shop
   std::string path_only() const { return path_setup.substr(0, path_setup.find("cd examples/shop")); }
-  std::string main_job;    // run --dry-run, run, test
-  std::string postgres;    // the pg target
-  std::string adoption;    // record beside the dbt runs you already do
+  std::string main_job;  // run --dry-run, run, test
+  std::string postgres;  // the pg target
+  std::string adoption;  // record beside the dbt runs you already do
 };
 
 // The block of `blocks` that contains `marker`; fails the test when none does.
@@ -57,8 +57,8 @@ class FirstHour : public ::testing::Test {
   fs::path shop_dir() const { return root_ / "examples" / "shop"; }
 
   void generate_data() const {
-    ProcessResult data = run_process({(root_ / ".venv" / "bin" / "python").string(), "scripts/generate_data.py"},
-                                     shop_dir());
+    ProcessResult data =
+        run_process({(root_ / ".venv" / "bin" / "python").string(), "scripts/generate_data.py"}, shop_dir());
     ASSERT_EQ(data.exit_code, 0) << data.output << data.errors;
   }
 
@@ -109,8 +109,8 @@ TEST_F(FirstHour, ThePostgresTargetRunsAsWrittenOnAFreshServer) {
   // 8 of the 9 nodes: the Python model runs on DuckDB only.
   EXPECT_NE((r.output + r.errors).find("success: built 8, reused 0, failed 0"), std::string::npos)
       << r.output << r.errors;
-  ProcessResult tables = (*server)->psql("select count(*) from information_schema.tables where table_schema = 'main'",
-                                         "shop");
+  ProcessResult tables =
+      (*server)->psql("select count(*) from information_schema.tables where table_schema = 'main'", "shop");
   ASSERT_EQ(tables.exit_code, 0) << tables.errors;
   EXPECT_NE(tables.output, "0\n") << "the models were built in PostgreSQL's shop database";
 }
@@ -132,8 +132,8 @@ TEST_F(FirstHour, TheReadOnlyCredentialOfCiMdPlansAndCannotWrite) {
       "ods state grants");
   ODS_ASSERT_OK(bash(tour.path_only() + grants, {"WRITER_URL=" + writer}));
 
-  ProcessResult plan = bash(tour.path_setup + "ods state plan --read-only-state --state \"$READER_URL\"\n",
-                            {"READER_URL=" + reader});
+  ProcessResult plan =
+      bash(tour.path_setup + "ods state plan --read-only-state --state \"$READER_URL\"\n", {"READER_URL=" + reader});
   ODS_ASSERT_OK(plan);
   EXPECT_NE(plan.output.find("REUSE ("), std::string::npos) << plan.output;
   ProcessResult record = bash(tour.path_setup + "ods state record --state \"$READER_URL\"\n", {"READER_URL=" + reader});
