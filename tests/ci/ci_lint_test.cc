@@ -220,7 +220,7 @@ TEST(CiLint, TheStepWithholdsWhatOdsWithholds) {
 TEST(CiLint, TheStateReaderHasOneNameEverywhere) {
   const fs::path root = ci_source_dir().parent_path();
   std::vector<fs::path> files{root / "docs" / "ci.md", root / "docs" / "security.md"};
-  for (const fs::path dir : {root / "ci", root / "tests" / "ci"})
+  for (const fs::path& dir : {root / "ci", root / "tests" / "ci"})
     for (const auto& e : fs::recursive_directory_iterator(dir))
       if (e.is_regular_file() && e.path().filename() != "package-lock.json") files.push_back(e.path());
   const std::regex other_name("ODS_STATE_READER[A-Z_]+|ODS_STATE_RO\\b|ODS_READER_STATE");
