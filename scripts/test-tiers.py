@@ -8,12 +8,16 @@
                                              PATHs: the shards each selects
   scripts/test-tiers.py check BUILD_DIR      every ctest test is in tier 1 or in exactly one shard,
                                              and the map holds (as `map`)
-  scripts/test-tiers.py pick [--submit]      the shards CI runs for the checked-out commit, one a line:
-                                             every shard whose paths the change touches, every shard
-                                             whose last run failed, then the one whose turn it is
-                                             (not run for longest, scripts/lib/shard_turn.py), each
-                                             once; prints N, the longest any shard can go unrun.
+  scripts/test-tiers.py pick [--submit]      the shards CI runs for the checked-out commit, one a line
+                                             as `NAME WHY`: every shard whose paths the change touches
+                                             (touched), every shard whose last run failed (failed),
+                                             then the one whose turn it is (turn: not run for longest,
+                                             scripts/lib/shard_turn.py), each once; prints N, the
+                                             longest any shard can go unrun.
                                              --submit counts this submission (CI, once per run)
+  scripts/test-tiers.py fits SHARD SECONDS   exit 0 when SHARD's warm estimate still ends within CI's
+                                             $ODS_CI_MINUTES (80) after SECONDS of CI: .ci/run runs the
+                                             turn's shard only then (a deferred turn stays first in line)
   scripts/test-tiers.py record-run SHARD passed|failed
                                              CI: the shard ran in this submission, with that outcome
   scripts/test-tiers.py run SHARD [BUILD_DIR]
@@ -101,12 +105,25 @@ def pick(submit):
         last = record["shards"].get(turn.name, {}).get("submission")
         say(f"  {turn.name}: its turn (not run for longest: {f'last in submission {last}' if last else 'never'})")
     n = shard_turn.longest_unrun(SHARDS)
-    say(f"N = {n}: no shard goes unrun for more than {n} submissions in a row ({len(SHARDS)} shards, "
-        f"the oldest of the rest by turn in each)")
+    say(f"N = {n}: no shard goes unrun for more than {n} submissions in a row that have room for their turn "
+        f"({len(SHARDS)} shards, the oldest of the rest by turn in each; .ci/run defers a turn that would end "
+        f"past $ODS_CI_MINUTES, and the deferred shard stays first in line)")
     say(f"about {sum(s.minutes_warm for s in chosen)} min of shards on a warm machine, "
         f"{sum(s.minutes_cold for s in chosen)} min without their caches")
     for s in chosen:
-        print(s.name)
+        print(s.name, "touched" if s in touched else "failed" if s in failed else "turn")
+
+
+def fits(name, seconds):
+    """Exit status 0 when `name`'s warm estimate ends within $ODS_CI_MINUTES after `seconds` of CI."""
+    shard = BY_NAME.get(name)
+    if shard is None or not seconds.isdigit():
+        sys.exit("test-tiers: fits SHARD SECONDS")
+    budget = int(os.environ.get("ODS_CI_MINUTES", "80"))
+    ends = int(seconds) / 60 + shard.minutes_warm
+    print(f"test-tiers: {name} takes ~{shard.minutes_warm} min warm; after {int(seconds) // 60} min it would end "
+          f"at ~{ends:.0f} min of CI's {budget} ({'fits' if ends <= budget else 'does not fit'})", file=sys.stderr)
+    sys.exit(0 if ends <= budget else 1)
 
 
 def tracked_paths():
@@ -229,6 +246,8 @@ def main(argv):
         pick(argv[1:] == ["--submit"])
     elif len(argv) in (2, 3) and argv[0] == "run":
         run(argv[1], Path(argv[2] if len(argv) == 3 else ROOT / "build"))
+    elif len(argv) == 3 and argv[0] == "fits":
+        fits(argv[1], argv[2])
     elif len(argv) == 3 and argv[0] == "record-run":
         record_run(argv[1], argv[2])
     elif len(argv) == 1 and argv[0] == "record-green":

@@ -70,8 +70,25 @@ def turn_faults(choose, submissions=3000, seed=40):
     return faults
 
 
+def deferral_faults(choose):
+    """A turn .ci/run defers (no room left in CI's time) is not recorded: the same shard is the
+    turn of the next submission, ahead of every shard that ran."""
+    faults, record = [], {"submissions": 0, "shards": {}}
+    for _ in range(3):
+        _, _, turn = choose([], record)
+        record["submissions"] += 1
+        record["shards"][turn.name] = {"submission": record["submissions"], "outcome": "passed"}
+    _, _, deferred = choose(["planner/src/a.cc"], record)
+    record["submissions"] += 1  # the submission ran its touched shards and deferred its turn
+    for name in ("integration", "crash"):
+        record["shards"][name] = {"submission": record["submissions"], "outcome": "passed"}
+    _, _, again = choose([], record)
+    check(again == deferred, f"a deferred turn ({deferred.name}) is not the next turn ({again.name})", faults)
+    return faults
+
+
 def main(tracked, choose):
-    faults = map_faults(tracked) + turn_faults(choose)
+    faults = map_faults(tracked) + turn_faults(choose) + deferral_faults(choose)
     for line in faults[:20]:
         print(f"test-tiers selftest: {line}", file=sys.stderr)
     if faults:
