@@ -6,7 +6,7 @@
 #include "ods/base/iso8601.h"
 #include "ods/planner/checks.h"
 #include "ods/planner/planner.h"
-#include "reason_codes.h"
+#include "ods/planner/reason_codes.h"
 
 namespace ods::planner {
 

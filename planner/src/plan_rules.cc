@@ -8,7 +8,7 @@
 #include "ods/planner/checks.h"
 #include "ods/planner/duration_text.h"
 #include "ods/planner/planner.h"
-#include "reason_codes.h"
+#include "ods/planner/reason_codes.h"
 
 namespace ods::planner {
 

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "ods/planner/reason_codes.h"
+
 namespace ods::run {
 
 Result<CutoffMode> cutoff_mode_from_string(const std::string& text) {
@@ -42,7 +44,7 @@ void collect_descendants(const std::string& from,
 
 }  // namespace
 
-bool own_edit_defers_to_readers(const std::string& code) { return code == "fingerprint_changed"; }
+bool own_edit_defers_to_readers(const std::string& code) { return code == planner::reason::kFingerprintChanged; }
 
 double measured_wave_seconds(double build_seconds, double node_seconds, double content_seconds, double estimate) {
   if (node_seconds <= 0) return estimate;
@@ -50,10 +52,10 @@ double measured_wave_seconds(double build_seconds, double node_seconds, double c
 }
 
 bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
-  if (code == "new_upstream_data") return true;
+  if (code == planner::reason::kNewUpstreamData) return true;
   if (!code_cutoff) return false;
-  return code == "fingerprint_changed" || code == "upstream_code_changed" || code == "incomplete_fingerprint" ||
-         code == "compile_needs_upstream";
+  return code == planner::reason::kFingerprintChanged || code == planner::reason::kUpstreamCodeChanged ||
+         code == planner::reason::kIncompleteFingerprint || code == planner::reason::kCompileNeedsUpstream;
 }
 
 Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,

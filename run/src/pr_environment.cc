@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ods/planner/planner.h"
+#include "ods/planner/reason_codes.h"
 
 namespace ods::run {
 
@@ -15,7 +16,7 @@ namespace {
 // Built because the PR's code differs from production's (or is not fully known).
 bool differs_from_production(const planner::PlanEntry& e) {
   if (e.action != planner::Action::build || e.reasons.empty()) return false;
-  return planner::built_for_code(e) || e.reasons.front().code == "reads_run_context";
+  return planner::built_for_code(e) || e.reasons.front().code == planner::reason::kReadsRunContext;
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -54,7 +55,7 @@ PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::Ex
     if (built_parents.empty()) continue;
     built.insert(e.id);
     e.action = planner::Action::build;
-    e.reasons = {{"upstream_code_changed",
+    e.reasons = {{std::string(planner::reason::kUpstreamCodeChanged),
                   "reads " + joined(built_parents) + ", which this PR environment builds from the PR's code"}};
   }
   // A node read from production must have its relation there; else it is built here too.
@@ -72,12 +73,12 @@ PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::Ex
       if (exists.value_or(false)) continue;
       const std::string relation = nodes.contains(e.id) ? nodes[e.id]->relation : e.name;
       e.action = planner::Action::build;
-      e.reasons = {
-          exists.has_value()
-              ? planner::Reason{"relation_missing", "production's relation " + relation +
-                                                        " no longer exists, so this PR environment builds it"}
-              : planner::Reason{"relation_unverified", "production's relation " + relation +
-                                                           " could not be checked, so this PR environment builds it"}};
+      e.reasons = {exists.has_value() ? planner::Reason{std::string(planner::reason::kRelationMissing),
+                                                        "production's relation " + relation +
+                                                            " no longer exists, so this PR environment builds it"}
+                                      : planner::Reason{std::string(planner::reason::kRelationUnverified),
+                                                        "production's relation " + relation +
+                                                            " could not be checked, so this PR environment builds it"}};
       built.insert(e.id);
       grew = true;
     }
@@ -96,10 +97,10 @@ PrSelection pr_selection(const planner::ProjectInputs& inputs, const planner::Ex
     if (read_by_built.contains(e.id)) {
       out.from_production.push_back(e.id);
       const std::string relation = nodes.contains(e.id) ? nodes[e.id]->relation : e.name;
-      e.reasons = {{"from_production",
+      e.reasons = {{std::string(kFromProduction),
                     "code unchanged since production's last build: the PR's models read production's " + relation}};
     } else {
-      e.reasons = {{"not_read", "code unchanged and nothing this PR environment builds reads it"}};
+      e.reasons = {{std::string(kNotRead), "code unchanged and nothing this PR environment builds reads it"}};
     }
   }
   return out;

@@ -65,7 +65,7 @@ json pr_member(const PrOutcome& o, const PrCounts& c) {
                      {"status", status_of(o, e.id)}});
   }
   for (const auto& e : o.selection.plan.entries) {
-    if (e.action != planner::Action::reuse || e.reasons.empty() || e.reasons.front().code != "from_production")
+    if (e.action != planner::Action::reuse || e.reasons.empty() || e.reasons.front().code != ods::run::kFromProduction)
       continue;
     from_production.push_back(
         {{"id", e.id}, {"name", e.name}, {"resource_type", e.resource_type}, {"how", o.upstream}});
@@ -77,14 +77,15 @@ json pr_member(const PrOutcome& o, const PrCounts& c) {
           {"pr_target", o.pr_target},
           {"upstream", o.upstream},
           {"built", built},
-          {"from_production", from_production},
+          {std::string(ods::run::kFromProduction), from_production},
           {"tests", tests},
           {"counts",
            {{"built", c.built},
             {"failed", c.failed},
             {"skipped", c.skipped},
-            {"from_production", from_production.size()},
-            {"not_read", o.selection.plan.count(planner::Action::reuse) - static_cast<int>(from_production.size())},
+            {std::string(ods::run::kFromProduction), from_production.size()},
+            {std::string(ods::run::kNotRead),
+             o.selection.plan.count(planner::Action::reuse) - static_cast<int>(from_production.size())},
             {"tests_passed", c.tests_passed},
             {"tests_failed", c.tests_failed},
             {"tests_warned", c.tests_warned},
@@ -95,7 +96,8 @@ json pr_member(const PrOutcome& o, const PrCounts& c) {
 MarkdownInput markdown_of(const CommandContext& ctx, const PrOutcome& o, const PrCounts& c) {
   planner::ExecutionPlan shown = o.selection.plan;
   std::erase_if(shown.entries, [](const planner::PlanEntry& e) {
-    return e.action == planner::Action::reuse && (e.reasons.empty() || e.reasons.front().code != "from_production");
+    return e.action == planner::Action::reuse &&
+           (e.reasons.empty() || e.reasons.front().code != ods::run::kFromProduction);
   });
   MarkdownInput in = markdown_input(shown, summary_of(ctx, o, c));
   in.acted_label = "Built in target " + o.pr_target;

@@ -4,6 +4,7 @@
 
 #include "dbt_steps.h"
 #include "exit_codes.h"
+#include "flag_names.h"
 
 namespace ods::cli {
 
@@ -28,11 +29,11 @@ int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vecto
     std::vector<std::string> compile{"compile"};
     compile.insert(compile.end(), target_path.begin(), target_path.end());
     if (!select.empty()) {
-      compile.emplace_back("--select");
+      compile.emplace_back(kFlagSelect);
       compile.insert(compile.end(), select.begin(), select.end());
     }
     if (!left_out.empty()) {
-      compile.emplace_back("--exclude");
+      compile.emplace_back(kFlagExclude);
       compile.insert(compile.end(), left_out.begin(), left_out.end());
     }
     auto compiled = dbt.run(compile);

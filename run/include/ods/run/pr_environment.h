@@ -15,12 +15,18 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ods/planner/inputs.h"
 #include "ods/planner/plan.h"
 
 namespace ods::run {
+
+// The reasons only a PR environment's plan carries (docs/reason-codes.md, "PR environments"):
+// REUSE read from production by a node the PR builds, and REUSE left alone.
+inline constexpr std::string_view kFromProduction = "from_production";
+inline constexpr std::string_view kNotRead = "not_read";
 
 struct PrSelection {
   // The plan of the PR environment: every node of `prod_plan`, BUILD for the built set (with the

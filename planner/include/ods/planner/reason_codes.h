@@ -1,6 +1,7 @@
 #pragma once
-// Internal: names for the reason codes the planner's rules write. Each is a code of the table
-// in ods/planner/reason_catalog.h, where its action, rule and meaning live; a name for a code
+// Names for the reason codes of the table in ods/planner/reason_catalog.h, where each code's
+// action, rule and meaning live: the planner's rules write them, and run/ (early cutoff's waves,
+// PR environments) reads and writes them by these names, never as literals. A name for a code
 // the table lacks does not compile.
 #include <string_view>
 
