@@ -53,6 +53,9 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   // The store is opened first: the compile reads the recorded compile keys (keyed_compile.h).
   auto store = open_store(ctx, !args.has(kFlagDryRun), /*read_only=*/args.has(kFlagDryRun));
   if (!store && !(args.has(kFlagDryRun) && store.error().code == "not_found")) return report(ctx, store.error());
+  if (store && !args.has(kFlagDryRun)) {
+    if (auto writable = check_can_record(**store, /*before_dbt=*/true); !writable) return report(ctx, writable.error());
+  }
   std::optional<Head> early_head;
   bool head_read_early = false;
   const RecordedSnapshot recorded = [&](const planner::ProjectInputs& parsed) -> Result<const planner::StateSnapshot*> {

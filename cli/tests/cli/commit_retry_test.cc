@@ -69,6 +69,7 @@ class RacedStore final : public contracts::StateStore {
   Result<contracts::CheckReport> check() override { return inner_->check(); }
   Result<void> backup(const std::string& p) override { return inner_->backup(p); }
   Result<std::size_t> reset(const std::string& s) override { return inner_->reset(s); }
+  Result<void> check_writable() override { return inner_->check_writable(); }
 
  private:
   std::unique_ptr<contracts::StateStore> inner_ = state::make_memory_store();
