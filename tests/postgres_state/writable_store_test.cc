@@ -103,8 +103,8 @@ TEST(PostgresWritableStore, ARunWithAReadOnlyCredentialStopsBeforeDbt) {
   std::string reader = url_of(dsn);
   reader.replace(reader.find("//") + 2, reader.find('@') - reader.find("//") - 2, role);
   for (const std::string command : {"run", "test"}) {
-    ProcessResult r = p.ods({"state", command, "--dbt", dbt.string(), "--profiles-dir", p.dir().string(), "--state",
-                             reader});
+    ProcessResult r =
+        p.ods({"state", command, "--dbt", dbt.string(), "--profiles-dir", p.dir().string(), "--state", reader});
     EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.output << r.errors;
     EXPECT_NE(r.errors.find("can't be written by role " + role), std::string::npos) << command << "\n" << r.errors;
     EXPECT_NE(r.errors.find("no dbt command ran"), std::string::npos) << command << "\n" << r.errors;

@@ -44,7 +44,9 @@ class Unprivileged {
     EXPECT_TRUE(root_) << "could not become nobody";
   }
   ~Unprivileged() {
-    if (root_) EXPECT_TRUE(::seteuid(0) == 0 && ::setegid(0) == 0);
+    if (root_) {
+      EXPECT_TRUE(::seteuid(0) == 0 && ::setegid(0) == 0);
+    }
   }
   Unprivileged(const Unprivileged&) = delete;
   Unprivileged& operator=(const Unprivileged&) = delete;
