@@ -31,12 +31,12 @@ enum class NextRunUse {
 };
 
 struct NextRunPlan {
-  std::unique_ptr<contracts::StateStore> store;  // null only for a dry run without a store
-  PreparedRun prepared;                          // its project is the evidenced project planned
-  std::string scope;                             // <project>/<target> of the planned project
-  std::optional<Head> head;                      // the recorded state planned against
-  GatheredEvidence evidence;                     // the probe's
-  planner::PlanOptions options;                  // as planned (now, selection, relations_exist)
+  std::unique_ptr<contracts::StateStore> store;             // null only for a dry run without a store
+  PreparedRun prepared;                                     // its project is the evidenced project planned
+  std::string scope;                                        // <project>/<target> of the planned project
+  std::optional<Head> head;                                 // the recorded state planned against
+  GatheredEvidence evidence;                                // the probe's
+  planner::PlanOptions options;                             // as planned (now, selection, relations_exist)
   std::optional<std::vector<std::string>> checks_selected;  // the checks --select names
   planner::ExecutionPlan plan;
   RunTimings timings;  // compile, load, probe and plan set
