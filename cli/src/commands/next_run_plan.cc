@@ -3,6 +3,7 @@
 #include <chrono>
 #include <future>
 
+#include "exit_codes.h"
 #include "flag_names.h"
 #include "metrics_delivery.h"
 #include "ods/base/elapsed.h"
