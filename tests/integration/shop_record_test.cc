@@ -160,9 +160,7 @@ TEST_F(ShopRecord, AStateFileThisUserCannotWriteIsReadAndARunIsRefusedBeforeDbt)
   for (const std::vector<std::string>& command :
        {std::vector<std::string>{"state", "plan"}, {"state", "history"}, {"state", "doctor"}}) {
     ProcessResult r = ods_as_other_user(project_, command);
-    EXPECT_EQ(r.exit_code, 0) << command[1]
-                              << " on a read-only file in a read-only folder
-                                 " << r.output << r.errors;
+    EXPECT_EQ(r.exit_code, 0) << command[1] << " on a read-only file in a read-only folder:\n" << r.output << r.errors;
   }
   EXPECT_EQ(state_digest(), before);
 
