@@ -1,6 +1,7 @@
 // `ods state record` refuses everything that isn't a real build of the manifest's code and
 // writes nothing; a damaged or newer state database is reported and left untouched.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -122,6 +123,61 @@ TEST_F(ShopRecord, PlanExplainAndHistoryWithoutAStateFileAreAnErrorNamingThePath
     EXPECT_EQ(r.output.find("never_built"), std::string::npos) << command[1] << r.output;
   }
   EXPECT_FALSE(fs::exists(project_.dir() / ".ods")) << "a reading command created the store";
+}
+
+// `ods <args> --project-dir <p>` as a user who can't write what root made: as root (whom
+// permissions don't stop) as nobody, through runuser; anyone else as they are.
+ProcessResult ods_as_other_user(const DbtProject& p, const std::vector<std::string>& args) {
+  std::vector<std::string> argv;
+  if (::geteuid() == 0) argv = {"runuser", "-u", "nobody", "--"};
+  argv.push_back(ods_binary().string());
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--project-dir");
+  argv.push_back(p.dir().string());
+  return run_process(argv, p.dir(), {"HOME=/nonexistent"});
+}
+
+// Issue 39, item 5: a state file this user can't write. The commands that only read it work, in
+// a folder they can't write either (where SQLite can't make the -shm a WAL database is read
+// with); `ods state run` is refused before any dbt call (the dbt given leaves a mark when
+// started) instead of building and then saying the build was not recorded.
+TEST_F(ShopRecord, AStateFileThisUserCannotWriteIsReadAndARunIsRefusedBeforeDbt) {
+  const fs::path folder = project_.dir() / ".ods";
+  const fs::path db = folder / "state.db";
+  // Every commit in the file itself (no -wal beside it), as after the last writer closed.
+  ProcessResult checkpoint = run_process(
+      {(project_.venv() / "python").string(), "-c",
+       "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('pragma wal_checkpoint(truncate)'); c.close()",
+       db.string()},
+      project_.dir());
+  ASSERT_EQ(checkpoint.exit_code, 0) << checkpoint.errors;
+  ASSERT_FALSE(fs::exists(folder / "state.db-wal"));
+  fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto reader_folder = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(folder, reader_folder);
+  const std::string before = state_digest();
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"state", "plan"}, {"state", "history"}, {"state", "doctor"}}) {
+    ProcessResult r = ods_as_other_user(project_, command);
+    EXPECT_EQ(r.exit_code, 0) << command[1] << " on a read-only file in a read-only folder:\n" << r.output << r.errors;
+  }
+  EXPECT_EQ(state_digest(), before);
+
+  // The folder writable (SQLite opens the file, quietly for reading only): a run is refused first.
+  fs::permissions(folder, fs::perms::all);
+  const fs::path mark = project_.dir() / "dbt-was-started";
+  const fs::path dbt = project_.dir() / "marking-dbt";
+  project_.write("marking-dbt", "#!/bin/sh\ntouch '" + mark.string() + "'\nexit 1\n");
+  fs::permissions(dbt, fs::perms::all);
+  ProcessResult run = ods_as_other_user(project_, {"state", "run", "--dbt", dbt.string()});
+  EXPECT_EQ(run.exit_code, 1) << run.output << run.errors;
+  EXPECT_NE(run.errors.find("can't be written"), std::string::npos) << run.errors;
+  EXPECT_NE(run.errors.find(db.string()), std::string::npos) << run.errors;
+  EXPECT_NE(run.errors.find("no dbt command ran"), std::string::npos) << run.errors;
+  EXPECT_FALSE(fs::exists(mark)) << "ods state run started dbt";
+  fs::permissions(folder, reader_folder);
+  EXPECT_EQ(state_digest(), before);
 }
 
 TEST_F(ShopRecord, HistoryDoctorBackupAndReset) {

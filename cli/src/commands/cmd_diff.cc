@@ -1,26 +1,25 @@
-// `ods state diff`: what changed in each node's code since its last recorded build.
+// `ods state diff`: what changed in each node's code since its last recorded build, as the next
+// `ods state run` sees it.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "commands.h"
+#include "next_run_plan.h"
 #include "project_loader.h"
 #include "state_access.h"
 
 namespace ods::cli {
 
-int cmd_diff(const ParsedArgs&, CommandContext& ctx) {
-  auto project = load_project(ctx, ProjectUse::plan_only);
-  if (!project) return report(ctx, project.error());
-  const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
-  std::optional<Head> head;
-  if (auto store = open_store(ctx, false)) {
-    auto h = read_head(**store, scope);
-    if (!h) return report(ctx, h.error());
-    head = std::move(*h);
-  } else if (store.error().code != "not_found") {
-    return report(ctx, store.error());
-  }
+int cmd_diff(const ParsedArgs& args, CommandContext& ctx) {
+  // The fingerprints the next `ods state run` compares, made as it makes them (next_run_plan.h):
+  // the nodes whose compile key stands carry their recorded `sql`, as in the run, where target/
+  // alone has no compiled code for them. Without a state database: nothing recorded yet.
+  auto next = plan_next_run(args, ctx, NextRunUse::dry_run);
+  if (!next) return next.error();
+  const LoadedProject* project = &next->prepared.project;
+  const std::string& scope = next->scope;
+  const std::optional<Head>& head = next->head;
   nlohmann::json changes = nlohmann::json::array();
   std::set<std::string> current;
   for (const auto& node : project->inputs.nodes) {

@@ -1,4 +1,5 @@
-// `ods state plan` and `ods state explain`: plan against the recorded state; change nothing.
+// `ods state plan` (from the artifacts in target/) and `ods state explain` (the next run's
+// decision, next_run_plan.h): plan against the recorded state; change nothing.
 #include <algorithm>
 #include <functional>
 #include <future>
@@ -8,6 +9,7 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "flag_names.h"
+#include "next_run_plan.h"
 #include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
@@ -77,7 +79,7 @@ std::string blind_spots(const planner::ProjectInputs& inputs) {
          ", so those nodes plan as BUILD: `ods state run --dry-run` shows what the next run would do.";
 }
 
-Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice = nullptr) {
+Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
   if (!args.has(kFlagSelect)) {
@@ -121,12 +123,14 @@ int cmd_explain(const ParsedArgs& args, CommandContext& ctx) {
   if (args.positionals.size() != 1)
     return report(ctx, {"usage", "usage: ods state explain NODE (a name or unique id)"});
   const std::string& wanted = args.positionals[0];
-  auto plan = make_plan(ctx, args);
-  if (!plan) return report(ctx, plan.error());
-  for (const auto& e : plan->entries) {
+  // The decision the next `ods state run` makes, made as it makes it (next_run_plan.h): not
+  // the artifacts' alone, which the compile key leaves without compiled code.
+  auto next = plan_next_run(args, ctx, NextRunUse::inspect);
+  if (!next) return next.error();
+  for (const auto& e : next->plan.entries) {
     if (e.name != wanted && e.id != wanted) continue;
     if (ctx.format == "json") {
-      planner::ExecutionPlan one{plan->scope, {e}, e.action == planner::Action::build ? e.name : "", {}};
+      planner::ExecutionPlan one{next->plan.scope, {e}, e.action == planner::Action::build ? e.name : "", {}};
       *ctx.out << planner::to_json(one, true) << "\n";
     } else {
       print_entry_detail(*ctx.out, e);

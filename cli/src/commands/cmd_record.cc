@@ -21,6 +21,7 @@ int cmd_record(const ParsedArgs&, CommandContext& ctx) {
   const std::string scope = planner::scope_of(project->inputs.project, project->inputs.target);
   auto store = open_store(ctx, true);
   if (!store) return report(ctx, store.error());
+  if (auto writable = check_can_record(**store, /*before_dbt=*/false); !writable) return report(ctx, writable.error());
   auto recorded = (*store)->has_run(scope, run->outcome.run_id);
   if (!recorded) return report(ctx, recorded.error());
   if (*recorded)

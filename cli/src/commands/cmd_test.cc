@@ -48,6 +48,12 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   if (args.has(kFlagDryRun) && (args.has(kFlagMetricsFile) || args.has(kFlagPushgateway)))
     return report(ctx, {"usage", std::string(kFlagMetricsFile) + " and " + kFlagPushgateway +
                                      " are for test runs that record; a dry run counts nothing"});
+  // The store is opened before dbt runs: one this command can't write stops it here, not after dbt test.
+  auto store = open_store(ctx, false, /*read_only=*/args.has(kFlagDryRun));
+  if (!store && store.error().code != "not_found") return report(ctx, store.error());
+  if (store && !args.has(kFlagDryRun)) {
+    if (auto writable = check_can_record(**store, /*before_dbt=*/true); !writable) return report(ctx, writable.error());
+  }
   auto prepared = prepare_run(args, ctx);
   if (!prepared) return prepared.error();
   DbtSession& session = *prepared->session;
@@ -60,8 +66,7 @@ int cmd_test(const ParsedArgs& args, CommandContext& ctx) {
   const Error nothing_recorded{"nothing_recorded", "nothing is recorded for " + scope +
                                                        " yet, so there is no build to test; run `ods state run` "
                                                        "(or dbt build and `ods state record`) first"};
-  auto store = open_store(ctx, false, /*read_only=*/args.has(kFlagDryRun));
-  if (!store) return report(ctx, store.error().code == "not_found" ? nothing_recorded : store.error());
+  if (!store) return report(ctx, nothing_recorded);
   auto head = read_head(**store, scope);
   if (!head) return report(ctx, head.error());
   if (!*head) return report(ctx, nothing_recorded);

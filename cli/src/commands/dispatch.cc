@@ -103,6 +103,13 @@ bool takes_markdown(const std::vector<FlagSpec>& flags) {
   return std::ranges::any_of(flags, [](const FlagSpec& f) { return f.name == kFlagSummary; });
 }
 
+// The flags of the dbt calls that plan as the next run would (explain, diff: next_run_plan.h).
+std::vector<FlagSpec> next_run_flags() {
+  return {{kFlagCompile, true, "changed (default: $ODS_COMPILE, else changed) or all, as for run"},
+          {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
+          {kFlagProfilesDir, true, "passed to dbt"}};
+}
+
 }  // namespace
 
 const std::vector<Command>& state_commands() {
@@ -150,8 +157,12 @@ const std::vector<Command>& state_commands() {
             {kFlagPushgateway, true, "also push them to this Prometheus Pushgateway (http://host:9091)"}}),
        cmd_test},
       {"record", "record a finished dbt run (target/run_results.json) as the next state", {}, cmd_record},
-      {"explain", "explain one node's decision with all its evidence: ods state explain NODE", {}, cmd_explain},
-      {"diff", "show what changed in each node's code since its last recorded build", {}, cmd_diff},
+      {"explain",
+       "explain one node's decision with all its evidence, as the next run makes it (dbt parse, compile of what "
+       "changed, the warehouse's evidence): ods state explain NODE",
+       next_run_flags(), cmd_explain},
+      {"diff", "show what changed in each node's code since its last recorded build, as the next run fingerprints it",
+       next_run_flags(), cmd_diff},
       {"history",
        "list the recorded snapshots and runs of this scope",
        {{kFlagLimit, true, "how many entries (default 20)"}},

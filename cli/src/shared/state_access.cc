@@ -58,6 +58,14 @@ Result<std::optional<Head>> read_settled_head(const CommandContext& ctx, contrac
   return read_head(store, scope);
 }
 
+Result<void> check_can_record(contracts::StateStore& store, bool before_dbt) {
+  auto writable = store.check_writable();
+  if (writable) return {};
+  Error error = writable.error();
+  error.message += before_dbt ? " Nothing was started: no dbt command ran." : " Nothing was written.";
+  return std::unexpected(error);
+}
+
 std::string first_state_line(const CommandContext& ctx, const std::string& scope) {
   std::string why = ctx.target.empty()       ? "dbt's default target (not known before dbt runs)"
                     : ctx.target_how.empty() ? "target " + ctx.target

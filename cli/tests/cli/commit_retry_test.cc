@@ -8,6 +8,7 @@
 
 #include "ods/planner/json_io.h"
 #include "ods/state/stores.h"
+#include "recording_steps.h"
 
 namespace ods::cli {
 namespace {
@@ -69,6 +70,7 @@ class RacedStore final : public contracts::StateStore {
   Result<contracts::CheckReport> check() override { return inner_->check(); }
   Result<void> backup(const std::string& p) override { return inner_->backup(p); }
   Result<std::size_t> reset(const std::string& s) override { return inner_->reset(s); }
+  Result<void> check_writable() override { return inner_->check_writable(); }
 
  private:
   std::unique_ptr<contracts::StateStore> inner_ = state::make_memory_store();
@@ -116,6 +118,22 @@ TEST(CommitRetry, ANewerRunRecordedMeanwhileIsNotOverwrittenWithAnOlderOne) {
   auto history = store.history(kScope, 0);
   ASSERT_TRUE(history.has_value());
   EXPECT_EQ(history->size(), 1u) << "only the other writer's snapshot";
+}
+
+// Issue 39 item 5: "the next run plans against the newer state" only when another writer's
+// state is the newer one; a store that failed otherwise says the state is as it was.
+TEST(NotRecorded, SaysTheNewerStateOnlyAfterALostRace) {
+  const std::string newer = "the next run plans against the newer state";
+  for (const std::string code : {"conflict", "stale_run"}) {
+    const Error e = not_recorded({code, "another writer"}, "the build", newer);
+    EXPECT_EQ(e.code, code);
+    EXPECT_NE(e.message.find(newer), std::string::npos) << e.message;
+  }
+  for (const std::string code : {"unavailable", "io", "read_only", "corrupt"}) {
+    const Error e = not_recorded({code, "attempt to write a readonly database"}, "the build", newer);
+    EXPECT_EQ(e.message.find("newer"), std::string::npos) << code << ": " << e.message;
+    EXPECT_NE(e.message.find("the recorded state is as it was before this run"), std::string::npos) << e.message;
+  }
 }
 
 }  // namespace

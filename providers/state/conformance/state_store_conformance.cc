@@ -438,6 +438,21 @@ TEST_P(StateStoreConformance, CheckIsOkOnFreshAndUsedStores) {
   EXPECT_TRUE(used->problems.empty());
 }
 
+TEST_P(StateStoreConformance, CheckWritableAcceptsAStoreThatRecordsAndChangesNothing) {
+  auto empty = store().check_writable();
+  ASSERT_TRUE(empty.has_value()) << empty.error().code << ": " << empty.error().message;
+  expect_scope_empty(store(), kScope);
+  commit_chain(store(), kScope, 2);
+  auto used = store().check_writable();
+  ASSERT_TRUE(used.has_value()) << used.error().code << ": " << used.error().message;
+  auto history = store().history(kScope, 0);
+  ASSERT_TRUE(history.has_value());
+  EXPECT_EQ(history->size(), 2u);
+  auto scopes = store().scopes();
+  ASSERT_TRUE(scopes.has_value());
+  EXPECT_EQ(*scopes, std::vector<std::string>{kScope});
+}
+
 TEST_P(StateStoreConformance, ConcurrentCommittersOnOneHandleFormOneChain) {
   race_committers(
       store(), [&](int) -> StateStore& { return store(); }, /*threads=*/6, /*attempts=*/15);

@@ -1,5 +1,5 @@
 #pragma once
-// The StateStore conformance suite (contract state_store 0.4). Every implementation runs
+// The StateStore conformance suite (contract state_store 0.6). Every implementation runs
 // it: link ods::state_conformance and instantiate, e.g.
 //
 //   INSTANTIATE_TEST_SUITE_P(Sqlite, StateStoreConformance,

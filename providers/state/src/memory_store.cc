@@ -134,6 +134,8 @@ class MemoryStateStore final : public ods::contracts::StateStore {
     return removed;
   }
 
+  ods::Result<void> check_writable() override { return {}; }  // held in memory: always writable
+
  private:
   struct Scope {
     std::vector<StoredSnapshot> snapshots;  // oldest first; the head is the last

@@ -32,8 +32,13 @@ std::string sql_limit(std::size_t limit) { return limit == 0 ? "ALL" : std::to_s
 
 class PostgresStateStore final : public ods::contracts::StateStore {
  public:
-  PostgresStateStore(PgConnection connection, const Clock& clock, int schema_version, std::size_t retention)
-      : connection_(std::move(connection)), clock_(clock), schema_version_(schema_version), retention_(retention) {}
+  PostgresStateStore(PgConnection connection, const Clock& clock, int schema_version, std::size_t retention,
+                     bool read_only)
+      : connection_(std::move(connection)),
+        clock_(clock),
+        schema_version_(schema_version),
+        retention_(retention),
+        read_only_(read_only) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
     std::lock_guard lock(mutex_);
@@ -262,6 +267,42 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     return snapshots;
   }
 
+  // In a transaction that is rolled back: whether it is read-only (the session's, the role's or
+  // the database's default_transaction_read_only, a standby), and which privileges commit()
+  // and append_run() use the role lacks (has_table_privilege; ownership and superuser count),
+  // TEMPORARY on the database included (documents go through a session temp table).
+  // Pruning (retention) is best effort and not required.
+  ods::Result<void> check_writable() override {
+    std::lock_guard lock(mutex_);
+    constexpr std::string_view kWhat = "checking that it can be written";
+    const std::string store = "PostgreSQL state database " + connection_.server();
+    if (read_only_) return ods::fail("read_only", store + " was opened read-only.");
+    auto transaction = PgTransaction::begin(connection_, kWhat);
+    if (!transaction) return std::unexpected(transaction.error());
+    auto rows = connection_.exec(
+        "SELECT current_user, current_setting('transaction_read_only'), (SELECT string_agg(w.p || ' on ' || w.t, ', ' "
+        "ORDER BY w.t, w.p) FROM (VALUES ('heads', 'INSERT'), ('heads', 'UPDATE'), ('snapshots', 'INSERT'), "
+        "('runs', 'INSERT'), ('documents', 'INSERT'), ('manifests', 'INSERT'), ('chunks', 'INSERT'), "
+        "('pieces', 'INSERT')) AS w (t, p) WHERE NOT has_table_privilege(quote_ident(current_schema()) || '.' || "
+        "quote_ident(w.t), w.p)), has_database_privilege(current_database(), 'TEMPORARY')",
+        kWhat);
+    if (!rows) return std::unexpected(rows.error());
+    const std::string role = rows->text(0, 0);
+    std::string missing = rows->is_null(0, 2) ? "" : rows->text(0, 2);
+    if (rows->text(0, 3) != "t") missing += std::string(missing.empty() ? "" : ", ") + "TEMPORARY on the database";
+    if (rows->text(0, 1) == "on") {
+      return ods::fail("read_only", store + " can't be written: the session of role " + role +
+                                        " is read-only (default_transaction_read_only, or a standby server), so "
+                                        "nothing could be recorded.");
+    }
+    if (!missing.empty()) {
+      return ods::fail("read_only", store + " can't be written by role " + role + ": it lacks " + missing +
+                                        ", which recording needs, so nothing could be recorded. Record with a "
+                                        "credential that can write the state (docs/postgres-state.md).");
+    }
+    return {};  // the transaction rolls back
+  }
+
   // Keeps the newest retention_ snapshots and ledger entries of `scope` and removes the
   // content only they used. Best effort after a successful write: a failure leaves more
   // history than asked for, which the next write prunes.
@@ -287,6 +328,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
   const Clock& clock_;
   int schema_version_;
   std::size_t retention_;
+  bool read_only_;
   std::mutex mutex_;
 };
 
@@ -306,7 +348,8 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_postgres_store_wit
   if (options.read_only) {
     if (auto done = connection->make_read_only(); !done) return std::unexpected(done.error());
   }
-  return std::make_unique<PostgresStateStore>(std::move(*connection), clock, *version, options.retention);
+  return std::make_unique<PostgresStateStore>(std::move(*connection), clock, *version, options.retention,
+                                              options.read_only);
 }
 
 }  // namespace internal

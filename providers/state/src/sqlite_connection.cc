@@ -95,6 +95,42 @@ ods::Result<Connection> Connection::open(const std::string& path, bool create, s
   return connection;
 }
 
+namespace {
+
+// `path` as a SQLite URI filename (file:…), the characters a URI gives meaning escaped.
+std::string uri_of(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += '%';
+      uri += kHex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+      uri += kHex[static_cast<unsigned char>(c) & 0xF];
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
+ods::Result<Connection> Connection::open_read_only(const std::string& path, bool immutable,
+                                                   std::chrono::milliseconds busy_timeout) {
+  sqlite3* raw = nullptr;
+  const std::string name = immutable ? uri_of(path) + "?immutable=1" : path;
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+  const int code = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  Connection connection(raw, path);  // owns `raw` even when opening failed
+  if (code != SQLITE_OK) {
+    const std::string detail = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
+    return std::unexpected(sqlite_error(code, detail, path, "opening read-only"));
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
+  return connection;
+}
+
 ods::Result<void> Connection::exec(std::string_view sql, std::string_view what) {
   const std::string text(sql);
   char* message = nullptr;

@@ -53,6 +53,12 @@ class Connection {
   // Sets the busy timeout and nothing else: opening never writes to the file.
   [[nodiscard]] static ods::Result<Connection> open(const std::string& path, bool create,
                                                     std::chrono::milliseconds busy_timeout);
+  // Opens the existing file at `path` for reading only (SQLITE_OPEN_READONLY): every write
+  // fails. `immutable`: as a file nobody changes while it is open (SQLite's immutable=1: no
+  // locks, no -wal/-shm read or created), for a file in a directory this user can't write,
+  // where a WAL database can't otherwise be read; exact only when no -wal file holds commits.
+  [[nodiscard]] static ods::Result<Connection> open_read_only(const std::string& path, bool immutable,
+                                                              std::chrono::milliseconds busy_timeout);
 
   // Runs one or more statements without results.
   [[nodiscard]] ods::Result<void> exec(std::string_view sql, std::string_view what);

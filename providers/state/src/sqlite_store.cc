@@ -70,8 +70,8 @@ std::int64_t sql_limit(std::size_t limit) { return limit == 0 ? -1 : static_cast
 
 class SqliteStateStore final : public ods::contracts::StateStore {
  public:
-  SqliteStateStore(Connection connection, const Clock& clock, int schema_version)
-      : connection_(std::move(connection)), clock_(clock), schema_version_(schema_version) {}
+  SqliteStateStore(Connection connection, const Clock& clock, int schema_version, bool read_only)
+      : connection_(std::move(connection)), clock_(clock), schema_version_(schema_version), read_only_(read_only) {}
 
   ods::Result<std::optional<StoredSnapshot>> latest(const std::string& scope) override {
     std::lock_guard lock(mutex_);
@@ -233,6 +233,28 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     return removed;
   }
 
+  // Opened read-only; a file SQLite could open only for reading (this user can't write it:
+  // sqlite3_db_readonly); then a write transaction begun and rolled back (the lock a commit
+  // takes, and the journal it writes beside the file).
+  ods::Result<void> check_writable() override {
+    std::lock_guard lock(mutex_);
+    const std::string& path = connection_.path();
+    if (read_only_) return ods::fail("read_only", "State database " + path + " was opened read-only.");
+    if (sqlite3_db_readonly(connection_.handle(), "main") == 1) {
+      return ods::fail("read_only", "State database " + path +
+                                        " can't be written: the file is read-only for this user, so nothing "
+                                        "could be recorded.");
+    }
+    auto transaction = Transaction::begin(connection_, Transaction::Kind::write, "checking that it can be written");
+    if (!transaction) {
+      ods::Error e = transaction.error();
+      if (e.code == "io") e.code = "read_only";
+      e.message += " Nothing could be recorded.";
+      return std::unexpected(e);
+    }
+    return {};  // the transaction rolls back
+  }
+
  private:
   // The ledger of `scope` through `select` (kSelectRuns or kSelectRunsWithoutPlans).
   ods::Result<std::vector<RunRecord>> read_runs(const char* select, const std::string& scope, std::size_t limit) {
@@ -272,6 +294,7 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   Connection connection_;
   const Clock& clock_;
   int schema_version_;
+  bool read_only_;
   std::mutex mutex_;
 };
 
@@ -326,6 +349,21 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
   }
   auto migrated =
       options.read_only ? check_current(*connection, migrations) : migrate(*connection, migrations, clock, options);
+  if (!migrated && options.read_only && migrated.error().code != "corrupt" && migrated.error().code != "newer_schema" &&
+      migrated.error().code != "not_found" && migrated.error().code != "outdated_schema" &&
+      !std::filesystem::exists(path + "-wal")) {
+    // A WAL database in a directory this user can't write can't be read the usual way (SQLite
+    // creates its -shm beside it). Without a -wal file every commit is in the file itself, so it
+    // is read as immutable: no lock, nothing created.
+    auto immutable = Connection::open_read_only(path, /*immutable=*/true, options.busy_timeout);
+    if (immutable) {
+      auto checked = check_current(*immutable, migrations);
+      if (checked) {
+        connection = std::move(immutable);
+        migrated = std::move(checked);
+      }
+    }
+  }
   if (!migrated) return std::unexpected(migrated.error());
   // Prepare every statement once: tables that were dropped or altered show here, not mid-run.
   for (const char* sql : kStatements) {
@@ -338,7 +376,7 @@ ods::Result<std::unique_ptr<ods::contracts::StateStore>> open_sqlite_store_with(
   if (!options.read_only) {
     if (auto done = enable_wal(*connection, options.busy_timeout); !done) return std::unexpected(done.error());
   }
-  return std::make_unique<SqliteStateStore>(std::move(*connection), clock, migrated->to_version);
+  return std::make_unique<SqliteStateStore>(std::move(*connection), clock, migrated->to_version, options.read_only);
 }
 
 }  // namespace internal

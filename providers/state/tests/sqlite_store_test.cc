@@ -1,6 +1,7 @@
 // The SQLite store beyond the conformance suite: files, schema, damage, backups, locking.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <functional>
@@ -32,6 +33,37 @@ class IntrudingClock final : public Clock {
  private:
   std::function<void()> on_read_;
 };
+
+// While it lives, permissions stop this process: as root (whom they don't stop) the effective
+// user and group are nobody's (65534); anyone else stays who they are.
+class Unprivileged {
+ public:
+  Unprivileged() {
+    if (::geteuid() != 0) return;
+    root_ = ::setegid(65534) == 0 && ::seteuid(65534) == 0;
+    EXPECT_TRUE(root_) << "could not become nobody";
+  }
+  ~Unprivileged() {
+    if (root_) {
+      EXPECT_TRUE(::seteuid(0) == 0 && ::setegid(0) == 0);
+    }
+  }
+  Unprivileged(const Unprivileged&) = delete;
+  Unprivileged& operator=(const Unprivileged&) = delete;
+
+ private:
+  bool root_ = false;
+};
+
+// `path` and every folder above it up to the temp dir's parent traversable by anyone.
+void let_anyone_in(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    std::error_code ignored;
+    fs::permissions(p, fs::perms::others_exec | fs::perms::group_exec, fs::perm_options::add, ignored);
+    if (p.filename() == "ods-tests") break;
+  }
+}
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -347,6 +379,90 @@ TEST_F(SqliteStoreTest, CommitHoldsTheWriteLockFromReadingTheHeadToTheEnd) {
   ASSERT_TRUE(history.has_value());
   ASSERT_EQ(history->size(), 1u);
   EXPECT_EQ(history->front().run_id, "run-1");
+}
+
+TEST_F(SqliteStoreTest, CheckWritableAcceptsAStoreThatRecordsAndWritesNothing) {
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  commit_chain(*store, "shop/dev", 2);
+  const auto listing = list_dir(dir_.path() / ".ods");
+  auto writable = store->check_writable();
+  EXPECT_TRUE(writable.has_value()) << writable.error().message;
+  EXPECT_EQ(raw_query(path_, "SELECT count(*) FROM snapshots"), "2");
+  EXPECT_EQ(list_dir(dir_.path() / ".ods"), listing);
+}
+
+TEST_F(SqliteStoreTest, CheckWritableRefusesAStoreOpenedReadOnly) {
+  ASSERT_NE(open(), nullptr);
+  OpenOptions read_only;
+  read_only.read_only = true;
+  auto store = open(read_only);
+  ASSERT_NE(store, nullptr);
+  auto writable = store->check_writable();
+  ASSERT_FALSE(writable.has_value());
+  EXPECT_EQ(writable.error().code, "read_only");
+  EXPECT_NE(writable.error().message.find(path_), std::string::npos) << writable.error().message;
+}
+
+// The file SQLite opens read-write when it can quietly opens read-only when it can't: the store
+// opens, and only a commit would fail. check_writable says so before.
+TEST_F(SqliteStoreTest, CheckWritableFindsAFileThisUserCannotWrite) {
+  {
+    auto store = open();
+    ASSERT_NE(store, nullptr);
+    commit_chain(*store, "shop/dev", 1);
+  }
+  let_anyone_in(dir_.path() / ".ods");
+  std::filesystem::permissions(dir_.path() / ".ods", std::filesystem::perms::all);  // the folder stays writable
+  std::filesystem::permissions(path_, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                          std::filesystem::perms::others_read);
+  const std::string before = read_bytes(path_);
+  {
+    Unprivileged nobody;
+    auto store = open_sqlite_store(path_, fixed_clock());
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    auto writable = (*store)->check_writable();
+    ASSERT_FALSE(writable.has_value()) << "a read-only file passed";
+    EXPECT_EQ(writable.error().code, "read_only");
+    EXPECT_NE(writable.error().message.find(path_), std::string::npos) << writable.error().message;
+    EXPECT_NE(writable.error().message.find("read-only for this user"), std::string::npos) << writable.error().message;
+  }
+  EXPECT_EQ(read_bytes(path_), before);
+}
+
+// A plan, history or doctor opens the store read-only: that works on a file in a folder this
+// user can't write either, where SQLite can't create the -shm a WAL database is read with.
+TEST_F(SqliteStoreTest, ReadOnlyOpenReadsAFileInAFolderThisUserCannotWrite) {
+  {
+    auto store = open();
+    ASSERT_NE(store, nullptr);
+    commit_chain(*store, "shop/dev", 2);
+  }
+  const auto folder = dir_.path() / ".ods";
+  let_anyone_in(folder);
+  namespace fs = std::filesystem;
+  const auto read_and_enter = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(folder, read_and_enter);
+  const std::string before = read_bytes(path_);
+  const auto listing = list_dir(folder);
+  {
+    Unprivileged nobody;
+    OpenOptions read_only;
+    read_only.read_only = true;
+    auto store = open_sqlite_store(path_, fixed_clock(), read_only);
+    ASSERT_TRUE(store.has_value()) << store.error().code << ": " << store.error().message;
+    auto history = (*store)->history("shop/dev", 0);
+    ASSERT_TRUE(history.has_value()) << history.error().message;
+    EXPECT_EQ(history->size(), 2u);
+    auto report = (*store)->check();
+    ASSERT_TRUE(report.has_value()) << report.error().message;
+    EXPECT_TRUE(report->ok);
+  }
+  fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(read_bytes(path_), before);
+  EXPECT_EQ(list_dir(folder), listing);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// StateStore contract (state_store 0.5): where snapshots and the run ledger live.
+// StateStore contract (state_store 0.6): where snapshots and the run ledger live.
 // Implementations: in-memory fake, SQLite (embedded default), PostgreSQL. One conformance
 // suite (providers/state/conformance) runs against every implementation.
 //
@@ -100,6 +100,16 @@ class StateStore {
 
   // Removes every snapshot and ledger entry of `scope`. Returns how many snapshots went.
   [[nodiscard]] virtual ods::Result<std::size_t> reset(const std::string& scope) = 0;
+
+  // Whether this handle can record: succeeds when commit() and append_run() would not be
+  // refused for lack of permission. Writes nothing that outlives the call (at most a
+  // transaction that is rolled back). A command that records calls it before it starts work
+  // only a record would keep (dbt build), so a store it can't write stops it before dbt runs
+  // rather than after ("the build ran but was not recorded").
+  // Errors: "read_only" naming the store and why (opened read-only; a file or directory this
+  // user can't write; a role without the privileges commit() and append_run() need; a
+  // read-only session or server); "unavailable" when the store can't be asked. (0.6)
+  [[nodiscard]] virtual ods::Result<void> check_writable() = 0;
 };
 
 }  // namespace ods::contracts
