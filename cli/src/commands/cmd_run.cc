@@ -92,6 +92,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   GatheredEvidence evidence = prepared->probe(ctx, options.now);
   timings.probe = prepared->probe_seconds;
   options.relations_exist = evidence.relations_exist;
+  options.relation_identities = evidence.relation_identities;
   if (int code = prepared->settle_compiles(ctx, evidence); code != kExitOk) return code;
 
   t = Clock::now();
