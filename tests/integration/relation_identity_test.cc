@@ -120,8 +120,9 @@ class PostgresRelationIdentity : public ::testing::Test, protected IdentityRuns 
 
   // fct_orders' rows: their count and an order-independent sum of their text's hashes.
   std::string rows() {
-    return pg_->psql("select count(*) || '/' || coalesce(sum(hashtext(t::text)::bigint), 0) from main.fct_orders t",
-                     kDatabase)
+    return pg_
+        ->psql("select count(*) || '/' || coalesce(sum(hashtext(t::text)::bigint), 0) from main.fct_orders t",
+               kDatabase)
         .output;
   }
 
@@ -226,9 +227,9 @@ TEST_F(DuckDbRelationIdentity, AnUpdateInPlaceBuilds) {
 
 // The same rows and columns under a new table: what ODS built is what it holds, so it is reused.
 TEST_F(DuckDbRelationIdentity, ATableReplacedWithTheSameRowsIsTheSameContent) {
-  ODS_ASSERT_OK(project_->sql(
-      "create table main.fct_orders_copy as select * from main.fct_orders; drop table main.fct_orders; "
-      "alter table main.fct_orders_copy rename to fct_orders"));
+  ODS_ASSERT_OK(
+      project_->sql("create table main.fct_orders_copy as select * from main.fct_orders; drop table main.fct_orders; "
+                    "alter table main.fct_orders_copy rename to fct_orders"));
   EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
 }
 

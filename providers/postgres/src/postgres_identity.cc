@@ -10,9 +10,7 @@ constexpr const char* kRelation =
     "pg_catalog.pg_stat_user_tables s on s.relid = c.oid where n.nspname = '{schema}' and c.relname = '{identifier}'";
 
 // Text of a time as epoch seconds: the session's DateStyle and TimeZone don't change it.
-std::string epoch(const std::string& time) {
-  return "coalesce(extract(epoch from " + time + ")::text, 'never')";
-}
+std::string epoch(const std::string& time) { return "coalesce(extract(epoch from " + time + ")::text, 'never')"; }
 
 std::string table_sql() {
   return "select case when c.relkind in ('r', 'm') and s.relid is not null and not pg_catalog.pg_is_in_recovery() "
@@ -20,11 +18,11 @@ std::string table_sql() {
          "i where i.inhparent = c.oid) then 'oid=' || c.oid::text || ';relfilenode=' || c.relfilenode::text || "
          "';ins=' || s.n_tup_ins::text || ';upd=' || s.n_tup_upd::text || ';del=' || s.n_tup_del::text || "
          "';database_stats_reset=' || " +
-         epoch("(select d.stats_reset from pg_catalog.pg_stat_database d where d.datname = "
-               "pg_catalog.current_database())") +
+         epoch(
+             "(select d.stats_reset from pg_catalog.pg_stat_database d where d.datname = "
+             "pg_catalog.current_database())") +
          " || ';cluster_stats_reset=' || " + epoch("(select w.stats_reset from pg_catalog.pg_stat_wal w)") +
-         " || ';server_started=' || " + epoch("pg_catalog.pg_postmaster_start_time()") + " end as identity" +
-         kRelation;
+         " || ';server_started=' || " + epoch("pg_catalog.pg_postmaster_start_time()") + " end as identity" + kRelation;
 }
 
 std::string view_sql() {
