@@ -1,4 +1,4 @@
-// Snapshot documents to JSON (schema 1.4), streamed: canonical, i.e. members in key order
+// Snapshot documents to JSON (schema 1.5), streamed: canonical, i.e. members in key order
 // and compact, byte for byte what the nlohmann DOM of the same document dumps.
 #include "json_writing.h"
 #include "ods/planner/json_io.h"
@@ -25,6 +25,7 @@ void write_node(json::Writer& w, const NodeState& n) {
   w.key("parent_runs");
   internal::write_string_map(w, n.parent_runs);
   w.key("raw_digest").string(n.raw_digest);
+  if (!n.relation_identity.empty()) w.key("relation_identity").string(n.relation_identity);
   w.key("run_id").string(n.run_id);
   w.key("source_versions").begin_object();
   for (const auto& [id, v] : n.source_versions) write_version(w.key(id), v);

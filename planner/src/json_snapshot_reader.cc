@@ -185,6 +185,8 @@ class SnapshotReader {
         n.raw_digest = opt_string();
       } else if (key == "compile_key") {
         n.compile_key = opt_string();
+      } else if (key == "relation_identity") {
+        n.relation_identity = opt_string();
       } else if (key == "built_at") {
         n.built_at = string();
         has_built = true;

@@ -370,6 +370,7 @@ class Planner {
         return std::move(e);
       }
       e.evidence.push_back({"relation_exists", e.id, "true", Exactness::exact, "warehouse"});
+      if (!relation_is_recorded_one(e, d, before)) return std::move(e);
     } else {
       e.evidence.push_back({"relation_exists", e.id, "not checked", Exactness::none,
                             "no warehouse connection: reuse trusts that the last build's relation still exists"});
@@ -387,6 +388,41 @@ class Planner {
     e.reasons.push_back({std::string(code), std::move(message)});
     e.evidence.push_back({"last_build", e.id, before.run_id, Exactness::exact, "state, built at " + before.built_at});
     return std::move(e);
+  }
+
+  // Whether the relation is the one the node's last build recorded (docs/warehouses.md, "Relation
+  // identity"). False: `e` and `d` say BUILD and why. A node whose build recorded no identity (an
+  // older state, a warehouse that gives none) or a plan not asked to compare identities passes
+  // on its relation's existence alone, as before identities were recorded.
+  bool relation_is_recorded_one(PlanEntry& e, Decision& d, const NodeState& before) const {
+    if (!options_.relation_identities) return true;
+    if (before.relation_identity.empty()) {
+      e.evidence.push_back({"relation_identity", e.id, "not recorded", Exactness::none,
+                            "state: its build (run " + before.run_id + ") recorded no identity of its relation"});
+      return true;
+    }
+    auto now = options_.relation_identities->find(e.id);
+    if (now == options_.relation_identities->end()) {
+      d = Decision{Action::build, build_kind(kRelationUnverified)};
+      e.reasons.push_back({std::string(kRelationUnverified),
+                           "its relation's identity couldn't be read, so it can't be shown to be the one run " +
+                               before.run_id + " built"});
+      e.evidence.push_back({"relation_identity", e.id, "recorded " + before.relation_identity + ", now unknown",
+                            Exactness::none, "warehouse"});
+      return false;
+    }
+    if (now->second != before.relation_identity) {
+      d = Decision{Action::build, build_kind(kRelationChangedOutside)};
+      e.reasons.push_back({std::string(kRelationChangedOutside),
+                           "its relation is not the one run " + before.run_id +
+                               " built and recorded: it was written, replaced or reset since, outside ODS"});
+      e.evidence.push_back({"relation_identity", e.id, "recorded " + before.relation_identity + ", now " + now->second,
+                            Exactness::exact, "state run " + before.run_id + "; warehouse"});
+      return false;
+    }
+    e.evidence.push_back(
+        {"relation_identity", e.id, now->second, Exactness::exact, "warehouse, as recorded by run " + before.run_id});
+    return true;
   }
 
   void add_stale_evidence_warnings(ExecutionPlan& plan) const {

@@ -37,6 +37,7 @@ NodeState built_state(const NodeInput& node, const RunOutcome& run, const std::m
   s.built_at = run.started_at;
   s.run_id = run.run_id;
   if (auto c = run.node_contents.find(node.id); c != run.node_contents.end()) s.content = c->second;
+  if (auto i = run.node_identities.find(node.id); i != run.node_identities.end()) s.relation_identity = i->second;
   for (const auto& p : node.parents) {
     if (const NodeState* parent = state_so_far(p, recorded, base)) {
       s.parent_runs[p] = parent->run_id;                             // the build of the parent that this build read

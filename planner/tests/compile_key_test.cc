@@ -114,7 +114,7 @@ TEST(CompileKeySnapshot, TheKeyRoundTripsAndOlderDocumentsReadWithout) {
   EXPECT_EQ(back->nodes.at("model.shop.m").compile_key, "key-1");
   std::string older = text;
   older.replace(older.find("\"compile_key\":\"key-1\","), std::string("\"compile_key\":\"key-1\",").size(), "");
-  older.replace(older.find("\"1.4\""), 5, "\"1.3\"");
+  older.replace(older.find("\"" + kSnapshotSchema.to_string() + "\""), 5, "\"1.3\"");
   auto old = snapshot_from_json(older);
   ASSERT_TRUE(old) << old.error().message;
   EXPECT_EQ(old->nodes.at("model.shop.m").compile_key, "");

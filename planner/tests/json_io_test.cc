@@ -123,7 +123,7 @@ TEST(SnapshotJson, ASnapshotBeforeEarlyCutoffReadsWithContentUnknown) {
 }
 
 TEST(SnapshotJson, NewerSchemaIsRefused) {
-  for (const char* version : {"2.0", "1.9", "1.5"}) {
+  for (const char* version : {"2.0", "1.9", "1.6"}) {
     json doc = snapshot_doc();
     doc["schema_version"] = version;
     auto r = snapshot_from_json(doc.dump());

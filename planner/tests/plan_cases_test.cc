@@ -30,6 +30,8 @@ TEST_P(PlanCase, MatchesExpectation) {
   if (c.contains("selected")) options.selected = c["selected"].get<std::vector<std::string>>();
   if (c.contains("built_earlier")) options.built_earlier = c["built_earlier"].get<std::map<std::string, bool>>();
   if (c.contains("relations_exist")) options.relations_exist = c["relations_exist"].get<std::map<std::string, bool>>();
+  if (c.contains("relation_identities"))
+    options.relation_identities = c["relation_identities"].get<std::map<std::string, std::string>>();
   auto result = plan(start->inputs, start->previous_or_null(), options);
   if (c.contains("expect_error")) {
     ASSERT_FALSE(result) << "expected error " << c["expect_error"];

@@ -7,6 +7,7 @@
 
 #include "ods/base/sha256.h"
 #include "ods/planner/checks.h"
+#include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 
 using namespace ods::planner;
@@ -604,4 +605,29 @@ TEST(RecordCutoff, AFailedCodeBuildChangesNothing) {
   EXPECT_EQ(s2->nodes.at(kStg).run_id, "run-1");
   EXPECT_EQ(s2->nodes.at(kStg).content->value, "rows=3;hash=1");
   EXPECT_EQ(s2->nodes.at(kFct).parent_contents.at(kStg).value, "rows=3;hash=1");
+}
+
+// Relation identity (snapshot 1.5): a node built successfully records its relation's identity
+// read after the build; a node not built keeps the identity its build recorded; a failed build
+// records none of this run's; a document round trip keeps it, and an older document has none.
+TEST(RecordIdentity, BuiltNodesRecordTheIdentityReadAfterTheirBuildOthersKeepTheirs) {
+  RunOutcome r1 = all_success("run-1", "2026-11-29T10:00:00Z");
+  r1.node_identities = {{kSeed, "rows=3;hash=1"}, {kStg, "oid=1;relfilenode=1"}, {kFct, "oid=2;relfilenode=2"}};
+  auto s1 = record(project(), nullptr, r1);
+  ASSERT_TRUE(s1) << s1.error().message;
+  EXPECT_EQ(s1->nodes.at(kStg).relation_identity, "oid=1;relfilenode=1");
+  RunOutcome r2 = run("run-2", "2026-11-29T11:00:00Z", {{kStg, "success"}, {kFct, "error"}});
+  r2.node_identities = {{kSeed, "rows=3;hash=9"}, {kStg, "oid=5;relfilenode=5"}, {kFct, "oid=6;relfilenode=6"}};
+  auto s2 = record(project(), &*s1, r2);
+  ASSERT_TRUE(s2) << s2.error().message;
+  EXPECT_EQ(s2->nodes.at(kStg).relation_identity, "oid=5;relfilenode=5");  // rebuilt: the new one
+  EXPECT_EQ(s2->nodes.at(kSeed).relation_identity, "rows=3;hash=1");       // not built: as its build recorded
+  EXPECT_EQ(s2->nodes.at(kFct).relation_identity, "oid=2;relfilenode=2");  // failed: its last build's
+  auto back = snapshot_from_json(to_json(*s2));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->nodes.at(kStg).relation_identity, "oid=5;relfilenode=5");
+  RunOutcome r3 = all_success("run-3", "2026-11-29T12:00:00Z");  // read nothing (a pod, a failed read)
+  auto s3 = record(project(), &*s2, r3);
+  ASSERT_TRUE(s3);
+  EXPECT_EQ(s3->nodes.at(kStg).relation_identity, "");  // none recorded: its next reuse checks existence only
 }

@@ -52,7 +52,9 @@ double measured_wave_seconds(double build_seconds, double node_seconds, double c
 }
 
 bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
-  if (code == planner::reason::kNewUpstreamData) return true;
+  // Rebuilt because its relation was written outside ODS: its readers read ODS's earlier build,
+  // so when the rebuild comes out with that content they keep it (early cutoff).
+  if (code == planner::reason::kNewUpstreamData || code == planner::reason::kRelationChangedOutside) return true;
   if (!code_cutoff) return false;
   return code == planner::reason::kFingerprintChanged || code == planner::reason::kUpstreamCodeChanged ||
          code == planner::reason::kIncompleteFingerprint || code == planner::reason::kCompileNeedsUpstream;

@@ -119,6 +119,8 @@ TEST(CutoffWaves, ACodeChangeIsACandidateOnlyWhereTheContentCoversTheColumns) {
   EXPECT_FALSE(cutoff_candidate_reason("never_built", true));  // nothing read it before
   EXPECT_FALSE(cutoff_candidate_reason("fingerprint_changed", false));
   EXPECT_TRUE(cutoff_candidate_reason("new_upstream_data", false));
+  // Rebuilt after a write outside ODS: its readers read ODS's earlier build, whatever covers the columns.
+  EXPECT_TRUE(cutoff_candidate_reason("relation_changed_outside", false));
 }
 
 // In `auto`, a model whose own code was edited is expected to come out different: it builds

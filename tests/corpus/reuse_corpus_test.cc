@@ -84,6 +84,16 @@ TEST_P(ReuseCorpusProjects, Shop) {
        }},
       {"the failing test removed (dim_customers builds what it skipped)",
        [](DbtProject& q) { std::filesystem::remove(q.dir() / "tests" / "assert_no_customer_3.sql"); }},
+      // Written outside ODS (issue 38 item 4): `dbt run -s fct_orders` with other code, then the
+      // code reverted. Its code and inputs are the recorded ones, its rows not: reusing it is a
+      // wrong reuse; its relation's identity differs from the record, so it builds.
+      {"fct_orders rewritten by dbt run with other code, the code reverted",
+       [](DbtProject& q) {
+         const std::string code = q.read("models/marts/fct_orders.sql");
+         q.replace_in("models/marts/fct_orders.sql", "    o.amount,\n", "    o.amount * 3 as amount,\n");
+         ODS_ASSERT_OK(q.dbt({"run", "-s", "fct_orders"}));
+         q.write("models/marts/fct_orders.sql", code);
+       }},
   };
   for (const auto& s : steps) {
     corpus.step(s);

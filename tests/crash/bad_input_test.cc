@@ -124,6 +124,12 @@ TEST_F(BadInput, EveryCommandAndFlagWithMalformedValues) {
     expect_refused("ODS_SNOWFLAKE_CONTENT_HASH='" + bad + "' ods state run", {"state", "run"}, 2,
                    "ODS_SNOWFLAKE_CONTENT_HASH is '" + bad + "'");
   }
+  project_->add_env({"ODS_SNOWFLAKE_CONTENT_HASH="});
+  for (const std::string bad : {"false", "OFF", "0", "exists"}) {  // on or off (docs/cli.md)
+    project_->add_env({"ODS_RELATION_IDENTITY=" + bad});
+    expect_refused("ODS_RELATION_IDENTITY='" + bad + "' ods state run", {"state", "run"}, 2,
+                   "ODS_RELATION_IDENTITY is '" + bad + "'");
+  }
   std::cout << "bad-input corpus: " << tried_ << " malformed command lines tried" << std::endl;
 }
 

@@ -41,6 +41,9 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
                    planner::PlanOptions options, RunContext& run, const WaveSettings& settings) {
   const bool measurable = settings.mode != run::CutoffMode::off && content_measurable(settings.adapter_type);
   const bool code_cutoff = measurable && content_covers_schema(settings.adapter_type);
+  // The built relations' identities are read after each wave, in early cutoff's content call
+  // when it makes one (docs/warehouses.md, "Relation identity").
+  const bool identities = settings.warehouse.relation_identity && relation_identity_readable(settings.adapter_type);
   std::vector<std::string> building;
   for (const auto& e : run.plan.entries)
     if (e.action == planner::Action::build) building.push_back(e.id);
@@ -84,17 +87,21 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     evidence.one_parse = dbt.one_parse() && !run.compiled_by_build;
     evidence.held_back = wave.later;
     evidence.earlier_wave_failed = failed_build.has_value();
-    if (measurable) {
+    if (measurable || identities) {
       t = Clock::now();
       std::vector<std::string> warnings;
-      evidence.node_contents =
-          measure_contents(dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(),
-                           run::nodes_with_readers(project.inputs, wave.now), ctx.env.now(), warnings);
+      auto read = read_built_relations(
+          dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(),
+          measurable ? run::nodes_with_readers(project.inputs, wave.now) : std::vector<std::string>{}, identities,
+          ctx.env.now(), warnings);
+      evidence.node_contents = std::move(read.contents);
+      evidence.node_identities = std::move(read.identities);
       for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
       const double content_seconds = seconds_since(t);
       run.timings.content += content_seconds;
-      extra_call_seconds =
-          run::measured_wave_seconds(built->seconds, built->node_seconds, content_seconds, extra_call_seconds);
+      if (measurable)
+        extra_call_seconds =
+            run::measured_wave_seconds(built->seconds, built->node_seconds, content_seconds, extra_call_seconds);
     }
     WaveRecord record;
     if (int code = record_wave(ctx, run, *built, evidence, record); code != kExitOk) return code;

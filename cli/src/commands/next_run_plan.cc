@@ -66,6 +66,7 @@ std::expected<NextRunPlan, int> plan_next_run(const ParsedArgs& args, CommandCon
   next.evidence = next.prepared.probe(ctx, next.options.now);
   next.timings.probe = next.prepared.probe_seconds;
   next.options.relations_exist = next.evidence.relations_exist;
+  next.options.relation_identities = next.evidence.relation_identities;
   if (int code = next.prepared.settle_compiles(ctx, next.evidence); code != kExitOk) return std::unexpected(code);
 
   t = Clock::now();

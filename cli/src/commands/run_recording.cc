@@ -304,6 +304,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   for (const auto& source : run.project.inputs.sources)
     if (source.version) loaded->outcome.source_versions[source.id] = *source.version;
   loaded->outcome.node_contents = evidence.node_contents;
+  loaded->outcome.node_identities = evidence.node_identities;
   loaded->outcome.built_for_code = evidence.built_for_code;
   // The head moves in and the committed state comes back: a copy of either is a whole
   // snapshot (tens of MB at 10k nodes). A failed commit ends the run, head and all.

@@ -86,6 +86,8 @@ int finish_without_build(const CommandContext& ctx, RunContext& run);
 // nodes it built for code (planner::RunOutcome's fields of the same names).
 struct WaveEvidence {
   std::map<std::string, planner::DataVersion> node_contents;
+  // node id -> its relation's identity read right after the build (planner::RunOutcome's)
+  std::map<std::string, std::string> node_identities;
   std::vector<std::string> built_for_code;
   bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
   // The BUILD nodes held back behind this wave (run::Wave::later). The run ends with this wave

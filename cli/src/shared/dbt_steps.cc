@@ -67,6 +67,14 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
                                "content PostgreSQL, Snowflake or BigQuery fingerprints by a scan).");
     options.content_max_bytes = bytes;
   }
+  const std::string identity = ctx.env.getenv("ODS_RELATION_IDENTITY");
+  if (identity == "off") {
+    options.relation_identity = false;
+  } else if (!identity.empty() && identity != "on") {
+    return fail("usage", "ODS_RELATION_IDENTITY is '" + identity +
+                             "': it must be 'on' (the default: a reused relation must be the one ODS built) or 'off' "
+                             "(its existence only, for a warehouse copied or restored as a whole).");
+  }
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
     const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||

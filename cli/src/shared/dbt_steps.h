@@ -39,8 +39,9 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
 // The content limit and hash expression of the warehouses that read metadata (WarehouseOptions):
 // $ODS_CONTENT_MAX_BYTES (a whole number of bytes; unset: no source is fingerprinted by content on
 // Snowflake and BigQuery) and $ODS_SNOWFLAKE_CONTENT_HASH (an aggregate expression over the rows;
-// unset: hash_agg(*)). Errors: "usage" naming the variable when the number is not a whole number
-// or the expression is empty, longer than 500 characters, or holds a ';', a comment or a line break.
+// unset: hash_agg(*)) and $ODS_RELATION_IDENTITY ("on", the default, or "off"). Errors: "usage"
+// naming the variable when the number is not a whole number, the expression is empty, longer than
+// 500 characters, or holds a ';', a comment or a line break, or the identity setting is neither.
 [[nodiscard]] Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx);
 
 // The probe (one dbt show call, or `parts` at once) with a step line; its warnings are printed

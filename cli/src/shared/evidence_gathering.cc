@@ -7,10 +7,12 @@
 #include "flag_names.h"
 #include "ods/bigquery/bigquery_versions.h"
 #include "ods/content/content_versions.h"
+#include "ods/dbt/duckdb_identity.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
+#include "ods/postgres/postgres_identity.h"
 #include "ods/postgres/postgres_versions.h"
 #include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
@@ -44,7 +46,19 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
   return nullptr;
 }
 
+// Which warehouse gives its relations an identity, and the statements that read it (relation
+// kind -> statement; empty: none, the relation is checked to exist only).
+std::map<std::string, std::string> relation_identity_statements(const std::string& adapter_type) {
+  if (adapter_type == "postgres") return postgres::identity_statements();
+  if (adapter_type == "duckdb") return dbt::duckdb_identity_statements();
+  return {};
+}
+
 }  // namespace
+
+bool relation_identity_readable(const std::string& adapter_type) {
+  return !relation_identity_statements(adapter_type).empty();
+}
 
 run::ProbeDetails probe_details_of(const GatheredEvidence& evidence) {
   return run::ProbeDetails{evidence.strategy, evidence.call_seconds, evidence.probe_seconds, evidence.warnings};
@@ -57,29 +71,45 @@ bool content_covers_schema(const std::string& adapter_type) {
   return provider != nullptr && provider->content_covers_schema();
 }
 
-std::map<std::string, planner::DataVersion> measure_contents(
-    DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options, const std::string& target_dir,
-    const std::vector<std::string>& nodes, const std::string& now, std::vector<std::string>& warnings) {
-  std::map<std::string, planner::DataVersion> out;
+BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options,
+                                    const std::string& target_dir, const std::vector<std::string>& content_nodes,
+                                    bool identities, const std::string& now, std::vector<std::string>& warnings) {
+  BuiltRelations out;
   auto provider = change_provider_for(adapter_type, options);
-  if (!provider || nodes.empty()) return out;
-  contracts::ProbeRequest request = provider->content_request();
+  const bool contents = provider != nullptr && !content_nodes.empty();
+  if (identities) identities = relation_identity_readable(adapter_type);
+  if (!contents && !identities) return out;
+  contracts::ProbeRequest request = contents ? provider->content_request() : contracts::ProbeRequest{};
   request.sources = false;
-  request.nodes = false;
-  request.content_nodes = nodes;
+  request.nodes = identities;
+  request.content_nodes = contents ? content_nodes : std::vector<std::string>{};
+  if (identities) request.identity_statements = relation_identity_statements(adapter_type);
   auto probe = dbt::make_show_probe(dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}});
   auto report = probe->probe(request);
   if (!report) {
-    warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
-                       "); their readers won't cut off on them");
+    if (contents)
+      warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
+                         "); their readers won't cut off on them");
+    if (identities)
+      warnings.push_back("the identity of the built relations could not be read (" + report.error().message +
+                         "); they are recorded without one, and their next reuse checks only that they exist");
     return out;
   }
+  out.identities = std::move(report->relation_identities);
+  if (!contents) return out;
   // The provider reads relations' answers the same way for sources and for nodes.
   contracts::ProbeReport as_sources;
   as_sources.sources = std::move(report->contents);
   for (auto& v : provider->versions(as_sources, now))
-    if (v.version && planner::allows_reuse(v.version->exactness)) out.emplace(v.source_id, std::move(*v.version));
+    if (v.version && planner::allows_reuse(v.version->exactness))
+      out.contents.emplace(v.source_id, std::move(*v.version));
   return out;
+}
+
+std::map<std::string, planner::DataVersion> measure_contents(
+    DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options, const std::string& target_dir,
+    const std::vector<std::string>& nodes, const std::string& now, std::vector<std::string>& warnings) {
+  return read_built_relations(dbt, adapter_type, options, target_dir, nodes, false, now, warnings).contents;
 }
 
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
@@ -95,6 +125,9 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   } else {
     request.sources = false;  // nothing to read for versions; still check relations
   }
+  // The relations' identities in the same call as their existence (relation_probe 0.9).
+  if (options.relation_identity) request.identity_statements = relation_identity_statements(adapter_type);
+  if (!request.identity_statements.empty()) out.relation_identities.emplace();
   // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
   // artifacts directory (dbt processes running at once must not share one).
   std::vector<std::unique_ptr<DbtSession>> siblings;
@@ -114,6 +147,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   } else {
     out.relations_exist = report->relations_exist;
     out.relation_kinds = report->relation_kinds;
+    if (out.relation_identities) out.relation_identities = report->relation_identities;
     out.target = report->target;
     out.call_seconds = report->call_seconds;
     if (provider) {

@@ -27,12 +27,19 @@ struct WarehouseOptions {
   // kDefaultContentMaxBytes, Snowflake and BigQuery scan nothing (a scan costs money there).
   std::optional<unsigned long long> content_max_bytes;
   std::string snowflake_content_hash;  // empty: hash_agg(*)
+  // $ODS_RELATION_IDENTITY: false ("off") reads and records no relation identity, so a reuse
+  // checks its relation's existence only (a warehouse copied or restored as a whole, whose
+  // every identity differs from the record; docs/warehouses.md, "Relation identity").
+  bool relation_identity = true;
 };
 
 struct GatheredEvidence {
   std::optional<std::map<std::string, bool>> relations_exist;  // nullopt only when nothing could be asked
   std::map<std::string, std::string> relation_kinds;           // node id -> kind as listed (ProbeReport)
-  std::map<std::string, double> probe_seconds;                 // source id -> statement latency
+  // Node id -> its relation's identity (ProbeReport::relation_identities); nullopt when the
+  // adapter gives none (docs/warehouses.md, "Relation identity"): the planner then compares none.
+  std::optional<std::map<std::string, std::string>> relation_identities;
+  std::map<std::string, double> probe_seconds;  // source id -> statement latency
   double call_seconds = 0;
   std::string observed_at;
   std::vector<std::string> warnings;  // e.g. the probe failed, quoting dbt
@@ -62,6 +69,21 @@ bool content_measurable(const std::string& adapter_type);
 // Whether that content also fingerprints the relations' columns (ChangeProvider 0.4), so that
 // early cutoff may follow a code change.
 bool content_covers_schema(const std::string& adapter_type);
+
+// Whether this adapter's relations have an identity the probe reads (relation_identity_statements).
+bool relation_identity_readable(const std::string& adapter_type);
+
+// What a build left in the warehouse, read right after it in one dbt show call: the content of
+// `content_nodes` (as measure_contents) and, where the adapter gives one, every existing node
+// relation's identity (snapshot 1.5 records the built nodes'). A failed call reads neither and
+// says why in `warnings`. Never fails.
+struct BuiltRelations {
+  std::map<std::string, planner::DataVersion> contents;
+  std::map<std::string, std::string> identities;
+};
+BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options,
+                                    const std::string& target_dir, const std::vector<std::string>& content_nodes,
+                                    bool identities, const std::string& now, std::vector<std::string>& warnings);
 
 // Early cutoff: the content of each of `nodes`' relations, measured now with the statements
 // the adapter's ChangeProvider runs for content (content_request), in one dbt show call (artifacts under

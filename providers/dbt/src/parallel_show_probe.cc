@@ -62,6 +62,7 @@ class ParallelShowProbe final : public contracts::RelationProbe {
       if (i == 0) {
         merged.relations_exist = std::move(result->relations_exist);
         merged.relation_kinds = std::move(result->relation_kinds);
+        merged.relation_identities = std::move(result->relation_identities);
       }
       if (i == 0) merged.target = std::move(result->target);
       source_share.merge(result->sources_elsewhere);

@@ -154,6 +154,10 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
     if (answer.contains("nodes") && answer["nodes"].is_object())
       for (const auto& [id, exists] : answer["nodes"].items())
         if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();
+    if (answer.contains("identities") && answer["identities"].is_object())
+      for (const auto& [id, identity] : answer["identities"].items())
+        if (identity.is_string() && !identity.get<std::string>().empty())
+          report.relation_identities[id] = identity.get<std::string>();
     if (answer.contains("node_kinds") && answer["node_kinds"].is_object())
       for (const auto& [id, kind] : answer["node_kinds"].items())
         if (kind.is_string()) report.relation_kinds[id] = kind.get<std::string>();

@@ -32,9 +32,15 @@ namespace {
 // sources and content nodes at its positions in unique-id order and names the others' shares;
 // node existence is share 0's. A split probe refuses dbt-spark's session mode (each process
 // would start its own Spark on one Derby metastore), failing the call with a message that says so.
+// Relation identity (relation_probe 0.9): each existing node relation whose kind has an identity
+// statement gets it with its placeholders filled, and a schema's statements run together, in
+// batches of kIdentityBatch joined by `union all` (one query per batch, not one per relation);
+// a NULL identity is left out.
 constexpr const char* kProgram = R"JINJA(
-{%- set ods = {'sources': {}, 'nodes': {}, 'node_kinds': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
+{%- set ods = {'sources': {}, 'nodes': {}, 'node_kinds': {}, 'identities': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
+{%- set ods_identity = __IDENTITY__ -%}
+{%- set ods_ids = {} -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
 {%- set ods_items = [] -%}
 {%- set ods_share = namespace(mine=__SHARE__, of=__SHARES__) -%}
@@ -107,6 +113,11 @@ constexpr const char* kProgram = R"JINJA(
   {%- if kind == 'node' -%}
     {%- do ods.nodes.update({uid: found is not none}) -%}
     {%- if found is not none and found.kind -%}{%- do ods.node_kinds.update({uid: found.kind}) -%}{%- endif -%}
+    {%- if found is not none and ods_identity.get(found.type) -%}
+      {%- set isql = ods_identity[found.type] | replace('{relation}', found.rel | string) | replace('{database}', (db or '') | replace("'", "''")) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
+      {%- if key not in ods_ids -%}{%- do ods_ids.update({key: []}) -%}{%- endif -%}
+      {%- do ods_ids[key].append("select '" ~ (uid | replace("'", "''")) ~ "', ods_i.identity from (" ~ isql ~ ") as ods_i") -%}
+    {%- endif -%}
   {%- elif found is none -%}
     {%- do answers.update({uid: {'status': 'missing', 'why': 'relation ' ~ db ~ '.' ~ sch ~ '.' ~ ident ~ ' does not exist'}}) -%}
   {%- else -%}
@@ -153,15 +164,25 @@ constexpr const char* kProgram = R"JINJA(
       {%- do answers.update({uid: answer}) -%}
     {%- endif -%}
   {%- endif -%}
+{%- endfor -%}
+{%- for key, selects in ods_ids.items() -%}
+  {%- for chunk in selects | batch(__IDENTITY_BATCH__) -%}
+    {%- set res = run_query(chunk | join(' union all ')) -%}
+    {%- for r in res.rows -%}
+      {%- if r[1] is not none -%}{%- do ods.identities.update({r[0] | string: r[1] | string}) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
 {%- endfor -%}{%- endif -%}
 {%- set ods_target = {} -%}
 {%- for field in ['schema', 'database', 'name', 'type'] -%}
   {%- if target.get(field) is string -%}{%- do ods_target.update({field: target.get(field)}) -%}{%- endif -%}
 {%- endfor -%}
-select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'node_kinds': ods.node_kinds, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere, 'target': ods_target}) | string).encode('utf-8').hex() }}' as ods_probe
+select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'node_kinds': ods.node_kinds, 'identities': ods.identities, 'contents': ods.contents, 'sources_elsewhere': ods.sources_elsewhere, 'contents_elsewhere': ods.contents_elsewhere, 'target': ods_target}) | string).encode('utf-8').hex() }}' as ods_probe
 )JINJA";
 
 constexpr std::size_t kMaxContentListBytes = 64 * 1024;
+// How many relations' identity statements one query joins (a 5k-node schema: 10 queries).
+constexpr std::size_t kIdentityBatch = 500;
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
@@ -198,6 +219,9 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   replace_all(program, "__BRANCHES__", branches.dump());
   replace_all(program, "__SOURCES__", request.sources ? "True" : "False");
   replace_all(program, "__NODES__", request.nodes ? "True" : "False");
+  // A map of strings is a valid Jinja dict literal; an empty map is {} (no identity read).
+  replace_all(program, "__IDENTITY__", nlohmann::json(request.identity_statements).dump());
+  replace_all(program, "__IDENTITY_BATCH__", std::to_string(kIdentityBatch));
   replace_all(program, "__SHARE__", std::to_string(request.share));
   replace_all(program, "__SHARES__", std::to_string(request.shares == 0 ? 1 : request.shares));
   // One command-line argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN): a longer list

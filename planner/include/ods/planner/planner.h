@@ -23,6 +23,13 @@ struct PlanOptions {
   // the REUSE says existence was not checked (exactness none). `false`: the relation is
   // missing -> BUILD relation_missing. Nodes absent from a non-null map -> relation_unverified.
   std::optional<std::map<std::string, bool>> relations_exist;
+  // The identity of each existing relation as the warehouse gives it now, by node id (opaque
+  // strings, compared for equality only; docs/warehouses.md). nullopt: not asked (a REUSE says
+  // the identity was not checked). Set: a reuse candidate whose build recorded an identity
+  // (NodeState::relation_identity) BUILDs relation_changed_outside when the identity now
+  // differs, relation_unverified when it has none now; one with none recorded is checked to
+  // exist only, as before identities were recorded.
+  std::optional<std::map<std::string, std::string>> relation_identities = {};
   // Early cutoff's later waves (docs/early-cutoff.md): nodes already built earlier in this
   // run, by id -> true when built for code (their own or upstream), false when built for data
   // only. They get no entry; their readers see them as built, a code build as rule 5 does, a
@@ -63,6 +70,9 @@ struct RunOutcome {
   // they read (a code change never cuts off).
   std::map<std::string, DataVersion> node_contents = {};
   std::vector<std::string> built_for_code = {};
+  // Snapshot 1.5: node id -> its relation's identity read right after this run built it
+  // (absent: not read; the node is then recorded without one).
+  std::map<std::string, std::string> node_identities = {};
   // A test-only run (`ods state test`, #220): it built nothing, so node_status is ignored and
   // every build is kept as it was; only the check results count.
   bool checks_only = false;

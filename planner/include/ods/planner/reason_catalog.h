@@ -50,6 +50,8 @@ inline constexpr ReasonCode kReasonCodes[] = {
     {"formatting_only", ReasonAction::reuse_detail, "14", "Only comments or whitespace of the code changed."},
     {"relation_missing", ReasonAction::build_for_data, "ADR-0016", "The node's relation no longer exists."},
     {"relation_unverified", ReasonAction::build_for_data, "ADR-0016", "The node's relation couldn't be checked."},
+    {"relation_changed_outside", ReasonAction::build_for_data, "ADR-0016",
+     "The node's relation is not the one ODS recorded at its last build."},
     {"checks_not_passed", ReasonAction::build_for_data, "checks",
      "Checks that run only with the node's build have not passed on its current build."},
     {"not_tested", ReasonAction::check_run, "checks", "No pass of the checks is recorded on what they vouch for."},

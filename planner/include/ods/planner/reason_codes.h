@@ -34,6 +34,7 @@ inline constexpr std::string_view kEarlyCutoff = listed("early_cutoff");
 inline constexpr std::string_view kFormattingOnly = listed("formatting_only");
 inline constexpr std::string_view kRelationMissing = listed("relation_missing");
 inline constexpr std::string_view kRelationUnverified = listed("relation_unverified");
+inline constexpr std::string_view kRelationChangedOutside = listed("relation_changed_outside");
 inline constexpr std::string_view kChecksNotPassed = listed("checks_not_passed");
 // Check plans (`ods state test`).
 inline constexpr std::string_view kNotTested = listed("not_tested");

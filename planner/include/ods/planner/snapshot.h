@@ -12,7 +12,7 @@ namespace ods::planner {
 
 struct SchemaVersion {
   int major = 1;
-  int minor = 4;
+  int minor = 5;
   // A reader of version *this reads `doc` when the major is equal and doc's minor is not newer.
   bool can_read(const SchemaVersion& doc) const { return doc.major == major && doc.minor <= minor; }
   std::string to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
@@ -21,7 +21,9 @@ struct SchemaVersion {
 // parent it read. Older documents read with both absent (unknown: no cutoff, rule 2).
 // 1.4 (additive, compile key): the compile key of the code a node was last built or reused
 // with. Older documents read without it (no key: the node is compiled, rule 2).
-inline constexpr SchemaVersion kSnapshotSchema{1, 4};
+// 1.5 (additive, relation identity): the identity of a node's relation read right after its
+// build. Older documents read without it (none recorded: the relation is checked to exist only).
+inline constexpr SchemaVersion kSnapshotSchema{1, 5};
 
 // The last pass of a node's or source's checks.
 struct TestRecord {
@@ -48,6 +50,9 @@ struct NodeState {
   // 1.4: the compile key (NodeInput::compile_key) whose compiled SQL gave fingerprint's `sql`
   // component; empty: none recorded.
   std::string compile_key;
+  // 1.5: its relation's identity as the warehouse gave it right after its build
+  // (contracts::ProbeReport::relation_identities, opaque); empty: none recorded.
+  std::string relation_identity;
 };
 
 struct SourceState {

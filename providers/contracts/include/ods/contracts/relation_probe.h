@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.8, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.9, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -22,6 +22,10 @@
 // name), for hooks that read them (docs/hook-digest.md).
 // 0.8 (additive): a report may say each existing node relation's kind as listed
 // (ProbeReport::relation_kinds), for the compile key's is_incremental() (docs/compile-key.md).
+// 0.9 (additive): a request may give, per relation kind, a statement that reads an existing node
+// relation's identity (ProbeRequest::identity_statements); the report carries each identity
+// read (ProbeReport::relation_identities), read in the same call as the relation check, so the
+// planner can tell a relation ODS built from one rewritten since (docs/warehouses.md).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -83,6 +87,12 @@ struct ProbeRequest {
   // share 0. The others are reported as elsewhere (ProbeReport), never queried.
   std::size_t share = 0;
   std::size_t shares = 1;
+  // 0.9: relation kind ("table", "view") -> a read-only SELECT of one row whose `identity`
+  // column is the relation's identity as text (NULL: none to give), with the placeholders of
+  // ProbeStatement and {database}; run on each existing node relation of that kind when `nodes`
+  // is set (the implementation may run a schema's relations' statements together, as one
+  // statement). Empty: no identity read. A kind without a statement gets none.
+  std::map<std::string, std::string> identity_statements = {};
 };
 
 using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
@@ -109,6 +119,9 @@ struct ProbeReport {
   // 0.8: node id -> its relation's kind as the warehouse lists it, lower case ("table", "view",
   // "materialized_view" ...), for existing relations whose listing names one; absent: not known.
   std::map<std::string, std::string> relation_kinds;
+  // 0.9: node id -> its relation's identity as read by identity_statements, for existing
+  // relations whose statement gave one; absent: not asked, not read, or NULL.
+  std::map<std::string, std::string> relation_identities;
   std::map<std::string, ProbeAnswer> contents;  // 0.3: node id -> answer, for each content_nodes id
   double call_seconds = 0;                      // the whole call, start-up included, before its answer is read
   // 0.4: with shares > 1, the source and content-node ids left to the other shares -> their share

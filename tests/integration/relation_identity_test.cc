@@ -1,0 +1,237 @@
+// A reused relation is the one ODS recorded (issue 38 item 4, docs/warehouses.md "Relation
+// identity"): after `ods state run` built and recorded examples/shop, each way of writing a
+// model's relation outside ODS must make the next run build it (relation_changed_outside), never
+// reuse it. On a real PostgreSQL (a private server: a restart must not disturb other suites)
+// and on real DuckDB.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/postgres_server.h"
+#include "harness/relation_contents.h"
+#include "harness/shop_baseline.h"
+
+namespace ods::testing {
+namespace {
+
+constexpr const char* kFctOrders = "models/marts/fct_orders.sql";
+// fct_orders' amounts three times over: the other code of a `dbt run -s fct_orders` outside ODS.
+constexpr const char* kAmount = "    o.amount,\n";
+constexpr const char* kTripled = "    o.amount * 3 as amount,\n";
+
+nlohmann::json parse_document(const ProcessResult& r) {
+  auto doc = nlohmann::json::parse(r.output, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
+  return doc.is_discarded() ? nlohmann::json::object() : doc;
+}
+
+// fct_orders is built again because its relation is not the one recorded, and says both identities.
+void expect_changed_outside(const nlohmann::json& plan) {
+  const auto& fct = entry(plan, "fct_orders");
+  EXPECT_EQ(decision(fct), "build:relation_changed_outside") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  const std::string value = identity->value("value", "");
+  EXPECT_EQ(value.rfind("recorded ", 0), 0u) << value;
+  EXPECT_NE(value.find(", now "), std::string::npos) << value;
+}
+
+// The project's runs, on either warehouse: `ods state run` (optionally --dry-run) as JSON.
+class IdentityRuns {
+ protected:
+  nlohmann::json ods_run(bool dry_run) {
+    std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project_->dir().string()};
+    if (dry_run) args.push_back("--dry-run");
+    args.insert(args.end(), target_.begin(), target_.end());
+    ProcessResult r = project_->ods(args);
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+    return parse_document(r);
+  }
+  nlohmann::json plan() { return ods_run(true).value("plan", nlohmann::json::object()); }
+
+  // `dbt run -s fct_orders` with its amounts tripled, then the code reverted: fct_orders holds
+  // other rows than ODS's build while the code is the recorded code again.
+  void rewrite_fct_orders_outside() {
+    const std::string code = project_->read(kFctOrders);
+    project_->replace_in(kFctOrders, kAmount, kTripled);
+    std::vector<std::string> args{"run", "-s", "fct_orders"};
+    args.insert(args.end(), target_.begin(), target_.end());
+    ODS_ASSERT_OK(project_->dbt(args));
+    project_->write(kFctOrders, code);
+  }
+
+  std::optional<DbtProject> project_;
+  std::vector<std::string> target_;
+};
+
+// --- PostgreSQL ---
+
+constexpr const char* kDatabase = "shop";
+constexpr const char* kLoaded = "shop_identity_loaded";  // the raw tables only, the template of each case
+
+PostgresServer* server() {
+  static std::unique_ptr<PostgresServer> s;
+  static std::string why;
+  if (!s && why.empty()) {
+    auto started = PostgresServer::start({.user = "postgres", .database = kLoaded});
+    if (started) {
+      s = std::move(*started);
+    } else {
+      why = started.error();
+    }
+  }
+  EXPECT_TRUE(why.empty()) << why;
+  return s.get();
+}
+
+class PostgresRelationIdentity : public ::testing::Test, protected IdentityRuns {
+ protected:
+  static void SetUpTestSuite() {
+    PostgresServer* pg = server();
+    if (!pg) return;
+    DbtProject loader("shop");
+    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  }
+
+  // A fresh database of the raw tables, examples/shop built and recorded in it by `ods state run`.
+  void SetUp() override {
+    pg_ = server();
+    ASSERT_NE(pg_, nullptr);
+    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
+    project_.emplace("shop");
+    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
+                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase});
+    target_ = {"--target", "pg"};
+    const nlohmann::json first = ods_run(false);
+    ASSERT_EQ(decision(entry(first.value("plan", nlohmann::json::object()), "fct_orders")), "build:never_built");
+    built_rows_ = rows();
+  }
+
+  void TearDown() override {
+    project_.reset();
+    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+  }
+
+  void sql(const std::string& statements) { ODS_ASSERT_OK(pg_->psql(statements, kDatabase)); }
+
+  // fct_orders' rows: their count and an order-independent sum of their text's hashes.
+  std::string rows() {
+    return pg_
+        ->psql("select count(*) || '/' || coalesce(sum(hashtext(t::text)::bigint), 0) from main.fct_orders t",
+               kDatabase)
+        .output;
+  }
+
+  PostgresServer* pg_ = nullptr;
+  std::string built_rows_;  // fct_orders as ODS's first build (dbt build of the same code) left it
+};
+
+TEST_F(PostgresRelationIdentity, AnUntouchedRelationIsReusedOnItsRecordedIdentity) {
+  const auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "reuse:unchanged") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  EXPECT_EQ(identity->value("exactness", ""), "exact") << fct.dump(2);
+  EXPECT_EQ(identity->value("value", "").rfind("oid=", 0), 0u) << fct.dump(2);
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << entry(p, "stg_orders").dump(2);  // a view
+}
+
+// The main case: a `dbt run` with other code, the code reverted. Without the identity the run
+// reuses fct_orders (its code and inputs are the recorded ones) and keeps the tripled amounts.
+TEST_F(PostgresRelationIdentity, ADbtRunWithOtherCodeThenRevertedBuildsTheRelationAgain) {
+  rewrite_fct_orders_outside();
+  ASSERT_NE(rows(), built_rows_) << "the outside run changed nothing";
+  const nlohmann::json run = ods_run(false);
+  expect_changed_outside(run.value("plan", nlohmann::json::object()));
+  EXPECT_EQ(rows(), built_rows_) << "fct_orders must hold what dbt build of the recorded code gives";
+  // The build recorded the new identity: the next run reuses it.
+  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+}
+
+TEST_F(PostgresRelationIdentity, ATableReplacedByHandWithTheSameRowsBuilds) {
+  sql("create table main.fct_orders_copy as select * from main.fct_orders; drop table main.fct_orders cascade; "
+      "alter table main.fct_orders_copy rename to fct_orders");
+  expect_changed_outside(plan());
+}
+
+TEST_F(PostgresRelationIdentity, TruncateAndReloadWithTheSameRowsBuilds) {
+  sql("create temporary table c as select * from main.fct_orders; truncate main.fct_orders; "
+      "insert into main.fct_orders select * from c");
+  expect_changed_outside(plan());
+}
+
+TEST_F(PostgresRelationIdentity, VacuumFullBuilds) {
+  sql("vacuum full main.fct_orders");
+  expect_changed_outside(plan());
+}
+
+TEST_F(PostgresRelationIdentity, ATableRenamedAwayAndAnotherRenamedIntoItsPlaceBuilds) {
+  sql("create table main.fct_orders_next (like main.fct_orders including all); "
+      "insert into main.fct_orders_next select * from main.fct_orders; "
+      "alter table main.fct_orders rename to fct_orders_old; alter table main.fct_orders_next rename to fct_orders");
+  expect_changed_outside(plan());
+}
+
+// The statement's session ends with psql, which flushes its counts (docs/warehouses.md).
+TEST_F(PostgresRelationIdentity, AnUpdateInPlaceBuilds) {
+  sql("update main.fct_orders set amount = amount * 3 where order_id = (select min(order_id) from main.fct_orders)");
+  expect_changed_outside(plan());
+}
+
+// The counters are gone after a reset: unknown, so the table builds, never reused on a guess.
+TEST_F(PostgresRelationIdentity, AStatisticsResetBuilds) {
+  sql("select pg_stat_reset()");
+  expect_changed_outside(plan());
+}
+
+// --- DuckDB ---
+
+class DuckDbRelationIdentity : public ::testing::Test, protected IdentityRuns {
+ protected:
+  void SetUp() override {
+    project_.emplace("shop");
+    ODS_ASSERT_OK(project_->generate_data());
+    ods_run(false);
+    built_rows_ = rows();
+  }
+
+  std::string rows() {
+    const auto contents = relation_contents(*project_, duckdb_warehouse(), {"fct_orders"});
+    return contents.contains("fct_orders") ? contents.at("fct_orders") : "";
+  }
+
+  std::string built_rows_;
+};
+
+TEST_F(DuckDbRelationIdentity, ADbtRunWithOtherCodeThenRevertedBuildsTheRelationAgain) {
+  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+  rewrite_fct_orders_outside();
+  ASSERT_NE(rows(), built_rows_) << "the outside run changed nothing";
+  const nlohmann::json run = ods_run(false);
+  expect_changed_outside(run.value("plan", nlohmann::json::object()));
+  EXPECT_EQ(rows(), built_rows_) << "fct_orders must hold what dbt build of the recorded code gives";
+  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+}
+
+// No field of DuckDB's catalog moves with an UPDATE in place; the content identity does.
+TEST_F(DuckDbRelationIdentity, AnUpdateInPlaceBuilds) {
+  ODS_ASSERT_OK(project_->sql(
+      "update main.fct_orders set amount = amount * 3 where order_id = (select min(order_id) from main.fct_orders)"));
+  expect_changed_outside(plan());
+}
+
+// The same rows and columns under a new table: what ODS built is what it holds, so it is reused.
+TEST_F(DuckDbRelationIdentity, ATableReplacedWithTheSameRowsIsTheSameContent) {
+  ODS_ASSERT_OK(
+      project_->sql("create table main.fct_orders_copy as select * from main.fct_orders; drop table main.fct_orders; "
+                    "alter table main.fct_orders_copy rename to fct_orders"));
+  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+}
+
+}  // namespace
+}  // namespace ods::testing
