@@ -63,9 +63,9 @@ for flags in shapes:
     out.append([json.loads(line)["unique_id"] for line in r.result])
 print(json.dumps(out))
 )";
-  ProcessResult r = run_process({(p.venv() / "python").string(), "-c", script, p.dir().string(),
-                                 nlohmann::json(shapes).dump()},
-                                p.dir(), {"DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});
+  ProcessResult r =
+      run_process({(p.venv() / "python").string(), "-c", script, p.dir().string(), nlohmann::json(shapes).dump()},
+                  p.dir(), {"DBT_SEND_ANONYMOUS_USAGE_STATS=false", "DO_NOT_TRACK=1"});
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   std::vector<Ids> out;
   std::string last = r.output;  // the script's document is its last line (dbt prints the ids before it)

@@ -18,8 +18,7 @@ Result<void> refuse_foreign_selection(const CommandContext& ctx, const dbt::Sele
 }
 
 Result<dbt::ResolvedSelection> resolve_selection(const CommandContext& ctx, DbtSession& session,
-                                                 const dbt::SelectionFlags& flags,
-                                                 const planner::ProjectInputs& inputs,
+                                                 const dbt::SelectionFlags& flags, const planner::ProjectInputs& inputs,
                                                  const std::vector<std::string>& extra) {
   const auto started = std::chrono::steady_clock::now();
   ODS_TRY(auto ids, dbt::list_selected(session, flags, extra));

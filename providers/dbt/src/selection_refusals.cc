@@ -58,10 +58,20 @@ Result<void> check_text(const std::string& text, const std::string& where) {
 
 // Keys of a selector definition's maps that are not methods.
 bool is_keyword(const std::string& key) {
-  static const std::set<std::string> kKeywords{"method",      "value",          "union",    "intersection",
-                                               "exclude",     "parents",        "children", "parents_depth",
-                                               "children_depth", "childrens_parents", "indirect_selection",
-                                               "name",        "description",    "default"};
+  static const std::set<std::string> kKeywords{"method",
+                                               "value",
+                                               "union",
+                                               "intersection",
+                                               "exclude",
+                                               "parents",
+                                               "children",
+                                               "parents_depth",
+                                               "children_depth",
+                                               "childrens_parents",
+                                               "indirect_selection",
+                                               "name",
+                                               "description",
+                                               "default"};
   return kKeywords.contains(key);
 }
 
@@ -72,7 +82,8 @@ class DefinitionWalk {
   Result<void> selector(const std::string& name) {
     if (!seen_.insert(name).second || !selectors_.IsSequence()) return {};
     for (const auto& entry : selectors_) {
-      if (entry.IsMap() && entry["name"] && entry["name"].IsScalar() && entry["name"].Scalar() == name && entry["definition"])
+      if (entry.IsMap() && entry["name"] && entry["name"].IsScalar() && entry["name"].Scalar() == name &&
+          entry["definition"])
         return node(entry["definition"]);
     }
     return {};  // dbt says the name is unknown

@@ -34,19 +34,32 @@ std::string printed(const std::string& id) {
 
 TEST(Selection, OneDbtLsWithTheFlagsGiven) {
   const Ids args = list_arguments({"+fct_orders tag:x,path:models", "stg_a", "nightly"}, {"--target-path", "t"});
-  const Ids expected{"ls",       "--no-write-json", "--output",    "json",  "--output-keys", "unique_id",
-                     "--select", "+fct_orders tag:x,path:models", "--exclude", "stg_a", "--selector",
-                     "nightly",  "--target-path",   "t"};
+  const Ids expected{"ls",
+                     "--no-write-json",
+                     "--output",
+                     "json",
+                     "--output-keys",
+                     "unique_id",
+                     "--select",
+                     "+fct_orders tag:x,path:models",
+                     "--exclude",
+                     "stg_a",
+                     "--selector",
+                     "nightly",
+                     "--target-path",
+                     "t"};
   EXPECT_EQ(args, expected);
-  EXPECT_EQ(list_arguments({"", "", "nightly"}), (Ids{"ls", "--no-write-json", "--output", "json", "--output-keys",
-                                                      "unique_id", "--selector", "nightly"}));
+  EXPECT_EQ(list_arguments({"", "", "nightly"}),
+            (Ids{"ls", "--no-write-json", "--output", "json", "--output-keys", "unique_id", "--selector", "nightly"}));
 }
 
 TEST(Selection, ReadsTheIdsDbtPrintedAndSkipsOtherEvents) {
   FakeDbt dbt;
   dbt.result.events = {R"({"info": {"name": "MainReportVersion", "msg": "Running with dbt"}, "data": {}})",
-                       printed("model.shop.fct_orders"), printed("source.shop.raw.orders"),
-                       R"({"info": {"name": "Note"}, "data": {"msg": "unique_id is a word"}})", "not json unique_id",
+                       printed("model.shop.fct_orders"),
+                       printed("source.shop.raw.orders"),
+                       R"({"info": {"name": "Note"}, "data": {"msg": "unique_id is a word"}})",
+                       "not json unique_id",
                        printed("test.shop.unique_fct_orders_order_id.1")};
   auto ids = list_selected(dbt, {"+fct_orders", "", ""});
   ASSERT_TRUE(ids) << ids.error().message;
@@ -98,8 +111,9 @@ std::string refusal(const SelectionFlags& flags, const fs::path& yml = {}) {
 }
 
 TEST(Selection, StateResultAndSourceStatusAreRefusedWithTheReason) {
-  EXPECT_NE(refusal({"state:modified+", "", ""}).find("--select: selector 'state:modified+' is not for ODS: ODS "
-                                                      "decides what changed from its own recorded state"),
+  EXPECT_NE(refusal({"state:modified+", "", ""})
+                .find("--select: selector 'state:modified+' is not for ODS: ODS "
+                      "decides what changed from its own recorded state"),
             std::string::npos);
   EXPECT_NE(refusal({"fct_orders 2+state:modified.body", "", ""}).find("'2+state:modified.body'"), std::string::npos);
   EXPECT_NE(refusal({"tag:x,result:error", "", ""}).find("'result:error'"), std::string::npos);
@@ -146,7 +160,7 @@ TEST(Selection, ASelectorsDefinitionIsCheckedThroughTheSelectorsItNames) {
   EXPECT_NE(refusal({"", "", "via"}, yml).find("'state:modified'"), std::string::npos);
   EXPECT_NE(refusal({"", "", "keyvalue"}, yml).find("'result:error'"), std::string::npos);
   EXPECT_NE(refusal({"", "", "text"}, yml).find("'source_status:fresher+'"), std::string::npos);
-  EXPECT_EQ(refusal({"", "", "nosuch"}, yml), "");            // dbt says it is unknown
+  EXPECT_EQ(refusal({"", "", "nosuch"}, yml), "");                // dbt says it is unknown
   EXPECT_EQ(refusal({"", "", "nightly"}, dir / "none.yml"), "");  // dbt says the file is missing
   fs::remove_all(dir);
 }
