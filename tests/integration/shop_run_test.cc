@@ -190,12 +190,13 @@ TEST_P(ShopRun, WithoutTheDriverAModelEditedWhileDbtBuildsIsRecordedAsDbtBuiltIt
 TEST_P(ShopRun, ExcludeLeavesNodesOutOfThePlanTheBuildAndTheRecord) {
   ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
   const std::size_t recorded_before = snapshots(*project_, *warehouse_).size();
-  std::vector<std::string> bad{
-      "state", "run", "--profiles-dir", project_->dir().string(), "--exclude", "resource_type:model"};
+  std::vector<std::string> bad{"state",     "run",           "--profiles-dir", project_->dir().string(),
+                               "--exclude", "state:modified"};
   for (const auto& arg : warehouse_->target_args()) bad.push_back(arg);
   ProcessResult refused = project_->ods(bad);
   EXPECT_EQ(refused.exit_code, 2) << refused.errors;
-  EXPECT_NE(refused.errors.find("--exclude: selector 'resource_type:model' is not supported"), std::string::npos)
+  EXPECT_NE(refused.errors.find("--exclude: selector 'state:modified' is not for ODS: ODS decides what changed"),
+            std::string::npos)
       << refused.errors;
   EXPECT_EQ(snapshots(*project_, *warehouse_).size(), recorded_before) << "a refused selection recorded something";
 

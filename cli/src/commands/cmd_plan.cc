@@ -8,9 +8,10 @@
 
 #include "command_summary.h"
 #include "commands.h"
+#include "dbt_selection.h"
+#include "dbt_steps.h"
 #include "flag_names.h"
 #include "next_run_plan.h"
-#include "ods/dbt/selector.h"
 #include "ods/planner/json_io.h"
 #include "plan_format.h"
 #include "plan_markdown.h"
@@ -51,8 +52,9 @@ Result<std::optional<Head>> read_recorded_head(const CommandContext& ctx, const 
 // Plans the project in ctx against its recorded state. Reads only.
 // Without --select, the recorded state is read on a second thread while the project is
 // assembled: the store is opened only once the artifacts are read and accepted, as before.
-// With --select it is read after the selection is resolved, so a bad selection leaves the
-// store unopened.
+// With a selection (--select, --exclude, --selector) it is read after dbt resolved the selection
+// (one `dbt ls` on the project, dbt_selection.h; a refused method before it), so a bad selection
+// leaves the store unopened.
 // The plan's notice: one sentence when the artifacts cannot show what a run would see (nodes
 // without compiled code, as a selective `dbt build` or a `dbt parse` leaves them; no source
 // measured, without `dbt source freshness`); "" when they can.
@@ -82,7 +84,10 @@ std::string blind_spots(const planner::ProjectInputs& inputs) {
 Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& args, std::string* notice) {
   std::future<Result<std::optional<Head>>> head_read;
   std::function<void(const std::string&)> before_assembly;
-  if (!args.has(kFlagSelect)) {
+  const dbt::SelectionFlags selected = selection_flags(args);
+  if (selected.any()) {
+    ODS_TRY_VOID(refuse_foreign_selection(ctx, selected));
+  } else {
     before_assembly = [&](const std::string& project_name) {
       head_read = std::async(std::launch::async, read_recorded_head, std::cref(ctx), project_name);
     };
@@ -91,10 +96,10 @@ Result<planner::ExecutionPlan> make_plan(CommandContext& ctx, const ParsedArgs& 
   if (!project) return std::unexpected(project.error());
   planner::PlanOptions options;
   options.now = ctx.env.now();
-  if (args.has(kFlagSelect)) {
-    auto selected = dbt::resolve_selection(project->inputs, args.get(kFlagSelect), ctx.target_dir / "manifest.json");
-    if (!selected) return std::unexpected(selected.error());
-    options.selected = *selected;
+  if (selected.any()) {
+    auto session = make_dbt_session(ctx, dbt_options(args, ctx));
+    ODS_TRY(auto selection, resolve_selection(ctx, *session, selected, project->inputs, target_path_flags(args, ctx)));
+    options.selected = std::move(selection.nodes);
   }
   auto read = head_read.valid() ? head_read.get() : read_recorded_head(ctx, project->inputs.project);
   if (!read) return std::unexpected(read.error());

@@ -115,14 +115,20 @@ std::vector<FlagSpec> next_run_flags() {
 const std::vector<Command>& state_commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "say, for every node, whether it can be reused or must be built, and why",
-       with_summary_flags({{kFlagSelect, true,
-                            "dbt-style selection: names, unique ids, source:<name>, tag:<tag>, path:<path>, "
-                            "config.<key>:<value>, with + operators"}}),
+       with_summary_flags(
+           {{kFlagSelect, true,
+             "dbt selection, resolved by dbt (dbt ls): every selector dbt accepts except state:, "
+             "result:, source_status:"},
+            {kFlagExclude, true, "nodes to leave out of the selection, same syntax"},
+            {kFlagSelector, true, "a YAML selector of the project's selectors.yml"},
+            {kFlagDbt, true, "the dbt executable that resolves a selection (default: $ODS_DBT, else dbt)"},
+            {kFlagProfilesDir, true, "passed to dbt"}}),
        cmd_plan},
       {"run", "compile, read the warehouse for evidence, plan, build only what must be built, record the run",
        with_summary_flags(
-           {{kFlagSelect, true, "dbt-style selection (see plan)"},
+           {{kFlagSelect, true, "dbt selection (see plan)"},
             {kFlagExclude, true, "nodes to leave out of the selection, same syntax"},
+            {kFlagSelector, true, "a YAML selector of the project's selectors.yml"},
             {kFlagDryRun, false, "plan and print; build and record nothing, write no state"},
             {kFlagCutoff, true,
              "early cutoff's waves: auto (where the spared nodes' recorded build time exceeds "
@@ -148,8 +154,9 @@ const std::vector<Command>& state_commands() {
        cmd_pr},
       {"test", "run only the checks (dbt tests) not yet passed on the recorded builds and sources, record the results",
        with_summary_flags(
-           {{kFlagSelect, true, "dbt-style selection (see plan); sources count when named or reached as ancestors"},
+           {{kFlagSelect, true, "dbt selection (see plan); sources count when dbt selects them"},
             {kFlagExclude, true, "nodes and sources whose checks to leave out, same syntax"},
+            {kFlagSelector, true, "a YAML selector of the project's selectors.yml"},
             {kFlagDryRun, false, "decide and print; run and record nothing"},
             {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
             {kFlagProfilesDir, true, "passed to dbt"},

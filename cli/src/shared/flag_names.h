@@ -2,13 +2,14 @@
 // The names of `ods`'s flags, declared once: the flag tables (common_flags, the commands' and
 // `ods pod`'s), the parser (cli_args.cc), the commands that read them, and the dbt command lines
 // ODS builds use these constants, so a misspelt flag is a compile error. The flags ODS shares
-// with dbt (--select, --exclude, --project-dir, --target, --target-path, --profiles-dir) carry
+// with dbt (--select, --exclude, --selector, --project-dir, --target, --target-path, --profiles-dir) carry
 // dbt's names and mean what they mean to dbt, so the same constant also builds dbt's arguments.
 namespace ods::cli {
 
 // Shared with dbt.
 inline constexpr char kFlagSelect[] = "--select";
 inline constexpr char kFlagExclude[] = "--exclude";
+inline constexpr char kFlagSelector[] = "--selector";  // a YAML selector of selectors.yml
 inline constexpr char kFlagProjectDir[] = "--project-dir";
 inline constexpr char kFlagTarget[] = "--target";
 inline constexpr char kFlagTargetPath[] = "--target-path";

@@ -85,6 +85,9 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
 std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                             DeclaredPackages packages, CompileDeferral deferral,
                                             const RecordedSnapshot& recorded) {
+  const dbt::SelectionFlags selected = selection_flags(args);
+  if (auto refused = refuse_foreign_selection(ctx, selected); !refused)
+    return std::unexpected(report(ctx, refused.error()));
   auto scope = compile_scope_setting(args, ctx);
   if (!scope) return std::unexpected(report(ctx, scope.error()));
   auto probe_parts = probe_parts_setting(ctx);
@@ -122,9 +125,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
     if (!project) return std::unexpected(report(ctx, project.error()));
     run.project = std::move(*project);
   }
-  if (args.has(kFlagSelect) || args.has(kFlagExclude)) {
-    auto selection =
-        dbt::resolve_select_exclude(run.project.inputs, args.get(kFlagSelect), args.get(kFlagExclude), run.manifest);
+  if (selected.any()) {
+    auto selection = resolve_selection(ctx, *run.session, selected, run.project.inputs, run.target_path);
     if (!selection) return std::unexpected(report(ctx, selection.error()));
     run.selection = std::move(*selection);
   }

@@ -1,8 +1,8 @@
 #pragma once
 // The front half of every command that runs dbt to build or test (`ods state run`, `ods state
 // test`, `ods pod`), written once: the probe setting, a dbt session, `dbt compile`, the project
-// loaded, the --select/--exclude selection resolved; then, when the command is ready for it
-// (run and test open the state store first), the probe of the warehouse.
+// loaded, the --select/--exclude/--selector selection resolved (by dbt: dbt_selection.h); then, when the command is
+// ready for it (run and test open the state store first), the probe of the warehouse.
 #include <cstddef>
 #include <expected>
 #include <filesystem>
@@ -14,10 +14,10 @@
 #include "cli_args.h"
 #include "compile_deferral.h"
 #include "context.h"
+#include "dbt_selection.h"
 #include "dbt_session.h"
 #include "evidence_gathering.h"
 #include "keyed_compile.h"
-#include "ods/dbt/selector.h"
 #include "project_loader.h"
 
 namespace ods::cli {
@@ -30,7 +30,7 @@ struct PreparedRun {
   WarehouseOptions warehouse;      // $ODS_CONTENT_MAX_BYTES, $ODS_SNOWFLAKE_CONTENT_HASH (warehouse_options_setting)
   LoadedProject project;           // read after `dbt compile`; the probe updates its sources' versions
   std::filesystem::path manifest;  // the manifest.json `project` was read from (parse_reuse.h)
-  // The nodes and checks --select minus --exclude names; nullopt when neither flag was given.
+  // The nodes and checks dbt selects with --select, --exclude, --selector; nullopt when none was given.
   std::optional<dbt::ResolvedSelection> selection;
   // The nodes dbt compile stopped on and left to dbt build (CompileDeferral::until_build);
   // settle_compiles() marks them after the probe, or fails the command.
@@ -53,17 +53,18 @@ struct PreparedRun {
   int settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence);
 };
 
-// In this order: $ODS_PROBE_PARTS and the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and
+// In this order: the selection's refused methods (refuse_foreign_selection: before any dbt call), $ODS_PROBE_PARTS and
+// the warehouse options, the dbt session (dbt_options: --dbt, else $ODS_DBT, and
 // --profiles-dir), with `packages` the project's declared packages installed (install_packages: `dbt deps`, for `ods
 // pod`, whose checkout has none; from the packages cache --packages-cache, else $ODS_PACKAGES_CACHE, when set), `dbt
 // compile` with a step line (compile_project: with `deferral` until_build, the nodes whose compile waits for upstream
 // builds are left to dbt build, in deferred_compiles), the project loaded (ProjectUse::plan_and_record),
-// --select and
-// --exclude resolved against it (dbt::resolve_select_exclude). Returns the prepared run, or the
-// process exit code after the reason was printed on ctx.err: kExitUsage for a bad
-// $ODS_PROBE_PARTS, warehouse option or an unreadable selection, kExitFailed when dbt deps or dbt compile failed or
-// could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx` must outlive the
-// result (its session refers to it). Not thread-safe.
+// --select,
+// --exclude and --selector resolved by one `dbt ls` on the session's parse (resolve_selection). Returns the prepared
+// run, or the process exit code after the reason was printed on ctx.err: kExitUsage for a refused selector, a bad
+// $ODS_PROBE_PARTS, warehouse option or a selection dbt refuses or that selects nothing, kExitFailed when dbt deps or
+// dbt compile failed or could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx`
+// must outlive the result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
 // With `recorded` (ods state run) and compile_scope_setting() "changed": `dbt parse` first
 // (parse_project: no manifest written when the parse changed nothing), the parsed project read, `recorded` asked for
