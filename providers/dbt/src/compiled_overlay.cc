@@ -31,7 +31,7 @@ class OverlaySink final : public StreamSink {
   bool on_value(std::size_t /*section*/, Json&& version) override {
     if (version.is_number_integer() && version.get<long long>() == 1) return true;
     error_ = Error{"invalid_artifact", file_ + ": ods_compiled_nodes " + version.dump() +
-                                          ": not a format this ods reads (1); the ods dbt driver and ods differ"};
+                                           ": not a format this ods reads (1); the ods dbt driver and ods differ"};
     return false;
   }
   bool on_entry(std::size_t /*section*/, std::string&& id, Json&& /*entry*/, const RawMembers& raw) override {

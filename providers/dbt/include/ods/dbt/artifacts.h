@@ -30,7 +30,7 @@ struct ArtifactPaths {
   // over (ods-write-compiled: {"ods_compiled_nodes": 1, "nodes": {id: node as manifest.json
   // writes it}}), read beside `manifest` (the parse's): each stands in for the manifest's entry
   // of the same id, so the project read is the one the compile's manifest.json gives.
-  std::optional<std::filesystem::path> compiled_nodes;
+  std::optional<std::filesystem::path> compiled_nodes{};
 
   // `<project_dir>/target/manifest.json`, plus `target/sources.json` when that file exists.
   static ArtifactPaths in_project(const std::filesystem::path& project_dir);
