@@ -72,7 +72,7 @@ class ManifestHandover : public ::testing::Test {
 
   // The change both copies get: a real edit of a staging model (its readers build too).
   static void edit(const DbtProject& p) {
-    p.replace_in("models/staging/stg_orders.sql", "lower(status)", "upper(status)");
+    p.replace_in("models/staging/stg_orders.sql", "lower(status)", "lower(trim(status))");
   }
 
   std::optional<DbtProject> project_;

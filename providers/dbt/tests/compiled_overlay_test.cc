@@ -23,7 +23,8 @@ OJson handed_over(const OJson& nodes, int version = 1) {
 // The nodes of dbt build's manifest that it compiled, as the driver would write them.
 OJson compiled_of_build() {
   OJson nodes = OJson::object();
-  for (const auto& [id, node] : load_fixture("build_manifest.json").at("nodes").items())
+  const OJson manifest = load_fixture("build_manifest.json");  // outlives the loop over its nodes
+  for (const auto& [id, node] : manifest.at("nodes").items())
     if (node.value("compiled", false)) nodes[id] = node;
   return nodes;
 }
