@@ -87,8 +87,9 @@ TEST_F(ManifestHandover, ChangeRunWritesNoManifestAndPlansAsTheManifestRunDoes) 
   const RunOutput before = run(with_manifest, {"--write-manifest"});
   ASSERT_EQ(before.code, 0) << before.errors;
 
-  // After: no manifest written, none left behind.
+  // After: no manifest written, none left behind (the earlier runs' are removed first).
   fs::remove(manifest(*project_));
+  fs::remove(project_->dir() / "target" / "semantic_manifest.json");
   const RunOutput after = run(*project_);
   ASSERT_EQ(after.code, 0) << after.errors;
   EXPECT_FALSE(fs::exists(manifest(*project_))) << "a change run wrote target/manifest.json";
