@@ -114,9 +114,11 @@ TEST_F(ManifestHandover, ChangeRunWritesNoManifestAndPlansAsTheManifestRunDoes) 
   const RunOutput next_with_manifest = run(with_manifest, {"--write-manifest"});
   ASSERT_EQ(next_with_manifest.code, 0) << next_with_manifest.errors;
   EXPECT_EQ(decisions(next.doc), decisions(next_with_manifest.doc));
-  for (const auto& e : next.doc.at("plan").at("entries"))
-    if (e.at("name") == "stg_orders" || e.at("name") == "fct_orders")
+  for (const auto& e : next.doc.at("plan").at("entries")) {
+    if (e.at("name") == "stg_orders" || e.at("name") == "fct_orders") {
       EXPECT_TRUE(decision(e).starts_with("reuse:")) << "what the change run built is reused: " << e.dump(2);
+    }
+  }
 }
 
 TEST_F(ManifestHandover, WriteManifestLetsTheBuildWriteIt) {
