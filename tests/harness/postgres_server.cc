@@ -1,5 +1,6 @@
 #include "harness/postgres_server.h"
 
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -282,5 +284,20 @@ ProcessResult PostgresServer::dump_all_rows() const {
 }
 
 std::string PostgresServer::log_tail(std::size_t lines) const { return file_tail(dir_ / "server.log", lines); }
+
+PostgresServer* suite_server(const std::string& database) {
+  static std::map<std::string, std::unique_ptr<PostgresServer>> servers;
+  static std::map<std::string, std::string> failed;
+  if (!servers.contains(database) && !failed.contains(database)) {
+    auto started = PostgresServer::start({.user = "postgres", .database = database});
+    if (started) {
+      servers[database] = std::move(*started);
+    } else {
+      failed[database] = started.error();
+    }
+  }
+  EXPECT_FALSE(failed.contains(database)) << failed[database];
+  return servers.contains(database) ? servers[database].get() : nullptr;
+}
 
 }  // namespace ods::testing

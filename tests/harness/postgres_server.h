@@ -112,4 +112,10 @@ class PostgresServer {
 // /usr/lib/postgresql/<version>/bin; empty when none is found.
 std::filesystem::path postgres_bin_dir();
 
+// One server per test program for the suites whose cases each copy a loaded database (user
+// postgres, `database` created at start), started by the first call and stopped at exit; nullptr
+// after a failed start, which the call reports once as a test failure (EXPECT) with the reason.
+// Not thread-safe: call from the test's thread.
+PostgresServer* suite_server(const std::string& database);
+
 }  // namespace ods::testing

@@ -23,20 +23,7 @@ namespace {
 constexpr const char* kDatabase = "shop";
 constexpr const char* kLoaded = "shop_loaded";  // the raw tables only, the template of each case
 
-PostgresServer* server() {
-  static std::unique_ptr<PostgresServer> s;
-  static std::string why;
-  if (!s && why.empty()) {
-    auto started = PostgresServer::start({.user = "postgres", .database = kLoaded});
-    if (started) {
-      s = std::move(*started);
-    } else {
-      why = started.error();
-    }
-  }
-  EXPECT_TRUE(why.empty()) << why;
-  return s.get();
-}
+PostgresServer* server() { return suite_server(kLoaded); }
 
 class PostgresEvidence : public ::testing::Test {
  protected:
