@@ -78,3 +78,21 @@ field() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(
 # shellcheck disable=SC2034  # used by the scripts that source this one
 # built_names: the expression (for field) of the names a plan builds, sorted, space-separated.
 built_names='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["action"] == "build"))'
+
+# The scale benchmarks' common start, after `root` and `bench` are set: bench_setup "DEFAULT
+# SIZES" "$@" sets sizes (the arguments, else the defaults), work ($BENCH_DIR, default
+# <repo>/.cache/bench, created), ods ($ODS_BIN, default build/bin/ods), py, tmp (a temporary
+# folder removed at exit) and dbt's environment; exits 1 when there is no ods binary.
+bench_setup() {
+  local defaults=$1
+  shift
+  if (($#)); then sizes=("$@"); else read -r -a sizes <<<"$defaults"; fi
+  work=${BENCH_DIR:-$root/.cache/bench}
+  ods=${ODS_BIN:-$root/build/bin/ods}
+  py=$root/.venv/bin/python
+  [ -x "$ods" ] || { echo "bench: no ods binary at $ods (run 'make build', or set ODS_BIN)" >&2; exit 1; }
+  export ODS_DBT=$root/.venv/bin/dbt DBT_SEND_ANONYMOUS_USAGE_STATS=false
+  mkdir -p "$work"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+}

@@ -19,16 +19,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
-if (($#)); then sizes=("$@"); else sizes=(1000 5000); fi
-work=${BENCH_DIR:-$root/.cache/bench}
-ods=${ODS_BIN:-$root/build/bin/ods}
-py=$root/.venv/bin/python
-[ -x "$ods" ] || { echo "bench: no ods binary at $ods (run 'make build', or set ODS_BIN)" >&2; exit 1; }
-export ODS_DBT=$root/.venv/bin/dbt DBT_SEND_ANONYMOUS_USAGE_STATS=false
-mkdir -p "$work"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 source "$bench/common.sh"
+bench_setup "1000 5000" "$@"
 
 ods_run() {  # ods_run P OUT [ARGS...]
   local code=0 p=$1 out=$2
