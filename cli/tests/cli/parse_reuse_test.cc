@@ -52,9 +52,6 @@ class ScriptedSession final : public DbtSession {
     write_text(dir / "manifest.json", "{}");
     return {};
   }
-  Result<void> write_compiled_nodes(const fs::path& /*file*/) override {
-    return fail("unsupported", "not in these tests");
-  }
   std::unique_ptr<DbtSession> sibling() const override { return nullptr; }
 
   bool driver = true;  // runs_in_driver()
