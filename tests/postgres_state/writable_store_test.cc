@@ -49,7 +49,7 @@ TEST(PostgresWritableStore, CheckWritableFindsWhatCanNotRecordAndWritesNothing) 
   ASSERT_TRUE(reader.has_value()) << reader.error().message;
   auto refused = (*reader)->check_writable();
   ASSERT_FALSE(refused.has_value()) << "a role with SELECT only passed";
-  EXPECT_EQ(refused.error().code, "read_only");
+  EXPECT_EQ(refused.error().code, "permission_denied");
   EXPECT_NE(refused.error().message.find("role " + reader_role), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find("INSERT on heads"), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find("INSERT on snapshots"), std::string::npos) << refused.error().message;
@@ -66,7 +66,7 @@ TEST(PostgresWritableStore, CheckWritableFindsWhatCanNotRecordAndWritesNothing) 
   ASSERT_TRUE(frozen.has_value()) << frozen.error().message;
   auto read_only_session = (*frozen)->check_writable();
   ASSERT_FALSE(read_only_session.has_value()) << "a read-only session passed";
-  EXPECT_EQ(read_only_session.error().code, "read_only");
+  EXPECT_EQ(read_only_session.error().code, "permission_denied");
   EXPECT_NE(read_only_session.error().message.find("is read-only"), std::string::npos)
       << read_only_session.error().message;
 
@@ -77,7 +77,7 @@ TEST(PostgresWritableStore, CheckWritableFindsWhatCanNotRecordAndWritesNothing) 
   ASSERT_TRUE(plan.has_value()) << plan.error().message;
   auto opened_read_only = (*plan)->check_writable();
   ASSERT_FALSE(opened_read_only.has_value());
-  EXPECT_EQ(opened_read_only.error().code, "read_only");
+  EXPECT_EQ(opened_read_only.error().code, "permission_denied");
 
   auto history = writer->history("shop/prod", 0);
   ASSERT_TRUE(history.has_value());

@@ -46,7 +46,7 @@ Error without_state(Error error);
 // before the run is read): the store's check_writable(), its error saying that nothing was
 // started, so a store this command can't write is found before a build it could not record.
 // `before_dbt`: the command runs dbt (its error then says no dbt command ran).
-// Errors: check_writable()'s ("read_only", "unavailable").
+// Errors: check_writable()'s ("permission_denied", "unavailable").
 [[nodiscard]] Result<void> check_can_record(contracts::StateStore& store, bool before_dbt);
 
 // The line a command prints before it records the first state of `scope`: which scope and why

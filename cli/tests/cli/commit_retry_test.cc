@@ -129,7 +129,7 @@ TEST(NotRecorded, SaysTheNewerStateOnlyAfterALostRace) {
     EXPECT_EQ(e.code, code);
     EXPECT_NE(e.message.find(newer), std::string::npos) << e.message;
   }
-  for (const std::string code : {"unavailable", "io", "read_only", "corrupt"}) {
+  for (const std::string code : {"unavailable", "io", "permission_denied", "corrupt"}) {
     const Error e = not_recorded({code, "attempt to write a readonly database"}, "the build", newer);
     EXPECT_EQ(e.message.find("newer"), std::string::npos) << code << ": " << e.message;
     EXPECT_NE(e.message.find("the recorded state is as it was before this run"), std::string::npos) << e.message;

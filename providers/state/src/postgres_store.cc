@@ -276,7 +276,7 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     std::lock_guard lock(mutex_);
     constexpr std::string_view kWhat = "checking that it can be written";
     const std::string store = "PostgreSQL state database " + connection_.server();
-    if (read_only_) return ods::fail("read_only", store + " was opened read-only.");
+    if (read_only_) return ods::fail("permission_denied", store + " was opened read-only.");
     auto transaction = PgTransaction::begin(connection_, kWhat);
     if (!transaction) return std::unexpected(transaction.error());
     auto rows = connection_.exec(
@@ -291,12 +291,12 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     std::string missing = rows->is_null(0, 2) ? "" : rows->text(0, 2);
     if (rows->text(0, 3) != "t") missing += std::string(missing.empty() ? "" : ", ") + "TEMPORARY on the database";
     if (rows->text(0, 1) == "on") {
-      return ods::fail("read_only", store + " can't be written: the session of role " + role +
+      return ods::fail("permission_denied", store + " can't be written: the session of role " + role +
                                         " is read-only (default_transaction_read_only, or a standby server), so "
                                         "nothing could be recorded.");
     }
     if (!missing.empty()) {
-      return ods::fail("read_only", store + " can't be written by role " + role + ": it lacks " + missing +
+      return ods::fail("permission_denied", store + " can't be written by role " + role + ": it lacks " + missing +
                                         ", which recording needs, so nothing could be recorded. Record with a "
                                         "credential that can write the state (docs/postgres-state.md).");
     }

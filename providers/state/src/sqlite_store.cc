@@ -239,16 +239,16 @@ class SqliteStateStore final : public ods::contracts::StateStore {
   ods::Result<void> check_writable() override {
     std::lock_guard lock(mutex_);
     const std::string& path = connection_.path();
-    if (read_only_) return ods::fail("read_only", "State database " + path + " was opened read-only.");
+    if (read_only_) return ods::fail("permission_denied", "State database " + path + " was opened read-only.");
     if (sqlite3_db_readonly(connection_.handle(), "main") == 1) {
-      return ods::fail("read_only", "State database " + path +
+      return ods::fail("permission_denied", "State database " + path +
                                         " can't be written: the file is read-only for this user, so nothing "
                                         "could be recorded.");
     }
     auto transaction = Transaction::begin(connection_, Transaction::Kind::write, "checking that it can be written");
     if (!transaction) {
       ods::Error e = transaction.error();
-      if (e.code == "io") e.code = "read_only";
+      if (e.code == "io") e.code = "permission_denied";
       e.message += " Nothing could be recorded.";
       return std::unexpected(e);
     }

@@ -400,7 +400,7 @@ TEST_F(SqliteStoreTest, CheckWritableRefusesAStoreOpenedReadOnly) {
   ASSERT_NE(store, nullptr);
   auto writable = store->check_writable();
   ASSERT_FALSE(writable.has_value());
-  EXPECT_EQ(writable.error().code, "read_only");
+  EXPECT_EQ(writable.error().code, "permission_denied");
   EXPECT_NE(writable.error().message.find(path_), std::string::npos) << writable.error().message;
 }
 
@@ -423,7 +423,7 @@ TEST_F(SqliteStoreTest, CheckWritableFindsAFileThisUserCannotWrite) {
     ASSERT_TRUE(store.has_value()) << store.error().message;
     auto writable = (*store)->check_writable();
     ASSERT_FALSE(writable.has_value()) << "a read-only file passed";
-    EXPECT_EQ(writable.error().code, "read_only");
+    EXPECT_EQ(writable.error().code, "permission_denied");
     EXPECT_NE(writable.error().message.find(path_), std::string::npos) << writable.error().message;
     EXPECT_NE(writable.error().message.find("read-only for this user"), std::string::npos) << writable.error().message;
   }

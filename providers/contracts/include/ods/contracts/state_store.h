@@ -106,7 +106,7 @@ class StateStore {
   // transaction that is rolled back). A command that records calls it before it starts work
   // only a record would keep (dbt build), so a store it can't write stops it before dbt runs
   // rather than after ("the build ran but was not recorded").
-  // Errors: "read_only" naming the store and why (opened read-only; a file or directory this
+  // Errors: "permission_denied" naming the store and why (opened read-only; a file or directory this
   // user can't write; a role without the privileges commit() and append_run() need; a
   // read-only session or server); "unavailable" when the store can't be asked. (0.6)
   [[nodiscard]] virtual ods::Result<void> check_writable() = 0;
