@@ -291,14 +291,15 @@ class PostgresStateStore final : public ods::contracts::StateStore {
     std::string missing = rows->is_null(0, 2) ? "" : rows->text(0, 2);
     if (rows->text(0, 3) != "t") missing += std::string(missing.empty() ? "" : ", ") + "TEMPORARY on the database";
     if (rows->text(0, 1) == "on") {
-      return ods::fail("permission_denied", store + " can't be written: the session of role " + role +
-                                        " is read-only (default_transaction_read_only, or a standby server), so "
-                                        "nothing could be recorded.");
+      return ods::fail("permission_denied",
+                       store + " can't be written: the session of role " + role +
+                           " is read-only (default_transaction_read_only, or a standby server), so "
+                           "nothing could be recorded.");
     }
     if (!missing.empty()) {
       return ods::fail("permission_denied", store + " can't be written by role " + role + ": it lacks " + missing +
-                                        ", which recording needs, so nothing could be recorded. Record with a "
-                                        "credential that can write the state (docs/postgres-state.md).");
+                                                ", which recording needs, so nothing could be recorded. Record with a "
+                                                "credential that can write the state (docs/postgres-state.md).");
     }
     return {};  // the transaction rolls back
   }

@@ -242,8 +242,8 @@ class SqliteStateStore final : public ods::contracts::StateStore {
     if (read_only_) return ods::fail("permission_denied", "State database " + path + " was opened read-only.");
     if (sqlite3_db_readonly(connection_.handle(), "main") == 1) {
       return ods::fail("permission_denied", "State database " + path +
-                                        " can't be written: the file is read-only for this user, so nothing "
-                                        "could be recorded.");
+                                                " can't be written: the file is read-only for this user, so nothing "
+                                                "could be recorded.");
     }
     auto transaction = Transaction::begin(connection_, Transaction::Kind::write, "checking that it can be written");
     if (!transaction) {
