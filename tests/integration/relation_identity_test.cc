@@ -176,6 +176,55 @@ TEST_F(PostgresRelationIdentity, AStatisticsResetBuilds) {
   expect_changed_outside(plan());
 }
 
+// A restart gives the server a new start time: the identity reads as changed, never the same.
+TEST_F(PostgresRelationIdentity, AServerRestartBuilds) {
+  auto restarted = pg_->restart();
+  ASSERT_TRUE(restarted) << restarted.error();
+  expect_changed_outside(plan());
+}
+
+// A crash discards every counter (and crash recovery sets pg_stat_wal's reset time): changed.
+TEST_F(PostgresRelationIdentity, ACrashBuilds) {
+  auto crashed = pg_->crash(PostgresServer::CrashMode::sigkill);
+  ASSERT_TRUE(crashed) << crashed.error();
+  auto restarted = pg_->restart();
+  ASSERT_TRUE(restarted) << restarted.error();
+  expect_changed_outside(plan());
+}
+
+TEST_F(PostgresRelationIdentity, ClusterBuilds) {
+  sql("create index fct_orders_by_id on main.fct_orders (order_id); cluster main.fct_orders using fct_orders_by_id");
+  expect_changed_outside(plan());
+}
+
+// A view model dropped with what depends on it: missing, so it and its readers build.
+TEST_F(PostgresRelationIdentity, ADroppedUpstreamViewBuildsItAndItsReaders) {
+  sql("drop view main.stg_orders cascade");
+  const auto p = plan();
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "build:relation_missing") << entry(p, "stg_orders").dump(2);
+  EXPECT_EQ(entry(p, "fct_orders").value("action", ""), "build") << entry(p, "fct_orders").dump(2);
+}
+
+// A role that may not read the statistics: the probe's call fails, so nothing is verified and
+// everything builds; the warning quotes PostgreSQL. Never a reuse on an identity not read.
+TEST_F(PostgresRelationIdentity, ARoleWithoutSelectOnTheStatisticsBuildsEverything) {
+  (void)pg_->psql("drop role if exists reader", "postgres");  // left by an earlier failure
+  sql("revoke select on pg_catalog.pg_stat_user_tables from public; "
+      "create role reader login; grant usage on schema raw, main to reader; "
+      "grant select on all tables in schema raw, main to reader");
+  project_->add_env({"SHOP_PG_USER=reader"});
+  std::vector<std::string> args{
+      "state", "run", "--format", "json", "--dry-run", "--profiles-dir", project_->dir().string()};
+  args.insert(args.end(), target_.begin(), target_.end());
+  ProcessResult r = project_->ods(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  const nlohmann::json p = parse_document(r).value("plan", nlohmann::json::object());
+  EXPECT_EQ(entry(p, "fct_orders").value("action", ""), "build") << entry(p, "fct_orders").dump(2);
+  EXPECT_NE((r.output + r.errors).find("permission denied for view pg_stat_user_tables"), std::string::npos)
+      << r.output << r.errors;
+  (void)pg_->psql("drop owned by reader; drop role reader", kDatabase);
+}
+
 // --- DuckDB ---
 
 class DuckDbRelationIdentity : public ::testing::Test, protected IdentityRuns {
