@@ -12,8 +12,8 @@
 namespace ods::dbt {
 namespace {
 
-const std::map<std::string, std::string> kEnv{{"PGHOST", "db.internal"}, {"PGPORT", "6543"}, {"PGFRAC", "12.7"},
-                                              {"WORD", "abc"}};
+const std::map<std::string, std::string> kEnv{
+    {"PGHOST", "db.internal"}, {"PGPORT", "6543"}, {"PGFRAC", "12.7"}, {"WORD", "abc"}};
 
 std::string env(const std::string& name) {
   const auto it = kEnv.find(name);
@@ -102,13 +102,13 @@ TEST(ProfileOutput, TheChosenOutputsScalarsRendered) {
       nothing: ~
       search_path: [a, b]
 )",
-                                                     "pg"),
+                                           "pg"),
                                  env);
   ASSERT_TRUE(out) << out.error();
   EXPECT_EQ(out->target, "pg");
-  EXPECT_EQ(out->fields, (std::map<std::string, std::string>{
-                             {"type", "postgres"}, {"host", "db.internal"}, {"port", "6543"}, {"threads", "4"},
-                             {"password", ""}}));
+  EXPECT_EQ(out->fields,
+            (std::map<std::string, std::string>{
+                {"type", "postgres"}, {"host", "db.internal"}, {"port", "6543"}, {"threads", "4"}, {"password", ""}}));
 }
 
 TEST(ProfileOutput, RefusalsNameTheFieldAndWhy) {

@@ -113,12 +113,11 @@ class NativeProbe final : public contracts::RelationProbe {
 
   Result<void> same_database(const ProjectRelation& r) const {
     if (r.database.empty()) return {};
-    const bool same = relations_.quote_database ? r.database == current_database_
-                                                : lower(r.database) == lower(current_database_);
+    const bool same =
+        relations_.quote_database ? r.database == current_database_ : lower(r.database) == lower(current_database_);
     if (same) return {};
-    return fail("probe_failed", "PostgreSQL: " + r.id + " is in database '" + r.database +
-                                    "', the connection's is '" + current_database_ +
-                                    "' (cross-database references are not implemented)");
+    return fail("probe_failed", "PostgreSQL: " + r.id + " is in database '" + r.database + "', the connection's is '" +
+                                    current_database_ + "' (cross-database references are not implemented)");
   }
 
   // The items in the dbt program's order: sources, nodes, content nodes.
@@ -171,8 +170,8 @@ class NativeProbe final : public contracts::RelationProbe {
     if (!listed) return std::unexpected(listed.error());
     for (const auto& row : listed->rows) {
       if (!row[0] || !wanted.contains(lower(*row[0]))) continue;
-      names[lower(*row[0])] = Listed{relation_name(r.database, r.schema, *row[0]), *row[0], row[1].value_or(""),
-                                     r.database};
+      names[lower(*row[0])] =
+          Listed{relation_name(r.database, r.schema, *row[0]), *row[0], row[1].value_or(""), r.database};
     }
     return names;
   }
@@ -195,9 +194,9 @@ class NativeProbe final : public contracts::RelationProbe {
         const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
         if (!digits || value.size() > 20 || std::stoull(value) > st.only_if->max) continue;
       }
-      std::string sql = replaced(replaced(replaced(st.sql, "{relation}", found.relation), "{schema}",
-                                          doubled_quotes(r.schema)),
-                                 "{identifier}", doubled_quotes(found.name));
+      std::string sql =
+          replaced(replaced(replaced(st.sql, "{relation}", found.relation), "{schema}", doubled_quotes(r.schema)),
+                   "{identifier}", doubled_quotes(found.name));
       if (!st.metadata_view.empty()) sql = replaced(sql, "{metadata_view}", metadata_view(found, st.metadata_view));
       const auto t0 = Clock::now();
       auto result = session_->query(sql);

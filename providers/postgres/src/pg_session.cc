@@ -44,7 +44,8 @@ Result<QueryResult> PgSession::query(const std::string& sql, const std::vector<s
       &PQclear);
   const ExecStatusType status = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
-    return fail("probe_failed", "PostgreSQL: " + trimmed(res ? PQresultErrorMessage(res.get()) : PQerrorMessage(conn_)));
+    return fail("probe_failed",
+                "PostgreSQL: " + trimmed(res ? PQresultErrorMessage(res.get()) : PQerrorMessage(conn_)));
   QueryResult out;
   const int columns = PQnfields(res.get());
   for (int c = 0; c < columns; ++c) out.columns.emplace_back(PQfname(res.get(), c));

@@ -43,21 +43,21 @@ std::expected<NativeConnection, std::string> connection_from_profile(const std::
   const std::string* password = field(fields, {"password", "pass"});
   const std::string* dbname = field(fields, {"dbname", "database"});
   const std::string* schema = field(fields, {"schema"});
-  for (const auto& [name, value] : std::vector<std::pair<const char*, const std::string*>>{
-           {"host", host}, {"port", port}, {"user", user}, {"password", password}, {"dbname", dbname},
-           {"schema", schema}})
+  for (const auto& [name, value] : std::vector<std::pair<const char*, const std::string*>>{{"host", host},
+                                                                                           {"port", port},
+                                                                                           {"user", user},
+                                                                                           {"password", password},
+                                                                                           {"dbname", dbname},
+                                                                                           {"schema", schema}})
     if (value == nullptr) return std::unexpected("target '" + target_name + "' has no '" + name + "'");
   if (!whole_number(*port)) return std::unexpected("target '" + target_name + "': port is not a whole number");
   const std::string* timeout = field(fields, {"connect_timeout"});
   if (timeout && !whole_number(*timeout))
     return std::unexpected("target '" + target_name + "': connect_timeout is not a whole number");
 
-  std::vector<std::pair<std::string, std::string>> keys{{"host", *host},
-                                                        {"port", *port},
-                                                        {"user", *user},
-                                                        {"password", *password},
-                                                        {"dbname", *dbname},
-                                                        {"connect_timeout", timeout ? *timeout : "10"}};
+  std::vector<std::pair<std::string, std::string>> keys{
+      {"host", *host},         {"port", *port},     {"user", *user},
+      {"password", *password}, {"dbname", *dbname}, {"connect_timeout", timeout ? *timeout : "10"}};
   for (const char* name : {"sslmode", "sslcert", "sslkey", "sslrootcert"})
     if (const std::string* value = field(fields, {name}); value && !value->empty()) keys.emplace_back(name, *value);
   const std::string* application = field(fields, {"application_name"});
@@ -70,7 +70,8 @@ std::expected<NativeConnection, std::string> connection_from_profile(const std::
     keys.emplace_back("options", "-c search_path=" + escaped);
   }
   NativeConnection out;
-  for (const auto& [key, value] : keys) out.conninfo += (out.conninfo.empty() ? "" : " ") + key + "=" + conninfo_value(value);
+  for (const auto& [key, value] : keys)
+    out.conninfo += (out.conninfo.empty() ? "" : " ") + key + "=" + conninfo_value(value);
   if (const std::string* role = field(fields, {"role"})) out.role = *role;
   out.target = {{"schema", *schema}, {"database", *dbname}, {"name", target_name}, {"type", "postgres"}};
   return out;

@@ -9,7 +9,7 @@ namespace {
 using Fields = std::map<std::string, std::string>;
 
 Fields minimal() {
-  return {{"type", "postgres"}, {"host", "127.0.0.1"}, {"port", "5432"}, {"user", "ods"},
+  return {{"type", "postgres"}, {"host", "127.0.0.1"}, {"port", "5432"},   {"user", "ods"},
           {"password", "pw"},   {"dbname", "shop"},    {"schema", "main"}, {"threads", "2"}};
 }
 
