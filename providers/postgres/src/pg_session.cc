@@ -16,13 +16,27 @@ std::string trimmed(const char* message) {
   return text;
 }
 
+// libpq's message with the connection string's password, should it quote it, masked.
+std::string without_password(std::string message, const std::string& conninfo) {
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), nullptr);
+  if (options == nullptr) return "the connection string could not be read";  // it may quote the password
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (std::string(o->keyword) != "password" || o->val == nullptr || *o->val == '\0') continue;
+    const std::string password = o->val;
+    for (auto pos = message.find(password); pos != std::string::npos; pos = message.find(password, pos + 3))
+      message.replace(pos, password.size(), "***");
+  }
+  PQconninfoFree(options);
+  return message;
+}
+
 }  // namespace
 
 Result<PgSession> PgSession::connect(const std::string& conninfo) {
   PGconn* conn = PQconnectdb(conninfo.c_str());
   if (conn == nullptr) return fail("probe_failed", "PostgreSQL: out of memory for a connection");
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string why = trimmed(PQerrorMessage(conn));
+    std::string why = without_password(trimmed(PQerrorMessage(conn)), conninfo);
     PQfinish(conn);
     return fail("probe_failed", "PostgreSQL: " + why);
   }
