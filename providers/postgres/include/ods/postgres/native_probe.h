@@ -15,6 +15,10 @@
 // both paths alike); `role`, when set, is taken with `set role` first, as dbt-postgres does.
 // A relation in another database than the connection's fails the call, as it does through dbt
 // (PostgreSQL has no cross-database references).
+// Where it can differ from dbt, knowingly: identifiers are lower-cased in ASCII only (dbt's
+// Python lowers any letter); a content_nodes list over 64 KiB is answered as given (the dbt
+// program then probes every node, a superset); a relation in another database fails the call
+// even where dbt would only have listed it.
 // Errors: "probe_failed" quoting PostgreSQL's message (the connection string's password is
 // never in it: messages come from the server or name the host); nothing is read then.
 // Not thread-safe; one call at a time (the contract's). Connects at each call.
