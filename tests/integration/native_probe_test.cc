@@ -1,0 +1,256 @@
+// The native PostgreSQL probe answers as the dbt show probe does (issue 41 item 3,
+// ods/postgres/native_probe.h): after `ods state run --target pg` built examples/shop, the
+// requests a run's probe sends (the sources' evidence with the relations' identities, under the
+// default content limit and under 0; the built nodes' content) go through `dbt show` and through
+// libpq, connected from the profile dbt uses, and the reports agree field by field but for the
+// seconds. Both calls' wall times are printed (docs/warehouses.md, "Native probe").
+#include "ods/postgres/native_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/postgres_server.h"
+#include "harness/shop_baseline.h"
+#include "ods/dbt/dbt_command.h"
+#include "ods/dbt/profile_output.h"
+#include "ods/dbt/show_probe.h"
+#include "ods/postgres/postgres_identity.h"
+#include "ods/postgres/postgres_versions.h"
+#include "ods/postgres/profile_connection.h"
+
+namespace ods::testing {
+namespace {
+
+using contracts::ProbeAnswer;
+using contracts::ProbeReport;
+using contracts::ProbeRequest;
+
+constexpr const char* kDatabase = "shop";
+constexpr const char* kLoaded = "shop_native_loaded";
+constexpr const char* kPassword = "n4tive-pr0be-secret";  // trust auth: accepted, and must never come back
+
+// dbt through the harness, with JSON logs as ODS's runner runs it.
+class HarnessDbt final : public dbt::DbtCommand {
+ public:
+  explicit HarnessDbt(const DbtProject& project) : project_(project) {}
+  Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override {
+    std::vector<std::string> argv{"--log-format", "json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = project_.dbt(argv);
+    dbt::DbtCommandResult out;
+    out.exit_code = r.exit_code;
+    out.error_text =
+        r.exit_code == 0 ? "" : r.errors + r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) out.events.push_back(line);
+    return out;
+  }
+
+ private:
+  const DbtProject& project_;
+};
+
+// The relations dbt's graph names, from the manifest the run wrote (in its order).
+postgres::ProjectRelations relations_of(const DbtProject& project) {
+  auto manifest = nlohmann::ordered_json::parse(project.read("target/manifest.json"));
+  postgres::ProjectRelations out;
+  for (const auto& [id, s] : manifest["sources"].items())
+    out.sources.push_back({id, s.value("database", ""), s.value("schema", ""), s.value("identifier", "")});
+  for (const auto& [id, n] : manifest["nodes"].items()) {
+    const std::string type = n.value("resource_type", "");
+    const auto& config = n["config"];
+    if ((type != "model" && type != "seed" && type != "snapshot") || config.value("materialized", "") == "ephemeral" ||
+        !config.value("enabled", true))
+      continue;
+    std::string identifier = n.contains("alias") && n["alias"].is_string() ? n["alias"].get<std::string>() : "";
+    if (identifier.empty()) identifier = n.value("name", "");
+    out.nodes.push_back({id, n.value("database", ""), n.value("schema", ""), identifier});
+  }
+  return out;
+}
+
+std::string status_name(ProbeAnswer::Status s) {
+  switch (s) {
+    case ProbeAnswer::Status::ok:
+      return "ok";
+    case ProbeAnswer::Status::skipped:
+      return "skipped";
+    case ProbeAnswer::Status::missing:
+      return "missing";
+    case ProbeAnswer::Status::unknown:
+      return "unknown";
+  }
+  return "?";
+}
+
+void expect_same_answers(const std::map<std::string, ProbeAnswer>& dbt,
+                         const std::map<std::string, ProbeAnswer>& native, const std::string& what) {
+  std::vector<std::string> dbt_ids, native_ids;
+  for (const auto& [id, a] : dbt) dbt_ids.push_back(id);
+  for (const auto& [id, a] : native) native_ids.push_back(id);
+  EXPECT_EQ(dbt_ids, native_ids) << what;
+  for (const auto& [id, a] : dbt) {
+    auto it = native.find(id);
+    if (it == native.end()) continue;
+    const ProbeAnswer& b = it->second;
+    EXPECT_EQ(status_name(a.status), status_name(b.status)) << what << " " << id;
+    EXPECT_EQ(a.why, b.why) << what << " " << id;
+    EXPECT_EQ(a.fallback, b.fallback) << what << " " << id;
+    EXPECT_EQ(a.branch, b.branch) << what << " " << id;
+    EXPECT_EQ(a.rows, b.rows) << what << " " << id;
+    EXPECT_EQ(a.row_sets, b.row_sets) << what << " " << id;
+  }
+}
+
+void expect_same_reports(const ProbeReport& dbt, const ProbeReport& native, const std::string& what) {
+  expect_same_answers(dbt.sources, native.sources, what + ": sources");
+  expect_same_answers(dbt.contents, native.contents, what + ": contents");
+  EXPECT_EQ(dbt.relations_exist, native.relations_exist) << what;
+  EXPECT_EQ(dbt.relation_kinds, native.relation_kinds) << what;
+  EXPECT_EQ(dbt.relation_identities, native.relation_identities) << what;
+  EXPECT_EQ(dbt.sources_elsewhere, native.sources_elsewhere) << what;
+  EXPECT_EQ(dbt.contents_elsewhere, native.contents_elsewhere) << what;
+  EXPECT_EQ(dbt.target, native.target) << what;
+}
+
+class NativeProbe : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PostgresServer* pg = suite_server(kLoaded);
+    if (!pg) return;
+    DbtProject loader("shop");
+    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  }
+
+  // examples/shop built and recorded by `ods state run --target pg` in a fresh copy of the raw tables.
+  void SetUp() override {
+    pg_ = suite_server(kLoaded);
+    ASSERT_NE(pg_, nullptr);
+    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
+    project_.emplace("shop");
+    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
+                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
+                       std::string("SHOP_PG_PASSWORD=") + kPassword});
+    ODS_ASSERT_OK(project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string()}));
+  }
+
+  void TearDown() override {
+    project_.reset();
+    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+  }
+
+  std::string getenv(const std::string& name) const {
+    for (const auto& entry : project_->env())
+      if (entry.starts_with(name + "=")) return entry.substr(name.size() + 1);
+    const char* value = std::getenv(name.c_str());
+    return value ? value : "";
+  }
+
+  // The connection dbt would use, read from the project's profile as dbt reads it.
+  postgres::NativeConnection connection() const {
+    auto getenv = [this](const std::string& name) { return this->getenv(name); };
+    auto choice = dbt::choose_target(project_->dir(), "pg", project_->dir().string(), getenv);
+    EXPECT_TRUE(choice);
+    auto output = dbt::read_profile_output(*choice, getenv);
+    EXPECT_TRUE(output) << output.error();
+    auto connection = postgres::connection_from_profile(output->target, output->fields);
+    EXPECT_TRUE(connection) << connection.error();
+    return *connection;
+  }
+
+  // Runs `request` both ways, compares, prints the wall times.
+  void compare(const ProbeRequest& request, const std::string& what) {
+    HarnessDbt dbt(*project_);
+    auto show = dbt::make_show_probe(dbt, {{"--target", "pg"}});
+    auto t0 = std::chrono::steady_clock::now();
+    auto through_dbt = show->probe(request);
+    const double dbt_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(through_dbt) << through_dbt.error().message;
+    auto native = postgres::make_native_postgres_probe(connection(), relations_of(*project_));
+    t0 = std::chrono::steady_clock::now();
+    auto natively = native->probe(request);
+    const double native_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(natively) << natively.error().message;
+    std::cout << "[native probe] " << what << ": dbt show " << dbt_seconds << " s, native " << native_seconds
+              << " s (sources " << natively->sources.size() << ", nodes " << natively->relations_exist.size()
+              << ", contents " << natively->contents.size() << ")\n";
+    // Not an agreement on nothing: answers with rows, and identities when asked.
+    std::size_t with_rows = 0;
+    for (const auto* answers : {&natively->sources, &natively->contents})
+      for (const auto& [id, a] : *answers) with_rows += a.status == ProbeAnswer::Status::ok && !a.rows.empty();
+    EXPECT_GT(with_rows, 0u) << what << ": no answer with rows";
+    if (!request.identity_statements.empty() && request.nodes && request.share == 0) {
+      std::size_t existing = 0;
+      for (const auto& [id, exists] : natively->relations_exist) existing += exists;
+      EXPECT_EQ(natively->relation_identities.size(), existing) << what;
+    }
+    expect_same_reports(*through_dbt, *natively, what);
+    EXPECT_EQ(nlohmann::json(natively->target).dump().find(kPassword), std::string::npos);
+  }
+
+  PostgresServer* pg_ = nullptr;
+  std::optional<DbtProject> project_;
+};
+
+// The run's request: the sources' evidence and every node's relation with its identity.
+ProbeRequest run_request(unsigned long long content_max_bytes) {
+  ProbeRequest request = postgres::make_postgres_versions({content_max_bytes})->request();
+  request.identity_statements = postgres::identity_statements();
+  return request;
+}
+
+TEST_F(NativeProbe, TheRunsSourceRequestIsAnsweredAsDbtAnswersIt) {
+  compare(run_request(128ULL * 1024 * 1024), "sources by content");
+  compare(run_request(0), "sources by statistics");
+}
+
+TEST_F(NativeProbe, TheBuiltNodesContentIsAnsweredAsDbtAnswersIt) {
+  ProbeRequest request = postgres::make_postgres_versions({128ULL * 1024 * 1024})->content_request();
+  request.sources = false;
+  for (const auto& node : relations_of(*project_).nodes) request.content_nodes.push_back(node.id);
+  request.content_nodes.push_back("model.shop.no_such_model");
+  request.content_nodes.push_back("test.shop.not_a_relation");
+  compare(request, "built nodes' content");
+  request.shares = 2;
+  request.share = 1;
+  compare(request, "built nodes' content, share 1 of 2");
+}
+
+// Relations the run did not leave: a source gone, a source that is now a view, a model's view
+// replaced by a materialized view (another kind: skipped by the content filter, read by its
+// identity statement), a model's table dropped.
+TEST_F(NativeProbe, MissingRelationsAndOtherKindsAreAnsweredAsDbtAnswersThem) {
+  ODS_ASSERT_OK(
+      pg_->psql("alter table raw.customers rename to customers_gone; "
+                "alter table raw.payments rename to payments_t; "
+                "create view raw.payments as select * from raw.payments_t; "
+                "drop view main.stg_payments; create materialized view main.stg_payments as select 1 as x; "
+                "drop table main.orders_daily",
+                kDatabase));
+  compare(run_request(128ULL * 1024 * 1024), "changed relations, sources");
+  ProbeRequest request = postgres::make_postgres_versions({128ULL * 1024 * 1024})->content_request();
+  request.sources = false;
+  for (const auto& node : relations_of(*project_).nodes) request.content_nodes.push_back(node.id);
+  compare(request, "changed relations, built nodes' content");
+}
+
+TEST_F(NativeProbe, AFailedConnectionIsProbeFailedWithoutThePassword) {
+  postgres::NativeConnection bad = connection();
+  bad.conninfo += " port=1";
+  auto report = postgres::make_native_postgres_probe(bad, relations_of(*project_))->probe(ProbeRequest{});
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code, "probe_failed");
+  EXPECT_NE(report.error().message.find("PostgreSQL: "), std::string::npos) << report.error().message;
+  EXPECT_EQ(report.error().message.find(kPassword), std::string::npos) << report.error().message;
+}
+
+}  // namespace
+}  // namespace ods::testing
