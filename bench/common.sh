@@ -14,8 +14,10 @@ run_logged() {
   fi
 }
 
-# median NUMBERS...: the median (the lower middle one for an even count).
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# median NUMBERS...: the median (the lower middle one for an even count); median_of_lines: the
+# same of the numbers on stdin, one a line.
+median() { printf '%s\n' "$@" | median_of_lines; }
+median_of_lines() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 now() { date +%s.%N; }
 
@@ -46,7 +48,8 @@ exec "$BENCH_REAL_DBT" "$@"
 SH
   chmod +x "$tmp/dbt-capture"
   rm -f "$tmp/probe.args"
-  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$ODS_DBT ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
+  local real_dbt=$ODS_DBT
+  BENCH_CAPTURE=$tmp/probe BENCH_REAL_DBT=$real_dbt ODS_DBT=$tmp/dbt-capture ODS_DBT_DRIVER=off \
     ods_run "$1" "$tmp/capture.json" >/dev/null
   [ -s "$tmp/probe.args" ] || { log "ods state run on $1 ran no dbt show (no probe to time)"; exit 1; }
 }
@@ -86,6 +89,7 @@ built_names='" ".join(sorted(e["name"] for e in d["plan"]["entries"] if e["actio
 bench_setup() {
   local defaults=$1
   shift
+  # shellcheck disable=SC2034 # sizes is bench_setup's output, read by the script that sources this file
   if (($#)); then sizes=("$@"); else read -r -a sizes <<<"$defaults"; fi
   work=${BENCH_DIR:-$root/.cache/bench}
   ods=${ODS_BIN:-$root/build/bin/ods}

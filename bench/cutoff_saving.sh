@@ -1,5 +1,6 @@
+# shellcheck disable=SC2154 # state_run.sh, which sources this file, sets the variables named below
 # The early-cutoff part of bench/state_run.sh (sourced by it; see docs/benchmarks.md, "Early
-# cutoff"). Uses state_run.sh's $work, $ods, $py, $reps, $tmp, log, run_logged, median, load1,
+# cutoff"). Uses state_run.sh's $work, $ods, $py, $reps, $tmp, log, run_logged, median_of_lines, load1,
 # field.
 #
 # bench_cutoff: a project of $BENCH_CUTOFF_NODES nodes (bench/gen_project.py, cached in
@@ -93,9 +94,10 @@ bench_cutoff() {
     echo "load average after the pair's last run); --cutoff off is today's cascade, auto the default"
     for kind in filtered code; do
       local f=$tmp/cutoff_$kind off auto ob ab cut ap op l
-      off=$(median $(cutoff_col "$f" 1)) auto=$(median $(cutoff_col "$f" 2))
-      ob=$(median $(cutoff_col "$f" 3)) ab=$(median $(cutoff_col "$f" 4)) cut=$(median $(cutoff_col "$f" 5))
-      ap=$(median $(cutoff_col "$f" 6)) op=$(median $(cutoff_col "$f" 7)) l=$(tail -n 1 "$f" | awk '{print $8}')
+      off=$(cutoff_col "$f" 1 | median_of_lines) auto=$(cutoff_col "$f" 2 | median_of_lines)
+      ob=$(cutoff_col "$f" 3 | median_of_lines) ab=$(cutoff_col "$f" 4 | median_of_lines)
+      cut=$(cutoff_col "$f" 5 | median_of_lines)
+      ap=$(cutoff_col "$f" 6 | median_of_lines) op=$(cutoff_col "$f" 7 | median_of_lines) l=$(tail -n 1 "$f" | awk '{print $8}')
       case $kind in
         filtered) echo "one source change its staging readers filter out (2 rows with k = -1 in raw_01.src_01_01):" ;;
         code) echo "one mid-layer model's code edited (nothing built only for new data: nothing can cut off):" ;;

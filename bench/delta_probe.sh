@@ -24,9 +24,10 @@
 # BENCH_PROBE_PARTS. We run as root: `nice -n -10 bench/delta_probe.sh` steadies the ratio.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/common.sh
 source "$root/bench/common.sh"
 reps=${BENCH_REPS:-2}
-sizes=(${BENCH_DELTA_SOURCES:-10 50})
+read -r -a sizes <<<"${BENCH_DELTA_SOURCES:-10 50}"
 method=${BENCH_DELTA_METHOD:-thrift}
 parts=${BENCH_PROBE_PARTS:-3}
 [ "$method" = thrift ] || [ "$method" = session ] || { echo "bench: BENCH_DELTA_METHOD is '$method': thrift or session" >&2; exit 1; }
@@ -35,7 +36,8 @@ ods=${ODS_BIN:-$root/build/bin/ods}
 [ -x "$ods" ] || { echo "bench: no ods binary at $ods (run 'make build', or set ODS_BIN)" >&2; exit 1; }
 env_dir=$("$root/scripts/spark-env.sh" | tail -1)
 py=$env_dir/venv/bin/python
-export ODS_DELTA_JARS=$(cat "$env_dir/delta-jars") DBT_SEND_ANONYMOUS_USAGE_STATS=false DO_NOT_TRACK=1
+ODS_DELTA_JARS=$(cat "$env_dir/delta-jars")
+export ODS_DELTA_JARS DBT_SEND_ANONYMOUS_USAGE_STATS=false DO_NOT_TRACK=1
 
 make_project() {  # make_project N DIR
   local n=$1 dir=$2
@@ -65,7 +67,7 @@ make_project() {  # make_project N DIR
   (cd "$dir" && ODS_LAKE_DIR=$dir/lake ODS_THRIFT_PORT=$port run_logged "$dir/lake.log" "$py" scripts/lake.py sql "${statements[@]}")
 }
 
-port= server_lake=
+port='' server_lake=''
 stop_server() { [ -z "$server_lake" ] || "$root/scripts/spark-thrift.sh" stop "$server_lake" || true; server_lake=; }
 trap stop_server EXIT
 

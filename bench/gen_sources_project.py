@@ -31,7 +31,7 @@ def write(path, text):
 
 
 def table(i):
-    return "t%05d" % i
+    return f"t{i:05d}"
 
 
 def main():
@@ -51,8 +51,8 @@ def main():
     sources += [f"      - name: {table(i)}" for i in range(1, n + 1)]
     write(os.path.join(out, "models", "_sources.yml"), "\n".join(sources) + "\n")
     wanted = set()
-    for g in range(0, (n + GROUP - 1) // GROUP):
-        name = "stg_%04d" % (g + 1)
+    for g in range((n + GROUP - 1) // GROUP):
+        name = f"stg_{g + 1:04d}"
         wanted.add(name + ".sql")
         parts = [f"select {i} as t, id, v from {{{{ source('raw', '{table(i)}') }}}}"
                  for i in range(g * GROUP + 1, min(n, (g + 1) * GROUP) + 1)]

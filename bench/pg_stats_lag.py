@@ -181,9 +181,10 @@ def main():
         lags = [run(writer, obs) for _ in range(reps)]
         seen = [x for x in lags if x is not None]
         missed = len(lags) - len(seen)
-        print("%s|%s|%s|%s|%s" % (
-            name, load, "%.3f" % statistics.median(seen) if seen else "-", "%.3f" % max(seen) if seen else "-",
-            "%d of %d not seen in %.0f s" % (missed, len(lags), TIMEOUT_S) if missed else ""), flush=True)
+        median = f"{statistics.median(seen):.3f}" if seen else "-"
+        worst = f"{max(seen):.3f}" if seen else "-"
+        unseen = f"{missed} of {len(lags)} not seen in {TIMEOUT_S:.0f} s" if missed else ""
+        print(f"{name}|{load}|{median}|{worst}|{unseen}", flush=True)
     stop.set()
     for t in threads:
         t.join(timeout=60)

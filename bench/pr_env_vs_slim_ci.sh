@@ -129,15 +129,15 @@ done
 
 # words_minus A B: the words of A not in B ("-" when none).
 words_minus() { comm -23 <(tr ' ' '\n' <<<"$1" | grep -v '^-$' | sort) <(tr ' ' '\n' <<<"$2" | sort) | paste -sd' ' | sed 's/^$/-/'; }
-count_words() { [[ $1 == - ]] && echo 0 || wc -w <<<"$1"; }
+count_words() { if [[ $1 == - ]]; then echo 0; else wc -w <<<"$1"; fi; }
 
 echo "examples/shop (DuckDB), $reps rep(s), load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d)"
 echo
 echo "| pull request | ODS built | slim CI built | ODS s | slim CI s | ODS/slim | state:modified+ misses (ODS builds) | only slim CI builds |"
 echo "|---|---:|---:|---:|---:|---:|---|---|"
 for pr in "${prs[@]}"; do
-  ods_s=$(median $(cut -d'|' -f1 "$work/$pr.ods.times"))
-  slim_s=$(median $(cut -d'|' -f1 "$work/$pr.slim.times"))
+  ods_s=$(cut -d'|' -f1 "$work/$pr.ods.times" | median_of_lines)
+  slim_s=$(cut -d'|' -f1 "$work/$pr.slim.times" | median_of_lines)
   ods_nodes=$(tail -n 1 "$work/$pr.ods.times" | cut -d'|' -f2)
   slim_nodes=$(tail -n 1 "$work/$pr.slim.times" | cut -d'|' -f2)
   ratio=$(awk -v a="$ods_s" -v b="$slim_s" 'BEGIN {printf "%.2f", a / b}')

@@ -52,6 +52,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # log, run_logged, median
+# shellcheck source=bench/common.sh
 source "$bench/common.sh"
 
 # measure CMD...: runs CMD (stdout to /dev/null); prints "<wall microseconds> <peak RSS KiB>

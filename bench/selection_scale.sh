@@ -27,6 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
 
 # log, run_logged, now
+# shellcheck source=bench/common.sh
 source "$bench/common.sh"
 bench_setup "1000 5000 10000" "$@"
 

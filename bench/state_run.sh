@@ -48,8 +48,8 @@ bench=$root/bench
 if (($#)); then parts=("$@"); else parts=(shop probe cutoff); fi
 reps=${BENCH_REPS:-3}
 driver_off=${BENCH_DRIVER_OFF:-1}
-scales=(${BENCH_SHOP_SCALES:-${BENCH_SHOP_SCALE:-100 1000 10000}})
-probe_sizes=(${BENCH_PROBE_SOURCES:-10 100 1000})
+read -r -a scales <<<"${BENCH_SHOP_SCALES:-${BENCH_SHOP_SCALE:-100 1000 10000}}"
+read -r -a probe_sizes <<<"${BENCH_PROBE_SOURCES:-10 100 1000}"
 work=${BENCH_DIR:-$root/.cache/bench}
 ods=${ODS_BIN:-$root/build/bin/ods}
 py=$root/.venv/bin/python
@@ -65,6 +65,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/common.sh
 source "$bench/common.sh"
 # bench_cutoff
+# shellcheck source=bench/cutoff_saving.sh
 source "$bench/cutoff_saving.sh"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
@@ -81,7 +82,8 @@ shop_data() {
   if [ ! -s "$cached" ]; then
     mkdir -p "$work/shop-data"
     rm -f "$cached.tmp"
-    local t0=$(now)
+    local t0
+    t0=$(now)
     run_logged "$tmp/gen.log" "$py" "$p/scripts/generate_data.py" --db "$cached.tmp" --fresh --scale "$scale" --engine sql
     log "shop $scale: generated in $(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}') s: $(tail -n 1 "$tmp/gen.log")"
     mv "$cached.tmp" "$cached"
@@ -263,7 +265,7 @@ bench_probe() {
     echo "probe of ods state run (one dbt show call), DuckDB, nothing changed; medians of $reps runs;"
     echo "load average at the end: $(load)"
     printf '%-8s %9s %13s %12s %17s\n' sources probe_s statements_s s/source marginal_s/source
-    local prev_n= prev_t=
+    local prev_n='' prev_t=''
     for line in "${lines[@]}"; do
       read -r n t s <<<"$line"
       awk -v n="$n" -v t="$t" -v s="$s" -v pn="$prev_n" -v pt="$prev_t" 'BEGIN {

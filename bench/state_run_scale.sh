@@ -49,6 +49,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # log, run_logged, now, capture_probe, replay_probe
+# shellcheck source=bench/common.sh
 source "$bench/common.sh"
 
 # ods_run P OUT [ARGS...]: `ods state run --format json [ARGS...]` on P, the document in OUT.

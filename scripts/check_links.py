@@ -25,7 +25,7 @@ import re
 import sys
 from collections import defaultdict
 
-INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
 GENEX = re.compile(r"^\$<LINK_ONLY:(.*)>$")
 
 
@@ -57,11 +57,11 @@ def main(build_dir, source_dir):
     targets = read_targets(os.path.join(build_dir, "ods_targets.txt"))
     for t in targets.values():
         t["sources"] = [os.path.normpath(os.path.join(t["dir"], s)) for s in t.get("SOURCES", [])]
-        t["links"] = {n for n in (target_name(l, targets) for l in t.get("LINK_LIBRARIES", [])) if n}
+        t["links"] = {n for n in (target_name(link, targets) for link in t.get("LINK_LIBRARIES", [])) if n}
         # The public links: a PRIVATE dependency of a static library is there as $<LINK_ONLY:…>,
         # for the linker, and brings no headers.
-        t["interface_links"] = {n for n in (target_name(l, targets) for l in t.get("INTERFACE_LINK_LIBRARIES", [])
-                                            if not GENEX.match(l)) if n}
+        t["interface_links"] = {n for n in (target_name(link, targets) for link in t.get("INTERFACE_LINK_LIBRARIES", [])
+                                            if not GENEX.match(link)) if n}
 
     # Components: libraries whose public include folders hold ods/<component>/.
     components = {}

@@ -17,7 +17,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_links import GENEX, read_targets  # noqa: E402
+from check_links import GENEX, read_targets
 
 BEGIN = "<!-- component-diagram: scripts/component_diagram.py writes what follows -->"
 END = "<!-- end of component-diagram -->"

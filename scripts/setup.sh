@@ -2,7 +2,7 @@
 # Installs everything ODS needs to build, demo and test, and is quick when it is all there:
 #   - Debian packages (compiler tool chain, clang 16 with libFuzzer and the sanitizer runtimes for
 #     scripts/fuzz.sh and scripts/sanitize.sh, libraries, PostgreSQL server for the tests,
-#     patchelf for `make dist`);
+#     patchelf for `make dist`, shellcheck for scripts/lint.sh);
 #   - ./.venv, a link to a cached venv with the pinned dbt-core and adapters
 #     (requirements/dbt.txt + constraints.txt), built when its pins are new.
 # Idempotent and quick when everything is there. Tier 2 (`make test-all`) needs more:
@@ -22,7 +22,7 @@ debian_packages=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
   libcpprest-dev prometheus-cpp-dev
-  postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
+  postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf shellcheck
   libsimdjson-dev prometheus prometheus-pushgateway rsync clang-16 libclang-rt-16-dev
 )
 
@@ -66,7 +66,7 @@ if [ "$(readlink .venv 2>/dev/null)" != "$venv" ]; then
   rm -rf .venv
   ln -s "$venv" .venv
 fi
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)  # the pattern itself when none: fails below
 if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ] || ! getent passwd postgres >/dev/null; then
   echo "setup: PostgreSQL server binaries (/usr/lib/postgresql/*/bin) or the postgres user are missing" >&2
   exit 1

@@ -32,20 +32,19 @@ Environment of `run`: JOBS (2), FUZZ_SECONDS (60).
 """
 import json
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-import shard_turn  # noqa: E402
-from shard_map import BY_NAME, SHARDS, shards_for, tier1_reason, unmapped  # noqa: E402
+import shard_turn
+from shard_map import BY_NAME, SHARDS, shards_for, tier1_reason, unmapped
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def git(*args):
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False)
 
 
 def last_green_file():
@@ -150,7 +149,8 @@ def show_map(paths):
 
 
 def ctest_tests(build_dir):
-    out = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], capture_output=True, text=True)
+    out = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], capture_output=True, text=True,
+                         check=False)
     if out.returncode != 0:
         sys.exit(f"test-tiers: ctest --show-only failed in {build_dir}: {out.stderr.strip()}")
     for test in json.loads(out.stdout).get("tests", []):
@@ -167,7 +167,7 @@ def check(build_dir):
     for name, labels in ctest_tests(build_dir):
         if name.endswith("_NOT_BUILT"):
             continue  # a discovered suite not built in this tree: its tests are checked where it is
-        shards = [l for l in labels if l.startswith("shard_")]
+        shards = [label for label in labels if label.startswith("shard_")]
         tiers = (["tier1"] if "tier1" in labels else []) + shards
         if len(tiers) != 1:
             bad.append(f"{name}: labels {labels} (want tier1 or exactly one shard_<name>)")
@@ -195,7 +195,7 @@ def run(name, build_dir):
     jobs = os.environ.get("JOBS", "2")
     env = dict(os.environ)
     if name in ("kube", "spark", "images", "node"):  # Go (kube binaries, helm), Java
-        setup = subprocess.run([str(ROOT / "scripts/setup-tier2.sh")], capture_output=True, text=True)
+        setup = subprocess.run([str(ROOT / "scripts/setup-tier2.sh")], capture_output=True, text=True, check=False)
         sys.stderr.write(setup.stderr)
         if setup.returncode != 0:
             could_not_run(shard, "scripts/setup-tier2.sh: " + (setup.stderr.strip().splitlines() or ["failed"])[-1])
@@ -208,15 +208,15 @@ def run(name, build_dir):
         if name == "asan":
             steps.insert(0, [str(ROOT / "scripts/fuzz.sh"), os.environ.get("FUZZ_SECONDS", "60")])
         for step in steps:
-            if subprocess.run(step, cwd=ROOT, env=env).returncode != 0:
+            if subprocess.run(step, cwd=ROOT, env=env, check=False).returncode != 0:
                 sys.exit(f"test-tiers: shard {name} failed in {' '.join(step)}")
         return
     build = subprocess.run(["cmake", "--build", str(build_dir), "--target", f"shard_{name}_tests", "-j", jobs],
-                           cwd=ROOT, env=env)
+                           cwd=ROOT, env=env, check=False)
     if build.returncode != 0:
         sys.exit(f"test-tiers: shard {name}: the build failed")
     test = subprocess.run(["ctest", "--test-dir", str(build_dir), "--output-on-failure", "-j", jobs,
-                           "-L", f"^shard_{name}$", "--no-tests=error"], cwd=ROOT, env=env)
+                           "-L", f"^shard_{name}$", "--no-tests=error"], cwd=ROOT, env=env, check=False)
     if test.returncode != 0:
         sys.exit(f"test-tiers: shard {name} failed")
 

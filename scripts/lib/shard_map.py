@@ -71,6 +71,8 @@ TIER1_ONLY = {
     "docs/": "documentation (docs/kubernetes.md's quickstart is the node shard's, docs/ci.md's steps integration's)",
     "CHANGELOG.md": "documentation", "STYLE.md": "documentation",
     "LICENSE": "the licence", ".gitignore": "git's own", ".clang-format": "tier 1's format check",
+    "ruff.toml": "tier 1's lint (scripts/lint.sh)", ".shellcheckrc": "tier 1's lint (scripts/lint.sh)",
+    ".shellcheck-exceptions": "tier 1's lint (scripts/lint.sh)", "requirements/lint.txt": "tier 1's lint (scripts/lint.sh)",
     ".clang-tidy": "CI's clang-tidy step, on every submission",
     ".ci/": "CI itself: every submission runs it",
     "scripts/test-tiers.py": "the tiers: tier 1's test_tiers checks the map and the turn",

@@ -35,11 +35,12 @@ def read_record(path):
         return empty, None
     try:
         record = json.loads(path.read_text())
-        if not isinstance(record.get("submissions"), int) or not isinstance(record.get("shards"), dict):
-            raise ValueError("no submissions count or shards")
-        return record, None
     except (OSError, ValueError) as e:
         return empty, f"{path} is unreadable ({e}): every shard counts as never run"
+    if not (isinstance(record, dict) and isinstance(record.get("submissions"), int)
+            and isinstance(record.get("shards"), dict)):
+        return empty, f"{path} is unreadable (no submissions count or shards): every shard counts as never run"
+    return record, None
 
 
 def turn(shards, record, chosen):

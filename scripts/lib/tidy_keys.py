@@ -39,7 +39,7 @@ def preprocess_command(entry, clangxx, extra_args):
     return out + list(extra_args) + ["-E", "-C", "-w"]
 
 
-def key_of(path, entry, root, common, clangxx, extra_args):
+def key_of(entry, root, common, clangxx, extra_args):
     if entry is None:
         return "-"
     command = preprocess_command(entry, clangxx, extra_args)
@@ -69,7 +69,7 @@ def main(argv):
     # The preprocessor of the clang that clang-tidy is built on (clang-tidy-16: clang++-16).
     clangxx = "clang++-16" if tidy.endswith("-16") else "clang++"
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        keys = pool.map(lambda p: key_of(p, entries.get(os.path.realpath(p)), root, common, clangxx, extra_args),
+        keys = pool.map(lambda p: key_of(entries.get(os.path.realpath(p)), root, common, clangxx, extra_args),
                         files)
         for path, key in zip(files, keys):
             print(key, path)
