@@ -1,6 +1,7 @@
 // The planning rules of ADR-0013, first match wins, in DAG order.
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <unordered_map>
 
 #include "dag.h"
@@ -30,6 +31,12 @@ BuildKind build_kind(std::string_view code) { return is_build_for_code(code) ? B
 struct Decision {
   Action action = Action::build;
   BuildKind kind = BuildKind::code;
+};
+
+// Why a rule builds a node: its reason code and the message that explains it.
+struct BuildReason {
+  std::string_view code;
+  std::string message;
 };
 
 class Planner {
@@ -118,16 +125,12 @@ class Planner {
     return it == previous_->nodes.end() ? nullptr : &it->second;
   }
 
+  // The node at `index`, decided by the rules in order: its own code (rules 2-4), the inputs it
+  // declares and its policy (5-8), then its upstream data (9-14).
   PlanEntry decide(std::size_t index) {
     const NodeInput& node = inputs_.nodes[index];
     PlanEntry e{node.id, node.name, node.resource_type, Action::build, {}, {}, 0};
     Decision& d = decisions_[index];
-    auto build = [&](std::string_view code, std::string message) {
-      d = Decision{Action::build, build_kind(code)};
-      e.action = Action::build;
-      e.reasons.push_back({std::string(code), std::move(message)});
-      return std::move(e);  // e is the entry being decided: moved, not copied
-    };
     e.evidence.push_back({"fingerprint", node.id, std::move(digests_[index]), Exactness::exact, "project inputs"});
     if (!node.sql_from_run.empty())  // its compiled SQL is the one recorded under the same compile key
       e.evidence.push_back({"compiled_sql", node.id, "recorded compile, compile key unchanged", Exactness::exact,
@@ -135,30 +138,54 @@ class Planner {
 
     const NodeState* before = before_[index];
     if (!before) {  // rule 2; a compile that waits for upstream is said too
-      PlanEntry out = build(kNeverBuilt, "never built by ODS in this scope");
+      PlanEntry out = built(e, d, kNeverBuilt, "never built by ODS in this scope");
       if (!node.compile_needs_upstream.empty())
         out.reasons.push_back({std::string(kCompileNeedsUpstream), node.compile_needs_upstream});
       return out;
     }
+    if (auto why = own_code_change(index, *before, e)) return built(e, d, why->code, std::move(why->message));
+    if (auto why = input_change(node, *before)) return built(e, d, why->code, std::move(why->message));
+    return decide_by_data(node, *before, e, d);
+  }
+
+  // `e`, decided to build for `code` (its first reason), with `d` saying so; `e` is moved from.
+  static PlanEntry built(PlanEntry& e, Decision& d, std::string_view code, std::string message) {
+    d = Decision{Action::build, build_kind(code)};
+    e.action = Action::build;
+    e.reasons.push_back({std::string(code), std::move(message)});
+    return std::move(e);
+  }
+
+  // Rules 3 and 4: why the node's own code makes it build (its code known only after dbt build
+  // compiles it, a fingerprint it can't complete, its fingerprint changed since `before`), or
+  // nothing. A changed fingerprint's components are added to `e`'s evidence.
+  std::optional<BuildReason> own_code_change(std::size_t index, const NodeState& before, PlanEntry& e) const {
+    const NodeInput& node = inputs_.nodes[index];
     if (!node.compile_needs_upstream.empty())  // rule 3: its code is known only once dbt build compiles it
-      return build(kCompileNeedsUpstream, node.compile_needs_upstream);
+      return BuildReason{kCompileNeedsUpstream, node.compile_needs_upstream};
     if (!node.incomplete.empty()) {  // rule 3
       std::string why;
       for (const auto& w : node.incomplete) why += (why.empty() ? "" : "; ") + w;
-      return build(kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why);
+      return BuildReason{kIncompleteFingerprint, "its code can't be fingerprinted completely: " + why};
     }
-    if (const FingerprintDiff& fd = diffs_[index]; !fd.empty()) {  // rule 4
-      for (const auto& c : fd.changed) {
-        e.evidence.push_back({"fingerprint_component", c,
-                              before->fingerprint.components.at(c).substr(0, 12) + " -> " +
-                                  node.fingerprint.components.at(c).substr(0, 12),
-                              Exactness::exact, "state run " + before->run_id});
-      }
-      bool only_scheme = fd.changed == std::vector<std::string>{"scheme"} && fd.added.empty() && fd.removed.empty();
-      return build(kFingerprintChanged, only_scheme
-                                            ? "the fingerprint scheme changed; every node builds once"
-                                            : "code changed since run " + before->run_id + ": " + fd.describe());
+    const FingerprintDiff& fd = diffs_[index];
+    if (fd.empty()) return std::nullopt;
+    for (const auto& c : fd.changed) {  // rule 4
+      e.evidence.push_back(
+          {"fingerprint_component", c,
+           before.fingerprint.components.at(c).substr(0, 12) + " -> " + node.fingerprint.components.at(c).substr(0, 12),
+           Exactness::exact, "state run " + before.run_id});
     }
+    bool only_scheme = fd.changed == std::vector<std::string>{"scheme"} && fd.added.empty() && fd.removed.empty();
+    return BuildReason{kFingerprintChanged, only_scheme
+                                                ? "the fingerprint scheme changed; every node builds once"
+                                                : "code changed since run " + before.run_id + ": " + fd.describe()};
+  }
+
+  // Rules 5 to 8: why the inputs the node declares or its policy make it build (a parent built
+  // for code, an unknown parent, what it reads at run time, no declared input, a policy that
+  // can't be honoured), or nothing.
+  std::optional<BuildReason> input_change(const NodeInput& node, const NodeState& before) const {
     std::vector<std::string> code_parents, rebuilt_code_parents, unknown_parents;
     for (const auto& p : node.parents) {
       if (auto it = dag_.index_of.find(p); it != dag_.index_of.end()) {
@@ -167,66 +194,74 @@ class Planner {
         if (decisions_[it->second].action != Action::build || decisions_[it->second].kind != BuildKind::code) continue;
         if (!options_.built_earlier.contains(p))
           code_parents.push_back(inputs_.nodes[it->second].name);
-        else if (!output_proven_unchanged(*before, p, it->second))
+        else if (!output_proven_unchanged(before, p, it->second))
           rebuilt_code_parents.push_back(
               inputs_.nodes[it->second].name + " was rebuilt for a code change" +
-              (before_[it->second] ? content_difference(*before, p, *before_[it->second]) : std::string()));
+              (before_[it->second] ? content_difference(before, p, *before_[it->second]) : std::string()));
       } else if (!sources_.contains(p)) {
         unknown_parents.push_back(p);
       }
     }
     if (!code_parents.empty())  // rule 5
-      return build(kUpstreamCodeChanged, (code_parents.size() == 1 ? "parent " : "parents ") + join(code_parents) +
-                                             " will be built for a code change, so its output may change shape");
+      return BuildReason{kUpstreamCodeChanged, (code_parents.size() == 1 ? "parent " : "parents ") +
+                                                   join(code_parents) +
+                                                   " will be built for a code change, so its output may change shape"};
     if (!rebuilt_code_parents.empty())  // rule 5, after an earlier wave: not proven the output it read
-      return build(kUpstreamCodeChanged, "parent " + join(rebuilt_code_parents, "; parent ") +
-                                             ", and its output is not proven to be the one this node read "
-                                             "(columns and rows)");
+      return BuildReason{kUpstreamCodeChanged, "parent " + join(rebuilt_code_parents, "; parent ") +
+                                                   ", and its output is not proven to be the one this node read "
+                                                   "(columns and rows)"};
     if (!unknown_parents.empty())  // rule 6
-      return build(kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know");
+      return BuildReason{kUnknownParent, "reads " + join(unknown_parents) + ", which ODS doesn't know"};
     if (!node.always_build.empty()) {  // hooks rule (#218); after 5 and 6 so a code change still propagates
       std::string why;
       for (const auto& w : node.always_build) why += (why.empty() ? "" : "; ") + w;
-      return build(kReadsRunContext, "always built: " + why + " (what it reads at run time is not fingerprinted)");
+      return BuildReason{kReadsRunContext,
+                         "always built: " + why + " (what it reads at run time is not fingerprinted)"};
     }
     if (node.parents.empty() && !node.self_contained)  // rule 7
-      return build(kNoDeclaredInputs, "declares no inputs, so ODS can't tell when the data it reads changes");
+      return BuildReason{kNoDeclaredInputs, "declares no inputs, so ODS can't tell when the data it reads changes"};
     if (!node.policy.allows_reuse())  // rule 8
-      return build(kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error);
+      return BuildReason{kPolicyUnusable, "its freshness policy can't be honoured: " + node.policy.error};
+    return std::nullopt;
+  }
 
+  // Rules 9 to 14, for a node whose code and declared inputs are unchanged since `before`: build
+  // for missing evidence or new upstream data, unless its policy waits (11, 12); else reuse, for
+  // early cutoff or nothing changed (saying when only formatting changed).
+  PlanEntry decide_by_data(const NodeInput& node, const NodeState& before, PlanEntry& e, Decision& d) {
     std::vector<std::string> missing, fresh, cut_off;
     std::size_t unchanged_parents = 0;
-    collect_upstream(node, *before, e, missing, fresh, cut_off, unchanged_parents);
+    collect_upstream(node, before, e, missing, fresh, cut_off, unchanged_parents);
     if (!missing.empty())  // rule 9
-      return build(kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
+      return built(e, d, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
     if (!fresh.empty()) {                                                      // rule 10
       if (node.policy.require_fresh_data_from_all && unchanged_parents > 0) {  // rule 11
         std::size_t total = fresh.size() + unchanged_parents;
-        return reuse(e, d, *before, kWaitingForAllParents,
+        return reuse(e, d, before, kWaitingForAllParents,
                      std::to_string(fresh.size()) + " of " + std::to_string(total) +
                          " inputs have new data; require_fresh_data_from: all waits for every input");
       }
       if (node.policy.lag_tolerance_seconds) {  // rule 12
-        auto built = parse_iso8601_micros(before->built_at);
+        auto built_at = parse_iso8601_micros(before.built_at);
         auto now = parse_iso8601_micros(options_.now);
-        if (built && now) {
-          std::int64_t due = *built + *node.policy.lag_tolerance_seconds * 1'000'000;
+        if (built_at && now) {
+          std::int64_t due = *built_at + *node.policy.lag_tolerance_seconds * 1'000'000;
           if (*now < due)
-            return reuse(e, d, *before, kWithinLagTolerance,
+            return reuse(e, d, before, kWithinLagTolerance,
                          "new data in " + join(fresh) + ", but within lag_tolerance " +
                              describe_duration(*node.policy.lag_tolerance_seconds) + "; due at " +
                              format_iso8601_micros(due));
         }
       }
-      return build(kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
+      return built(e, d, kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
     }
     if (!cut_off.empty())  // rule 14, early cutoff: a rebuilt parent's content is what this node read
-      return reuse(e, d, *before, kEarlyCutoff,
+      return reuse(e, d, before, kEarlyCutoff,
                    "code unchanged and " + join(cut_off, "; ") + ", so its inputs are the ones it was built from");
-    std::string message = "code and inputs unchanged since run " + before->run_id;
-    PlanEntry out = reuse(e, d, *before, kUnchanged, message);  // rule 14
-    if (out.action == Action::reuse && !node.raw_digest.empty() && !before->raw_digest.empty() &&
-        node.raw_digest != before->raw_digest) {
+    std::string message = "code and inputs unchanged since run " + before.run_id;
+    PlanEntry out = reuse(e, d, before, kUnchanged, message);  // rule 14
+    if (out.action == Action::reuse && !node.raw_digest.empty() && !before.raw_digest.empty() &&
+        node.raw_digest != before.raw_digest) {
       out.reasons.push_back({std::string(kFormattingOnly),
                              "only formatting changed (comments or whitespace); the normalised code is the same"});
     }

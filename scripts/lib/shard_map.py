@@ -83,6 +83,7 @@ TIER1_ONLY = {
     "scripts/check_links.py": "tier 1's link_graph", "scripts/check_names.py": "tier 1's published_names",
     "scripts/component_diagram.py": "tier 1's component_diagram",
     "scripts/check_architecture.py": "tier 1's architecture_names",
+    "scripts/check_function_size.py": "tier 1's function_size",
     "tests/postgres_state/": "tier 1's postgres_state_tests", "tests/callback/": "tier 1's callback_integration_tests",
     "tests/dist/": "tier 1's dist_archive_tests",
     "bench/": "benchmarks, run by hand (make bench); bench/gen_project.py, which the corpus runs, is mapped",

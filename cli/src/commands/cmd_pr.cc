@@ -76,10 +76,9 @@ int refuse_production_relations(const CommandContext& ctx, DbtSession& session, 
                                    "with its own schema or database); nothing was built"});
 }
 
-}  // namespace
-
-int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
-  const std::string pr_target = args.get(kFlagPrTarget);
+// Refuses a --pr-target that is missing, names production's target, or is not in the profile:
+// kExitOk when it names another target of the profile; an exit code after saying why otherwise.
+int refuse_bad_pr_target(const ParsedArgs& args, const CommandContext& ctx, const std::string& pr_target) {
   if (pr_target.empty())
     return report(ctx, {"usage", std::string(kFlagPrTarget) +
                                      " is required: the dbt target of the PR's own schema (the --target is "
@@ -90,13 +89,15 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
                                      ": a PR environment must build elsewhere"});
   if (auto known = dbt::choose_target(ctx.project_dir, pr_target, args.get(kFlagProfilesDir), ctx.env.getenv); !known)
     return report(ctx, {"usage", std::string(kFlagPrTarget) + ": " + known.error().message});
-  auto prepared = prepare_run(args, ctx);  // compiles the PR's code with production's target
-  if (!prepared) return prepared.error();
-  LoadedProject& project = prepared->project;
-  auto upstream = upstream_mode(args.get(kFlagUpstream), project.adapter_type);
-  if (!upstream) return report(ctx, upstream.error());
-  const std::string scope = planner::scope_of(project.inputs.project, project.inputs.target);
+  return kExitOk;
+}
 
+// Plans the PR's code (compiled by `prepared`) against production's recorded state of
+// outcome.prod_scope, read only (none recorded: every node differs), and sets `outcome`'s
+// selection, warnings and time saved; prints the plan in text format. kExitOk, or an exit code
+// after saying why.
+int plan_against_production(const CommandContext& ctx, PreparedRun& prepared, PrOutcome& outcome) {
+  const std::string& scope = outcome.prod_scope;
   // Production's state, read only: a PR never records (and --read-only-state proves it can't).
   auto store = open_store(ctx, /*create=*/false, /*read_only=*/true);
   if (!store && store.error().code != "not_found") return report(ctx, store.error());
@@ -110,21 +111,89 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
 
   planner::PlanOptions options;
   options.now = ctx.env.now();
-  GatheredEvidence evidence = prepared->probe(ctx, options.now);  // production's relations exist?
+  GatheredEvidence evidence = prepared.probe(ctx, options.now);  // production's relations exist?
   options.relations_exist = evidence.relations_exist;
+  const LoadedProject& project = prepared.project;
   auto prod_plan = planner::plan(project.inputs, head ? &head->snapshot : nullptr, options);
   if (!prod_plan) return report(ctx, prod_plan.error());
-  PrOutcome outcome;
-  outcome.prod_scope = scope;
-  outcome.pr_target = pr_target;
-  outcome.upstream = *upstream;
   outcome.selection = run::pr_selection(project.inputs, *prod_plan, evidence.relations_exist);
   for (const auto& w : evidence.warnings) outcome.selection.plan.warnings.push_back(w);
   if (store) outcome.time_saved_seconds = run::time_saved_seconds(**store, scope, outcome.selection.plan);
   if (ctx.format == "text")
-    print_plan_table(
-        *ctx.out, outcome.selection.plan,
-        "PR environment: BUILD nodes build in target " + pr_target + ", REUSE nodes stay production's (" + scope + ")");
+    print_plan_table(*ctx.out, outcome.selection.plan,
+                     "PR environment: BUILD nodes build in target " + outcome.pr_target +
+                         ", REUSE nodes stay production's (" + scope + ")");
+  return kExitOk;
+}
+
+// One dbt call of the PR (`dbt_args`, with its own artifacts in `pr_dir` and production's
+// manifest in ctx.target_dir as the state), its results added to `outcome` (failed, with dbt's
+// error text, when dbt failed or its results can't be read). kExitOk, or an exit code when dbt
+// could not run or was interrupted.
+int run_pr_dbt(const CommandContext& ctx, DbtSession& session, std::vector<std::string> dbt_args,
+               const std::string& what, const std::filesystem::path& pr_dir, PrOutcome& outcome) {
+  for (const auto& a : {std::string(kFlagTargetPath), pr_dir.string(), std::string("--state"), ctx.target_dir.string()})
+    dbt_args.push_back(a);
+  std::error_code ignored;  // an earlier push's results must not pass for this call's
+  std::filesystem::remove(pr_dir / "run_results.json", ignored);
+  auto ran = session.run_with_progress(dbt_args, what);
+  if (!ran) return report(ctx, ran.error());
+  if (ran->interrupted) {
+    *ctx.err << "ods: interrupted: dbt stopped; nothing recorded\n";
+    return kExitInterrupted;
+  }
+  if (!read_results(ctx, pr_dir, outcome.results)) outcome.failed = true;
+  if (ran->exit_code != 0) {
+    outcome.failed = true;
+    outcome.dbt_errors = ran->error_text;
+  }
+  return kExitOk;
+}
+
+// Builds the PR's selection into outcome.pr_target: first, under clone, `dbt clone` of the
+// nodes read from production; then (unless that failed) `dbt build --defer` of the selection,
+// favouring production's relations under defer. kExitOk (outcome.failed says whether dbt
+// failed), or an exit code when dbt could not run or was interrupted.
+int build_pr_environment(const CommandContext& ctx, DbtSession& session, const std::filesystem::path& pr_dir,
+                         PrOutcome& outcome) {
+  const auto& from_production = outcome.selection.from_production;
+  if (outcome.upstream == "clone" && !from_production.empty()) {
+    std::vector<std::string> clone{"clone", "--full-refresh", kFlagSelect};
+    for (const auto& e : outcome.selection.plan.entries)
+      if (std::find(from_production.begin(), from_production.end(), e.id) != from_production.end())
+        clone.push_back(e.name);
+    step(ctx, "cloning " + count_of(clone.size() - 3, "node") + " from production into target " + outcome.pr_target);
+    if (int code = run_pr_dbt(ctx, session, std::move(clone), "dbt clone", pr_dir, outcome); code != kExitOk)
+      return code;
+  }
+  if (outcome.failed) return kExitOk;
+  std::vector<std::string> build{"build", kFlagSelect};
+  build.insert(build.end(), outcome.dbt_selection.begin(), outcome.dbt_selection.end());
+  build.push_back("--defer");
+  // Deferring: production's relation even where the PR's schema has one (an earlier push's).
+  // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
+  if (outcome.upstream == "defer") build.push_back("--favor-state");
+  step(ctx, "building " + count_of(outcome.selection.plan.count(planner::Action::build), "node") + " in target " +
+                outcome.pr_target + ", reading " + std::to_string(from_production.size()) + " from production (" +
+                outcome.upstream + ")");
+  return run_pr_dbt(ctx, session, std::move(build), "dbt build", pr_dir, outcome);
+}
+
+}  // namespace
+
+int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
+  const std::string pr_target = args.get(kFlagPrTarget);
+  if (int code = refuse_bad_pr_target(args, ctx, pr_target); code != kExitOk) return code;
+  auto prepared = prepare_run(args, ctx);  // compiles the PR's code with production's target
+  if (!prepared) return prepared.error();
+  LoadedProject& project = prepared->project;
+  auto upstream = upstream_mode(args.get(kFlagUpstream), project.adapter_type);
+  if (!upstream) return report(ctx, upstream.error());
+  PrOutcome outcome;
+  outcome.prod_scope = planner::scope_of(project.inputs.project, project.inputs.target);
+  outcome.pr_target = pr_target;
+  outcome.upstream = *upstream;
+  if (int code = plan_against_production(ctx, *prepared, outcome); code != kExitOk) return code;
   prepared->session.reset();  // production's dbt process ends before the PR's starts (DuckDB: one writer)
 
   outcome.dbt_selection = run::build_selection(project.inputs, outcome.selection.plan, {});
@@ -139,45 +208,7 @@ int cmd_pr(const ParsedArgs& args, CommandContext& ctx) {
   auto session = make_dbt_session(pr_ctx, dbt_options(args, ctx));
   const std::filesystem::path pr_dir = ctx.target_dir / "ods-pr";
   if (int code = refuse_production_relations(ctx, *session, project, outcome, pr_dir); code != kExitOk) return code;
-  const std::vector<std::string> shared{kFlagTargetPath, pr_dir.string(), "--state", ctx.target_dir.string()};
-  auto run_dbt = [&](std::vector<std::string> dbt_args, const std::string& what) -> int {
-    dbt_args.insert(dbt_args.end(), shared.begin(), shared.end());
-    std::error_code ignored;  // an earlier push's results must not pass for this call's
-    std::filesystem::remove(pr_dir / "run_results.json", ignored);
-    auto ran = session->run_with_progress(dbt_args, what);
-    if (!ran) return report(ctx, ran.error());
-    if (ran->interrupted) {
-      *ctx.err << "ods: interrupted: dbt stopped; nothing recorded\n";
-      return kExitInterrupted;
-    }
-    if (!read_results(ctx, pr_dir, outcome.results)) outcome.failed = true;
-    if (ran->exit_code != 0) {
-      outcome.failed = true;
-      outcome.dbt_errors = ran->error_text;
-    }
-    return kExitOk;
-  };
-  if (*upstream == "clone" && !outcome.selection.from_production.empty()) {
-    std::vector<std::string> clone{"clone", "--full-refresh", kFlagSelect};
-    for (const auto& e : outcome.selection.plan.entries)
-      if (std::find(outcome.selection.from_production.begin(), outcome.selection.from_production.end(), e.id) !=
-          outcome.selection.from_production.end())
-        clone.push_back(e.name);
-    step(ctx, "cloning " + count_of(clone.size() - 3, "node") + " from production into target " + pr_target);
-    if (int code = run_dbt(std::move(clone), "dbt clone"); code != kExitOk) return code;
-  }
-  if (!outcome.failed) {
-    std::vector<std::string> build{"build", kFlagSelect};
-    build.insert(build.end(), outcome.dbt_selection.begin(), outcome.dbt_selection.end());
-    build.push_back("--defer");
-    // Deferring: production's relation even where the PR's schema has one (an earlier push's).
-    // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
-    if (*upstream == "defer") build.push_back("--favor-state");
-    step(ctx, "building " + count_of(outcome.selection.plan.count(planner::Action::build), "node") + " in target " +
-                  pr_target + ", reading " + std::to_string(outcome.selection.from_production.size()) +
-                  " from production (" + *upstream + ")");
-    if (int code = run_dbt(std::move(build), "dbt build"); code != kExitOk) return code;
-  }
+  if (int code = build_pr_environment(ctx, *session, pr_dir, outcome); code != kExitOk) return code;
   const bool delivered = deliver_pr_report(ctx, outcome);
   if (outcome.failed) {
     // dbt's error text says its exit code and "dbt reported:" itself: said once.

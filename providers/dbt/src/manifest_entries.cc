@@ -200,6 +200,117 @@ Result<void> add_test(const RawEntry& test, const std::string& id, ManifestRecor
   return {};
 }
 
+// How the node is materialized and placed, from its config: materialized (its resource type when
+// unset), ephemeral, a configured full_refresh, and whether a custom schema or database moves it.
+Result<void> read_materialization(const Field& config, NodeRecord& record) {
+  ODS_TRY(const Field materialized_field, config.member("materialized"));
+  ODS_TRY(const std::optional<std::string> materialized, materialized_field.string());
+  record.materialized = materialized ? *materialized : record.resource_type;
+  record.ephemeral = record.resource_type == "model" && record.materialized == "ephemeral";
+  ODS_TRY(const Field full_refresh, config.member("full_refresh"));
+  record.full_refresh_configured = !full_refresh.missing();  // missing(): absent or null
+
+  bool custom_placement = false;
+  for (const char* key : {"schema", "database", "target_schema", "target_database"}) {
+    ODS_TRY(const Field field, config.member(key));
+    custom_placement = custom_placement || !field.missing();
+  }
+  record.default_placement = !custom_placement;
+  return {};
+}
+
+// The node's code: its raw code's digest, what its compile key reads (or why it can have none),
+// whether planning needs its file, and its compiled code in the fingerprint (SQL normalised; a
+// missing compiled code makes the fingerprint incomplete).
+Result<void> read_code(const RawEntry& node, NodeRecord& record) {
+  ODS_TRY(const std::optional<std::string> language_value, node.string("language"));
+  const std::string language = language_value.value_or("sql");
+  ODS_TRY(const std::optional<std::string> raw_code, node.string("raw_code"));
+  ODS_TRY(const std::optional<std::string> compiled_code, node.string("compiled_code"));
+  if (raw_code) record.raw_digest = ods::sha256_hex(*raw_code);
+
+  planner::Fingerprint& fp = record.fingerprint;
+  const bool is_sql = language == "sql" && record.resource_type != "seed";
+  if (record.resource_type == "seed") {
+    record.key_blocker = "a seed (nothing to compile)";
+  } else if (!is_sql) {
+    record.key_blocker = "a " + language + " model";
+  } else if (!raw_code) {
+    record.key_blocker = "no raw code";
+  } else if (auto reads = planner::compile_key_reads(*raw_code)) {
+    record.key_reads = std::move(*reads);
+  } else {
+    record.key_blocker = std::move(reads.error());
+  }
+  if (record.resource_type == "seed") {
+    record.needs_file = true;
+  } else if (language == "python") {
+    record.needs_file = true;
+    if (compiled_code) {
+      fp.add("compiled_code", *compiled_code);
+    } else {
+      record.incomplete.push_back("no compiled code: run dbt compile");
+    }
+  } else if (is_sql) {
+    record.needs_file = !raw_code || planner::jinja_impurity(*raw_code).has_value();
+    if (compiled_code) {
+      planner::NormalizedSql sql = planner::normalize_sql(*compiled_code);
+      record.sql_normalised = sql.normalised;
+      fp.add("sql", sql.text);
+    } else {
+      record.incomplete.emplace_back(kNoCompiledSql);
+    }
+  } else {
+    record.needs_file = true;  // another language: only the file says what it is
+  }
+  return {};
+}
+
+// The node file's content as the manifest's checksum gives it ("<name>:<checksum>"); none for a
+// "path" or "none" checksum, which say nothing of the content.
+Result<void> read_file_checksum(const RawEntry& node, std::string_view file, NodeRecord& record) {
+  const auto checksum_text = node.text("checksum");
+  if (!checksum_text) return {};
+  if (checksum_text->front() != '{') return std::unexpected(node.error("checksum", "expected an object"));
+  ODS_TRY(const RawMembers members, node.object_members("checksum"));
+  const RawEntry checksum(members, file, node.path() + ".checksum");
+  ODS_TRY(const std::optional<std::string> name, checksum.string("name"));
+  ODS_TRY(const std::optional<std::string> value, checksum.string("checksum"));
+  if (name && value && !value->empty() && *name != "path" && *name != "none") {
+    record.file_content = *name + ":" + *value;
+  }
+  return {};
+}
+
+// What the node's config decides beyond placement: the config in the fingerprint (incomplete
+// without a recorded config), the hooks that read the run context (so the node always builds;
+// a literal one keyed), and the freshness policy of meta.ods (its warnings into `warnings`).
+Result<void> read_config_effects(const Config& config_text, const Field& config, const std::string& id,
+                                 NodeRecord& record, std::vector<std::string>& warnings) {
+  if (!config_text.present) {
+    record.incomplete.push_back("no recorded config");
+    return {};
+  }
+  record.fingerprint.add("config", config_text.canonical);
+  for (const char* kind : {"pre-hook", "post-hook"}) {
+    ODS_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
+    record.has_hooks = record.has_hooks || !hooks.empty();
+    for (std::size_t i = 0; i < hooks.size(); ++i) {
+      if (const auto word = planner::reads_run_context(hooks[i])) {
+        const std::string hook = std::string(kind) + " " + std::to_string(i + 1);
+        record.always_build.push_back(hook + " reads " + *word);
+        if (auto reads = planner::literal_context_reads(hooks[i])) {
+          record.literal_hooks.push_back({hook, record.always_build.back(), std::move(*reads)});
+        }
+      }
+    }
+  }
+  ODS_TRY(const Field meta, config.member("meta"));
+  ODS_TRY(const Field ods, meta.member("ods"));
+  record.policy = read_freshness_policy(ods.json(), id, warnings);
+  return {};
+}
+
 }  // namespace
 
 Result<ManifestMeta> read_manifest_meta(const Json& metadata, std::string_view file) {
@@ -252,99 +363,18 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
   ODS_TRY(const std::shared_ptr<const Config> config_read, read_config(node, /*with_dom=*/true, memo));
   const Config& config_text = *config_read;
   const Field config(config_text.present ? &config_text.dom : nullptr, file, node.path() + ".config");
-  ODS_TRY(const Field materialized_field, config.member("materialized"));
-  ODS_TRY(const std::optional<std::string> materialized, materialized_field.string());
-  record.materialized = materialized ? *materialized : record.resource_type;
-  record.ephemeral = record.resource_type == "model" && record.materialized == "ephemeral";
-  ODS_TRY(const Field full_refresh, config.member("full_refresh"));
-  record.full_refresh_configured = !full_refresh.missing();  // missing(): absent or null
-
-  bool custom_placement = false;
-  for (const char* key : {"schema", "database", "target_schema", "target_database"}) {
-    ODS_TRY(const Field field, config.member(key));
-    custom_placement = custom_placement || !field.missing();
-  }
-  record.default_placement = !custom_placement;
+  ODS_TRY_VOID(read_materialization(config, record));
 
   ODS_TRY(Dependencies deps, read_depends_on(node));
   record.depends_nodes = std::move(deps.nodes);
   record.depends_macros = std::move(deps.macros);
 
-  ODS_TRY(const std::optional<std::string> language_value, node.string("language"));
-  const std::string language = language_value.value_or("sql");
-  ODS_TRY(const std::optional<std::string> raw_code, node.string("raw_code"));
-  ODS_TRY(const std::optional<std::string> compiled_code, node.string("compiled_code"));
-  if (raw_code) record.raw_digest = ods::sha256_hex(*raw_code);
+  record.fingerprint.components["scheme"] = scheme_digest();
+  ODS_TRY_VOID(read_code(node, record));
+  ODS_TRY_VOID(read_file_checksum(node, file, record));
+  ODS_TRY_VOID(read_config_effects(config_text, config, id, record, out.warnings));
 
   planner::Fingerprint& fp = record.fingerprint;
-  fp.components["scheme"] = scheme_digest();
-  const bool is_sql = language == "sql" && record.resource_type != "seed";
-  if (record.resource_type == "seed") {
-    record.key_blocker = "a seed (nothing to compile)";
-  } else if (!is_sql) {
-    record.key_blocker = "a " + language + " model";
-  } else if (!raw_code) {
-    record.key_blocker = "no raw code";
-  } else if (auto reads = planner::compile_key_reads(*raw_code)) {
-    record.key_reads = std::move(*reads);
-  } else {
-    record.key_blocker = std::move(reads.error());
-  }
-  if (record.resource_type == "seed") {
-    record.needs_file = true;
-  } else if (language == "python") {
-    record.needs_file = true;
-    if (compiled_code) {
-      fp.add("compiled_code", *compiled_code);
-    } else {
-      record.incomplete.push_back("no compiled code: run dbt compile");
-    }
-  } else if (is_sql) {
-    record.needs_file = !raw_code || planner::jinja_impurity(*raw_code).has_value();
-    if (compiled_code) {
-      planner::NormalizedSql sql = planner::normalize_sql(*compiled_code);
-      record.sql_normalised = sql.normalised;
-      fp.add("sql", sql.text);
-    } else {
-      record.incomplete.emplace_back(kNoCompiledSql);
-    }
-  } else {
-    record.needs_file = true;  // another language: only the file says what it is
-  }
-
-  if (const auto checksum_text = node.text("checksum")) {
-    if (checksum_text->front() != '{') return std::unexpected(node.error("checksum", "expected an object"));
-    ODS_TRY(const RawMembers members, node.object_members("checksum"));
-    const RawEntry checksum(members, file, node.path() + ".checksum");
-    ODS_TRY(const std::optional<std::string> name, checksum.string("name"));
-    ODS_TRY(const std::optional<std::string> value, checksum.string("checksum"));
-    if (name && value && !value->empty() && *name != "path" && *name != "none") {
-      record.file_content = *name + ":" + *value;
-    }
-  }
-
-  if (!config_text.present) {
-    record.incomplete.push_back("no recorded config");
-  } else {
-    fp.add("config", config_text.canonical);
-    for (const char* kind : {"pre-hook", "post-hook"}) {
-      ODS_TRY(const std::vector<std::string> hooks, read_hooks(config, kind));
-      record.has_hooks = record.has_hooks || !hooks.empty();
-      for (std::size_t i = 0; i < hooks.size(); ++i) {
-        if (const auto word = planner::reads_run_context(hooks[i])) {
-          const std::string hook = std::string(kind) + " " + std::to_string(i + 1);
-          record.always_build.push_back(hook + " reads " + *word);
-          if (auto reads = planner::literal_context_reads(hooks[i])) {
-            record.literal_hooks.push_back({hook, record.always_build.back(), std::move(*reads)});
-          }
-        }
-      }
-    }
-    ODS_TRY(const Field meta, config.member("meta"));
-    ODS_TRY(const Field ods, meta.member("ods"));
-    record.policy = read_freshness_policy(ods.json(), id, out.warnings);
-  }
-
   ODS_TRY(const std::optional<std::string> contract, contract_content(node, config));
   if (contract) {
     if (*contract == kContractNotEnforced) {
