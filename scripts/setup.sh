@@ -22,12 +22,15 @@ debian_packages=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libssl-dev libpq-dev
   python3-venv
   libcpprest-dev prometheus-cpp-dev
-  postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf shellcheck
+  postgresql postgresql-client time clang-format clang-tidy-16 ccache patchelf
   libsimdjson-dev prometheus prometheus-pushgateway rsync clang-16 libclang-rt-16-dev
 )
+# The lint's own tools (scripts/lint.sh), installed with the rest; apart because no image builds
+# with them (tests/images/check_dockerfiles.sh holds the images' build stage to debian_packages).
+lint_packages=(shellcheck)
 
 missing=()
-for p in "${debian_packages[@]}"; do
+for p in "${debian_packages[@]}" "${lint_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
