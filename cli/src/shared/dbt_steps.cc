@@ -75,6 +75,14 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
                              "': it must be 'on' (the default: a reused relation must be the one ODS built) or 'off' "
                              "(its existence only, for a warehouse copied or restored as a whole).");
   }
+  const std::string cost = ctx.env.getenv("ODS_EVIDENCE_COST");
+  if (cost == "off") {
+    options.evidence_cost = false;
+  } else if (!cost.empty() && cost != "on") {
+    return fail("usage", "ODS_EVIDENCE_COST is '" + cost +
+                             "': it must be 'on' (the default: exact evidence that costs more than building what "
+                             "reads it is left unread) or 'off' (every exact evidence is read, whatever it costs).");
+  }
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
     const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||
@@ -89,13 +97,18 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
 }
 
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now, std::size_t parts, const WarehouseOptions& options) {
+                                 const std::string& now, std::size_t parts, const WarehouseOptions& options,
+                                 const std::map<std::string, std::string>& too_costly) {
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
                 std::to_string(project.inputs.nodes.size()) + " relations (" +
                 (parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once") +
-                ")");
-  GatheredEvidence evidence =
-      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now, parts, options);
+                ")" +
+                (too_costly.empty() ? ""
+                                    : "; the content of " + std::to_string(too_costly.size()) +
+                                          " source(s) is not fingerprinted: that took longer, when last read, than "
+                                          "building what reads them (ODS_EVIDENCE_COST=off reads it)"));
+  GatheredEvidence evidence = gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now,
+                                              parts, options, too_costly);
   for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   return evidence;
 }
