@@ -34,9 +34,10 @@ class DuckDbEvidenceCost : public ::testing::Test {
   }
 
   ProcessResult run(std::vector<std::string> extra, const DbtProject* on = nullptr) {
-    std::vector<std::string> args{"state", "run", "--format", "json"};
+    const DbtProject& project = on ? *on : *project_;
+    std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project.dir().string()};
     args.insert(args.end(), extra.begin(), extra.end());
-    return (on ? *on : *project_).ods(args);
+    return project.ods(args);
   }
   nlohmann::json plan(const DbtProject* on = nullptr) {
     const ProcessResult r = run({"--dry-run"}, on);
@@ -68,7 +69,7 @@ class DuckDbEvidenceCost : public ::testing::Test {
 TEST_F(DuckDbEvidenceCost, TheFirstRunRecordsWhatEachExactEvidenceCost) {
   const nlohmann::json same = plan();
   EXPECT_EQ(decision(entry(same, "stg_customers")), "reuse:unchanged") << "unknown seconds: as before the rule";
-  const ProcessResult history = project_->ods({"state", "history", "--format", "json"});
+  const ProcessResult history = project_->ods({"state", "history", "--format", "json", "--limit", "1"});
   ASSERT_EQ(history.exit_code, 0) << history.errors;
   EXPECT_NE(history.output.find("exact_evidence_seconds"), std::string::npos) << history.output;
   EXPECT_NE(history.output.find(kCustomers), std::string::npos) << history.output;
@@ -88,7 +89,7 @@ TEST_F(DuckDbEvidenceCost, AFingerprintThatCostsMoreThanItsReadersBuildsThem) {
   EXPECT_NE(evidence_about(stg, "exact_evidence_too_costly", kCustomers), nullptr) << stg.dump(2);
   EXPECT_EQ(decision(entry(planned, "stg_orders")), "reuse:unchanged") << "raw.orders' fingerprint is cheap";
 
-  const ProcessResult explained = project_->ods({"state", "explain", "stg_customers"});
+  const ProcessResult explained = project_->ods({"state", "explain", "stg_customers", "--profiles-dir", project_->dir().string()});
   ASSERT_EQ(explained.exit_code, 0) << explained.errors;
   EXPECT_NE(explained.output.find("evidence_costs_more"), std::string::npos) << explained.output;
 
