@@ -78,9 +78,8 @@ std::optional<std::string> exact_evidence_too_costly(const std::string& id, cons
   const double enough = skipped ? cost->second / kEvidenceReturnFraction : cost->second;
   const DownstreamSeconds below = downstream.seconds_below(id, node_seconds, enough);
   if (below.unknown || !evidence_costs_more(cost->second, below.seconds, skipped)) return std::nullopt;
-  return what + " took " + seconds_text(cost->second) + " when last read, more than " +
-         (skipped ? "half of " : "") + "the " + seconds_text(below.seconds) +
-         " that building everything downstream of it took when last built" +
+  return what + " took " + seconds_text(cost->second) + " when last read, more than " + (skipped ? "half of " : "") +
+         "the " + seconds_text(below.seconds) + " that building everything downstream of it took when last built" +
          (skipped ? " (it was too costly last time too: it comes back when it costs at most half)" : "");
 }
 

@@ -63,7 +63,8 @@ TEST(EvidenceCost, MeasuresWhatIsWorthItAndSaysWhyNotTheRest) {
   const Downstream below(chain());
   RecordedEvidenceCosts recorded;
   recorded.seconds = {{"stg", 5.0}, {"mid", 0.2}};  // stg: 5 s to measure, 3.5 s below it
-  const ExactChoice choice = choose_exact(below, {"stg", "mid", "never_measured"}, recorded, kBuilt, "measuring its content");
+  const ExactChoice choice =
+      choose_exact(below, {"stg", "mid", "never_measured"}, recorded, kBuilt, "measuring its content");
   EXPECT_EQ(choice.read, (Ids{"mid", "never_measured"}));
   ASSERT_TRUE(choice.unread.contains("stg"));
   EXPECT_NE(choice.unread.at("stg").find("5.00 s"), std::string::npos) << choice.unread.at("stg");

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/dbt_project.h"
+#include "harness/shop_baseline.h"
 
 namespace ods::testing {
 namespace {
@@ -50,13 +50,12 @@ class DuckDbEvidenceCost : public ::testing::Test {
   void record_evidence_seconds(const std::vector<std::string>& ids, double seconds) {
     std::string list;
     for (const auto& id : ids) list += (list.empty() ? "" : ",") + std::string("'") + id + "'";
-    const std::string script =
-        "import json,sqlite3,sys\ndb=sqlite3.connect(sys.argv[1])\nids=[" + list +
-        "]\nfor seq,details in db.execute('select seq, details from runs').fetchall():\n"
-        "  d=json.loads(details)\n  s=d.get('exact_evidence_seconds')\n  if not s: continue\n"
-        "  for i in ids:\n    if i in s: s[i]=float(sys.argv[2])\n"
-        "  db.execute('update runs set details=? where seq=?', (json.dumps(d), seq))\n"
-        "db.commit()\ndb.execute('pragma wal_checkpoint(truncate)')\n";
+    const std::string script = "import json,sqlite3,sys\ndb=sqlite3.connect(sys.argv[1])\nids=[" + list +
+                               "]\nfor seq,details in db.execute('select seq, details from runs').fetchall():\n"
+                               "  d=json.loads(details)\n  s=d.get('exact_evidence_seconds')\n  if not s: continue\n"
+                               "  for i in ids:\n    if i in s: s[i]=float(sys.argv[2])\n"
+                               "  db.execute('update runs set details=? where seq=?', (json.dumps(d), seq))\n"
+                               "db.commit()\ndb.execute('pragma wal_checkpoint(truncate)')\n";
     ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", script,
                                    (project_->dir() / ".ods" / "state.db").string(), std::to_string(seconds)},
                                   project_->dir());
@@ -89,7 +88,8 @@ TEST_F(DuckDbEvidenceCost, AFingerprintThatCostsMoreThanItsReadersBuildsThem) {
   EXPECT_NE(evidence_about(stg, "exact_evidence_too_costly", kCustomers), nullptr) << stg.dump(2);
   EXPECT_EQ(decision(entry(planned, "stg_orders")), "reuse:unchanged") << "raw.orders' fingerprint is cheap";
 
-  const ProcessResult explained = project_->ods({"state", "explain", "stg_customers", "--profiles-dir", project_->dir().string()});
+  const ProcessResult explained =
+      project_->ods({"state", "explain", "stg_customers", "--profiles-dir", project_->dir().string()});
   ASSERT_EQ(explained.exit_code, 0) << explained.errors;
   EXPECT_NE(explained.output.find("evidence_costs_more"), std::string::npos) << explained.output;
 
@@ -99,8 +99,8 @@ TEST_F(DuckDbEvidenceCost, AFingerprintThatCostsMoreThanItsReadersBuildsThem) {
   ASSERT_EQ(ran.exit_code, 0) << ran.output << ran.errors;
   EXPECT_NE(ran.errors.find("is not fingerprinted"), std::string::npos) << ran.errors;
   EXPECT_NE(ran.errors.find("is not measured"), std::string::npos) << ran.errors;
-  const nlohmann::json document = parse_document(ran);
-  const auto& built = entry(document.value("plan", nlohmann::json::object()), "stg_customers");
+  const nlohmann::json ran_plan = parse_document(ran).value("plan", nlohmann::json::object());
+  const auto& built = entry(ran_plan, "stg_customers");
   EXPECT_EQ(decision(built), "build:evidence_costs_more");
   EXPECT_NE(evidence_about(built, "content_unmeasured", kStgCustomers), nullptr) << built.dump(2);
 

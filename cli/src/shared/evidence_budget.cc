@@ -67,7 +67,8 @@ void leave_content_unread(contracts::ProbeRequest& request, const std::vector<co
   for (const planner::SourceInput* source : sources) {
     const auto parts = relation_parts(source->relation);
     if (parts.size() < 2 || parts.back().empty()) continue;
-    unread += std::string(unread.empty() ? "" : " or ") + "(lower('{schema}') = " + lower_literal(parts[parts.size() - 2]) +
+    unread += std::string(unread.empty() ? "" : " or ") +
+              "(lower('{schema}') = " + lower_literal(parts[parts.size() - 2]) +
               " and lower('{identifier}') = " + lower_literal(parts.back()) + ")";
   }
   if (unread.empty()) return;
@@ -83,7 +84,7 @@ bool note_content_unread(contracts::SourceVersion& version, const std::string& w
   std::erase_if(version.evidence, [](const planner::Evidence& e) { return e.kind == "source_content_unread"; });
   version.evidence.push_back(
       {planner::kExactEvidenceTooCostly, version.source_id, why, planner::Exactness::none, "evidence cost"});
-  if (!version.version) version.why_unknown = "its content fingerprint was left unread: " + why;
+  if (!version.version) version.why_unknown = "not fingerprinted: " + why;
   return true;
 }
 

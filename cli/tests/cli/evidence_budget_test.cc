@@ -56,8 +56,10 @@ TEST(EvidenceBudget, AnUnreadSourceSaysWhyAndAnExactAnswerCountsAsRead) {
   contracts::SourceVersion statistics;
   statistics.source_id = "source.shop.raw.orders";
   statistics.version = planner::DataVersion{"oid=1", planner::Exactness::semantic, "postgres_statistics", "t"};
-  statistics.evidence.push_back({"source_content_unread", statistics.source_id, "the content fingerprint statement "
-                                 "gave no usable row_count", planner::Exactness::none, "postgres_content"});
+  statistics.evidence.push_back({"source_content_unread", statistics.source_id,
+                                 "the content fingerprint statement "
+                                 "gave no usable row_count",
+                                 planner::Exactness::none, "postgres_content"});
   EXPECT_TRUE(note_content_unread(statistics, "took 9 s"));
   ASSERT_EQ(statistics.evidence.size(), 1u) << "the empty answer's complaint is replaced";
   EXPECT_EQ(statistics.evidence[0].kind, planner::kExactEvidenceTooCostly);
@@ -67,7 +69,7 @@ TEST(EvidenceBudget, AnUnreadSourceSaysWhyAndAnExactAnswerCountsAsRead) {
   unknown.source_id = "source.shop.raw.customers";
   unknown.why_unknown = "the content fingerprint statement gave no usable row_count and content_hash";
   EXPECT_TRUE(note_content_unread(unknown, "took 9 s"));
-  EXPECT_EQ(unknown.why_unknown, "its content fingerprint was left unread: took 9 s");
+  EXPECT_EQ(unknown.why_unknown, "not fingerprinted: took 9 s");
 }
 
 }  // namespace
