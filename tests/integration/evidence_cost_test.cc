@@ -6,10 +6,12 @@
 // so no real fingerprint costs more than a build here).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/postgres_server.h"
 #include "harness/shop_baseline.h"
 
 namespace ods::testing {
@@ -22,6 +24,23 @@ nlohmann::json parse_document(const ProcessResult& r) {
   auto doc = nlohmann::json::parse(r.output, nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
   return doc.is_discarded() ? nlohmann::json::object() : doc;
+}
+
+// Every recorded exact evidence seconds of `ids` in `project`'s ledger set to `seconds` (python's
+// sqlite3, from the venv), as if their fingerprints had taken that long.
+void set_evidence_seconds(const DbtProject& project, const std::vector<std::string>& ids, double seconds) {
+  std::string list;
+  for (const auto& id : ids) list += (list.empty() ? "" : ",") + std::string("'") + id + "'";
+  const std::string script = "import json,sqlite3,sys\ndb=sqlite3.connect(sys.argv[1])\nids=[" + list +
+                             "]\nfor seq,details in db.execute('select seq, details from runs').fetchall():\n"
+                             "  d=json.loads(details)\n  s=d.get('exact_evidence_seconds')\n  if not s: continue\n"
+                             "  for i in ids:\n    if i in s: s[i]=float(sys.argv[2])\n"
+                             "  db.execute('update runs set details=? where seq=?', (json.dumps(d), seq))\n"
+                             "db.commit()\ndb.execute('pragma wal_checkpoint(truncate)')\n";
+  ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", script,
+                                 (project.dir() / ".ods" / "state.db").string(), std::to_string(seconds)},
+                                project.dir());
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
 }
 
 class DuckDbEvidenceCost : public ::testing::Test {
@@ -45,21 +64,8 @@ class DuckDbEvidenceCost : public ::testing::Test {
     return parse_document(r).value("plan", nlohmann::json::object());
   }
 
-  // Every recorded exact evidence seconds of `ids` set to `seconds` in the ledger (python's
-  // sqlite3, from the venv), as if their fingerprints had taken that long.
   void record_evidence_seconds(const std::vector<std::string>& ids, double seconds) {
-    std::string list;
-    for (const auto& id : ids) list += (list.empty() ? "" : ",") + std::string("'") + id + "'";
-    const std::string script = "import json,sqlite3,sys\ndb=sqlite3.connect(sys.argv[1])\nids=[" + list +
-                               "]\nfor seq,details in db.execute('select seq, details from runs').fetchall():\n"
-                               "  d=json.loads(details)\n  s=d.get('exact_evidence_seconds')\n  if not s: continue\n"
-                               "  for i in ids:\n    if i in s: s[i]=float(sys.argv[2])\n"
-                               "  db.execute('update runs set details=? where seq=?', (json.dumps(d), seq))\n"
-                               "db.commit()\ndb.execute('pragma wal_checkpoint(truncate)')\n";
-    ProcessResult r = run_process({(venv_bin() / "python").string(), "-c", script,
-                                   (project_->dir() / ".ods" / "state.db").string(), std::to_string(seconds)},
-                                  project_->dir());
-    ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+    set_evidence_seconds(*project_, ids, seconds);
   }
 
   std::optional<DbtProject> project_;
@@ -116,6 +122,70 @@ TEST_F(DuckDbEvidenceCost, ABadSettingIsRefused) {
   const ProcessResult r = run({"--dry-run"}, &bad);
   EXPECT_EQ(r.exit_code, 2) << r.output << r.errors;
   EXPECT_NE(r.errors.find("ODS_EVIDENCE_COST"), std::string::npos) << r.errors;
+}
+
+// PostgreSQL has cheaper evidence: the catalog and statistics decide instead of the fingerprint.
+// The first run after the switch builds the readers once (the recorded version was the content);
+// the next reuses them on the statistics, saying why.
+constexpr const char* kDatabase = "shop";
+constexpr const char* kLoaded = "shop_cost_loaded";  // the raw tables only, the template of each case
+
+class PostgresEvidenceCost : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PostgresServer* pg = suite_server(kLoaded);
+    if (!pg) return;
+    DbtProject loader("shop");
+    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  }
+
+  void SetUp() override {
+    pg_ = suite_server(kLoaded);
+    ASSERT_NE(pg_, nullptr);
+    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
+    project_.emplace("shop");
+    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
+                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
+                       "ODS_CONTENT_MAX_BYTES=unlimited"});
+  }
+
+  void TearDown() override {
+    project_.reset();
+    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+  }
+
+  nlohmann::json run(bool dry_run) {
+    std::vector<std::string> args{"state",    "run", "--format",       "json",
+                                  "--target", "pg",  "--profiles-dir", project_->dir().string()};
+    if (dry_run) args.push_back("--dry-run");
+    ProcessResult r = project_->ods(args);
+    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+    return parse_document(r).value("plan", nlohmann::json::object());
+  }
+
+  PostgresServer* pg_ = nullptr;
+  std::optional<DbtProject> project_;
+};
+
+TEST_F(PostgresEvidenceCost, AFingerprintThatCostsMoreThanItsReadersGivesWayToTheStatistics) {
+  run(false);
+  set_evidence_seconds(*project_, {kCustomers}, 1000);
+  const nlohmann::json switched = run(false);
+  const auto& stg = entry(switched, "stg_customers");
+  EXPECT_EQ(decision(stg), "build:new_upstream_data") << "the recorded version was the content: " << stg.dump(2);
+  const nlohmann::json* version = evidence_about(stg, "source_data_version", kCustomers);
+  ASSERT_NE(version, nullptr) << stg.dump(2);
+  EXPECT_EQ(version->value("origin", ""), "postgres_statistics") << stg.dump(2);
+  EXPECT_NE(evidence_about(stg, "exact_evidence_too_costly", kCustomers), nullptr) << stg.dump(2);
+  EXPECT_EQ(all_evidence_of(stg, "source_content_unread"), "") << "the empty answer's complaint is replaced";
+  EXPECT_EQ(decision(entry(switched, "stg_orders")), "reuse:unchanged") << "raw.orders' fingerprint is cheap";
+
+  const nlohmann::json next = run(true);
+  const auto& reused = entry(next, "stg_customers");
+  EXPECT_EQ(decision(reused), "reuse:unchanged") << reused.dump(2);
+  const auto codes = reason_codes(reused);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "cheaper_evidence"), codes.end()) << reused.dump(2);
 }
 
 }  // namespace

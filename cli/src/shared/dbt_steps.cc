@@ -53,6 +53,18 @@ Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
   return parts;
 }
 
+namespace {
+
+// An on/off setting: unset or "on" true, "off" false; else "usage", saying what it must be.
+Result<bool> on_off_setting(const CommandContext& ctx, const std::string& name, const std::string& must_be) {
+  const std::string value = ctx.env.getenv(name);
+  if (value.empty() || value == "on") return true;
+  if (value == "off") return false;
+  return fail("usage", name + " is '" + value + "': it must be " + must_be + ".");
+}
+
+}  // namespace
+
 Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
   WarehouseOptions options;
   const std::string limit = ctx.env.getenv("ODS_CONTENT_MAX_BYTES");
@@ -67,22 +79,14 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
                                "content PostgreSQL, Snowflake or BigQuery fingerprints by a scan).");
     options.content_max_bytes = bytes;
   }
-  const std::string identity = ctx.env.getenv("ODS_RELATION_IDENTITY");
-  if (identity == "off") {
-    options.relation_identity = false;
-  } else if (!identity.empty() && identity != "on") {
-    return fail("usage", "ODS_RELATION_IDENTITY is '" + identity +
-                             "': it must be 'on' (the default: a reused relation must be the one ODS built) or 'off' "
-                             "(its existence only, for a warehouse copied or restored as a whole).");
-  }
-  const std::string cost = ctx.env.getenv("ODS_EVIDENCE_COST");
-  if (cost == "off") {
-    options.evidence_cost = false;
-  } else if (!cost.empty() && cost != "on") {
-    return fail("usage", "ODS_EVIDENCE_COST is '" + cost +
-                             "': it must be 'on' (the default: exact evidence that costs more than building what "
-                             "reads it is left unread) or 'off' (every exact evidence is read, whatever it costs).");
-  }
+  ODS_TRY(options.relation_identity,
+          on_off_setting(ctx, "ODS_RELATION_IDENTITY",
+                         "'on' (the default: a reused relation must be the one ODS built) or 'off' (its existence "
+                         "only, for a warehouse copied or restored as a whole)"));
+  ODS_TRY(options.evidence_cost,
+          on_off_setting(ctx, "ODS_EVIDENCE_COST",
+                         "'on' (the default: exact evidence that costs more than building what reads it is left "
+                         "unread) or 'off' (every exact evidence is read, whatever it costs)"));
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
     const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||
