@@ -39,6 +39,13 @@ struct BuildReason {
   std::string message;
 };
 
+// The sources whose exact evidence was left unread as costing more than building their readers
+// (kExactEvidenceTooCostly): sentences for those with no usable version (`unread`: the node
+// builds, evidence_costs_more) and for those read by cheaper evidence (`cheaper`: a reuse notes it).
+struct CostlyEvidence {
+  std::vector<std::string> unread, cheaper;
+};
+
 class Planner {
  public:
   Planner(const ProjectInputs& inputs, const StateSnapshot* previous, const PlanOptions& options,
@@ -231,15 +238,24 @@ class Planner {
   PlanEntry decide_by_data(const NodeInput& node, const NodeState& before, PlanEntry& e, Decision& d) {
     std::vector<std::string> missing, fresh, cut_off;
     std::size_t unchanged_parents = 0;
-    collect_upstream(node, before, e, missing, fresh, cut_off, unchanged_parents);
+    CostlyEvidence costly;
+    collect_upstream(node, before, e, missing, fresh, cut_off, unchanged_parents, costly);
     if (!missing.empty())  // rule 9
       return built(e, d, kMissingDataEvidence, "no usable data evidence: " + join(missing, "; "));
+    if (!costly.unread.empty())  // rule 9: no evidence read, because reading it cost more than this build
+      return built(e, d, kEvidenceCostsMore, join(costly.unread, "; "));
+    // A reuse judged on a source's cheaper evidence says so after its own reason.
+    auto noting_cheaper = [&](PlanEntry out) {
+      if (out.action == Action::reuse && !costly.cheaper.empty())
+        out.reasons.push_back({std::string(kCheaperEvidence), join(costly.cheaper, "; ")});
+      return out;
+    };
     if (!fresh.empty()) {                                                      // rule 10
       if (node.policy.require_fresh_data_from_all && unchanged_parents > 0) {  // rule 11
         std::size_t total = fresh.size() + unchanged_parents;
-        return reuse(e, d, before, kWaitingForAllParents,
-                     std::to_string(fresh.size()) + " of " + std::to_string(total) +
-                         " inputs have new data; require_fresh_data_from: all waits for every input");
+        return noting_cheaper(reuse(e, d, before, kWaitingForAllParents,
+                                    std::to_string(fresh.size()) + " of " + std::to_string(total) +
+                                        " inputs have new data; require_fresh_data_from: all waits for every input"));
       }
       if (node.policy.lag_tolerance_seconds) {  // rule 12
         auto built_at = parse_iso8601_micros(before.built_at);
@@ -247,17 +263,18 @@ class Planner {
         if (built_at && now) {
           std::int64_t due = *built_at + *node.policy.lag_tolerance_seconds * 1'000'000;
           if (*now < due)
-            return reuse(e, d, before, kWithinLagTolerance,
-                         "new data in " + join(fresh) + ", but within lag_tolerance " +
-                             describe_duration(*node.policy.lag_tolerance_seconds) + "; due at " +
-                             format_iso8601_micros(due));
+            return noting_cheaper(reuse(e, d, before, kWithinLagTolerance,
+                                        "new data in " + join(fresh) + ", but within lag_tolerance " +
+                                            describe_duration(*node.policy.lag_tolerance_seconds) + "; due at " +
+                                            format_iso8601_micros(due)));
         }
       }
       return built(e, d, kNewUpstreamData, "new data upstream: " + join(fresh, "; "));  // rule 13
     }
     if (!cut_off.empty())  // rule 14, early cutoff: a rebuilt parent's content is what this node read
-      return reuse(e, d, before, kEarlyCutoff,
-                   "code unchanged and " + join(cut_off, "; ") + ", so its inputs are the ones it was built from");
+      return noting_cheaper(
+          reuse(e, d, before, kEarlyCutoff,
+                "code unchanged and " + join(cut_off, "; ") + ", so its inputs are the ones it was built from"));
     std::string message = "code and inputs unchanged since run " + before.run_id;
     PlanEntry out = reuse(e, d, before, kUnchanged, message);  // rule 14
     if (out.action == Action::reuse && !node.raw_digest.empty() && !before.raw_digest.empty() &&
@@ -265,24 +282,35 @@ class Planner {
       out.reasons.push_back({std::string(kFormattingOnly),
                              "only formatting changed (comments or whitespace); the normalised code is the same"});
     }
-    return out;
+    return noting_cheaper(std::move(out));
   }
 
   // Rule 9 and 10 evidence for one node: `missing` (no usable evidence), `fresh` (new data),
   // `cut_off` (parents rebuilt since it read them whose content is the content it read;
-  // counted in `unchanged` too).
+  // counted in `unchanged` too), `costly` (sources whose exact evidence cost too much).
   void collect_upstream(const NodeInput& node, const NodeState& before, PlanEntry& e, std::vector<std::string>& missing,
-                        std::vector<std::string>& fresh, std::vector<std::string>& cut_off,
-                        std::size_t& unchanged) const {
+                        std::vector<std::string>& fresh, std::vector<std::string>& cut_off, std::size_t& unchanged,
+                        CostlyEvidence& costly) const {
     auto built_at = parse_iso8601_micros(before.built_at);
     for (const auto& p : node.parents) {
       if (auto s = sources_.find(p); s != sources_.end()) {
         const SourceInput& src = *s->second;
-        for (const auto& ev : src.evidence) e.evidence.push_back(ev);
+        const Evidence* too_costly = nullptr;
+        for (const auto& ev : src.evidence) {
+          e.evidence.push_back(ev);
+          if (ev.kind == kExactEvidenceTooCostly) too_costly = &ev;
+        }
         if (!src.version || !allows_reuse(src.version->exactness)) {
-          missing.push_back("source " + src.name + " has no data version" + why_unknown(src));
+          if (too_costly != nullptr)
+            costly.unread.push_back("source " + src.name + " was not fingerprinted: " + too_costly->value);
+          else
+            missing.push_back("source " + src.name + " has no data version" + why_unknown(src));
           continue;
         }
+        if (too_costly != nullptr)
+          costly.cheaper.push_back("source " + src.name + " was read by its " +
+                                   std::string(to_string(src.version->exactness)) + " evidence (" +
+                                   src.version->origin + "): its fingerprint " + too_costly->value);
         e.evidence.push_back(
             {"source_data_version", src.id, src.version->value, src.version->exactness, src.version->origin});
         auto then = before.source_versions.find(p);

@@ -1,5 +1,6 @@
 #include "ods/run/build_seconds.h"
 
+#include <set>
 #include <string_view>
 #include <unordered_set>
 
@@ -44,6 +45,25 @@ double time_saved_seconds(contracts::StateStore& store, const std::string& scope
   double seconds = 0;
   newest_build_seconds(store, scope, reused, [&](const std::string&, double s) { seconds += s; });
   return seconds;
+}
+
+RecordedEvidenceCosts last_evidence_costs(contracts::StateStore& store, const std::string& scope) {
+  RecordedEvidenceCosts out;
+  auto runs = store.runs_without_plans(scope, kBuildSecondsEntries);
+  if (!runs) return out;
+  std::set<std::string> mentioned;  // ids whose newest mention was read (skipped or not)
+  for (const auto& run : *runs) {   // newest first
+    if (run.details.find("\"exact_evidence_s") == std::string::npos) continue;  // no parse for entries without
+    const RunDetails details = details_from_json(run.details);
+    for (const auto& id : details.exact_evidence_skipped)
+      if (mentioned.insert(id).second) out.skipped.insert(id);
+    if (!details.exact_evidence_seconds) continue;
+    for (const auto& [id, seconds] : *details.exact_evidence_seconds) {
+      mentioned.insert(id);
+      out.seconds.emplace(id, seconds);  // the newest stays
+    }
+  }
+  return out;
 }
 
 }  // namespace ods::run

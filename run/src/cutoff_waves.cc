@@ -62,7 +62,7 @@ bool cutoff_candidate_reason(const std::string& code, bool code_cutoff) {
 
 Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
-               bool content_measurable, bool code_cutoff) {
+               bool content_measurable, bool code_cutoff, const std::map<std::string, std::string>& unmeasured) {
   Wave wave;
   std::set<std::string> building;
   for (const auto& e : plan.entries)
@@ -82,7 +82,8 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
   for (const auto& n : inputs.nodes)
     for (const auto& p : n.parents) children[p].push_back(n.id);
   std::set<std::string> later;
-  int own_edits = 0;  // candidates passed over for their readers (own_edit_defers_to_readers)
+  int own_edits = 0;   // candidates passed over for their readers (own_edit_defers_to_readers)
+  int too_costly = 0;  // candidates whose content costs more to measure than what lies below them
   for (const auto& e : plan.entries) {
     if (e.action != planner::Action::build || e.resource_type != "model" || e.reasons.empty() ||
         !cutoff_candidate_reason(e.reasons.front().code, code_cutoff))
@@ -94,23 +95,33 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
       ++own_edits;
       continue;
     }
+    if (unmeasured.contains(e.id)) {
+      ++too_costly;
+      continue;
+    }
     wave.candidates.push_back(e.id);
     later.insert(below.begin(), below.end());
   }
   // A candidate below another candidate waits too: its own cutoff is judged in a later wave.
   std::erase_if(wave.candidates, [&](const std::string& id) { return later.contains(id); });
+  const std::string costly_note =
+      too_costly == 0 ? ""
+                      : "; " + std::to_string(too_costly) +
+                            " node(s) with descendants to spare are not measured: measuring their content took "
+                            "longer than building what lies below them";
   if (wave.candidates.empty())
-    return all_now(code_cutoff ? "no node built for new data or a code change has descendants to spare" +
-                                     std::string(own_edits == 0 ? ""
-                                                                : " (edited models build with their readers, and "
-                                                                  "those have nothing below them to spare)")
-                               : "no node built only for new data has descendants to spare");
+    return all_now((code_cutoff ? "no node built for new data or a code change has descendants to spare" +
+                                      std::string(own_edits == 0 ? ""
+                                                                 : " (edited models build with their readers, and "
+                                                                   "those have nothing below them to spare)")
+                                : "no node built only for new data has descendants to spare") +
+                   costly_note);
   for (const auto& id : later)
     if (auto s = node_seconds.find(id); s != node_seconds.end()) wave.spare_seconds += s->second;
   if (mode == CutoffMode::automatic && wave.spare_seconds <= extra_call_seconds)
     return all_now("one wave: the " + std::to_string(later.size()) + " nodes early cutoff could spare took " +
                    seconds_text(wave.spare_seconds) + " when last built, not more than another dbt call (" +
-                   seconds_text(extra_call_seconds) + ")");
+                   seconds_text(extra_call_seconds) + ")" + costly_note);
   for (const auto& e : plan.entries) {
     if (e.action != planner::Action::build) continue;
     (later.contains(e.id) ? wave.later : wave.now).push_back(e.id);
@@ -124,7 +135,8 @@ Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPla
              ")" +
              (own_edits == 0 ? ""
                              : "; " + std::to_string(own_edits) +
-                                   " edited model(s) build with their readers, whose content decides instead");
+                                   " edited model(s) build with their readers, whose content decides instead") +
+             costly_note;
   return wave;
 }
 

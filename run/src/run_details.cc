@@ -84,6 +84,8 @@ std::string to_json(const RunDetails& d) {
                     {"warnings", d.probe->warnings}};
   if (d.node_seconds) doc["node_seconds"] = *d.node_seconds;
   if (d.time_saved_seconds) doc["time_saved_seconds"] = *d.time_saved_seconds;
+  if (d.exact_evidence_seconds) doc["exact_evidence_seconds"] = *d.exact_evidence_seconds;
+  if (!d.exact_evidence_skipped.empty()) doc["exact_evidence_skipped"] = d.exact_evidence_skipped;
   if (d.head) doc["head"] = *d.head ? json(**d.head) : json(nullptr);
   if (d.planned_entry) doc["planned_entry"] = *d.planned_entry;
   if (d.dbt_invocation_id) doc["dbt_invocation_id"] = *d.dbt_invocation_id;
@@ -119,6 +121,11 @@ RunDetails details_from_json(std::string_view text) {
   }
   if (auto it = doc.find("node_seconds"); it != doc.end() && it->is_object()) d.node_seconds = numbers_of(*it);
   read_member(doc, "time_saved_seconds", d.time_saved_seconds);
+  if (auto it = doc.find("exact_evidence_seconds"); it != doc.end() && it->is_object())
+    d.exact_evidence_seconds = numbers_of(*it);
+  if (auto it = doc.find("exact_evidence_skipped"); it != doc.end() && it->is_array())
+    for (const auto& id : *it)
+      if (id.is_string()) d.exact_evidence_skipped.push_back(id.get<std::string>());
   if (auto it = doc.find("head"); it != doc.end()) {
     if (it->is_string())
       d.head = std::optional<std::string>(it->get<std::string>());

@@ -46,6 +46,26 @@ TEST(BuildSeconds, TimeSavedTakesEachReusedNodesNewestTiming) {
       << "each node from its newest timed entry; c was never timed";
 }
 
+// The cost rule's record: each id's newest seconds, and whether its newest mention skipped it.
+TEST(BuildSeconds, EvidenceCostsTakeTheNewestSecondsAndTheNewestVerdict) {
+  auto store = state::make_memory_store();
+  EXPECT_TRUE(last_evidence_costs(*store, "shop/dev").seconds.empty());
+  RunDetails first, second, untimed, last;
+  first.exact_evidence_seconds = {{"source.raw.big", 9.0}, {"model.shop.a", 2.0}, {"model.shop.b", 1.0}};
+  second.exact_evidence_seconds = {{"model.shop.a", 3.0}};
+  second.exact_evidence_skipped = {"source.raw.big", "model.shop.b"};
+  untimed.summary = "no costs";
+  last.exact_evidence_seconds = {{"model.shop.b", 0.5}};  // b measured again since
+  append(*store, "1", first);
+  append(*store, "2", second);
+  append(*store, "3", untimed);
+  append(*store, "4", last);
+  const RecordedEvidenceCosts costs = last_evidence_costs(*store, "shop/dev");
+  EXPECT_EQ(costs.seconds,
+            (std::map<std::string, double>{{"source.raw.big", 9.0}, {"model.shop.a", 3.0}, {"model.shop.b", 0.5}}));
+  EXPECT_EQ(costs.skipped, (std::set<std::string>{"source.raw.big"})) << "b was read again after it was skipped";
+}
+
 TEST(BuildSeconds, UnreadableDetailsCountNothing) {
   auto store = state::make_memory_store();
   contracts::RunRecord r{"1",

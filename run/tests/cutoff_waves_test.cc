@@ -148,6 +148,24 @@ TEST(CutoffWaves, AnEditedModelWhoseReadersHaveNothingBelowIsOneWave) {
   EXPECT_NE(w.why.find("edited models build with their readers"), std::string::npos) << w.why;
 }
 
+// A node whose content is too costly to measure (evidence_cost.h) is no candidate: nothing would
+// decide its descendants, so they build with it (the next candidate below it decides its own),
+// and the sentence says why.
+TEST(CutoffWaves, ANodeLeftUnmeasuredIsNoCandidate) {
+  Fixture f;
+  std::map<std::string, std::string> unmeasured{{"stg", "measuring its content took 60.00 s ..."}};
+  Wave w = next_wave(f.inputs, f.plan, kSeconds, 10.0, CutoffMode::automatic, true, false, unmeasured);
+  EXPECT_EQ(w.candidates, (Ids{"mid"})) << w.why;
+  EXPECT_EQ(w.now, (Ids{"other", "stg", "mid"}));
+  EXPECT_EQ(w.later, (Ids{"top"}));
+  EXPECT_NE(w.why.find("1 node(s) with descendants to spare are not measured"), std::string::npos) << w.why;
+  unmeasured.emplace("mid", "measuring its content took 60.00 s ...");
+  w = next_wave(f.inputs, f.plan, kSeconds, 10.0, CutoffMode::automatic, true, false, unmeasured);
+  EXPECT_TRUE(w.later.empty()) << w.why;
+  EXPECT_EQ(w.now, (Ids{"other", "stg", "mid", "top"}));
+  EXPECT_NE(w.why.find("2 node(s) with descendants to spare are not measured"), std::string::npos) << w.why;
+}
+
 // After a wave, another one costs what that wave's calls cost besides their nodes: the build
 // call's wall time less its nodes' span, plus the content call. A build that ran no node
 // measures nothing, and the estimate stands.

@@ -18,6 +18,8 @@ TEST(RunDetails, StateRunDetailsReadBackAsWritten) {
   d.probe = ProbeDetails{"duckdb content", 0.2, {{"source.shop.raw.orders", 0.05}}, {"a warning"}};
   d.node_seconds = std::map<std::string, double>{{"model.shop.a", 0.5}};
   d.time_saved_seconds = 3.0;
+  d.exact_evidence_seconds = std::map<std::string, double>{{"source.shop.raw.orders", 0.04}};
+  d.exact_evidence_skipped = {"model.shop.a"};
   const std::string text = to_json(d);
   const RunDetails back = details_from_json(text);
   EXPECT_EQ(to_json(back), text);
@@ -25,6 +27,7 @@ TEST(RunDetails, StateRunDetailsReadBackAsWritten) {
   ASSERT_TRUE(back.probe.has_value());
   EXPECT_EQ(back.probe->warnings, std::vector<std::string>{"a warning"});
   EXPECT_EQ(back.probe->source_seconds.at("source.shop.raw.orders"), 0.05);
+  EXPECT_EQ(back.exact_evidence_skipped, std::vector<std::string>{"model.shop.a"});
   EXPECT_EQ(json::parse(text)["timings"]["compile"], 1.5);
   EXPECT_FALSE(json::parse(text).contains("head")) << "members not set are not written";
 }

@@ -79,6 +79,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
                      next->timings,
                      started};
   run_ctx.compiled_by_build = !next->prepared.deferred_compiles.empty();
+  run_ctx.exact_evidence_seconds = run_ctx.evidence.exact_seconds;
+  run_ctx.exact_evidence_skipped = run_ctx.evidence.exact_skipped;
   run_ctx.dbt = next->prepared.session.get();
   if (to_build == 0 && to_check == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");

@@ -13,6 +13,7 @@
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/cutoff_waves.h"
+#include "ods/run/evidence_cost.h"
 #include "ods/run/wave_plans.h"
 
 namespace ods::cli {
@@ -35,6 +36,96 @@ std::string failed_wave_line(int number, const WaveRecord& record) {
          std::to_string(later) + " are planned again and build, as dbt build builds them";
 }
 
+// Early cutoff's content measurement bounded by what it could spare (run/evidence_cost.h): the
+// recorded costs, and every node's build time the verdicts read.
+struct MeasurementBudget {
+  bool bounded = false;  // --cutoff auto with $ODS_EVIDENCE_COST on
+  run::RecordedEvidenceCosts recorded;
+  std::map<std::string, double> node_seconds;
+};
+
+MeasurementBudget measurement_budget(RunContext& run, const run::Downstream& downstream,
+                                     const std::vector<std::string>& building, bool bounded) {
+  MeasurementBudget out;
+  out.bounded = bounded;
+  if (!bounded) return out;
+  out.recorded = run::last_evidence_costs(run.store, run.scope);
+  std::vector<std::string> priced;  // built nodes whose content was measured before: a verdict to give
+  for (const auto& id : building)
+    if (out.recorded.seconds.contains(id)) priced.push_back(id);
+  if (!priced.empty()) out.node_seconds = run::last_build_seconds(run.store, run.scope, downstream.nodes_below(priced));
+  return out;
+}
+
+// The content not measured after a wave, said on the plan entries (the run's and the wave's) and
+// kept for the ledger, so the next run's verdict knows it was skipped (the hysteresis).
+// Returns how many of `built` it noted.
+std::size_t note_unmeasured(const std::map<std::string, std::string>& unmeasured, const std::vector<std::string>& built,
+                            planner::ExecutionPlan& wave_plan, planner::ExecutionPlan& whole, RunContext& run) {
+  std::size_t noted = 0;
+  for (const auto& id : built) {
+    auto why = unmeasured.find(id);
+    if (why == unmeasured.end()) continue;
+    ++noted;
+    run.exact_evidence_skipped.push_back(id);
+    for (planner::ExecutionPlan* plan : {&wave_plan, &whole})
+      for (auto& e : plan->entries)
+        if (e.id == id)
+          e.evidence.push_back({"content_unmeasured", id, why->second + "; its readers won't cut off on it",
+                                planner::Exactness::none, "evidence cost"});
+  }
+  return noted;
+}
+
+// The content to measure after the wave `current` builds: of its built nodes with readers, those
+// whose last measurement cost less than building what lies below them (`unread`: the others,
+// with why). Unbounded (budget.bounded false): nothing is left unread.
+run::ExactChoice choose_measured(const LoadedProject& project, const planner::ExecutionPlan& current,
+                                 const run::Downstream& downstream, const MeasurementBudget& budget) {
+  if (!budget.bounded) return {};
+  std::vector<std::string> building;
+  for (const auto& e : current.entries)
+    if (e.action == planner::Action::build) building.push_back(e.id);
+  const auto with_readers = run::nodes_with_readers(project.inputs, building);
+  return run::choose_exact(downstream, with_readers, budget.recorded, budget.node_seconds, "measuring its content");
+}
+
+// What is read after a wave's build: its built nodes' content (measurable) and their relations'
+// identities (identities).
+struct AfterWaveReads {
+  bool measurable = false;
+  bool identities = false;
+};
+
+// After a wave's build, in one call: the content of the nodes of `built` that have readers, but
+// those `measuring` left unread (said on the plans: note_unmeasured, and in a step line), and the
+// built relations' identities; both into `evidence`, the seconds each content took into the run
+// (the next run's verdicts). Warnings go to ctx.err. Returns the call's seconds (run.timings.content).
+double read_after_wave(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
+                       const WaveSettings& settings, AfterWaveReads reads, const std::vector<std::string>& built,
+                       const run::ExactChoice& measuring, planner::ExecutionPlan& whole, RunContext& run,
+                       WaveEvidence& evidence) {
+  std::vector<std::string> to_measure;
+  if (reads.measurable)
+    for (auto& id : run::nodes_with_readers(project.inputs, built))
+      if (!measuring.unread.contains(id)) to_measure.push_back(std::move(id));
+  if (const std::size_t skipped = note_unmeasured(measuring.unread, built, run.plan, whole, run); skipped > 0)
+    step(ctx, "early cutoff: the content of " + std::to_string(skipped) +
+                  " built node(s) is not measured: measuring it took longer, when last measured, than building "
+                  "everything below it (the plan's content_unmeasured evidence; ODS_EVIDENCE_COST=off measures it)");
+  const auto t = Clock::now();
+  std::vector<std::string> warnings;
+  auto read = read_built_relations(dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(), to_measure,
+                                   reads.identities, ctx.env.now(), warnings);
+  for (const auto& [id, seconds] : read.content_seconds) run.exact_evidence_seconds[id] = seconds;
+  evidence.node_contents = std::move(read.contents);
+  evidence.node_identities = std::move(read.identities);
+  for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
+  const double content_seconds = seconds_since(t);
+  run.timings.content += content_seconds;
+  return content_seconds;
+}
+
 }  // namespace
 
 int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
@@ -48,6 +139,10 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   for (const auto& e : run.plan.entries)
     if (e.action == planner::Action::build) building.push_back(e.id);
   const auto node_seconds = run::last_build_seconds(run.store, run.scope, building);
+  const run::Downstream downstream(project.inputs);
+  const MeasurementBudget budget =
+      measurement_budget(run, downstream, building,
+                         measurable && settings.mode == run::CutoffMode::automatic && settings.warehouse.evidence_cost);
   // One more wave costs a dbt build call and a content probe call. Before the first wave: each
   // about what this run's probe call took (dbt's start and the project's parse, a few
   // statements); after it, what the last wave's build call cost besides its nodes, plus its
@@ -62,8 +157,11 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   dbt::DbtCommandResult last_build;
   std::optional<dbt::DbtCommandResult> failed_build;  // the first wave whose dbt build failed: the run's exit
   for (int number = 1;; ++number) {
+    // The content measured after this wave: of the built nodes with readers, those whose last
+    // measurement cost less than building what lies below them.
+    const run::ExactChoice measuring = choose_measured(project, current, downstream, budget);
     const run::Wave wave = run::next_wave(project.inputs, current, node_seconds, extra_call_seconds, settings.mode,
-                                          measurable, code_cutoff);
+                                          measurable, code_cutoff, measuring.unread);
     run.plan = run::only_building(current, wave.now);
     if (number > 1 || !wave.later.empty())
       step(ctx,
@@ -88,17 +186,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     evidence.held_back = wave.later;
     evidence.earlier_wave_failed = failed_build.has_value();
     if (measurable || identities) {
-      t = Clock::now();
-      std::vector<std::string> warnings;
-      auto read = read_built_relations(
-          dbt, settings.adapter_type, settings.warehouse, ctx.target_dir.string(),
-          measurable ? run::nodes_with_readers(project.inputs, wave.now) : std::vector<std::string>{}, identities,
-          ctx.env.now(), warnings);
-      evidence.node_contents = std::move(read.contents);
-      evidence.node_identities = std::move(read.identities);
-      for (const auto& w : warnings) *ctx.err << "ods: warning: " << w << "\n";
-      const double content_seconds = seconds_since(t);
-      run.timings.content += content_seconds;
+      const double content_seconds = read_after_wave(ctx, dbt, project, settings, {measurable, identities}, wave.now,
+                                                     measuring, whole, run, evidence);
       if (measurable)
         extra_call_seconds =
             run::measured_wave_seconds(built->seconds, built->node_seconds, content_seconds, extra_call_seconds);

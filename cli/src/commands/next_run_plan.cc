@@ -3,6 +3,7 @@
 #include <chrono>
 #include <future>
 
+#include "evidence_budget.h"
 #include "exit_codes.h"
 #include "flag_names.h"
 #include "metrics_delivery.h"
@@ -63,6 +64,10 @@ std::expected<NextRunPlan, int> plan_next_run(const ParsedArgs& args, CommandCon
     });
   next.timings.load = next.prepared.load_seconds + seconds_since(t);
 
+  // The cost rule (evidence_budget.h): the sources whose fingerprint cost more than building
+  // what reads them, by the ledger, are not fingerprinted.
+  if (state != nullptr && next.prepared.warehouse.evidence_cost)
+    next.prepared.too_costly_sources = sources_too_costly(*state, next.scope, project.inputs);
   next.evidence = next.prepared.probe(ctx, next.options.now);
   next.timings.probe = next.prepared.probe_seconds;
   next.options.relations_exist = next.evidence.relations_exist;

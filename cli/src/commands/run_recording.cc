@@ -75,6 +75,8 @@ std::string details_of(const RunContext& run, const json& counts, std::map<std::
   d.probe = probe_details_of(run.evidence);
   d.node_seconds = std::move(node_seconds);
   d.time_saved_seconds = saved;
+  d.exact_evidence_seconds = run.exact_evidence_seconds;
+  d.exact_evidence_skipped = run.exact_evidence_skipped;
   d.metrics = metrics;
   return run::to_json(d);
 }

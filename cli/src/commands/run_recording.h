@@ -3,8 +3,10 @@
 // the run ledger entry (plan, timings, per-source probe latency, outcome), print a summary.
 #include <chrono>
 #include <future>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "context.h"
 #include "dbt_session.h"
@@ -56,6 +58,11 @@ struct RunContext {
   // JSON, several hundred milliseconds at 10k nodes), computed while dbt builds
   // (start_inputs_digest); not valid before.
   std::shared_future<std::string> planned_inputs_digest{};
+  // The cost rule's record for the ledger (run/evidence_cost.h, RunDetails::exact_evidence_*):
+  // the seconds each exact evidence read by this run took, and the ids whose exact evidence the
+  // rule left unread.
+  std::map<std::string, double> exact_evidence_seconds{};
+  std::vector<std::string> exact_evidence_skipped{};
   // The run's dbt session: record_wave compiles through it the incremental models a wave built
   // for the first time (incremental_recompile.h). Null: not done.
   DbtSession* dbt = nullptr;

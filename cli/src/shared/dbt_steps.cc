@@ -53,6 +53,18 @@ Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
   return parts;
 }
 
+namespace {
+
+// An on/off setting: unset or "on" true, "off" false; else "usage", saying what it must be.
+Result<bool> on_off_setting(const CommandContext& ctx, const std::string& name, const std::string& must_be) {
+  const std::string value = ctx.env.getenv(name);
+  if (value.empty() || value == "on") return true;
+  if (value == "off") return false;
+  return fail("usage", name + " is '" + value + "': it must be " + must_be + ".");
+}
+
+}  // namespace
+
 Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
   WarehouseOptions options;
   const std::string limit = ctx.env.getenv("ODS_CONTENT_MAX_BYTES");
@@ -67,14 +79,14 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
                                "content PostgreSQL, Snowflake or BigQuery fingerprints by a scan).");
     options.content_max_bytes = bytes;
   }
-  const std::string identity = ctx.env.getenv("ODS_RELATION_IDENTITY");
-  if (identity == "off") {
-    options.relation_identity = false;
-  } else if (!identity.empty() && identity != "on") {
-    return fail("usage", "ODS_RELATION_IDENTITY is '" + identity +
-                             "': it must be 'on' (the default: a reused relation must be the one ODS built) or 'off' "
-                             "(its existence only, for a warehouse copied or restored as a whole).");
-  }
+  ODS_TRY(options.relation_identity,
+          on_off_setting(ctx, "ODS_RELATION_IDENTITY",
+                         "'on' (the default: a reused relation must be the one ODS built) or 'off' (its existence "
+                         "only, for a warehouse copied or restored as a whole)"));
+  ODS_TRY(options.evidence_cost,
+          on_off_setting(ctx, "ODS_EVIDENCE_COST",
+                         "'on' (the default: exact evidence that costs more than building what reads it is left "
+                         "unread) or 'off' (every exact evidence is read, whatever it costs)"));
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
     const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||
@@ -89,13 +101,18 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
 }
 
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now, std::size_t parts, const WarehouseOptions& options) {
+                                 const std::string& now, std::size_t parts, const WarehouseOptions& options,
+                                 const std::map<std::string, std::string>& too_costly) {
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
                 std::to_string(project.inputs.nodes.size()) + " relations (" +
                 (parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once") +
-                ")");
-  GatheredEvidence evidence =
-      gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now, parts, options);
+                ")" +
+                (too_costly.empty() ? ""
+                                    : "; the content of " + std::to_string(too_costly.size()) +
+                                          " source(s) is not fingerprinted: that took longer, when last read, than "
+                                          "building what reads them (ODS_EVIDENCE_COST=off reads it)"));
+  GatheredEvidence evidence = gather_evidence(dbt, project.adapter_type, ctx.target_dir.string(), project.inputs, now,
+                                              parts, options, too_costly);
   for (const auto& w : evidence.warnings) *ctx.err << "ods: warning: " << w << "\n";
   return evidence;
 }

@@ -39,14 +39,17 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
 // The content limit and hash expression of the warehouses that read metadata (WarehouseOptions):
 // $ODS_CONTENT_MAX_BYTES (a whole number of bytes; unset: no source is fingerprinted by content on
 // Snowflake and BigQuery) and $ODS_SNOWFLAKE_CONTENT_HASH (an aggregate expression over the rows;
-// unset: hash_agg(*)) and $ODS_RELATION_IDENTITY ("on", the default, or "off"). Errors: "usage"
-// naming the variable when the number is not a whole number, the expression is empty, longer than
-// 500 characters, or holds a ';', a comment or a line break, or the identity setting is neither.
+// unset: hash_agg(*)), $ODS_RELATION_IDENTITY and $ODS_EVIDENCE_COST ("on", the default, or
+// "off"). Errors: "usage" naming the variable when the number is not a whole number, the
+// expression is empty, longer than 500 characters, or holds a ';', a comment or a line break, or
+// an on/off setting is neither.
 [[nodiscard]] Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx);
 
 // The probe (one dbt show call, or `parts` at once) with a step line; its warnings are printed
-// on stderr. Applies each source's chosen version to project.inputs (see gather_evidence).
+// on stderr. Applies each source's chosen version to project.inputs (see gather_evidence; the
+// step line says how many sources' fingerprints `too_costly` leaves unread).
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
-                                 const std::string& now, std::size_t parts = 1, const WarehouseOptions& options = {});
+                                 const std::string& now, std::size_t parts = 1, const WarehouseOptions& options = {},
+                                 const std::map<std::string, std::string>& too_costly = {});
 
 }  // namespace ods::cli

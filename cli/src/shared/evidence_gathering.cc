@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "evidence_budget.h"
 #include "flag_names.h"
 #include "ods/bigquery/bigquery_versions.h"
 #include "ods/content/content_versions.h"
@@ -98,6 +99,8 @@ BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_
   out.identities = std::move(report->relation_identities);
   if (!contents) return out;
   // The provider reads relations' answers the same way for sources and for nodes.
+  for (const auto& [id, answer] : report->contents)
+    if (answer.status == contracts::ProbeAnswer::Status::ok) out.content_seconds[id] = answer.seconds;
   contracts::ProbeReport as_sources;
   as_sources.sources = std::move(report->contents);
   for (auto& v : provider->versions(as_sources, now))
@@ -114,7 +117,8 @@ std::map<std::string, planner::DataVersion> measure_contents(
 
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
                                  planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts,
-                                 const WarehouseOptions& options) {
+                                 const WarehouseOptions& options,
+                                 const std::map<std::string, std::string>& too_costly) {
   GatheredEvidence out;
   out.observed_at = now;
   auto provider = change_provider_for(adapter_type, options);
@@ -122,6 +126,10 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   if (provider) {
     request = provider->request();
     out.strategy = provider->origin();
+    std::vector<const planner::SourceInput*> unread;
+    for (const auto& source : inputs.sources)
+      if (too_costly.contains(source.id)) unread.push_back(&source);
+    leave_content_unread(request, unread);
   } else {
     request.sources = false;  // nothing to read for versions; still check relations
   }
@@ -153,6 +161,10 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
     if (provider) {
       for (auto& v : provider->versions(*report, now)) {
         out.probe_seconds[v.source_id] = v.probe_seconds;
+        if (auto why = too_costly.find(v.source_id); why != too_costly.end() && note_content_unread(v, why->second))
+          out.exact_skipped.push_back(v.source_id);
+        else if (v.version && v.version->exactness == planner::Exactness::exact)
+          out.exact_seconds[v.source_id] = v.probe_seconds;
         versions[v.source_id] = std::move(v);
       }
     }

@@ -31,6 +31,10 @@ struct WarehouseOptions {
   // checks its relation's existence only (a warehouse copied or restored as a whole, whose
   // every identity differs from the record; docs/warehouses.md, "Relation identity").
   bool relation_identity = true;
+  // $ODS_EVIDENCE_COST: false ("off") reads every exact evidence whatever it costs; true (the
+  // default) leaves unread the exact evidence that took longer, when last read, than building
+  // what reads it (run/evidence_cost.h; docs/warehouses.md, "Evidence bounded by cost").
+  bool evidence_cost = true;
 };
 
 struct GatheredEvidence {
@@ -40,6 +44,10 @@ struct GatheredEvidence {
   // adapter gives none (docs/warehouses.md, "Relation identity"): the planner then compares none.
   std::optional<std::map<std::string, std::string>> relation_identities;
   std::map<std::string, double> probe_seconds;  // source id -> statement latency
+  // The cost rule's record (RunDetails::exact_evidence_*): source id -> its statements' seconds,
+  // for the sources read by an exact version; and the sources whose fingerprint was left unread.
+  std::map<std::string, double> exact_seconds;
+  std::vector<std::string> exact_skipped;
   double call_seconds = 0;
   std::string observed_at;
   std::vector<std::string> warnings;  // e.g. the probe failed, quoting dbt
@@ -57,9 +65,12 @@ struct GatheredEvidence {
 // i+1 through a sibling session with artifacts in <target_dir>/ods-probe-<i+1>; only for
 // targets whose connections are independent (see probe_parts_setting, dbt_steps.h).
 // `options`: the content limit and hash expression for the adapters that take them.
+// `too_costly`: source id -> why its content fingerprint is left unread (sources_too_costly,
+// evidence_budget.h): the probe scans none of them, and each carries why.
 GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_type, const std::string& target_dir,
                                  planner::ProjectInputs& inputs, const std::string& now, std::size_t probe_parts = 1,
-                                 const WarehouseOptions& options = {});
+                                 const WarehouseOptions& options = {},
+                                 const std::map<std::string, std::string>& too_costly = {});
 
 // What the probe measured, as the run's ledger entry keeps it and a pod sends it.
 run::ProbeDetails probe_details_of(const GatheredEvidence& evidence);
@@ -79,6 +90,7 @@ bool relation_identity_readable(const std::string& adapter_type);
 // says why in `warnings`. Never fails.
 struct BuiltRelations {
   std::map<std::string, planner::DataVersion> contents;
+  std::map<std::string, double> content_seconds;  // node id -> its content statements' seconds (answered ones)
   std::map<std::string, std::string> identities;
 };
 BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_type, const WarehouseOptions& options,

@@ -14,7 +14,7 @@ namespace ods::cli {
 
 GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string& now) {
   const auto started = std::chrono::steady_clock::now();
-  GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts, warehouse);
+  GatheredEvidence evidence = probe_warehouse(ctx, *session, project, now, probe_parts, warehouse, too_costly_sources);
   if (auto hooks = fingerprint_target_reads(ctx, project, evidence.target); !hooks) {
     evidence.warnings.push_back("the hooks that read the target's identity stay unfingerprinted: " +
                                 hooks.error().message);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ struct PreparedRun {
   std::size_t sql_taken = 0;   // nodes whose recorded `sql` component stood (compile key unchanged)
   double load_seconds = 0;     // reading the project and resolving the selection
   double probe_seconds = 0;    // probe(); 0 until it ran
+  // Source id -> why its content fingerprint is left unread by probe() (sources_too_costly,
+  // evidence_budget.h); set by the command that has the ledger, before probe(). Empty: all read.
+  std::map<std::string, std::string> too_costly_sources;
 
   // The probe (probe_warehouse: a step line, its warnings on ctx.err) through `session`, with
   // each source's chosen version applied to project.inputs. Never fails (a failed probe leaves

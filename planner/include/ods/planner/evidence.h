@@ -34,6 +34,12 @@ struct DataVersion {
   }
 };
 
+// The kind of a source's evidence item saying its exact evidence was left unread because it cost
+// more than building what reads it (run/evidence_cost.h); its value says why, with the seconds.
+// With no usable version the source's readers build `evidence_costs_more`; with a cheaper
+// version that allows reuse, a reuse says `cheaper_evidence`.
+inline constexpr const char* kExactEvidenceTooCostly = "exact_evidence_too_costly";
+
 // One piece of evidence behind a decision: what, about which subject, from where, how exact.
 struct Evidence {
   std::string kind;     // e.g. "fingerprint", "source_data_version", "relation_exists"

@@ -17,7 +17,7 @@ enum class ReasonAction {
   build_for_code,  // BUILD for its code: its output may change shape (readers: rule 5, no lag tolerance)
   build_for_data,  // BUILD for data: its readers see new data (rule 10)
   reuse,           // REUSE
-  reuse_detail,    // REUSE, and never first: added after another reuse reason (formatting_only)
+  reuse_detail,    // REUSE, and never first: added after another reuse reason (formatting_only, cheaper_evidence)
   check_run,       // only in check plans (`ods state test`): RUN the checks
 };
 
@@ -42,12 +42,17 @@ inline constexpr ReasonCode kReasonCodes[] = {
     {"no_declared_inputs", ReasonAction::build_for_data, "7", "The node declares no inputs and isn't self-contained."},
     {"policy_unusable", ReasonAction::build_for_data, "8", "The node's freshness policy can't be read or honoured."},
     {"missing_data_evidence", ReasonAction::build_for_data, "9", "An input has no data version good enough for reuse."},
+    {"evidence_costs_more", ReasonAction::build_for_data, "9",
+     "A source it reads was not fingerprinted: that cost more than building what reads it, and no cheaper evidence "
+     "stood in."},
     {"new_upstream_data", ReasonAction::build_for_data, "10, 13", "An input has new data."},
     {"waiting_for_all_inputs", ReasonAction::reuse, "11", "Some inputs have new data, but not all that it waits for."},
     {"within_lag_tolerance", ReasonAction::reuse, "12", "New data upstream, within the node's lag tolerance."},
     {"unchanged", ReasonAction::reuse, "14", "Code and inputs unchanged since the last build."},
     {"early_cutoff", ReasonAction::reuse, "14", "A rebuilt parent came out with the content the node read."},
     {"formatting_only", ReasonAction::reuse_detail, "14", "Only comments or whitespace of the code changed."},
+    {"cheaper_evidence", ReasonAction::reuse_detail, "14",
+     "A source it reads was judged by cheaper evidence: its fingerprint cost more than building what reads it."},
     {"relation_missing", ReasonAction::build_for_data, "ADR-0016", "The node's relation no longer exists."},
     {"relation_unverified", ReasonAction::build_for_data, "ADR-0016", "The node's relation couldn't be checked."},
     {"relation_changed_outside", ReasonAction::build_for_data, "ADR-0016",

@@ -10,6 +10,7 @@
 
 #include "ods/contracts/state_store.h"
 #include "ods/planner/plan.h"
+#include "ods/run/evidence_cost.h"
 
 namespace ods::run {
 
@@ -26,5 +27,11 @@ std::map<std::string, double> last_build_seconds(contracts::StateStore& store, c
 
 // The seconds `plan`'s REUSE nodes took when last built (the sum of last_build_seconds).
 double time_saved_seconds(contracts::StateStore& store, const std::string& scope, const planner::ExecutionPlan& plan);
+
+// The exact evidence's costs recorded in the newest kBuildSecondsEntries ledger entries of
+// `scope` (RunDetails::exact_evidence_seconds and exact_evidence_skipped): each id's newest
+// seconds, and whether the newest entry that mentions it skipped it. Empty when the ledger can't
+// be read: every exact evidence is then read, as before the rule.
+RecordedEvidenceCosts last_evidence_costs(contracts::StateStore& store, const std::string& scope);
 
 }  // namespace ods::run

@@ -43,10 +43,13 @@ struct Wave {
 // content probe cost. `content_measurable`: whether the warehouse's content can be
 // fingerprinted at all (false: one wave); `code_cutoff`: whether that content covers the
 // relations' columns too (ChangeProvider::content_covers_schema), which alone lets an output
-// be proven unchanged after a code change.
+// be proven unchanged after a code change. `unmeasured`: the nodes whose content won't be
+// measured after this wave (evidence_cost.h's choose_exact: measuring it costs more than
+// building what lies below it), which are no candidates: nothing would decide their descendants.
 Wave next_wave(const planner::ProjectInputs& inputs, const planner::ExecutionPlan& plan,
                const std::map<std::string, double>& node_seconds, double extra_call_seconds, CutoffMode mode,
-               bool content_measurable, bool code_cutoff = false);
+               bool content_measurable, bool code_cutoff = false,
+               const std::map<std::string, std::string>& unmeasured = {});
 
 // Whether a BUILD entry whose first reason is `code` may be a wave boundary's candidate.
 bool cutoff_candidate_reason(const std::string& code, bool code_cutoff);

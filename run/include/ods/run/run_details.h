@@ -7,7 +7,8 @@
 //   {"recorded_by", "summary": "12 success, 1 error" | {the operator's run summary},
 //    "command", "counts": {...}, "seconds", "timings": {phase: seconds}, "probe": {"strategy",
 //    "call_seconds", "source_seconds", "warnings"}, "node_seconds": {node id: seconds},
-//    "time_saved_seconds", "head", "planned_entry", "dbt_invocation_id", "waves": {"number",
+//    "time_saved_seconds", "exact_evidence_seconds": {id: seconds}, "exact_evidence_skipped": [id],
+//    "head", "planned_entry", "dbt_invocation_id", "waves": {"number",
 //    "last", "why", "mode", "extra_call_seconds", "building", "held_back", "built_earlier",
 //    "relations_exist", "cut_off"}, "metrics": {the scope's run metrics, run_metrics.h}}
 #include <map>
@@ -50,8 +51,13 @@ struct RunDetails {
   std::optional<ProbeDetails> probe;      //
   std::optional<std::map<std::string, double>> node_seconds;  // node id -> dbt's build seconds
   std::optional<double> time_saved_seconds;                   // the reused nodes' last build times
-  std::optional<std::optional<std::string>> head;             // the snapshot planned against (inner nullopt: none)
-  std::optional<std::string> planned_entry;                   // the operator's planned ledger entry of the run
+  // The cost rule's record (evidence_cost.h): a source's or node's id -> the seconds its exact
+  // evidence (a source's content fingerprint, a built node's measured content) took in this run;
+  // and the ids whose exact evidence the rule left unread, as costing more than what reads them.
+  std::optional<std::map<std::string, double>> exact_evidence_seconds;
+  std::vector<std::string> exact_evidence_skipped;
+  std::optional<std::optional<std::string>> head;  // the snapshot planned against (inner nullopt: none)
+  std::optional<std::string> planned_entry;        // the operator's planned ledger entry of the run
   std::optional<std::string> dbt_invocation_id;
   std::optional<WaveDetails> waves;  // a run in waves (its "number" and "last" required)
   // The scope's run metrics with this run counted (`ods state run|test`; the last entry of a
