@@ -10,6 +10,7 @@
 #include "evidence_gathering.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/dbt/cli/dbt_driver.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/cutoff_waves.h"
@@ -73,6 +74,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
          run::build_selection(project.inputs, run.plan, number == 1 ? settings.checks : std::vector<std::string>{}))
       args.push_back(std::move(arg));
     args.insert(args.end(), settings.target_path.begin(), settings.target_path.end());
+    const bool on_plans_parse = dbt.one_parse() && !run.compiled_by_build;
+    if (on_plans_parse && !settings.write_manifest) args.emplace_back(dbt::kDriverNoManifest);
     auto t = Clock::now();
     auto built = dbt.run_with_progress(args, "dbt build");
     if (!built) return report(ctx, built.error());
@@ -84,7 +87,8 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
-    evidence.one_parse = dbt.one_parse() && !run.compiled_by_build;
+    evidence.one_parse = on_plans_parse;
+    evidence.manifest_written = !on_plans_parse || settings.write_manifest;
     evidence.held_back = wave.later;
     evidence.earlier_wave_failed = failed_build.has_value();
     if (measurable || identities) {

@@ -21,6 +21,10 @@ struct WaveSettings {
   std::vector<std::string> checks;       // the first wave's checks (run::check_selection)
   std::string adapter_type;
   WarehouseOptions warehouse;  // the content statements' options (measure_contents)
+  // --write-manifest: each dbt build writes target/manifest.json as dbt does. Otherwise a build
+  // on the plan's parse (WaveEvidence::one_parse) writes none (dbt::kDriverNoManifest): the
+  // record needs only its run_results.json and invocation id.
+  bool write_manifest = false;
 };
 
 // Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later

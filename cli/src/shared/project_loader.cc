@@ -83,8 +83,9 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, const dbt::DbtPro
 
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
                                    std::function<void(const std::string& project_name)> before_assembly,
-                                   const fs::path& manifest) {
+                                   const fs::path& manifest, const fs::path& compiled_nodes) {
   dbt::ArtifactPaths paths = artifact_paths(ctx, manifest);
+  if (!compiled_nodes.empty()) paths.compiled_nodes = compiled_nodes;
   if (!fs::exists(paths.manifest)) {
     return fail("missing_artifact",
                 paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");

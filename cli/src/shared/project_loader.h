@@ -32,14 +32,14 @@ struct LoadedProject {
 enum class ProjectUse { plan_only, plan_and_record };
 
 // Reads `manifest` (empty: <target-dir>/manifest.json) and, when present,
-// <target-dir>/sources.json. The target given with --target names the scope's environment.
-// Errors name the file and field.
-// `before_assembly`: see dbt::ReadOptions (called with the project name once the artifacts
-// are read and accepted, before the inputs are assembled).
+// <target-dir>/sources.json; with `compiled_nodes` (the ods dbt driver's compiled nodes,
+// dbt::ArtifactPaths::compiled_nodes) those nodes stand in for the manifest's. The target given with --target names the
+// scope's environment. Errors name the file and field. `before_assembly`: see dbt::ReadOptions (called with the project
+// name once the artifacts are read and accepted, before the inputs are assembled).
 [[nodiscard]] Result<LoadedProject> load_project(
     const CommandContext& ctx, ProjectUse use = ProjectUse::plan_and_record,
     std::function<void(const std::string& project_name)> before_assembly = {},
-    const std::filesystem::path& manifest = {});
+    const std::filesystem::path& manifest = {}, const std::filesystem::path& compiled_nodes = {});
 
 // After the warehouse probe: the hooks of `project.inputs` that still build on every run
 // because they read the target's identity (target.schema, target.database; issue 27 item 3)
