@@ -5,7 +5,10 @@
 // run plans, builds and records exactly what a run with --write-manifest (dbt writing the
 // manifest, and ODS reading the compile's, as before) does on an identical copy; it leaves no
 // target/manifest.json; the run after it stands on its parse and reuses what it built; with
-// --write-manifest the manifest is written by the build whose run_results.json is beside it.
+// --write-manifest the manifest is written by the build whose run_results.json is beside it; the
+// commands that read the project after a run (`ods state plan`, `ods state record`) read the
+// manifest the run read, with the nodes its build compiled, and say what they say after a run
+// that wrote the manifest.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -29,10 +32,10 @@ struct RunOutput {
   std::string errors;
 };
 
-// node name -> "<action>:<first reason code> <fingerprint>" of a run's plan.
-std::map<std::string, std::string> decisions(const json& doc) {
+// node name -> "<action>:<first reason code> <fingerprint>" of a plan's entries.
+std::map<std::string, std::string> plan_decisions(const json& plan) {
   std::map<std::string, std::string> out;
-  for (const auto& e : doc.at("plan").at("entries")) {
+  for (const auto& e : plan.at("entries")) {
     std::string fingerprint;
     for (const auto& ev : e.at("evidence"))
       if (ev.value("kind", "") == "fingerprint") fingerprint = ev.value("value", "");
@@ -40,6 +43,9 @@ std::map<std::string, std::string> decisions(const json& doc) {
   }
   return out;
 }
+
+// The same of a run's JSON document.
+std::map<std::string, std::string> decisions(const json& doc) { return plan_decisions(doc.at("plan")); }
 
 std::string invocation_of(const fs::path& artifact) {
   const json doc = json::parse(read_text_file(artifact), nullptr, false);
@@ -129,6 +135,50 @@ TEST_F(ManifestHandover, WriteManifestLetsTheBuildWriteIt) {
   ASSERT_TRUE(fs::exists(manifest(*project_))) << "--write-manifest: dbt writes target/manifest.json";
   EXPECT_EQ(invocation_of(manifest(*project_)), invocation_of(project_->dir() / "target" / "run_results.json"))
       << "the manifest is the build's, as dbt build writes it";
+}
+
+// The ChildSecrets scenario (tests/postgres_state): a change run that wrote no manifest, then
+// `ods state plan`, which failed "target/manifest.json: not found" when it read target/ alone.
+TEST_F(ManifestHandover, PlanAndRecordAfterARunReadTheManifestItRead) {
+  DbtProject with_manifest = DbtProject::copy_of(*project_);
+  edit(*project_);
+  edit(with_manifest);
+  const RunOutput before = run(with_manifest, {"--write-manifest"});
+  ASSERT_EQ(before.code, 0) << before.errors;
+  fs::remove(manifest(*project_));
+  const RunOutput after = run(*project_);
+  ASSERT_EQ(after.code, 0) << after.errors;
+  ASSERT_FALSE(fs::exists(manifest(*project_)));
+
+  const auto plan_of = [](const DbtProject& p) {
+    ProcessResult r = p.ods({"state", "plan", "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << "ods state plan\nstdout:\n" << r.output << "\nstderr:\n" << r.errors;
+    const json doc = json::parse(r.output, nullptr, false);
+    return doc.is_discarded() || !doc.contains("entries") ? std::map<std::string, std::string>{}
+                                                          : plan_decisions(doc);
+  };
+  const auto expected = plan_of(with_manifest);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(plan_of(*project_), expected) << "the plan the manifest's build leaves, node by node";
+
+  // ods state record reads the run's run_results.json with the build's invocation: already recorded.
+  const ProcessResult recorded = project_->ods({"state", "record"});
+  const ProcessResult recorded_with = with_manifest.ods({"state", "record"});
+  EXPECT_EQ(recorded.exit_code, recorded_with.exit_code);
+  EXPECT_NE(recorded.errors.find("is already recorded"), std::string::npos) << recorded.errors << recorded.output;
+  EXPECT_NE(recorded_with.errors.find("is already recorded"), std::string::npos) << recorded_with.errors;
+
+  // A dry run between (its parse stands, it builds nothing) leaves it so.
+  const RunOutput dry = run(*project_, {"--dry-run"});
+  ASSERT_EQ(dry.code, 0) << dry.errors;
+  EXPECT_EQ(plan_of(*project_), expected);
+
+  // A later dbt command's target/manifest.json takes over: a parse, whose nodes carry no compiled code.
+  ASSERT_EQ(project_->dbt({"parse"}).exit_code, 0);
+  ASSERT_TRUE(fs::exists(manifest(*project_)));
+  ProcessResult parsed = project_->ods({"state", "plan"});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.errors;
+  EXPECT_NE(parsed.output.find("have no compiled code in target/manifest.json"), std::string::npos) << parsed.output;
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
                      std::move(check_selection),
                      project.adapter_type,
                      next->prepared.warehouse,
-                     args.has(kFlagWriteManifest)};
+                     args.has(kFlagWriteManifest),
+                     next->prepared.manifest};
   const int code = build_in_waves(ctx, *next->prepared.session, project, std::move(next->options), run_ctx, waves);
   if (code == kExitInterrupted) return code;
   return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, code);

@@ -14,6 +14,7 @@
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/cutoff_waves.h"
+#include "run_manifest.h"
 #include "ods/run/wave_plans.h"
 
 namespace ods::cli {
@@ -84,6 +85,13 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
       *ctx.err << "ods: interrupted: dbt stopped; nothing of this wave recorded"
                << (waves.empty() ? ", the state is as it was before this run\n" : ", the waves before it are\n");
       return kExitInterrupted;
+    }
+    if (on_plans_parse && !settings.write_manifest) {
+      // Before any other dbt call: the driver hands over what this build compiled.
+      if (auto noted = note_run_manifest(ctx, dbt, settings.manifest, built->invocation_id); !noted)
+        *ctx.err << "ods: warning: " << noted.error().message
+                 << "; `ods state plan` and `ods state record` read target/manifest.json, which this run did not "
+                    "write\n";
     }
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);

@@ -2,6 +2,7 @@
 // `ods state run`'s build in waves (early cutoff, docs/early-cutoff.md): build a wave, read
 // the content of what it built, record it, re-plan the nodes held back against that record,
 // build what still must build. run/cutoff_waves.h draws the boundaries.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct WaveSettings {
   // on the plan's parse (WaveEvidence::one_parse) writes none (dbt::kDriverNoManifest): the
   // record needs only its run_results.json and invocation id.
   bool write_manifest = false;
+  // The manifest the plan was read from (PreparedRun::manifest): after a build that wrote none,
+  // the run notes it for the commands that read the project after the run (run_manifest.h).
+  std::filesystem::path manifest;
 };
 
 // Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later
