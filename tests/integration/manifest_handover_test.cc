@@ -154,8 +154,7 @@ TEST_F(ManifestHandover, PlanAndRecordAfterARunReadTheManifestItRead) {
     ProcessResult r = p.ods({"state", "plan", "--format", "json"});
     EXPECT_EQ(r.exit_code, 0) << "ods state plan\nstdout:\n" << r.output << "\nstderr:\n" << r.errors;
     const json doc = json::parse(r.output, nullptr, false);
-    return doc.is_discarded() || !doc.contains("entries") ? std::map<std::string, std::string>{}
-                                                          : plan_decisions(doc);
+    return doc.is_discarded() || !doc.contains("entries") ? std::map<std::string, std::string>{} : plan_decisions(doc);
   };
   const auto expected = plan_of(with_manifest);
   ASSERT_FALSE(expected.empty());

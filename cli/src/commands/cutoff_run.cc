@@ -14,8 +14,8 @@
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/cutoff_waves.h"
-#include "run_manifest.h"
 #include "ods/run/wave_plans.h"
+#include "run_manifest.h"
 
 namespace ods::cli {
 

@@ -54,9 +54,9 @@ Result<void> note_run_manifest(const CommandContext& ctx, DbtSession& session, c
                   {"invocation_id", invocation_id}};
   const fs::path file = run_manifest_note(ctx);
   const fs::path tmp = fs::path(file).concat(".tmp");
-  ODS_TRY_VOID(write_bytes(tmp, note.dump() + "\n",
-                           fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                               fs::perms::others_read));
+  ODS_TRY_VOID(
+      write_bytes(tmp, note.dump() + "\n",
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read));
   std::error_code ec;
   fs::rename(tmp, file, ec);
   if (ec) return fail("io", "Cannot rename " + tmp.string() + " to " + file.string() + ": " + ec.message() + ".");
@@ -74,7 +74,7 @@ Result<std::optional<RunManifest>> last_run_manifest(const CommandContext& ctx) 
   const json note = bytes ? json::parse(*bytes, nullptr, false) : json();
   const auto text = [&](const char* key) {
     return note.is_object() && note.contains(key) && note[key].is_string() ? note[key].get<std::string>()
-                                                                            : std::string();
+                                                                           : std::string();
   };
   const auto number = [&](const char* key) -> std::optional<std::int64_t> {
     if (!note.is_object() || !note.contains(key) || !note[key].is_number_integer()) return std::nullopt;
