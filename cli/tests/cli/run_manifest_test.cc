@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "file_bytes.h"
 #include "harness/temp_dir.h"
 
 namespace ods::cli {
@@ -19,9 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Writes `text` as `path`, its folder created first.
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  ASSERT_TRUE(write_bytes(path, text, fs::perms::owner_read | fs::perms::owner_write)) << path;
 }
 
 // A file written after every other: its time one second past `than`'s.
