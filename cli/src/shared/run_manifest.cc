@@ -27,6 +27,20 @@ std::optional<std::pair<std::uintmax_t, std::int64_t>> size_and_time(const fs::p
   return std::make_pair(size, static_cast<std::int64_t>(time.time_since_epoch().count()));
 }
 
+// A file in the note: relative to the target folder when inside it (a project copied or moved
+// with its target/ keeps a note of its own files), else absolute.
+std::string as_noted(const CommandContext& ctx, const fs::path& file) {
+  const fs::path target = fs::absolute(ctx.target_dir).lexically_normal();
+  const fs::path relative = fs::absolute(file).lexically_normal().lexically_relative(target);
+  const bool inside = !relative.empty() && *relative.begin() != "..";
+  return inside ? relative.generic_string() : fs::absolute(file).lexically_normal().string();
+}
+
+fs::path from_note(const CommandContext& ctx, const std::string& noted) {
+  const fs::path file(noted);
+  return file.is_absolute() ? file : fs::absolute(ctx.target_dir / file).lexically_normal();
+}
+
 Result<void> forget_run_manifest(const CommandContext& ctx) {
   std::error_code ec;
   fs::remove(run_manifest_note(ctx), ec);
@@ -47,10 +61,10 @@ Result<void> note_run_manifest(const CommandContext& ctx, DbtSession& session, c
   const auto stamp = size_and_time(read);
   if (!stamp) return fail("io", "Cannot read the size and time of " + read.string() + ".");
   const json note{{kNoteFormat, 1},
-                  {"manifest", read.string()},
+                  {"manifest", as_noted(ctx, read)},
                   {"manifest_size", stamp->first},
                   {"manifest_time", stamp->second},
-                  {"compiled_nodes", compiled.string()},
+                  {"compiled_nodes", as_noted(ctx, compiled)},
                   {"invocation_id", invocation_id}};
   const fs::path file = run_manifest_note(ctx);
   const fs::path tmp = fs::path(file).concat(".tmp");
@@ -81,6 +95,8 @@ Result<std::optional<RunManifest>> last_run_manifest(const CommandContext& ctx) 
     return note[key].get<std::int64_t>();
   };
   RunManifest out{text("manifest"), text("compiled_nodes"), text("invocation_id")};
+  if (!out.manifest.empty()) out.manifest = from_note(ctx, out.manifest.string());
+  if (!out.compiled_nodes.empty()) out.compiled_nodes = from_note(ctx, out.compiled_nodes.string());
   const auto size = number("manifest_size");
   const auto time = number("manifest_time");
   if (!note.is_object() || !note.contains(kNoteFormat) || note[kNoteFormat] != 1 || out.manifest.empty() ||

@@ -8,7 +8,9 @@
 // the run's plan was read from (the parse's copy, parse_reuse.h) with its size and modification
 // time, the nodes that build compiled as the ods dbt driver hands them over
 // (ods-parse/run_compiled_nodes.json: what the build's manifest.json would have held compiled,
-// dbt::ArtifactPaths::compiled_nodes) and the build's invocation id (its run_results.json's).
+// dbt::ArtifactPaths::compiled_nodes) and the build's invocation id (its run_results.json's);
+// files inside the target folder are noted relative to it, so a project copied or moved with its
+// target/ reads its own.
 // The note goes stale two ways: a dbt command writes target/manifest.json after it (the note is
 // read only while it is newer than that file, or the file is missing), or a later parse rewrites
 // the manifest it names (its size or time differ): then that manifest, the project's latest

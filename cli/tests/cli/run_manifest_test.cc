@@ -96,6 +96,21 @@ TEST_F(RunManifestNote, TheNoteNamesTheParsedManifestTheBuildsCompiledNodesAndIt
   ASSERT_TRUE(read && read->has_value()) << "no target/manifest.json: the run's is read";
 }
 
+TEST_F(RunManifestNote, AProjectCopiedWithItsTargetReadsItsOwnFiles) {
+  ASSERT_TRUE(note_run_manifest(ctx_, session_, parse_copy_, "build-1"));
+  ods::testing::TempDir other{"run_manifest_copy"};
+  fs::copy(ctx_.target_dir, other.path() / "target", fs::copy_options::recursive);
+  CommandContext copied = ctx_;
+  copied.project_dir = other.path();
+  copied.target_dir = other.path() / "target";
+  auto read = last_run_manifest(copied);
+  ASSERT_TRUE(read && read->has_value()) << (read ? "no note read" : read.error().message);
+  EXPECT_EQ((*read)->manifest, fs::absolute(copied.target_dir / "ods-parse" / "manifest.json").lexically_normal());
+  // std::filesystem::copy gives the copies new times: the manifest reads as rewritten, so alone.
+  EXPECT_TRUE((*read)->compiled_nodes.empty() ||
+              (*read)->compiled_nodes.parent_path() == (*read)->manifest.parent_path());
+}
+
 TEST_F(RunManifestNote, ALaterDbtCommandsManifestTakesOver) {
   ASSERT_TRUE(note_run_manifest(ctx_, session_, parse_copy_, "build-1"));
   write_after(target_manifest(), "{\"dbt compile\": 1}", run_manifest_note(ctx_));
