@@ -248,7 +248,7 @@ def manifest_writer_off():
     def off():
         try:
             import dbt.parser.manifest as parser
-            import dbt.task.runnable as runnable
+            from dbt.task import runnable
         except Exception:
             yield
             return
@@ -256,7 +256,7 @@ def manifest_writer_off():
             yield
             return
         writer = runnable.write_manifest
-        runnable.write_manifest = lambda *args, **kwargs: None
+        runnable.write_manifest = lambda *_args, **_kwargs: None
         try:
             yield
         finally:
