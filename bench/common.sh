@@ -100,3 +100,14 @@ bench_setup() {
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
 }
+
+# fresh_project N P: a generated project of N nodes in P (bench/gen_project.py) from scratch (no
+# recorded state, no target/, no database), its source tables created. Needs bench_setup's
+# $py and $tmp, and $root.
+fresh_project() {
+  local n=$1 p=$2
+  log "$n nodes: generating the project in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  rm -rf "$p/.ods" "$p/target" "$p/bench.duckdb" "$p/bench.duckdb.wal"
+  run_logged "$tmp/gen.json" "$py" "$root/bench/gen_project.py" "$n" "$p"
+  (cd "$p" && run_logged "$tmp/raw.log" "$ODS_DBT" run-operation bench_create_raw --project-dir "$p" --profiles-dir "$p")
+}

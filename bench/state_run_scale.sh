@@ -96,10 +96,7 @@ for n in "${sizes[@]}"; do
     ods_run "$p" "$tmp/restore.json"
     row "$n" "restore" "$tmp/restore.json"
   else
-    log "$n nodes: generating the project in $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
-    rm -rf "$p/.ods" "$p/target" "$p/bench.duckdb" "$p/bench.duckdb.wal"
-    run_logged "$tmp/gen.json" "$py" "$bench/gen_project.py" "$n" "$p"
-    (cd "$p" && run_logged "$tmp/raw.log" "$ODS_DBT" run-operation bench_create_raw --project-dir "$p" --profiles-dir "$p")
+    fresh_project "$n" "$p"
     log "$n nodes: first ods state run (builds every node)"
     ods_run "$p" "$tmp/first.json"
     row "$n" "first" "$tmp/first.json"

@@ -89,7 +89,13 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   step(ctx, "building " + std::to_string(to_build) + " of " + std::to_string(to_build + to_reuse) + " nodes, reusing " +
                 std::to_string(to_reuse) +
                 (to_check == 0 ? "" : "; running the checks of " + std::to_string(to_check) + " nodes and sources"));
-  WaveSettings waves{*mode, target_path, std::move(check_selection), project.adapter_type, next->prepared.warehouse};
+  WaveSettings waves{*mode,
+                     target_path,
+                     std::move(check_selection),
+                     project.adapter_type,
+                     next->prepared.warehouse,
+                     args.has(kFlagWriteManifest),
+                     next->prepared.manifest};
   const int code = build_in_waves(ctx, *next->prepared.session, project, std::move(next->options), run_ctx, waves);
   if (code == kExitInterrupted) return code;
   return deliver_metrics(ctx, args, run_ctx.store, scope, run_ctx.metrics, code);

@@ -10,11 +10,13 @@
 #include "evidence_gathering.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/dbt/cli/dbt_driver.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/evidence_cost.h"
 #include "ods/run/wave_plans.h"
+#include "run_manifest.h"
 
 namespace ods::cli {
 
@@ -126,6 +128,28 @@ double read_after_wave(const CommandContext& ctx, DbtSession& dbt, const LoadedP
   return content_seconds;
 }
 
+// One wave's `dbt build` arguments: its selection (the first wave's with the checks),
+// --target-path, and dbt::kDriverNoManifest when the build is to write no manifest.
+std::vector<std::string> wave_build_args(const LoadedProject& project, const planner::ExecutionPlan& plan,
+                                         const WaveSettings& settings, bool first, bool writes_none) {
+  std::vector<std::string> args{"build", kFlagSelect};
+  for (auto& arg : run::build_selection(project.inputs, plan, first ? settings.checks : std::vector<std::string>{}))
+    args.push_back(std::move(arg));
+  args.insert(args.end(), settings.target_path.begin(), settings.target_path.end());
+  if (writes_none) args.emplace_back(dbt::kDriverNoManifest);
+  return args;
+}
+
+// After a build that wrote no manifest: the manifest the run read noted for the commands that
+// read the project after it (run_manifest.h; the driver hands over what the build compiled, so
+// before any other dbt call); a warning when it can't be.
+void note_manifest_read(const CommandContext& ctx, DbtSession& dbt, const WaveSettings& settings,
+                        const std::string& invocation_id) {
+  if (auto noted = note_run_manifest(ctx, dbt, settings.manifest, invocation_id); !noted)
+    *ctx.err << "ods: warning: " << noted.error().message
+             << "; `ods state plan` and `ods state record` read target/manifest.json, which this run did not write\n";
+}
+
 }  // namespace
 
 int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProject& project,
@@ -166,13 +190,11 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (number > 1 || !wave.later.empty())
       step(ctx,
            "wave " + std::to_string(number) + ": building " + std::to_string(wave.now.size()) + " nodes; " + wave.why);
-    std::vector<std::string> args{"build", kFlagSelect};
-    for (auto& arg :
-         run::build_selection(project.inputs, run.plan, number == 1 ? settings.checks : std::vector<std::string>{}))
-      args.push_back(std::move(arg));
-    args.insert(args.end(), settings.target_path.begin(), settings.target_path.end());
+    const bool on_plans_parse = dbt.one_parse() && !run.compiled_by_build;
+    const bool writes_none = on_plans_parse && !settings.write_manifest;
     auto t = Clock::now();
-    auto built = dbt.run_with_progress(args, "dbt build");
+    auto built =
+        dbt.run_with_progress(wave_build_args(project, run.plan, settings, number == 1, writes_none), "dbt build");
     if (!built) return report(ctx, built.error());
     run.timings.build += seconds_since(t);
     if (built->interrupted) {
@@ -180,9 +202,11 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
                << (waves.empty() ? ", the state is as it was before this run\n" : ", the waves before it are\n");
       return kExitInterrupted;
     }
+    if (writes_none) note_manifest_read(ctx, dbt, settings, built->invocation_id);  // before any other dbt call
     WaveEvidence evidence;
     evidence.built_for_code = run::built_for_code_ids(run.plan);
-    evidence.one_parse = dbt.one_parse() && !run.compiled_by_build;
+    evidence.one_parse = on_plans_parse;
+    evidence.manifest_written = !writes_none;
     evidence.held_back = wave.later;
     evidence.earlier_wave_failed = failed_build.has_value();
     if (measurable || identities) {

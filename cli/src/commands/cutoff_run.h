@@ -2,6 +2,7 @@
 // `ods state run`'s build in waves (early cutoff, docs/early-cutoff.md): build a wave, read
 // the content of what it built, record it, re-plan the nodes held back against that record,
 // build what still must build. run/cutoff_waves.h draws the boundaries.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct WaveSettings {
   std::vector<std::string> checks;       // the first wave's checks (run::check_selection)
   std::string adapter_type;
   WarehouseOptions warehouse;  // the content statements' options (measure_contents)
+  // --write-manifest: each dbt build writes target/manifest.json as dbt does. Otherwise a build
+  // on the plan's parse (WaveEvidence::one_parse) writes none (dbt::kDriverNoManifest): the
+  // record needs only its run_results.json and invocation id.
+  bool write_manifest = false;
+  // The manifest the plan was read from (PreparedRun::manifest): after a build that wrote none,
+  // the run notes it for the commands that read the project after the run (run_manifest.h).
+  std::filesystem::path manifest;
 };
 
 // Builds `run.plan`'s BUILD set in waves and records each; `options` are the plan's (a later

@@ -136,6 +136,9 @@ const std::vector<Command>& state_commands() {
             {kFlagCompile, true,
              "changed: dbt parse, then compile only the nodes whose compile key changed or can't be keyed; all: "
              "compile the whole project (default: $ODS_COMPILE, else changed)"},
+            {kFlagWriteManifest, false,
+             "let dbt write target/manifest.json in this run, for tools that read it (by default a run on one "
+             "dbt parse writes none: ODS takes the compiled nodes from its dbt driver)"},
             {kFlagDbt, true, "the dbt executable (default: $ODS_DBT, else dbt on PATH)"},
             {kFlagProfilesDir, true, "passed to dbt"},
             {kFlagMetricsFile, true, "also write the scope's run metrics there (OpenMetrics text)"},

@@ -276,7 +276,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                 const WaveEvidence& evidence, WaveRecord& out) {
   auto t = Clock::now();
   const char* failed_early = "dbt build failed before running any node";
-  auto as_run = project_as_run(ctx, evidence.one_parse);
+  auto as_run = project_as_run(ctx, evidence.one_parse, evidence.manifest_written ? "" : build.invocation_id);
   if (!as_run) return report_nothing_recorded(ctx, build, failed_early, as_run.error());
   if (as_run->reread()) {
     run.recorded_from = "manifest";

@@ -97,6 +97,10 @@ struct WaveEvidence {
   std::map<std::string, std::string> node_identities;
   std::vector<std::string> built_for_code;
   bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
+  // The build wrote target/manifest.json; false: it ran with dbt::kDriverNoManifest (only with
+  // one_parse), and the invocation its run_results.json must come from is the build's own
+  // (DbtCommandResult::invocation_id).
+  bool manifest_written = true;
   // The BUILD nodes held back behind this wave (run::Wave::later). The run ends with this wave
   // when none is left to build after it (none held back, or every one below a failure of this
   // wave): its ledger entry then counts the run in the scope's metrics.
@@ -122,7 +126,8 @@ struct WaveRecord {
 
 // Records one wave's dbt build from its run_results.json and `run.project` (of the manifest on
 // disk only its metadata is read: the invocation that wrote it must be the one that wrote
-// run_results.json), or, when the build parsed the project itself (!evidence.one_parse), the
+// run_results.json; none when the build wrote no manifest: then it is the build's invocation id
+// from its events), or, when the build parsed the project itself (!evidence.one_parse), the
 // manifest it wrote (project_as_run.h, rule 2): a snapshot committed on `run.head`
 // (which then becomes the committed state, for the next wave) and a ledger entry holding
 // `run.plan`, the wave's plan. Fills `out`; returns kExitOk, or an exit code after reporting

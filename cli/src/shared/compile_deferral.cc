@@ -18,7 +18,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path,
                     CompileDeferral deferral, std::vector<DeferredCompile>* deferred,
-                    const std::vector<std::string>& select) {
+                    const std::vector<std::string>& select, const std::vector<std::string>& extra) {
   step(ctx, select.empty() ? std::string("compiling the project (dbt compile)")
                            : "compiling " + std::to_string(select.size()) +
                                  (select.size() == 1 ? " node whose compile key changed or can't be keyed"
@@ -36,6 +36,7 @@ int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vecto
       compile.emplace_back(kFlagExclude);
       compile.insert(compile.end(), left_out.begin(), left_out.end());
     }
+    compile.insert(compile.end(), extra.begin(), extra.end());
     auto compiled = dbt.run(compile);
     if (!compiled) return report(ctx, compiled.error());
     if (compiled->interrupted) return report(ctx, {"interrupted", "interrupted while compiling; nothing recorded"});

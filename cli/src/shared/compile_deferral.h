@@ -39,10 +39,11 @@ inline constexpr std::size_t kMaxDeferredCompiles = 50;
 // after reporting why not (the last compile's failure as dbt gave it, interrupted, or dbt could
 // not be started).
 // `select` non-empty: `dbt compile --select <select...>` (the nodes whose compile key changed or
-// that can't be keyed, keyed_compile.h), else the whole project.
+// that can't be keyed, keyed_compile.h), else the whole project. `extra` is appended to every
+// compile's arguments (dbt::kDriverNoManifest).
 int compile_project(const CommandContext& ctx, DbtSession& dbt, const std::vector<std::string>& target_path,
                     CompileDeferral deferral = CompileDeferral::never, std::vector<DeferredCompile>* deferred = nullptr,
-                    const std::vector<std::string>& select = {});
+                    const std::vector<std::string>& select = {}, const std::vector<std::string>& extra = {});
 
 // After the probe: each node of `project.inputs` a deferred compile names (by resource type and
 // name) gets compile_needs_upstream, saying which missing upstream relation dbt's error names

@@ -57,6 +57,18 @@ class ProcessDbtSession final : public DbtSession {
     return {};
   }
 
+  ods::Result<void> write_compiled_nodes(const std::filesystem::path& file) override {
+    if (!one_parse())
+      return fail("unsupported", "Cannot hand over the compiled nodes in " + file.string() +
+                                     ": dbt runs as a process per command here, which keeps no parse.");
+    auto written = execute({dbt::kDriverWriteCompiled, file.string()}, "");
+    if (!written) return std::unexpected(written.error());
+    if (written->exit_code != 0)
+      return fail("dbt_failed", "The ods dbt driver could not write the compiled nodes into " + file.string() + ": " +
+                                    written->error_text);
+    return {};
+  }
+
   std::vector<std::string> shared_flags() const override {
     std::vector<std::string> flags{kFlagProjectDir, ctx_.project_dir.string()};
     if (!ctx_.target.empty()) {

@@ -43,6 +43,12 @@ class DbtSession : public dbt::DbtCommand {
   // them). Errors: "unsupported" when one_parse() is false (a dbt process per command keeps
   // nothing), "dbt_failed" with the driver's reason when it could not write.
   [[nodiscard]] virtual ods::Result<void> write_kept_manifest(const std::filesystem::path& dir) = 0;
+  // Writes the nodes the session's last dbt command compiled, each as manifest.json writes it,
+  // into `file` (dbt::ArtifactPaths::compiled_nodes reads it beside the parse's manifest), so a
+  // `dbt compile` run with dbt::kDriverNoManifest (only when one_parse()) need not write the whole
+  // manifest to hand over a few nodes. Errors: "unsupported" when one_parse() is false,
+  // "dbt_failed" with the driver's reason when it could not write.
+  [[nodiscard]] virtual ods::Result<void> write_compiled_nodes(const std::filesystem::path& file) = 0;
   // Another session with the same binary and flags and a dbt process of its own, to run at
   // the same time as this one (a parallel probe's parts). It forwards no interrupts (one
   // forwarder per process: this session's): on Ctrl-C its dbt call runs to its end.

@@ -26,9 +26,10 @@ inline constexpr char kFlagJsonFile[] = "--json-file";  // plan, run, test (summ
 inline constexpr char kFlagDbt[] = "--dbt";
 inline constexpr char kFlagDryRun[] = "--dry-run";
 inline constexpr char kFlagCutoff[] = "--cutoff";
-inline constexpr char kFlagCompile[] = "--compile";           // run: all | changed (keyed_compile.h)
-inline constexpr char kFlagMetricsFile[] = "--metrics-file";  // run, test
-inline constexpr char kFlagPushgateway[] = "--pushgateway";   // run, test
+inline constexpr char kFlagCompile[] = "--compile";               // run: all | changed (keyed_compile.h)
+inline constexpr char kFlagWriteManifest[] = "--write-manifest";  // run: dbt writes target/manifest.json
+inline constexpr char kFlagMetricsFile[] = "--metrics-file";      // run, test
+inline constexpr char kFlagPushgateway[] = "--pushgateway";       // run, test
 
 // `ods state pr`: the PR environment's dbt target, and how it reads production's relations.
 inline constexpr char kFlagPrTarget[] = "--pr-target";

@@ -28,8 +28,10 @@ struct ProjectAsRun {
 
 // After a dbt command that wrote <target-dir>/manifest.json: `one_parse` is
 // DbtSession::one_parse(). Reads only that manifest's metadata when one_parse; otherwise the
-// whole manifest (load_project). Errors: the manifest's (load_project's codes); nothing is
-// recorded then.
-[[nodiscard]] Result<ProjectAsRun> project_as_run(const CommandContext& ctx, bool one_parse);
+// whole manifest (load_project). With one_parse and a non-empty `invocation_id` (the command's
+// own, when it wrote no manifest: dbt::kDriverNoManifest) reads nothing: `written` carries only
+// that id. Errors: the manifest's (load_project's codes); nothing is recorded then.
+[[nodiscard]] Result<ProjectAsRun> project_as_run(const CommandContext& ctx, bool one_parse,
+                                                  const std::string& invocation_id = "");
 
 }  // namespace ods::cli

@@ -11,6 +11,7 @@
 #include "ods/base/sha256.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/run_results.h"
+#include "run_manifest.h"
 
 namespace ods::cli {
 
@@ -83,8 +84,18 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, const dbt::DbtPro
 
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
                                    std::function<void(const std::string& project_name)> before_assembly,
-                                   const fs::path& manifest) {
+                                   const fs::path& manifest, const fs::path& compiled_nodes) {
   dbt::ArtifactPaths paths = artifact_paths(ctx, manifest);
+  if (!compiled_nodes.empty()) paths.compiled_nodes = compiled_nodes;
+  std::string run_invocation_id;
+  if (manifest.empty()) {
+    ODS_TRY(auto left_by_run, last_run_manifest(ctx));
+    if (left_by_run) {
+      paths.manifest = left_by_run->manifest;
+      if (!left_by_run->compiled_nodes.empty()) paths.compiled_nodes = left_by_run->compiled_nodes;
+      run_invocation_id = left_by_run->invocation_id;
+    }
+  }
   if (!fs::exists(paths.manifest)) {
     return fail("missing_artifact",
                 paths.manifest.string() + ": not found; run `dbt compile` (or `dbt build`) in the project first");
@@ -106,6 +117,7 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
     return std::unexpected(hooks.error());
   LoadedProject loaded;
   loaded.adapter_type = project->meta.adapter_type;
+  loaded.run_invocation_id = std::move(run_invocation_id);
   if (use == ProjectUse::plan_only) {
     loaded.inputs = std::move(project->inputs);
     return loaded;
@@ -140,7 +152,11 @@ Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& proje
   auto run = dbt::read_run_results(path);
   if (!run) return std::unexpected(run.error());
   dbt::ManifestMeta meta = dbt_project.meta;
-  if (written_by != nullptr) meta.invocation_id = written_by->invocation_id;
+  if (written_by != nullptr) {
+    meta.invocation_id = written_by->invocation_id;
+  } else if (!project.run_invocation_id.empty()) {
+    meta.invocation_id = project.run_invocation_id;
+  }
   auto ok = kind == RunKind::build ? dbt::check_recordable(*run, meta) : dbt::check_test_run(*run, meta);
   if (!ok) {
     Error e = ok.error();

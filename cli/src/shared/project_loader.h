@@ -24,6 +24,10 @@ struct LoadedProject {
   // What the dbt provider read, kept to read a run (the manifest's metadata and which checks
   // read which node); null for ProjectUse::plan_only.
   std::shared_ptr<const dbt::DbtProject> dbt_project;
+  // Read from the manifest an `ods state run` read, its build having written none
+  // (run_manifest.h): that build's invocation id, the one its run_results.json carries. "" when
+  // read from a manifest dbt wrote.
+  std::string run_invocation_id;
 };
 
 // What the project is loaded for: `plan_only` (plan, explain, diff) keeps only the inputs,
@@ -31,15 +35,17 @@ struct LoadedProject {
 // costs about a third of the memory and a tenth of the time); load_run refuses such a project.
 enum class ProjectUse { plan_only, plan_and_record };
 
-// Reads `manifest` (empty: <target-dir>/manifest.json) and, when present,
-// <target-dir>/sources.json. The target given with --target names the scope's environment.
-// Errors name the file and field.
-// `before_assembly`: see dbt::ReadOptions (called with the project name once the artifacts
-// are read and accepted, before the inputs are assembled).
+// Reads `manifest` (empty: the manifest the last dbt command left, <target-dir>/manifest.json, or,
+// when that was an `ods state run` build that wrote none, the manifest the run read with the
+// nodes the build compiled: last_run_manifest, run_manifest.h) and, when present,
+// <target-dir>/sources.json; with `compiled_nodes` (the ods dbt driver's compiled nodes,
+// dbt::ArtifactPaths::compiled_nodes) those nodes stand in for the manifest's. The target given with --target names the
+// scope's environment. Errors name the file and field. `before_assembly`: see dbt::ReadOptions (called with the project
+// name once the artifacts are read and accepted, before the inputs are assembled).
 [[nodiscard]] Result<LoadedProject> load_project(
     const CommandContext& ctx, ProjectUse use = ProjectUse::plan_and_record,
     std::function<void(const std::string& project_name)> before_assembly = {},
-    const std::filesystem::path& manifest = {});
+    const std::filesystem::path& manifest = {}, const std::filesystem::path& compiled_nodes = {});
 
 // After the warehouse probe: the hooks of `project.inputs` that still build on every run
 // because they read the target's identity (target.schema, target.database; issue 27 item 3)
@@ -72,7 +78,8 @@ enum class RunKind { build, checks_only };
 // as a test-only outcome (RunOutcome::checks_only).
 // `written_by`: the metadata of the manifest now on disk when `project` was read before dbt ran
 // (ods state run keeps the project it planned): run_results.json must come from the
-// invocation that wrote that manifest; null: from the one that wrote `project`'s.
+// invocation that wrote that manifest; null: from the one that wrote `project`'s (or, for a
+// project read from a run's manifest, project.run_invocation_id).
 [[nodiscard]] Result<LoadedRun> load_run(const CommandContext& ctx, const LoadedProject& project,
                                          RunKind kind = RunKind::build, const dbt::ManifestMeta* written_by = nullptr);
 

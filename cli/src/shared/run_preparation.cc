@@ -7,10 +7,13 @@
 #include "exit_codes.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/dbt/cli/dbt_driver.h"
 #include "package_install.h"
 #include "parse_reuse.h"
 
 namespace ods::cli {
+
+namespace fs = std::filesystem;
 
 GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string& now) {
   const auto started = std::chrono::steady_clock::now();
@@ -63,14 +66,26 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
   } else {
     // Most of the project: one compile of all of it says the same and spares a long --select.
     const bool most = plan.compile.size() * 2 > parsed->inputs.nodes.size();
-    if (int code = compile_project(ctx, *run.session, run.target_path, deferral, &run.deferred_compiles,
-                                   most ? std::vector<std::string>{} : plan.compile);
+    // On the parse just read, the compile writes no manifest: the driver hands over what it compiled.
+    const bool handed_over = run.session->one_parse() && !run.write_manifest;
+    if (int code = compile_project(
+            ctx, *run.session, run.target_path, deferral, &run.deferred_compiles,
+            most ? std::vector<std::string>{} : plan.compile,
+            handed_over ? std::vector<std::string>{dbt::kDriverNoManifest} : std::vector<std::string>{});
         code != kExitOk)
       return std::unexpected(code);
+    const fs::path compiled_nodes = fs::absolute(compiled_nodes_file(ctx)).lexically_normal();
+    if (handed_over) {
+      std::error_code ec;
+      fs::remove(compiled_nodes, ec);  // what is read is this compile's, or nothing
+      if (auto written = run.session->write_compiled_nodes(compiled_nodes); !written)
+        return std::unexpected(report(ctx, written.error()));
+    }
     loading = std::chrono::steady_clock::now();
-    auto compiled = load_project(ctx);
+    auto compiled = handed_over ? load_project(ctx, ProjectUse::plan_and_record, {}, parse->manifest, compiled_nodes)
+                                : load_project(ctx);
     if (!compiled) return std::unexpected(report(ctx, compiled.error()));
-    run.manifest = ctx.target_dir / "manifest.json";
+    run.manifest = handed_over ? parse->manifest : ctx.target_dir / "manifest.json";
     run.load_seconds += seconds_since(loading);
     project = std::move(*compiled);
   }
@@ -81,6 +96,8 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
 }
 
 }  // namespace
+
+fs::path compiled_nodes_file(const CommandContext& ctx) { return parse_copy_dir(ctx) / "compiled_nodes.json"; }
 
 std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                             DeclaredPackages packages, CompileDeferral deferral,
@@ -100,6 +117,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.session = make_dbt_session(ctx, dbt_options(args, ctx));
   run.target_path = target_path_flags(args, ctx);
   run.manifest = ctx.target_dir / "manifest.json";
+  run.write_manifest = args.has(kFlagWriteManifest);
 
   if (packages == DeclaredPackages::install) {
     const std::string cache =

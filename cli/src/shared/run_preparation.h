@@ -43,6 +43,10 @@ struct PreparedRun {
   // Source id -> why its content fingerprint is left unread by probe() (sources_too_costly,
   // evidence_budget.h); set by the command that has the ledger, before probe(). Empty: all read.
   std::map<std::string, std::string> too_costly_sources;
+  // --write-manifest: dbt compile writes target/manifest.json and ODS reads it, as dbt does. Otherwise
+  // (one parse in the ods dbt driver) the compile of the changed nodes writes none and the driver hands
+  // over the nodes it compiled (compiled_nodes_file), read beside the parse's manifest.
+  bool write_manifest = false;
 
   // The probe (probe_warehouse: a step line, its warnings on ctx.err) through `session`, with
   // each source's chosen version applied to project.inputs. Never fails (a failed probe leaves
@@ -70,11 +74,17 @@ struct PreparedRun {
 // dbt compile failed or could not start or the project could not be read, kExitFailed for an interrupted compile. `ctx`
 // must outlive the result (its session refers to it). Not thread-safe.
 enum class DeclaredPackages { leave, install };
+// Where the ods dbt driver hands over the nodes of a compile that wrote no manifest:
+// <target-dir>/ods-parse/compiled_nodes.json (beside the parse's copy, parse_reuse.h).
+std::filesystem::path compiled_nodes_file(const CommandContext& ctx);
 // With `recorded` (ods state run) and compile_scope_setting() "changed": `dbt parse` first
 // (parse_project: no manifest written when the parse changed nothing), the parsed project read, `recorded` asked for
 // the state it continues, and dbt compile only for the nodes plan_compile() does not let stand (none: no compile at
-// all); the others take their recorded `sql` (apply_recorded_sql). Its errors are reported (kExitFailed; kExitUsage for
-// a bad --compile or $ODS_COMPILE).
+// all); the others take their recorded `sql` (apply_recorded_sql). When the session keeps one
+// parse (DbtSession::one_parse) and --write-manifest is not given, that compile runs with
+// dbt::kDriverNoManifest and the project is read from the parse's manifest with the compiled nodes
+// the driver handed over (compiled_nodes_file) standing in for its entries. Its errors are reported (kExitFailed;
+// kExitUsage for a bad --compile or $ODS_COMPILE).
 [[nodiscard]] std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const CommandContext& ctx,
                                                           DeclaredPackages packages = DeclaredPackages::leave,
                                                           CompileDeferral deferral = CompileDeferral::never,

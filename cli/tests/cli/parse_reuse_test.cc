@@ -52,6 +52,9 @@ class ScriptedSession final : public DbtSession {
     write_text(dir / "manifest.json", "{}");
     return {};
   }
+  Result<void> write_compiled_nodes(const fs::path& /*file*/) override {
+    return fail("unsupported", "not in these tests");
+  }
   std::unique_ptr<DbtSession> sibling() const override { return nullptr; }
 
   bool driver = true;  // runs_in_driver()

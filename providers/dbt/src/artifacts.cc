@@ -7,6 +7,7 @@
 #include <iterator>
 #include <optional>
 
+#include "compiled_overlay.h"
 #include "json_access.h"
 #include "json_stream.h"
 #include "manifest_records.h"
@@ -40,22 +41,15 @@ bool one_of(std::string_view key, std::initializer_list<std::string_view> keys) 
 // are held back: a manifest of another schema version is refused as such, not as malformed.
 class ManifestSink final : public internal::PreparingSink {
  public:
-  explicit ManifestSink(std::string file) : file_(std::move(file)) {}
+  // `overlay` (may be null; must outlive the sink): compiled nodes that stand in for the
+  // manifest's entries of the same ids.
+  ManifestSink(std::string file, const internal::CompiledOverlay* overlay)
+      : file_(std::move(file)), overlay_(overlay) {}
 
   Keep keep_key(std::size_t section, const internal::EntrySoFar& partial, std::string_view key) const override {
     switch (section) {
-      case nodes_section: {
-        // Nodes are read without a DOM: every member used is kept as text. dbt writes
-        // resource_type early: a test needs only its definition (not its compiled SQL,
-        // which depends on the command that wrote the manifest).
-        const auto type = partial.find_raw("resource_type");
-        if (type && *type == "\"test\"") {
-          return raw_if(one_of(key, {"raw_code", "language", "test_metadata", "depends_on", "config"}));
-        }
-        return raw_if(one_of(key, {"resource_type", "name", "package_name", "database", "schema", "alias", "checksum",
-                                   "config", "columns", "relation_name", "raw_code", "compiled_code", "language",
-                                   "depends_on", "contract", "constraints", "test_metadata"}));
-      }
+      case nodes_section:
+        return internal::node_member_kept(partial, key);
       case sources_section:
         return build_if(one_of(key, {"name", "source_name", "database", "schema", "identifier", "relation_name",
                                      "loaded_at_field", "loaded_at_query", "config"}));
@@ -70,7 +64,12 @@ class ManifestSink final : public internal::PreparingSink {
   }
 
   static Keep build_if(bool keep) { return keep ? Keep::build : Keep::skip; }
-  static Keep raw_if(bool keep) { return keep ? Keep::raw : Keep::skip; }
+
+  // The members node `id` is read from: the overlay's when it has the node, else the manifest's.
+  const internal::RawMembers& node_members(const std::string& id, const internal::RawMembers& raw) const {
+    const internal::RawMembers* compiled = overlay_ == nullptr ? nullptr : overlay_->find(id);
+    return compiled == nullptr ? raw : *compiled;
+  }
 
   bool on_value(std::size_t /*section*/, Json&& metadata) override {
     auto meta = internal::read_manifest_meta(metadata, file_);
@@ -102,7 +101,7 @@ class ManifestSink final : public internal::PreparingSink {
                    const internal::RawMembers& raw) const override {
     if (section != nodes_section) return {};
     PreparedNode node;
-    node.added = internal::add_node_entry(raw, id, file_, node.records, &config_memo_);
+    node.added = internal::add_node_entry(node_members(id, raw), id, file_, node.records, &config_memo_);
     return node;
   }
 
@@ -110,6 +109,7 @@ class ManifestSink final : public internal::PreparingSink {
                    std::any&& prepared) override {
     if (section != nodes_section) return on_entry(section, std::move(id), std::move(entry), raw);
     if (deferred_) return true;
+    if (overlay_ != nullptr && overlay_->find(id) != nullptr) ++overlaid_;
     auto& node = std::any_cast<PreparedNode&>(prepared);
     if (node.added) append(std::move(node.records));
     return added_or_stop(std::move(node.added));
@@ -120,7 +120,8 @@ class ManifestSink final : public internal::PreparingSink {
     Result<void> added;
     switch (section) {
       case nodes_section:
-        added = internal::add_node_entry(raw, id, file_, records_, &config_memo_);
+        if (overlay_ != nullptr && overlay_->find(id) != nullptr) ++overlaid_;
+        added = internal::add_node_entry(node_members(id, raw), id, file_, records_, &config_memo_);
         break;
       case sources_section:
         added = internal::add_source_entry(entry, id, file_, records_);
@@ -147,6 +148,11 @@ class ManifestSink final : public internal::PreparingSink {
       }
     }
     if (deferred_) return std::unexpected(std::move(*deferred_));
+    if (overlay_ != nullptr && overlaid_ != overlay_->size()) {
+      return fail("invalid_artifact", overlay_->file() + ": " + std::to_string(overlay_->size() - overlaid_) +
+                                          " compiled node(s) are not in " + file_ +
+                                          ": the compile and the parse read differ");
+    }
     if (records_.meta.project_name.empty()) {
       return fail("no_project_name", file_ +
                                          ": metadata.project_name is missing: no project name, so ODS "
@@ -177,6 +183,8 @@ class ManifestSink final : public internal::PreparingSink {
   }
 
   std::string file_;
+  const internal::CompiledOverlay* overlay_;
+  std::size_t overlaid_ = 0;                  // manifest entries the overlay stood in for
   mutable internal::ConfigMemo config_memo_;  // prepare() is const and runs on several workers
   internal::ManifestRecords records_;
   bool metadata_ok_ = false;
@@ -184,10 +192,11 @@ class ManifestSink final : public internal::PreparingSink {
   std::optional<Error> deferred_;
 };
 
-Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& path) {
+Result<internal::ManifestRecords> read_manifest(const std::filesystem::path& path,
+                                                const internal::CompiledOverlay* overlay) {
   ODS_TRY(internal::MappedFile file, internal::MappedFile::open(path));
   const std::string name = path.string();
-  ManifestSink sink(name);
+  ManifestSink sink(name, overlay);
   // Converting entries (canonical JSON, hashing, SQL normalisation) runs on two worker
   // threads while this one reads on; the text every entry of which is converted is given back
   // as the read goes (a 176 MB manifest otherwise stays resident beside its records).
@@ -242,7 +251,11 @@ bool take_recorded_sql(planner::NodeInput& node, const std::string& recorded_sql
 }
 
 Result<DbtProject> read_dbt_project(const ArtifactPaths& paths, const ReadOptions& options) {
-  ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest));
+  std::optional<internal::CompiledOverlay> overlay;
+  if (paths.compiled_nodes) {
+    ODS_TRY(overlay, internal::CompiledOverlay::read(*paths.compiled_nodes));
+  }
+  ODS_TRY(internal::ManifestRecords records, read_manifest(paths.manifest, overlay ? &*overlay : nullptr));
   std::optional<internal::SourcesJson> sources;
   if (paths.sources) {
     ODS_TRY(sources, internal::read_sources_json(*paths.sources));

@@ -41,6 +41,22 @@
 # `dbt parse --no-write-json`, so a parse that changed nothing writes no manifest at all
 # (cli/src/shared/parse_reuse.h).
 #
+# A command whose arguments hold "ods-no-manifest" (removed before dbt sees them) runs with dbt's
+# manifest writer off: dbt.task.runnable's write_manifest is a no-op for that command, so it
+# writes run_results.json (and its other artifacts) as usual but neither manifest.json nor
+# semantic_manifest.json. ods sends it with a compile or a build that runs on the kept parse, whose
+# manifest it does not read (writing the whole manifest is most of a `dbt compile --select` of a
+# few nodes in a large project). A dbt whose runnable has no such writer (none of 1.8-1.12) writes
+# the manifest as usual: slower, never wrong.
+#
+# One more request is not a dbt command: {"args": [..., "ods-write-compiled", "<file>", ...]}
+# writes the nodes of the kept manifest that the last command compiled (compiled true: the
+# selected nodes, the ephemeral models inlined into them, their tests), each as manifest.json
+# writes it (the node's resource, to_dict(omit_none=False, context={"artifact": True}), without
+# config_call_dict as the manifest's writer drops it), into <file> as
+# {"ods_compiled_nodes": 1, "invocation_id": "<the compile's>", "nodes": {"<unique id>": {...}}},
+# written to <file>.tmp and renamed. Exit code 0, or 2 with the reason (as ods-write-manifest).
+#
 # Every command links the project's graph; the driver gives dbt's cycle check and graph
 # summary the same answers faster (link_graphs_faster, below).
 #
@@ -61,6 +77,8 @@ COMPILED_STATE = {"compiled", "compiled_code", "compiled_path", "extra_ctes_inje
 PARSED_FIELDS = {"contract", "depends_on", "functions", "language", "metrics", "refs", "sources"}
 
 WRITE_MANIFEST = "ods-write-manifest"
+WRITE_COMPILED = "ods-write-compiled"
+NO_MANIFEST = "ods-no-manifest"
 PARSE_FLAGS = ("--project-dir", "--profiles-dir", "--target", "--vars", "-t")
 
 
@@ -221,6 +239,45 @@ def link_graphs_faster():
     return replaced
 
 
+def manifest_writer_off():
+    # A context manager that makes dbt.task.runnable's write_manifest a no-op while it is open;
+    # one that changes nothing when runnable has no write_manifest of dbt's.
+    import contextlib
+
+    @contextlib.contextmanager
+    def off():
+        try:
+            import dbt.parser.manifest as parser
+            from dbt.task import runnable
+        except Exception:
+            yield
+            return
+        if getattr(runnable, "write_manifest", None) is not getattr(parser, "write_manifest", False):
+            yield
+            return
+        writer = runnable.write_manifest
+        runnable.write_manifest = lambda *_args, **_kwargs: None
+        try:
+            yield
+        finally:
+            runnable.write_manifest = writer
+
+    return off()
+
+
+def compiled_nodes(manifest):
+    # {unique id: the node as manifest.json writes it} for every node the last command compiled.
+    out = {}
+    for unique_id, node in manifest.nodes.items():
+        if not getattr(node, "compiled", False):
+            continue
+        resource = node.to_resource() if hasattr(node, "to_resource") else node
+        written = resource.to_dict(omit_none=False, context={"artifact": True})
+        written.pop("config_call_dict", None)
+        out[unique_id] = written
+    return out
+
+
 def error_event(message):
     # What the driver itself has to say of a command: an error-level event in dbt's JSON log
     # shape on stdout, so it reaches ods in order, before the command's end line (stderr is read
@@ -286,9 +343,35 @@ def main():
             return refuse("cannot write the manifest into " + args[at] + ": " + str(e))
         return 0, False
 
+    def write_compiled(args):
+        at = args.index(WRITE_COMPILED) + 1
+        if at >= len(args) or not args[at] or args[at].startswith("-"):
+            return refuse(WRITE_COMPILED + " needs the file to write to")
+        if state["manifest"] is None:
+            return refuse("no parsed manifest: no command has parsed the project")
+        path = args[at]
+        try:
+            document = {"ods_compiled_nodes": 1, "invocation_id": state["manifest"].metadata.invocation_id,
+                        "nodes": compiled_nodes(state["manifest"])}
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            with open(path + ".tmp", "w") as f:
+                json.dump(document, f)
+            os.replace(path + ".tmp", path)
+        except Exception as e:
+            return refuse("cannot write the compiled nodes into " + path + ": " + type(e).__name__ + ": " + str(e))
+        return 0, False
+
     def run(args):
         if WRITE_MANIFEST in args:
             return write_kept(args)
+        if WRITE_COMPILED in args:
+            return write_compiled(args)
+        if NO_MANIFEST in args:
+            with manifest_writer_off():
+                return run_dbt([a for a in args if a != NO_MANIFEST])
+        return run_dbt(args)
+
+    def run_dbt(args):
         key = parse_key(args)
         if key != state["key"]:
             state["manifest"], state["key"] = None, key

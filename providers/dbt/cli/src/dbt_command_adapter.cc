@@ -42,6 +42,7 @@ Result<dbt::DbtCommandResult> run_dbt_command(process::ProcessLauncher& launcher
   out.exit_code = ran->exit.exit_code;
   out.interrupted = ran->outcome == DbtOutcome::interrupted;
   out.error_text = ran->error_text();
+  out.invocation_id = ran->invocation_id;
   if (ran->outcome == DbtOutcome::failed && out.exit_code == 0) out.exit_code = 1;
   return out;
 }

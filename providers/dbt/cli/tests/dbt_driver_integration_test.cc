@@ -2,7 +2,8 @@
 // commands in one driver process, each with its own invocation id and artifacts; a failing
 // command reports dbt's error text and leaves the driver usable; Ctrl-C during a build ends
 // the command interrupted and the driver with it; `ods-write-manifest` writes the kept parse as
-// `dbt parse` would; its faster graph linking writes the graph summary dbt writes.
+// `dbt parse` would; `ods-no-manifest` and `ods-write-compiled` hand over compiled nodes without
+// a manifest written; its faster graph linking writes the graph summary dbt writes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -135,6 +136,58 @@ TEST_F(DbtDriverIntegration, TheKeptManifestIsWrittenOnRequestAsDbtParseWritesIt
   kept.erase("metadata");
   parsed_by_dbt.erase("metadata");
   EXPECT_EQ(kept, parsed_by_dbt);
+}
+
+// `ods-no-manifest` runs a command without dbt's manifest writer (run_results.json still
+// written, with the command's invocation id); `ods-write-compiled FILE` then hands over the nodes
+// that command compiled, each exactly as the compile's own manifest.json holds it.
+TEST_F(DbtDriverIntegration, CompiledNodesAreHandedOverAsTheCompilesManifestHoldsThem) {
+  const fs::path target = project_.dir() / "target";
+  const fs::path file = target / "ods-parse" / "compiled_nodes.json";
+  auto early = run({kDriverWriteCompiled, file.string()});
+  ASSERT_TRUE(early) << early.error().message;
+  EXPECT_EQ(early->outcome, DbtOutcome::failed) << "no parse kept yet";
+
+  auto parsed = run({"parse", "--no-write-json"});
+  ASSERT_TRUE(parsed && parsed->outcome == DbtOutcome::succeeded);
+  // The compile dbt writes the manifest of: the reference.
+  auto compiled = run({"compile", "--select", "fct_orders"});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  ASSERT_EQ(compiled->outcome, DbtOutcome::succeeded) << compiled->error_text();
+  auto written = run({kDriverWriteCompiled, file.string()});
+  ASSERT_TRUE(written && written->outcome == DbtOutcome::succeeded) << (written ? written->error_text() : "");
+  const auto manifest = read_json(target / "manifest.json");
+  const auto handed = read_json(file);
+  ASSERT_FALSE(handed.is_discarded());
+  EXPECT_EQ(handed["ods_compiled_nodes"], 1);
+  EXPECT_EQ(handed["invocation_id"], compiled->invocation_id);
+  ASSERT_TRUE(handed["nodes"].contains("model.shop.fct_orders")) << handed["nodes"].dump();
+  std::size_t compiled_in_manifest = 0;
+  for (const auto& [id, node] : manifest["nodes"].items()) {
+    if (!node.value("compiled", false)) continue;
+    ++compiled_in_manifest;
+    EXPECT_EQ(handed["nodes"].value(id, nlohmann::json()), node) << id;
+  }
+  EXPECT_EQ(handed["nodes"].size(), compiled_in_manifest);
+
+  // Without the manifest writer: no manifest.json, run_results.json of this compile.
+  fs::remove(target / "manifest.json");
+  fs::remove(target / "semantic_manifest.json");
+  auto quiet = run({"compile", "--select", "stg_orders", kDriverNoManifest});
+  ASSERT_TRUE(quiet) << quiet.error().message;
+  ASSERT_EQ(quiet->outcome, DbtOutcome::succeeded) << quiet->error_text();
+  EXPECT_FALSE(fs::exists(target / "manifest.json"));
+  EXPECT_FALSE(fs::exists(target / "semantic_manifest.json"));
+  EXPECT_EQ(read_json(target / "run_results.json")["metadata"]["invocation_id"], quiet->invocation_id);
+  auto again = run({kDriverWriteCompiled, file.string()});
+  ASSERT_TRUE(again && again->outcome == DbtOutcome::succeeded);
+  const auto handed_again = read_json(file);
+  EXPECT_TRUE(handed_again["nodes"].contains("model.shop.stg_orders"));
+  EXPECT_FALSE(handed_again["nodes"].contains("model.shop.fct_orders")) << "only what the last command compiled";
+  // The next command writes the manifest again as dbt does.
+  auto loud = run({"compile", "--select", "stg_orders"});
+  ASSERT_TRUE(loud && loud->outcome == DbtOutcome::succeeded);
+  EXPECT_TRUE(fs::exists(target / "manifest.json"));
 }
 
 // The driver links dbt's graph faster (link_graphs_faster in ods_dbt_driver.py) and must give

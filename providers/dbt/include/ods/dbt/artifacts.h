@@ -26,6 +26,11 @@ inline constexpr std::string_view kSourcesSchemaV3 = "https://schemas.getdbt.com
 struct ArtifactPaths {
   std::filesystem::path manifest;
   std::optional<std::filesystem::path> sources;
+  // The nodes a `dbt compile` that wrote no manifest compiled, as the ods dbt driver hands them
+  // over (ods-write-compiled: {"ods_compiled_nodes": 1, "nodes": {id: node as manifest.json
+  // writes it}}), read beside `manifest` (the parse's): each stands in for the manifest's entry
+  // of the same id, so the project read is the one the compile's manifest.json gives.
+  std::optional<std::filesystem::path> compiled_nodes{};
 
   // `<project_dir>/target/manifest.json`, plus `target/sources.json` when that file exists.
   static ArtifactPaths in_project(const std::filesystem::path& project_dir);
@@ -106,6 +111,7 @@ struct DbtProject {
 //   "unsupported_schema" metadata.dbt_schema_version is not manifest v12 / sources v3
 //                        (names the file and the version found);
 //   "invalid_artifact"   not JSON, or a field of the wrong type (names file and field path,
+//                        also of `paths.compiled_nodes`; a compiled node the manifest lacks),
 //                        e.g. "manifest.json: nodes.model.shop.orders.checksum: expected an object");
 //   "no_project_name"    metadata.project_name is missing or empty.
 // Thread-safe (no shared state); reads the files, writes nothing.

@@ -18,6 +18,9 @@ struct DbtCommandResult {
   // 0 when no node ran. seconds - node_seconds is what the call cost besides its nodes (dbt's
   // start, its parse, hooks, writing artifacts): what one more call of the kind costs.
   double node_seconds = 0;
+  // info.invocation_id of dbt's first log event that carries one: the id in the metadata of the
+  // artifacts the command wrote (run_results.json). "" when no event carried one.
+  std::string invocation_id;
 };
 
 class DbtCommand {

@@ -30,6 +30,19 @@ std::optional<std::filesystem::path> console_script_python(const std::filesystem
 // code 2 with the reason when it keeps none. Only for a launcher that keeps_manifest().
 inline constexpr const char* kDriverWriteManifest = "ods-write-manifest";
 
+// An argument of a dbt command for the driver, not for dbt (the driver removes it): the command
+// runs with dbt's manifest writer off, so it writes run_results.json and its other artifacts but
+// neither manifest.json nor semantic_manifest.json (ods_dbt_driver.py, manifest_writer_off). Only
+// for a launcher that keeps_manifest(): a dbt process would refuse the argument.
+inline constexpr const char* kDriverNoManifest = "ods-no-manifest";
+
+// Not a dbt command but a request of the driver: `{kDriverWriteCompiled, FILE}` writes the nodes
+// the last command compiled, each as manifest.json writes it, into FILE
+// ({"ods_compiled_nodes": 1, "invocation_id": ..., "nodes": {id: node}}; ods_dbt_driver.py,
+// write_compiled); exit code 2 with the reason when it keeps no manifest or the write fails.
+// Only for a launcher that keeps_manifest().
+inline constexpr const char* kDriverWriteCompiled = "ods-write-compiled";
+
 // The driver's Python source, as ods embeds it.
 std::string_view dbt_driver_source();
 
