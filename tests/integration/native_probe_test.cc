@@ -309,5 +309,23 @@ TEST_F(NativeProbe, AProfileItCannotRenderLeavesTheProbeToDbtShowWithTheReason) 
   EXPECT_EQ(before, after);
 }
 
+// A native probe that fails is followed by dbt show for that call, with a warning quoting why:
+// here a source in another database, which the native probe refuses while dbt only lists its
+// schema (ods/postgres/native_probe.h, "knowingly").
+TEST_F(NativeProbe, AFailedNativeProbeIsFollowedByDbtShowWithAWarning) {
+  project_->write("models/staging/_sources.yml", project_->read("models/staging/_sources.yml") +
+                                                     "\n  - name: elsewhere\n    database: nosuchdb\n"
+                                                     "    schema: raw\n    tables:\n      - name: not_here\n");
+  auto [shown, shown_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=off"});
+  auto [fallen_back, log] = dry_run(*project_, {"ODS_NATIVE_PROBE=on"});
+  EXPECT_NE(log.find("relations (native probe, no dbt process)"), std::string::npos) << log;
+  EXPECT_NE(log.find("ods: warning: the native probe failed (PostgreSQL: source.shop.elsewhere.not_here is in "
+                     "database 'nosuchdb'"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("probed through dbt show instead"), std::string::npos) << log;
+  EXPECT_EQ(fallen_back, shown);
+}
+
 }  // namespace
 }  // namespace ods::testing

@@ -56,29 +56,28 @@ std::map<std::string, std::string> relation_identity_statements(const std::strin
   return {};
 }
 
-// What the native probe of `adapter_type`'s warehouse connects with and reads, else why not
-// ("" where the warehouse has none).
-struct NativeParts {
-  postgres::NativeConnection connection;
-  postgres::ProjectRelations relations;
-};
-std::expected<NativeParts, std::string> native_parts(const std::string& adapter_type, const WarehouseOptions& options) {
+// The connection of the native probe of `adapter_type`'s warehouse, else why not ("" where the
+// warehouse has none).
+std::expected<postgres::NativeConnection, std::string> native_connection(const std::string& adapter_type,
+                                                                         const WarehouseOptions& options) {
   if (adapter_type != "postgres") return std::unexpected(std::string());
   const NativeProbeSetting& native = options.native;
   if (!native.enabled) return std::unexpected(std::string("ODS_NATIVE_PROBE is off"));
   if (!native.project) return std::unexpected(std::string("the project's relations were not read"));
   if (!native.project_file.quoting_unknown.empty()) return std::unexpected(native.project_file.quoting_unknown);
   if (!native.profile) return std::unexpected(native.profile.error());
-  auto connection = postgres::connection_from_profile(native.profile->target, native.profile->fields);
-  if (!connection) return std::unexpected(connection.error());
-  NativeParts out{std::move(*connection), {}};
-  for (const auto& p : native.project->source_places)
-    out.relations.sources.push_back({p.id, p.database, p.schema, p.identifier});
-  for (const auto& p : native.project->node_places)
-    out.relations.nodes.push_back({p.id, p.database, p.schema, p.identifier});
-  out.relations.quote_database = native.project_file.quote_database.value_or(true);
-  out.relations.quote_schema = native.project_file.quote_schema.value_or(true);
-  out.relations.quote_identifier = native.project_file.quote_identifier.value_or(true);
+  return postgres::connection_from_profile(native.profile->target, native.profile->fields);
+}
+
+// The relations the manifest names, and dbt_project.yml's quoting (dbt-postgres quotes every
+// part by default).
+postgres::ProjectRelations native_relations(const NativeProbeSetting& native) {
+  postgres::ProjectRelations out;
+  for (const auto& p : native.project->source_places) out.sources.push_back({p.id, p.database, p.schema, p.identifier});
+  for (const auto& p : native.project->node_places) out.nodes.push_back({p.id, p.database, p.schema, p.identifier});
+  out.quote_database = native.project_file.quote_database.value_or(true);
+  out.quote_schema = native.project_file.quote_schema.value_or(true);
+  out.quote_identifier = native.project_file.quote_identifier.value_or(true);
   return out;
 }
 
@@ -89,9 +88,9 @@ Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, c
                                               contracts::RelationProbe& through_dbt, std::string& via,
                                               std::vector<std::string>& warnings) {
   via = kProbeDbtShow;
-  if (auto parts = native_parts(adapter_type, options)) {
+  if (auto connection = native_connection(adapter_type, options)) {
     auto report =
-        postgres::make_native_postgres_probe(std::move(parts->connection), std::move(parts->relations))->probe(request);
+        postgres::make_native_postgres_probe(std::move(*connection), native_relations(options.native))->probe(request);
     if (report) {
       via = kProbeNative;
       return report;
@@ -104,8 +103,8 @@ Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, c
 }  // namespace
 
 ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options) {
-  auto parts = native_parts(adapter_type, options);
-  return parts ? ProbeRoute{true, ""} : ProbeRoute{false, parts.error()};
+  auto connection = native_connection(adapter_type, options);
+  return connection ? ProbeRoute{true, ""} : ProbeRoute{false, connection.error()};
 }
 
 bool relation_identity_readable(const std::string& adapter_type) {
