@@ -11,9 +11,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/postgres_server.h"
@@ -250,6 +252,79 @@ TEST_F(NativeProbe, AFailedConnectionIsProbeFailedWithoutThePassword) {
   EXPECT_EQ(report.error().code, "probe_failed");
   EXPECT_NE(report.error().message.find("PostgreSQL: "), std::string::npos) << report.error().message;
   EXPECT_EQ(report.error().message.find(kPassword), std::string::npos) << report.error().message;
+}
+
+// `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions
+// (node id -> action and reasons) and the command's stderr (its step lines and warnings).
+std::pair<std::map<std::string, std::string>, std::string> dry_run(DbtProject& project,
+                                                                   const std::vector<std::string>& env) {
+  project.add_env(env);
+  ProcessResult r = project.ods(
+      {"state", "run", "--dry-run", "--format", "json", "--target", "pg", "--profiles-dir", project.dir().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
+  EXPECT_EQ((r.output + r.errors).find(kPassword), std::string::npos) << "the password was printed";
+  std::map<std::string, std::string> decisions;
+  auto doc = nlohmann::json::parse(r.output, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("plan")) {
+    ADD_FAILURE() << r.output << r.errors;
+    return {decisions, r.errors};
+  }
+  for (const auto& e : doc.at("plan").at("entries"))
+    decisions[e.at("id").get<std::string>()] = e.at("action").get<std::string>() + " " + e.at("reasons").dump();
+  return {decisions, r.errors};
+}
+
+std::size_t reused(const std::map<std::string, std::string>& decisions) {
+  std::size_t n = 0;
+  for (const auto& [id, d] : decisions) n += d.starts_with("reuse");
+  return n;
+}
+
+// The command's probe (issue 41 item 3): on PostgreSQL `ods state run` probes natively unless
+// $ODS_NATIVE_PROBE is "off", the step line says which probe ran, and both plan alike against
+// what the (native) run in SetUp recorded.
+TEST_F(NativeProbe, ARunProbesNativelyAndPlansAsThroughDbtShow) {
+  auto [native, native_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=on"});
+  EXPECT_NE(native_log.find("relations (native probe, no dbt process)"), std::string::npos) << native_log;
+  EXPECT_EQ(native_log.find("warning"), std::string::npos) << native_log;
+  auto [shown, shown_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=off"});
+  EXPECT_NE(shown_log.find("(one dbt show call; not the native probe: ODS_NATIVE_PROBE is off)"), std::string::npos)
+      << shown_log;
+  EXPECT_EQ(native, shown);
+  EXPECT_GT(reused(native), 0u);
+}
+
+// A profile the native probe can't render as dbt does (a Jinja filter it doesn't know) leaves
+// the probe to dbt show, and the step line says why.
+TEST_F(NativeProbe, AProfileItCannotRenderLeavesTheProbeToDbtShowWithTheReason) {
+  auto [before, before_log] = dry_run(*project_, {});
+  std::string profiles = project_->read("profiles.yml");
+  const std::string host = "host: \"{{ env_var('SHOP_PG_HOST', '127.0.0.1') }}\"";
+  const std::size_t at = profiles.find(host);
+  ASSERT_NE(at, std::string::npos) << profiles;
+  profiles.replace(at, host.size(), "host: \"{{ env_var('SHOP_PG_HOST', '127.0.0.1') | trim }}\"");
+  project_->write("profiles.yml", profiles);
+  auto [after, after_log] = dry_run(*project_, {});
+  EXPECT_NE(after_log.find("(one dbt show call; not the native probe: field 'host': "), std::string::npos) << after_log;
+  EXPECT_EQ(before, after);
+}
+
+// A native probe that fails is followed by dbt show for that call, with a warning quoting why:
+// here a source in another database, which the native probe refuses while dbt only lists its
+// schema (ods/postgres/native_probe.h, "knowingly").
+TEST_F(NativeProbe, AFailedNativeProbeIsFollowedByDbtShowWithAWarning) {
+  project_->write("models/staging/_sources.yml", project_->read("models/staging/_sources.yml") +
+                                                     "\n  - name: elsewhere\n    database: nosuchdb\n"
+                                                     "    schema: raw\n    tables:\n      - name: not_here\n");
+  auto [shown, shown_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=off"});
+  auto [fallen_back, log] = dry_run(*project_, {"ODS_NATIVE_PROBE=on"});
+  EXPECT_NE(log.find("relations (native probe, no dbt process)"), std::string::npos) << log;
+  EXPECT_NE(log.find("ods: warning: the native probe failed (PostgreSQL: source.shop.elsewhere.not_here is in "
+                     "database 'nosuchdb'"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("probed through dbt show instead"), std::string::npos) << log;
+  EXPECT_EQ(fallen_back, shown);
 }
 
 }  // namespace

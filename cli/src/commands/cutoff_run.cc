@@ -168,10 +168,12 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
       measurement_budget(run, downstream, building,
                          measurable && settings.mode == run::CutoffMode::automatic && settings.warehouse.evidence_cost);
   // One more wave costs a dbt build call and a content probe call. Before the first wave: each
-  // about what this run's probe call took (dbt's start and the project's parse, a few
-  // statements); after it, what the last wave's build call cost besides its nodes, plus its
-  // content call, as measured.
-  double extra_call_seconds = 2 * run.evidence.call_seconds;
+  // about what this run's dbt show probe call took (dbt's start and the project's parse, a few
+  // statements); with the native probe, which starts no dbt, the build call is this run's parse
+  // and compile instead, and the content call the probe's; after it, what the last wave's build
+  // call cost besides its nodes, plus its content call, as measured.
+  double extra_call_seconds = run.evidence.probe_via == kProbeNative ? run.timings.compile + run.evidence.call_seconds
+                                                                     : 2 * run.evidence.call_seconds;
 
   start_inputs_digest(run);  // while dbt builds
   begin_metrics(run);

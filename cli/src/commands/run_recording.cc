@@ -54,7 +54,9 @@ std::map<std::string, double> timings_of(const RunContext& run) {
   return {{"compile", t.compile},
           {"load", t.load},
           {"probe", t.probe},
-          {"probe_dbt", run.evidence.call_seconds},
+          // The probe call's own seconds, under the probe that answered (evidence_gathering.h).
+          {"probe_dbt", run.evidence.probe_via == kProbeNative ? 0.0 : run.evidence.call_seconds},
+          {"probe_native", run.evidence.probe_via == kProbeNative ? run.evidence.call_seconds : 0.0},
           {"probe_parse", probe_parse},
           {"plan", t.plan},
           {"build", t.build},

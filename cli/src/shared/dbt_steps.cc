@@ -7,6 +7,7 @@
 
 #include "exit_codes.h"
 #include "flag_names.h"
+#include "ods/dbt/target_choice.h"
 
 namespace ods::cli {
 
@@ -100,13 +101,39 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
   return options;
 }
 
+Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const CommandContext& ctx) {
+  NativeProbeSetting out;
+  const std::string value = ctx.env.getenv("ODS_NATIVE_PROBE");
+  if (!value.empty() && value != "on" && value != "off")
+    return fail("usage", "ODS_NATIVE_PROBE is '" + value +
+                             "': it must be 'on' (the default: PostgreSQL's probe over libpq, without a dbt "
+                             "process) or 'off' (every probe through dbt show).");
+  out.enabled = value != "off";
+  if (!out.enabled) return out;
+  const auto getenv = [&ctx](const std::string& name) { return ctx.env.getenv ? ctx.env.getenv(name) : std::string(); };
+  auto choice = dbt::choose_target(ctx.project_dir, ctx.target, args.get(kFlagProfilesDir), getenv);
+  if (!choice)
+    out.profile = std::unexpected(choice.error().message);
+  else
+    out.profile = dbt::read_profile_output(*choice, getenv);
+  if (auto file = dbt::read_project_file(ctx.project_dir))
+    out.project_file = std::move(*file);
+  else
+    out.project_file.quoting_unknown = file.error().message;
+  return out;
+}
+
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
                                  const std::string& now, std::size_t parts, const WarehouseOptions& options,
                                  const std::map<std::string, std::string>& too_costly) {
+  const ProbeRoute route = probe_route(project.adapter_type, options);
+  std::string how = parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once";
+  if (route.native)
+    how = "native probe, no dbt process";
+  else if (!route.why_not_native.empty())
+    how += "; not the native probe: " + route.why_not_native;
   step(ctx, "probing " + std::to_string(project.inputs.sources.size()) + " sources and checking " +
-                std::to_string(project.inputs.nodes.size()) + " relations (" +
-                (parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once") +
-                ")" +
+                std::to_string(project.inputs.nodes.size()) + " relations (" + how + ")" +
                 (too_costly.empty() ? ""
                                     : "; the content of " + std::to_string(too_costly.size()) +
                                           " source(s) is not fingerprinted: that took longer, when last read, than "

@@ -45,7 +45,16 @@ int report_dbt_failure(const CommandContext& ctx, const std::string& what, const
 // an on/off setting is neither.
 [[nodiscard]] Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx);
 
-// The probe (one dbt show call, or `parts` at once) with a step line; its warnings are printed
+// What a probe without a dbt process needs (NativeProbeSetting): $ODS_NATIVE_PROBE ("on", the
+// default, or "off": every probe through dbt show), the profile output dbt would connect with
+// (dbt::choose_target as dbt chooses the target: --target, $DBT_TARGET, --profiles-dir,
+// $DBT_PROFILES_DIR; then dbt::read_profile_output, or why it can't be read) and dbt_project.yml's
+// quoting. The project's relations are set once it is loaded (prepare_run). Errors: "usage"
+// naming the variable when it is neither "on" nor "off".
+[[nodiscard]] Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const CommandContext& ctx);
+
+// The probe (natively where probe_route says so, else one dbt show call or `parts` at once) with
+// a step line naming which; its warnings are printed
 // on stderr. Applies each source's chosen version to project.inputs (see gather_evidence; the
 // step line says how many sources' fingerprints `too_costly` leaves unread).
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,

@@ -13,8 +13,10 @@
 #include "ods/delta/delta_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
+#include "ods/postgres/native_probe.h"
 #include "ods/postgres/postgres_identity.h"
 #include "ods/postgres/postgres_versions.h"
+#include "ods/postgres/profile_connection.h"
 #include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
 
@@ -55,7 +57,56 @@ std::map<std::string, std::string> relation_identity_statements(const std::strin
   return {};
 }
 
+// The connection of the native probe of `adapter_type`'s warehouse, else why not ("" where the
+// warehouse has none).
+std::expected<postgres::NativeConnection, std::string> native_connection(const std::string& adapter_type,
+                                                                         const WarehouseOptions& options) {
+  if (adapter_type != "postgres") return std::unexpected(std::string());
+  const NativeProbeSetting& native = options.native;
+  if (!native.enabled) return std::unexpected(std::string("ODS_NATIVE_PROBE is off"));
+  if (!native.project) return std::unexpected(std::string("the project's relations were not read"));
+  if (!native.project_file.quoting_unknown.empty()) return std::unexpected(native.project_file.quoting_unknown);
+  if (!native.profile) return std::unexpected(native.profile.error());
+  return postgres::connection_from_profile(native.profile->target, native.profile->fields);
+}
+
+// The relations the manifest names, and dbt_project.yml's quoting (dbt-postgres quotes every
+// part by default).
+postgres::ProjectRelations native_relations(const NativeProbeSetting& native) {
+  postgres::ProjectRelations out;
+  for (const auto& p : native.project->source_places) out.sources.push_back({p.id, p.database, p.schema, p.identifier});
+  for (const auto& p : native.project->node_places) out.nodes.push_back({p.id, p.database, p.schema, p.identifier});
+  out.quote_database = native.project_file.quote_database.value_or(true);
+  out.quote_schema = native.project_file.quote_schema.value_or(true);
+  out.quote_identifier = native.project_file.quote_identifier.value_or(true);
+  return out;
+}
+
+// `request` answered by the native probe where probe_route allows it, else (or when it fails,
+// with a warning saying why) by `through_dbt`. `via`: which one answered.
+Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, const WarehouseOptions& options,
+                                              const contracts::ProbeRequest& request,
+                                              contracts::RelationProbe& through_dbt, std::string& via,
+                                              std::vector<std::string>& warnings) {
+  via = kProbeDbtShow;
+  if (auto connection = native_connection(adapter_type, options)) {
+    auto report =
+        postgres::make_native_postgres_probe(std::move(*connection), native_relations(options.native))->probe(request);
+    if (report) {
+      via = kProbeNative;
+      return report;
+    }
+    warnings.push_back("the native probe failed (" + report.error().message + "); probed through dbt show instead");
+  }
+  return through_dbt.probe(request);
+}
+
 }  // namespace
+
+ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options) {
+  auto connection = native_connection(adapter_type, options);
+  return connection ? ProbeRoute{true, ""} : ProbeRoute{false, connection.error()};
+}
 
 bool relation_identity_readable(const std::string& adapter_type) {
   return !relation_identity_statements(adapter_type).empty();
@@ -86,7 +137,8 @@ BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_
   request.content_nodes = contents ? content_nodes : std::vector<std::string>{};
   if (identities) request.identity_statements = relation_identity_statements(adapter_type);
   auto probe = dbt::make_show_probe(dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}});
-  auto report = probe->probe(request);
+  std::string via;
+  auto report = probe_by_route(adapter_type, options, request, *probe, via, warnings);
   if (!report) {
     if (contents)
       warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
@@ -137,7 +189,9 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   if (options.relation_identity) request.identity_statements = relation_identity_statements(adapter_type);
   if (!request.identity_statements.empty()) out.relation_identities.emplace();
   // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
-  // artifacts directory (dbt processes running at once must not share one).
+  // artifacts directory (dbt processes running at once must not share one). The native probe
+  // is one call whatever the parts.
+  if (probe_route(adapter_type, options).native) probe_parts = 1;
   std::vector<std::unique_ptr<DbtSession>> siblings;
   std::vector<dbt::ShowProbePart> parts{{&dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}}}};
   for (std::size_t i = 1; i < probe_parts; ++i) {
@@ -145,7 +199,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
     parts.push_back({siblings.back().get(), {{kFlagTargetPath, target_dir + "/ods-probe-" + std::to_string(i + 1)}}});
   }
   auto probe = dbt::make_parallel_show_probe(std::move(parts));
-  auto report = probe->probe(request);
+  auto report = probe_by_route(adapter_type, options, request, *probe, out.probe_via, out.warnings);
   std::map<std::string, contracts::SourceVersion> versions;
   std::string why_all_unknown;
   if (!report) {

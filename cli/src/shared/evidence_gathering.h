@@ -1,13 +1,19 @@
 #pragma once
-// The warehouse half of a command that can build: one probe call (dbt show) for every
-// source's data version and every relation's existence, then the planner's choice of
-// version per source (ADR-0022). Only this file maps an adapter type to a ChangeProvider.
+// The warehouse half of a command that can build: one probe call (dbt show, or on PostgreSQL
+// the native probe over libpq: issue 41 item 3) for every source's data version and every
+// relation's existence, then the planner's choice of version per source (ADR-0022). Only this
+// file maps an adapter type to a ChangeProvider and to a probe without dbt.
+#include <expected>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "dbt_session.h"
+#include "ods/dbt/artifacts.h"
+#include "ods/dbt/profile_output.h"
+#include "ods/dbt/project_file.h"
 #include "ods/planner/inputs.h"
 #include "ods/run/probe_details.h"
 
@@ -18,6 +24,19 @@ namespace ods::cli {
 // scan runs at roughly 60-190 MB/s here (docs/warehouses.md, "PostgreSQL"), so this keeps one
 // source's scan near a second; bench/data_scale.sh measures what it costs against dbt build.
 inline constexpr unsigned long long kDefaultContentMaxBytes = 128ULL * 1024 * 1024;
+
+// What a probe without a dbt process needs (native_probe_setting, dbt_steps.h), taken by the
+// warehouses that have one (PostgreSQL: ods/postgres/native_probe.h). Anything missing or in
+// doubt leaves the probe to dbt show, and the probe's step line says why (rule 2).
+struct NativeProbeSetting {
+  bool enabled = false;  // $ODS_NATIVE_PROBE is not "off" (and a command set it: `ods pod` doesn't)
+  // The profile output dbt connects with (dbt::read_profile_output, the target as dbt chooses
+  // it), or why it can't be read before dbt runs. Holds the password: never logged.
+  std::expected<dbt::ProfileOutput, std::string> profile = std::unexpected(std::string("the profile was not read"));
+  dbt::ProjectFile project_file;  // dbt_project.yml's quoting (quoting_unknown: why it can't be read)
+  // The relations of the project as the loader read them from the manifest; null: not loaded.
+  std::shared_ptr<const dbt::DbtProject> project;
+};
 
 // What the user set for the evidence of the warehouses that can read metadata instead of content
 // (PostgreSQL, Snowflake, BigQuery): $ODS_CONTENT_MAX_BYTES and $ODS_SNOWFLAKE_CONTENT_HASH
@@ -35,7 +54,22 @@ struct WarehouseOptions {
   // default) leaves unread the exact evidence that took longer, when last read, than building
   // what reads it (run/evidence_cost.h; docs/warehouses.md, "Evidence bounded by cost").
   bool evidence_cost = true;
+  NativeProbeSetting native;  // $ODS_NATIVE_PROBE and what a probe without dbt reads
 };
+
+// Which probe a call reads the warehouse with: `native` (no dbt process; one call, whatever the
+// probe parts) or dbt show; `why_not_native` says why not, where the warehouse has a native probe
+// ("" where it has none). A native probe that fails falls back to dbt show for that call, with a
+// warning saying why.
+struct ProbeRoute {
+  bool native = false;
+  std::string why_not_native;
+};
+ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options);
+
+// "native" or "dbt show".
+inline constexpr const char* kProbeNative = "native";
+inline constexpr const char* kProbeDbtShow = "dbt show";
 
 struct GatheredEvidence {
   std::optional<std::map<std::string, bool>> relations_exist;  // nullopt only when nothing could be asked
@@ -50,17 +84,17 @@ struct GatheredEvidence {
   std::vector<std::string> exact_skipped;
   double call_seconds = 0;
   std::string observed_at;
-  std::vector<std::string> warnings;  // e.g. the probe failed, quoting dbt
-  std::string strategy;               // the ChangeProvider's origin, or "" when none applies
+  std::vector<std::string> warnings;      // e.g. the probe failed, quoting dbt
+  std::string strategy;                   // the ChangeProvider's origin, or "" when none applies
+  std::string probe_via = kProbeDbtShow;  // which probe answered: kProbeNative or kProbeDbtShow
   // The target's identity as the probe read it (contracts::ProbeReport::target): schema,
   // database, name, type; empty when the probe failed.
   std::map<std::string, std::string> target;
 };
 
-// Probes through `dbt` and applies the version choice to `inputs.sources` in place.
-// Never fails: a failed probe makes every source unknown and every relation unverified
-// (a warning says why), so readers build (rule 2).
-// The probe's own artifacts go to <target_dir>/ods-probe, so the build's stay as they are.
+// Probes (natively where probe_route says so, else through `dbt`) and applies the version choice to `inputs.sources` in
+// place. Never fails: a failed probe makes every source unknown and every relation unverified (a warning says why), so
+// readers build (rule 2). The probe's own artifacts go to <target_dir>/ods-probe, so the build's stay as they are.
 // probe_parts > 1: the probe in that many parts at once (dbt::make_parallel_show_probe), part
 // i+1 through a sibling session with artifacts in <target_dir>/ods-probe-<i+1>; only for
 // targets whose connections are independent (see probe_parts_setting, dbt_steps.h).

@@ -111,6 +111,9 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   auto warehouse = warehouse_options_setting(ctx);
   if (!warehouse) return std::unexpected(report(ctx, warehouse.error()));
+  auto native = native_probe_setting(args, ctx);
+  if (!native) return std::unexpected(report(ctx, native.error()));
+  warehouse->native = std::move(*native);
   PreparedRun run;
   run.probe_parts = *probe_parts;
   run.warehouse = std::move(*warehouse);
@@ -149,6 +152,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
     run.selection = std::move(*selection);
   }
   run.load_seconds += seconds_since(started);
+  run.warehouse.native.project = run.project.dbt_project;  // the relations the native probe reads
   return run;
 }
 

@@ -388,6 +388,7 @@ Result<void> add_node_entry(const RawMembers& raw, const std::string& id, std::s
 
   ODS_TRY(const std::optional<std::string> relation_name, node.string("relation_name"));
   ODS_TRY(const std::optional<std::string> alias, node.string("alias"));
+  record.identifier = alias && !alias->empty() ? *alias : record.name;
   record.relation =
       relation_name ? *relation_name : dotted({record.database, record.schema, alias ? *alias : record.name});
   fp.add("relation", record.relation);
@@ -448,18 +449,19 @@ Result<void> add_source_entry(const Json& entry, const std::string& id, std::str
   const Field source(&entry, file, "sources." + id);
   SourceRecord record;
   record.id = id;
-  std::string source_name, name, database, schema, identifier;
+  std::string source_name, name;
   const std::pair<const char*, std::string*> strings[] = {
-      {"source_name", &source_name}, {"name", &name},
-      {"database", &database},       {"schema", &schema},
-      {"identifier", &identifier},   {"relation_name", &record.relation}};
+      {"source_name", &source_name},      {"name", &name},
+      {"database", &record.database},     {"schema", &record.schema},
+      {"identifier", &record.identifier}, {"relation_name", &record.relation}};
   for (const auto& [key, target] : strings) {
     ODS_TRY(const Field field, source.member(key));
     ODS_TRY(const std::optional<std::string> value, field.string());
     *target = value_or_empty(value);
   }
   record.name = source_name.empty() ? name : source_name + "." + name;
-  if (record.relation.empty()) record.relation = dotted({database, schema, identifier.empty() ? name : identifier});
+  if (record.relation.empty())
+    record.relation = dotted({record.database, record.schema, record.identifier.empty() ? name : record.identifier});
   ODS_TRY(const Field config, source.member("config"));
   for (const Field* holder : {&source, &config}) {
     for (const char* key : {"loaded_at_field", "loaded_at_query"}) {

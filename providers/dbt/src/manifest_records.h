@@ -31,6 +31,7 @@ struct NodeRecord {
   bool ephemeral = false;
   std::string relation;
   std::string database, schema;
+  std::string identifier;          // its alias, else its name
   bool default_placement = false;  // no custom database/schema configured
   std::vector<std::string> depends_nodes;
   std::vector<std::string> depends_macros;
@@ -75,7 +76,8 @@ struct SourceRecord {
   std::string id;
   std::string name;  // "<source_name>.<table>"
   std::string relation;
-  bool has_loaded_at = false;  // loaded_at_field or loaded_at_query
+  std::string database, schema, identifier;  // as the manifest has them
+  bool has_loaded_at = false;                // loaded_at_field or loaded_at_query
 };
 
 struct ManifestRecords {

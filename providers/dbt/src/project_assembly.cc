@@ -53,11 +53,15 @@ class Assembler {
     for (auto& node : records_.nodes) {
       if (node.ephemeral) continue;
       inputs.nodes.push_back(node_input(node));
+      project.node_places.push_back({node.id, node.database, node.schema, node.identifier});
       if (!node.literal_hooks.empty()) project.literal_hooks[node.id] = std::move(node.literal_hooks);
       if (node.materialized == "incremental") project.incremental_models.push_back(node.id);
     }
     sort_unique(project.incremental_models);
-    for (const auto& source : records_.sources) inputs.sources.push_back(source_input(source));
+    for (const auto& source : records_.sources) {
+      inputs.sources.push_back(source_input(source));
+      project.source_places.push_back({source.id, source.database, source.schema, source.identifier});
+    }
     assign_checks(project);
     inputs.warnings = std::move(records_.warnings);
     project.meta = records_.meta;

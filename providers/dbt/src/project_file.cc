@@ -19,6 +19,29 @@ std::string where(const std::filesystem::path& path, const YAML::Node& root, con
   return path.string();
 }
 
+// `quoting:`'s three parts into `file`, or why they can't be read before dbt runs.
+void read_quoting(const YAML::Node& quoting, ProjectFile& file) {
+  if (!quoting || quoting.IsNull()) return;
+  if (!quoting.IsMap()) {
+    file.quoting_unknown = "dbt_project.yml's `quoting:` is not a mapping";
+    return;
+  }
+  const std::pair<const char*, std::optional<bool>*> parts[] = {
+      {"database", &file.quote_database}, {"schema", &file.quote_schema}, {"identifier", &file.quote_identifier}};
+  for (const auto& [key, target] : parts) {
+    const YAML::Node value = quoting[key];
+    if (!value || value.IsNull()) continue;
+    const std::string text = value.IsScalar() ? value.Scalar() : "";
+    if (text == "true" || text == "True" || text == "false" || text == "False") {
+      *target = text == "true" || text == "True";
+      continue;
+    }
+    file.quoting_unknown = std::string("dbt_project.yml's `quoting: ") + key + "` is not true or false";
+    file.quote_database = file.quote_schema = file.quote_identifier = std::nullopt;
+    return;
+  }
+}
+
 }  // namespace
 
 Result<ProjectFile> read_project_file(const std::filesystem::path& project_dir) {
@@ -49,7 +72,9 @@ Result<ProjectFile> read_project_file(const std::filesystem::path& project_dir) 
                     "` is not a dbt project name (letters, digits and underscores, not starting with a digit)");
   }
   const YAML::Node profile = root["profile"];
-  return ProjectFile{.name = name.Scalar(), .profile = profile && profile.IsScalar() ? profile.Scalar() : ""};
+  ProjectFile file{.name = name.Scalar(), .profile = profile && profile.IsScalar() ? profile.Scalar() : ""};
+  read_quoting(root["quoting"], file);
+  return file;
 }
 
 }  // namespace ods::dbt

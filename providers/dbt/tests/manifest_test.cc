@@ -35,6 +35,32 @@ TEST_F(ShopManifest, PlansModelsSeedsAndSnapshotsButNotEphemeralModelsOrTests) {
                                            "seed.shop.customers", "snapshot.shop.customers_snap"}));
 }
 
+// The relations a probe without dbt reads (issue 41 item 3): the planned nodes' in manifest order
+// (as inputs.nodes), each at its database, schema and alias; every source at its identifier.
+TEST_F(ShopManifest, RelationPlacesOfThePlannedNodesAndTheSources) {
+  std::vector<std::string> node_ids, place_ids;
+  for (const auto& node : project_.inputs.nodes) node_ids.push_back(node.id);
+  for (const auto& place : project_.node_places) place_ids.push_back(place.id);
+  EXPECT_EQ(place_ids, node_ids);
+  for (const auto& place : project_.node_places) {
+    const auto& entry = manifest_["nodes"][place.id];
+    EXPECT_EQ(place.database, entry["database"].get<std::string>()) << place.id;
+    EXPECT_EQ(place.schema, entry["schema"].get<std::string>()) << place.id;
+    EXPECT_EQ(place.identifier, entry["alias"].get<std::string>()) << place.id;
+  }
+  ASSERT_EQ(project_.source_places.size(), project_.inputs.sources.size());
+  for (const auto& place : project_.source_places) {
+    const auto& entry = manifest_["sources"][place.id];
+    EXPECT_EQ(place.database + "." + place.schema + "." + place.identifier,
+              entry["database"].get<std::string>() + "." + entry["schema"].get<std::string>() + "." +
+                  entry["identifier"].get<std::string>());
+  }
+  const auto orders = std::find_if(project_.source_places.begin(), project_.source_places.end(),
+                                   [](const RelationPlace& p) { return p.id == "source.shop.raw.orders"; });
+  ASSERT_NE(orders, project_.source_places.end());
+  EXPECT_EQ(orders->identifier, "raw_orders");
+}
+
 TEST_F(ShopManifest, ProjectMetadata) {
   const auto& in = project_.inputs;
   EXPECT_EQ(in.scheme, "dbt/2");

@@ -81,5 +81,31 @@ TEST(ProjectFile, RefusesAMissingOrUnusableName) {
   EXPECT_NE(error_of("name: \"{{ var('x') }}\"\n").find("is not a dbt project name"), std::string::npos);
 }
 
+// `quoting:` as the native probe reads it (issue 41 item 3): plain booleans; anything else says
+// why, and leaves all three unset.
+TEST(ProjectFile, ReadsPlainQuotingAndSaysWhyOtherwise) {
+  auto none = read_project_file(project_with("name: shop\n"));
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(none->quote_database || none->quote_schema || none->quote_identifier);
+  EXPECT_EQ(none->quoting_unknown, "");
+
+  auto plain = read_project_file(project_with("name: shop\nquoting:\n  identifier: false\n  schema: true\n"));
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_FALSE(plain->quote_database.has_value());
+  EXPECT_EQ(plain->quote_schema, std::optional<bool>(true));
+  EXPECT_EQ(plain->quote_identifier, std::optional<bool>(false));
+  EXPECT_EQ(plain->quoting_unknown, "");
+
+  auto jinja =
+      read_project_file(project_with("name: shop\nquoting:\n  schema: false\n  identifier: \"{{ var('q') }}\"\n"));
+  ASSERT_TRUE(jinja) << jinja.error().message;
+  EXPECT_FALSE(jinja->quote_schema.has_value());
+  EXPECT_EQ(jinja->quoting_unknown, "dbt_project.yml's `quoting: identifier` is not true or false");
+
+  auto list = read_project_file(project_with("name: shop\nquoting: [a]\n"));
+  ASSERT_TRUE(list) << list.error().message;
+  EXPECT_EQ(list->quoting_unknown, "dbt_project.yml's `quoting:` is not a mapping");
+}
+
 }  // namespace
 }  // namespace ods::dbt

@@ -81,6 +81,16 @@ struct LiteralHook {
   std::vector<planner::ContextRead> reads;
 };
 
+// Where a source's or node's relation is, as dbt's graph names it: the manifest's database and
+// schema, and a source's identifier or a node's alias (else its name). What a probe without a
+// dbt process reads (issue 41 item 3, ods/postgres/native_probe.h).
+struct RelationPlace {
+  std::string id;
+  std::string database;
+  std::string schema;
+  std::string identifier;
+};
+
 // Everything the dbt provider read: the planner's inputs plus what only the provider
 // needs later (mapping test results of run_results.json to the nodes they check).
 struct DbtProject {
@@ -95,6 +105,10 @@ struct DbtProject {
   // Planned model ids materialized 'incremental' (sorted): their compiled code depends on
   // whether their relation exists when dbt compiles them (is_incremental(); incremental_recompile.h).
   std::vector<std::string> incremental_models;
+  // Every source's relation, and every planned node's (models that are not ephemeral, seeds,
+  // snapshots), in manifest order.
+  std::vector<RelationPlace> source_places;
+  std::vector<RelationPlace> node_places;
 };
 
 // Reads only manifest.json's `metadata` (the read stops there: dbt writes it first), e.g. to
