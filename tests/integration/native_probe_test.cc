@@ -141,7 +141,9 @@ class NativeProbe : public ::testing::Test {
     project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
                        "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
                        std::string("SHOP_PG_PASSWORD=") + kPassword});
-    ODS_ASSERT_OK(project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string()}));
+    // --write-manifest: relations_of() reads target/manifest.json, which a run writes only when asked.
+    ODS_ASSERT_OK(project_->ods(
+        {"state", "run", "--target", "pg", "--write-manifest", "--profiles-dir", project_->dir().string()}));
   }
 
   void TearDown() override {
