@@ -14,8 +14,8 @@ struct ProjectFile {
   // `quoting:` (database, schema, identifier), each true or false as written; nullopt when not
   // set (the adapter's default then applies). A value that is not a YAML boolean (Jinja, a
   // string) leaves it to dbt: quoting_unknown says why, and the three are unset.
-  std::optional<bool> quote_database, quote_schema, quote_identifier;
-  std::string quoting_unknown;  // "" when `quoting:` is absent or plain
+  std::optional<bool> quote_database{}, quote_schema{}, quote_identifier{};
+  std::string quoting_unknown{};  // "" when `quoting:` is absent or plain
 };
 
 // Reads `<project_dir>/dbt_project.yml`. Errors, all "usage" and naming the file (and the line
