@@ -29,6 +29,7 @@
 #   BENCH_PG_BIN    the server's bin/ folder (default: the newest /usr/lib/postgresql/<v>/bin)
 #   BENCH_FRESH     1: generate the sources again instead of reusing them
 #   BENCH_STEPS     the steps to run, in order (default: all six above; `first` must come first)
+# Each step's `ods state run --format json` document is kept in $BENCH_DATA_DIR/<wh>-<GB>/runs/<step>.json.
 # Generating 10 GB takes minutes: run it with `nice`, as the other bench scripts on a shared machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -173,6 +174,10 @@ bench_size() {
     local t_ods t_sel t_full names selection
     t_ods=$(ods_run "$dir/ods" "$tmp/ods.json")
     names=$(field "$tmp/ods.json" "$built_names")
+    # Each step's run document is kept (its timings say where the seconds went).
+    mkdir -p "$dir/runs"
+    cp "$tmp/ods.json" "$dir/runs/$step.json"
+    log "$wh $gb GB: $step: timings $(field "$tmp/ods.json" 'json.dumps({k: round(v, 2) for k, v in d["run"]["timings"].items()})')"
     read -r -a selection <<<"$names"
     log "$wh $gb GB: $step: dbt build --select of what ods built, then dbt build (peer)"
     # When ods built all 20 models, `dbt build --select` of them is `dbt build`: measured once.
