@@ -184,6 +184,12 @@ void DbtProject::replace_in(const std::string& relative, const std::string& from
   write(relative, text);
 }
 
+nlohmann::json output_json(const ProcessResult& r) {
+  auto doc = nlohmann::json::parse(r.output, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
+  return doc.is_discarded() ? nlohmann::json::object() : doc;
+}
+
 const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name) {
   for (const auto& e : plan.at("entries"))
     if (e.at("name") == name) return e;

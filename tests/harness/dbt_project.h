@@ -80,6 +80,9 @@ std::filesystem::path ods_binary();
 // The whole content of a file; "" when it can't be read.
 std::string read_text_file(const std::filesystem::path& path);
 
+// A command's stdout parsed as JSON; when it is not JSON, fails the test (printing stdout and
+// stderr) and returns an empty object.
+nlohmann::json output_json(const ProcessResult& r);
 // Entry of a plan JSON document by node name; fails the test when absent.
 const nlohmann::json& entry(const nlohmann::json& plan, const std::string& name);
 // Every reason code of an entry.

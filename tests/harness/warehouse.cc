@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"  // shop_connection_env
 
 namespace ods::testing {
 
@@ -64,8 +65,8 @@ class PostgresWarehouse final : public Warehouse {
   // identities on a database of its own.
   void connect(DbtProject& p) const override {
     if (!server_) return;
-    p.add_env({"ODS_RELATION_IDENTITY=off", "SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(server_->port()),
-               "SHOP_PG_USER=" + server_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase});
+    p.add_env({"ODS_RELATION_IDENTITY=off"});
+    p.add_env(shop_connection_env(*server_, kDatabase));
   }
 
   ProcessResult generate_data(const DbtProject& p, const std::vector<std::string>& args) const override {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
 
 namespace ods::testing {
@@ -19,12 +19,6 @@ namespace {
 
 constexpr const char* kCustomers = "source.shop.raw.customers";
 constexpr const char* kStgCustomers = "model.shop.stg_customers";
-
-nlohmann::json parse_document(const ProcessResult& r) {
-  auto doc = nlohmann::json::parse(r.output, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
-  return doc.is_discarded() ? nlohmann::json::object() : doc;
-}
 
 // Every recorded exact evidence seconds of `ids` in `project`'s ledger set to `seconds` (python's
 // sqlite3, from the venv), as if their fingerprints had taken that long.
@@ -61,7 +55,7 @@ class DuckDbEvidenceCost : public ::testing::Test {
   nlohmann::json plan(const DbtProject* on = nullptr) {
     const ProcessResult r = run({"--dry-run"}, on);
     EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-    return parse_document(r).value("plan", nlohmann::json::object());
+    return output_json(r).value("plan", nlohmann::json::object());
   }
 
   void record_evidence_seconds(const std::vector<std::string>& ids, double seconds) {
@@ -105,7 +99,7 @@ TEST_F(DuckDbEvidenceCost, AFingerprintThatCostsMoreThanItsReadersBuildsThem) {
   ASSERT_EQ(ran.exit_code, 0) << ran.output << ran.errors;
   EXPECT_NE(ran.errors.find("is not fingerprinted"), std::string::npos) << ran.errors;
   EXPECT_NE(ran.errors.find("is not measured"), std::string::npos) << ran.errors;
-  const nlohmann::json ran_plan = parse_document(ran).value("plan", nlohmann::json::object());
+  const nlohmann::json ran_plan = output_json(ran).value("plan", nlohmann::json::object());
   const auto& built = entry(ran_plan, "stg_customers");
   EXPECT_EQ(decision(built), "build:evidence_costs_more");
   EXPECT_NE(evidence_about(built, "content_unmeasured", kStgCustomers), nullptr) << built.dump(2);
@@ -127,45 +121,17 @@ TEST_F(DuckDbEvidenceCost, ABadSettingIsRefused) {
 // PostgreSQL has cheaper evidence: the catalog and statistics decide instead of the fingerprint.
 // The first run after the switch builds the readers once (the recorded version was the content);
 // the next reuses them on the statistics, saying why.
-constexpr const char* kDatabase = "shop";
 constexpr const char* kLoaded = "shop_cost_loaded";  // the raw tables only, the template of each case
 
-class PostgresEvidenceCost : public ::testing::Test {
+class PostgresEvidenceCost : public PostgresShopFixture {
  protected:
-  static void SetUpTestSuite() {
-    PostgresServer* pg = suite_server(kLoaded);
-    if (!pg) return;
-    DbtProject loader("shop");
-    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-  }
+  PostgresEvidenceCost() : PostgresShopFixture(kLoaded, {"ODS_CONTENT_MAX_BYTES=unlimited"}) {}
 
-  void SetUp() override {
-    pg_ = suite_server(kLoaded);
-    ASSERT_NE(pg_, nullptr);
-    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
-    project_.emplace("shop");
-    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
-                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
-                       "ODS_CONTENT_MAX_BYTES=unlimited"});
-  }
-
-  void TearDown() override {
-    project_.reset();
-    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
-  }
+  static void SetUpTestSuite() { load_shop_raw_tables(kLoaded); }
 
   nlohmann::json run(bool dry_run) {
-    std::vector<std::string> args{"state",    "run", "--format",       "json",
-                                  "--target", "pg",  "--profiles-dir", project_->dir().string()};
-    if (dry_run) args.push_back("--dry-run");
-    ProcessResult r = project_->ods(args);
-    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-    return parse_document(r).value("plan", nlohmann::json::object());
+    return run_plan(dry_run ? std::vector<std::string>{"--dry-run"} : std::vector<std::string>{});
   }
-
-  PostgresServer* pg_ = nullptr;
-  std::optional<DbtProject> project_;
 };
 
 TEST_F(PostgresEvidenceCost, AFingerprintThatCostsMoreThanItsReadersGivesWayToTheStatistics) {

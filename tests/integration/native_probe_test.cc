@@ -12,13 +12,12 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
 #include "ods/dbt/dbt_command.h"
 #include "ods/dbt/profile_output.h"
@@ -34,7 +33,6 @@ using contracts::ProbeAnswer;
 using contracts::ProbeReport;
 using contracts::ProbeRequest;
 
-constexpr const char* kDatabase = "shop";
 constexpr const char* kLoaded = "shop_native_loaded";
 constexpr const char* kPassword = "n4tive-pr0be-secret";  // trust auth: accepted, and must never come back
 
@@ -122,33 +120,18 @@ void expect_same_reports(const ProbeReport& dbt, const ProbeReport& native, cons
   EXPECT_EQ(dbt.target, native.target) << what;
 }
 
-class NativeProbe : public ::testing::Test {
+class NativeProbe : public PostgresShopFixture {
  protected:
-  static void SetUpTestSuite() {
-    PostgresServer* pg = suite_server(kLoaded);
-    if (!pg) return;
-    DbtProject loader("shop");
-    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-  }
+  NativeProbe() : PostgresShopFixture(kLoaded, {std::string("SHOP_PG_PASSWORD=") + kPassword}) {}
+
+  static void SetUpTestSuite() { load_shop_raw_tables(kLoaded); }
 
   // examples/shop built and recorded by `ods state run --target pg` in a fresh copy of the raw tables.
   void SetUp() override {
-    pg_ = suite_server(kLoaded);
-    ASSERT_NE(pg_, nullptr);
-    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
-    project_.emplace("shop");
-    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
-                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
-                       std::string("SHOP_PG_PASSWORD=") + kPassword});
+    PostgresShopFixture::SetUp();
+    if (HasFatalFailure()) return;
     // --write-manifest: relations_of() reads target/manifest.json, which a run writes only when asked.
-    ODS_ASSERT_OK(project_->ods(
-        {"state", "run", "--target", "pg", "--write-manifest", "--profiles-dir", project_->dir().string()}));
-  }
-
-  void TearDown() override {
-    project_.reset();
-    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+    ODS_ASSERT_OK(ods_state_run({"--write-manifest"}));
   }
 
   std::string getenv(const std::string& name) const {
@@ -200,8 +183,9 @@ class NativeProbe : public ::testing::Test {
     EXPECT_EQ(nlohmann::json(natively->target).dump().find(kPassword), std::string::npos);
   }
 
-  PostgresServer* pg_ = nullptr;
-  std::optional<DbtProject> project_;
+  // `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions
+  // (node id -> action and reasons) and the command's stderr (its step lines and warnings).
+  std::pair<std::map<std::string, std::string>, std::string> dry_run(const std::vector<std::string>& env);
 };
 
 // The run's request: the sources' evidence and every node's relation with its identity.
@@ -256,13 +240,9 @@ TEST_F(NativeProbe, AFailedConnectionIsProbeFailedWithoutThePassword) {
   EXPECT_EQ(report.error().message.find(kPassword), std::string::npos) << report.error().message;
 }
 
-// `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions
-// (node id -> action and reasons) and the command's stderr (its step lines and warnings).
-std::pair<std::map<std::string, std::string>, std::string> dry_run(DbtProject& project,
-                                                                   const std::vector<std::string>& env) {
-  project.add_env(env);
-  ProcessResult r = project.ods(
-      {"state", "run", "--dry-run", "--format", "json", "--target", "pg", "--profiles-dir", project.dir().string()});
+std::pair<std::map<std::string, std::string>, std::string> NativeProbe::dry_run(const std::vector<std::string>& env) {
+  project_->add_env(env);
+  ProcessResult r = ods_state_run({"--dry-run", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
   EXPECT_EQ((r.output + r.errors).find(kPassword), std::string::npos) << "the password was printed";
   std::map<std::string, std::string> decisions;
@@ -286,10 +266,10 @@ std::size_t reused(const std::map<std::string, std::string>& decisions) {
 // $ODS_NATIVE_PROBE is "off", the step line says which probe ran, and both plan alike against
 // what the (native) run in SetUp recorded.
 TEST_F(NativeProbe, ARunProbesNativelyAndPlansAsThroughDbtShow) {
-  auto [native, native_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=on"});
+  auto [native, native_log] = dry_run({"ODS_NATIVE_PROBE=on"});
   EXPECT_NE(native_log.find("relations (native probe, no dbt process)"), std::string::npos) << native_log;
   EXPECT_EQ(native_log.find("warning"), std::string::npos) << native_log;
-  auto [shown, shown_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=off"});
+  auto [shown, shown_log] = dry_run({"ODS_NATIVE_PROBE=off"});
   EXPECT_NE(shown_log.find("(one dbt show call; not the native probe: ODS_NATIVE_PROBE is off)"), std::string::npos)
       << shown_log;
   EXPECT_EQ(native, shown);
@@ -299,14 +279,14 @@ TEST_F(NativeProbe, ARunProbesNativelyAndPlansAsThroughDbtShow) {
 // A profile the native probe can't render as dbt does (a Jinja filter it doesn't know) leaves
 // the probe to dbt show, and the step line says why.
 TEST_F(NativeProbe, AProfileItCannotRenderLeavesTheProbeToDbtShowWithTheReason) {
-  auto [before, before_log] = dry_run(*project_, {});
+  auto [before, before_log] = dry_run({});
   std::string profiles = project_->read("profiles.yml");
   const std::string host = "host: \"{{ env_var('SHOP_PG_HOST', '127.0.0.1') }}\"";
   const std::size_t at = profiles.find(host);
   ASSERT_NE(at, std::string::npos) << profiles;
   profiles.replace(at, host.size(), "host: \"{{ env_var('SHOP_PG_HOST', '127.0.0.1') | trim }}\"");
   project_->write("profiles.yml", profiles);
-  auto [after, after_log] = dry_run(*project_, {});
+  auto [after, after_log] = dry_run({});
   EXPECT_NE(after_log.find("(one dbt show call; not the native probe: field 'host': "), std::string::npos) << after_log;
   EXPECT_EQ(before, after);
 }
@@ -318,8 +298,8 @@ TEST_F(NativeProbe, AFailedNativeProbeIsFollowedByDbtShowWithAWarning) {
   project_->write("models/staging/_sources.yml", project_->read("models/staging/_sources.yml") +
                                                      "\n  - name: elsewhere\n    database: nosuchdb\n"
                                                      "    schema: raw\n    tables:\n      - name: not_here\n");
-  auto [shown, shown_log] = dry_run(*project_, {"ODS_NATIVE_PROBE=off"});
-  auto [fallen_back, log] = dry_run(*project_, {"ODS_NATIVE_PROBE=on"});
+  auto [shown, shown_log] = dry_run({"ODS_NATIVE_PROBE=off"});
+  auto [fallen_back, log] = dry_run({"ODS_NATIVE_PROBE=on"});
   EXPECT_NE(log.find("relations (native probe, no dbt process)"), std::string::npos) << log;
   EXPECT_NE(log.find("ods: warning: the native probe failed (PostgreSQL: source.shop.elsewhere.not_here is in "
                      "database 'nosuchdb'"),

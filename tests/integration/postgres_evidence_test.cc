@@ -7,32 +7,26 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "harness/background_process.h"
-#include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
 
 namespace ods::testing {
 namespace {
 
-constexpr const char* kDatabase = "shop";
 constexpr const char* kLoaded = "shop_loaded";  // the raw tables only, the template of each case
 
-PostgresServer* server() { return suite_server(kLoaded); }
-
-class PostgresEvidence : public ::testing::Test {
+class PostgresEvidence : public PostgresShopFixture {
  protected:
+  PostgresEvidence() : PostgresShopFixture(kLoaded) {}
+
   static void SetUpTestSuite() {
-    PostgresServer* pg = server();
+    PostgresServer* pg = load_shop_raw_tables(kLoaded);
     if (!pg) return;
-    DbtProject loader("shop");
-    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
     // raw.payments: columns of types with no 64-bit hash (the fingerprint's text form must serve
     // them); raw.customers: a numeric beside columns that hash by value.
     ODS_ASSERT_OK(
@@ -41,41 +35,14 @@ class PostgresEvidence : public ::testing::Test {
                  "create index customers_id on raw.customers (customer_id)"));
   }
 
-  void SetUp() override {
-    pg_ = server();
-    ASSERT_NE(pg_, nullptr);
-    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
-    project_.emplace("shop");
-    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
-                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase});
-  }
-
-  void TearDown() override {
-    project_.reset();
-    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
-  }
-
   // The content limit for ods ($ODS_CONTENT_MAX_BYTES): "0" reads every non-empty table by its
   // statistics, "unlimited" every relation by its content.
   void limit(const std::string& bytes) { project_->add_env({"ODS_CONTENT_MAX_BYTES=" + bytes}); }
 
-  void run_first() {
-    ProcessResult r = project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string()});
-    ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
-  }
+  void run_first() { ODS_ASSERT_OK(ods_state_run({})); }
 
   // `ods state run --dry-run`: the probe and the plan, nothing built; the plan document.
-  nlohmann::json plan() {
-    ProcessResult r = project_->ods({"state", "run", "--dry-run", "--format", "json", "--target", "pg",
-                                     "--profiles-dir", project_->dir().string()});
-    EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-    auto doc = nlohmann::json::parse(r.output, nullptr, false);
-    EXPECT_FALSE(doc.is_discarded()) << r.output << r.errors;
-    return doc.is_discarded() || !doc.contains("plan") ? nlohmann::json::object() : doc.at("plan");
-  }
-
-  PostgresServer* pg_ = nullptr;
-  std::optional<DbtProject> project_;
+  nlohmann::json plan() { return run_plan({"--dry-run"}); }
 };
 
 // --- within the limit: the exact content ---

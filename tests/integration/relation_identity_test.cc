@@ -5,12 +5,11 @@
 // and on real DuckDB.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"
 #include "harness/relation_contents.h"
 #include "harness/shop_baseline.h"
 
@@ -21,12 +20,6 @@ constexpr const char* kFctOrders = "models/marts/fct_orders.sql";
 // fct_orders' amounts three times over: the other code of a `dbt run -s fct_orders` outside ODS.
 constexpr const char* kAmount = "    o.amount,\n";
 constexpr const char* kTripled = "    o.amount * 3 as amount,\n";
-
-nlohmann::json parse_document(const ProcessResult& r) {
-  auto doc = nlohmann::json::parse(r.output, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << "stdout:\n" << r.output << "\nstderr:\n" << r.errors;
-  return doc.is_discarded() ? nlohmann::json::object() : doc;
-}
 
 // fct_orders is built again because its relation is not the one recorded, and says both identities.
 void expect_changed_outside(const nlohmann::json& plan) {
@@ -42,79 +35,83 @@ void expect_changed_outside(const nlohmann::json& plan) {
 // The project's runs, on either warehouse: `ods state run` (optionally --dry-run) as JSON.
 class IdentityRuns {
  protected:
-  nlohmann::json ods_run(bool dry_run) {
-    std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project_->dir().string()};
+  virtual ~IdentityRuns() = default;
+  // The recorded copy of examples/shop the case runs on.
+  virtual const DbtProject& project() const = 0;
+  // fct_orders' rows, as text that differs when they do.
+  virtual std::string rows() = 0;
+
+  ProcessResult state_run(bool dry_run) {
+    std::vector<std::string> args{"state", "run", "--format", "json", "--profiles-dir", project().dir().string()};
     if (dry_run) args.push_back("--dry-run");
     args.insert(args.end(), target_.begin(), target_.end());
-    ProcessResult r = project_->ods(args);
+    return project().ods(args);
+  }
+  nlohmann::json ods_run(bool dry_run) {
+    ProcessResult r = state_run(dry_run);
     EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-    return parse_document(r);
+    return output_json(r);
   }
   nlohmann::json plan() { return ods_run(true).value("plan", nlohmann::json::object()); }
 
   // `dbt run -s fct_orders` with its amounts tripled, then the code reverted: fct_orders holds
   // other rows than ODS's build while the code is the recorded code again.
   void rewrite_fct_orders_outside() {
-    const std::string code = project_->read(kFctOrders);
-    project_->replace_in(kFctOrders, kAmount, kTripled);
+    const std::string code = project().read(kFctOrders);
+    project().replace_in(kFctOrders, kAmount, kTripled);
     std::vector<std::string> args{"run", "-s", "fct_orders"};
     args.insert(args.end(), target_.begin(), target_.end());
-    ODS_ASSERT_OK(project_->dbt(args));
-    project_->write(kFctOrders, code);
+    ODS_ASSERT_OK(project().dbt(args));
+    project().write(kFctOrders, code);
   }
 
-  std::optional<DbtProject> project_;
+  // The main case: a `dbt run` with other code, the code reverted. Without the identity the run
+  // reuses fct_orders (its code and inputs are the recorded ones) and keeps the tripled amounts.
+  void expect_an_outside_run_built_again() {
+    rewrite_fct_orders_outside();
+    ASSERT_NE(rows(), built_rows_) << "the outside run changed nothing";
+    const nlohmann::json run = ods_run(false);
+    expect_changed_outside(run.value("plan", nlohmann::json::object()));
+    EXPECT_EQ(rows(), built_rows_) << "fct_orders must hold what dbt build of the recorded code gives";
+    // The build recorded the new identity: the next run reuses it.
+    EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+  }
+
   std::vector<std::string> target_;
+  std::string built_rows_;  // fct_orders as ODS's first build (dbt build of the same code) left it
 };
 
 // --- PostgreSQL ---
 
-constexpr const char* kDatabase = "shop";
 constexpr const char* kLoaded = "shop_identity_loaded";  // the raw tables only, the template of each case
 
-PostgresServer* server() { return suite_server(kLoaded); }
-
-class PostgresRelationIdentity : public ::testing::Test, protected IdentityRuns {
+class PostgresRelationIdentity : public PostgresShopFixture, protected IdentityRuns {
  protected:
-  static void SetUpTestSuite() {
-    PostgresServer* pg = server();
-    if (!pg) return;
-    DbtProject loader("shop");
-    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-  }
+  PostgresRelationIdentity() : PostgresShopFixture(kLoaded) {}
+
+  static void SetUpTestSuite() { load_shop_raw_tables(kLoaded); }
 
   // A fresh database of the raw tables, examples/shop built and recorded in it by `ods state run`.
   void SetUp() override {
-    pg_ = server();
-    ASSERT_NE(pg_, nullptr);
-    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
-    project_.emplace("shop");
-    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
-                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase});
+    PostgresShopFixture::SetUp();
+    if (HasFatalFailure()) return;
     target_ = {"--target", "pg"};
     const nlohmann::json first = ods_run(false);
     ASSERT_EQ(decision(entry(first.value("plan", nlohmann::json::object()), "fct_orders")), "build:never_built");
     built_rows_ = rows();
   }
 
-  void TearDown() override {
-    project_.reset();
-    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
-  }
+  const DbtProject& project() const override { return *project_; }
 
   void sql(const std::string& statements) { ODS_ASSERT_OK(pg_->psql(statements, kDatabase)); }
 
   // fct_orders' rows: their count and an order-independent sum of their text's hashes.
-  std::string rows() {
+  std::string rows() override {
     return pg_
         ->psql("select count(*) || '/' || coalesce(sum(hashtext(t::text)::bigint), 0) from main.fct_orders t",
                kDatabase)
         .output;
   }
-
-  PostgresServer* pg_ = nullptr;
-  std::string built_rows_;  // fct_orders as ODS's first build (dbt build of the same code) left it
 };
 
 TEST_F(PostgresRelationIdentity, AnUntouchedRelationIsReusedOnItsRecordedIdentity) {
@@ -128,16 +125,9 @@ TEST_F(PostgresRelationIdentity, AnUntouchedRelationIsReusedOnItsRecordedIdentit
   EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << entry(p, "stg_orders").dump(2);  // a view
 }
 
-// The main case: a `dbt run` with other code, the code reverted. Without the identity the run
-// reuses fct_orders (its code and inputs are the recorded ones) and keeps the tripled amounts.
+// The main case (expect_an_outside_run_built_again).
 TEST_F(PostgresRelationIdentity, ADbtRunWithOtherCodeThenRevertedBuildsTheRelationAgain) {
-  rewrite_fct_orders_outside();
-  ASSERT_NE(rows(), built_rows_) << "the outside run changed nothing";
-  const nlohmann::json run = ods_run(false);
-  expect_changed_outside(run.value("plan", nlohmann::json::object()));
-  EXPECT_EQ(rows(), built_rows_) << "fct_orders must hold what dbt build of the recorded code gives";
-  // The build recorded the new identity: the next run reuses it.
-  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+  expect_an_outside_run_built_again();
 }
 
 TEST_F(PostgresRelationIdentity, ATableReplacedByHandWithTheSameRowsBuilds) {
@@ -213,12 +203,9 @@ TEST_F(PostgresRelationIdentity, ARoleWithoutSelectOnTheStatisticsBuildsEverythi
       "create role reader login; grant usage on schema raw, main to reader; "
       "grant select on all tables in schema raw, main to reader");
   project_->add_env({"SHOP_PG_USER=reader"});
-  std::vector<std::string> args{
-      "state", "run", "--format", "json", "--dry-run", "--profiles-dir", project_->dir().string()};
-  args.insert(args.end(), target_.begin(), target_.end());
-  ProcessResult r = project_->ods(args);
+  ProcessResult r = state_run(true);
   EXPECT_EQ(r.exit_code, 0) << r.output << r.errors;
-  const nlohmann::json p = parse_document(r).value("plan", nlohmann::json::object());
+  const nlohmann::json p = output_json(r).value("plan", nlohmann::json::object());
   EXPECT_EQ(entry(p, "fct_orders").value("action", ""), "build") << entry(p, "fct_orders").dump(2);
   EXPECT_NE((r.output + r.errors).find("permission denied for view pg_stat_user_tables"), std::string::npos)
       << r.output << r.errors;
@@ -236,22 +223,19 @@ class DuckDbRelationIdentity : public ::testing::Test, protected IdentityRuns {
     built_rows_ = rows();
   }
 
-  std::string rows() {
+  const DbtProject& project() const override { return *project_; }
+
+  std::string rows() override {
     const auto contents = relation_contents(*project_, duckdb_warehouse(), {"fct_orders"});
     return contents.contains("fct_orders") ? contents.at("fct_orders") : "";
   }
 
-  std::string built_rows_;
+  std::optional<DbtProject> project_;
 };
 
 TEST_F(DuckDbRelationIdentity, ADbtRunWithOtherCodeThenRevertedBuildsTheRelationAgain) {
   EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
-  rewrite_fct_orders_outside();
-  ASSERT_NE(rows(), built_rows_) << "the outside run changed nothing";
-  const nlohmann::json run = ods_run(false);
-  expect_changed_outside(run.value("plan", nlohmann::json::object()));
-  EXPECT_EQ(rows(), built_rows_) << "fct_orders must hold what dbt build of the recorded code gives";
-  EXPECT_EQ(decision(entry(plan(), "fct_orders")), "reuse:unchanged");
+  expect_an_outside_run_built_again();
 }
 
 // No field of DuckDB's catalog moves with an UPDATE in place; the content identity does.
