@@ -104,9 +104,9 @@ void take_code_compiled_by_build(planner::ProjectInputs& inputs, const planner::
   }
 }
 
-// dbt build of the selection (without any data or unit test unless `run_tests`), read back into a BuildReport;
-// `inputs`: take_code_compiled_by_build, with the hooks of the build's project fingerprinted by `probed_target` as the
-// plan's were.
+// dbt build of the selection (without any data or unit test unless `run_tests`), read back into
+// a BuildReport; `inputs`: take_code_compiled_by_build, with the hooks of the build's project
+// fingerprinted by `probed_target` as the plan's were.
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
                                               const std::vector<std::string>& target_path,
@@ -339,7 +339,7 @@ std::vector<FlagSpec> pod_flags() {
       {kFlagFormat, true, "text (default) or json (the controller's recorded answer on stdout)"},
       {kFlagRunTests, true,
        "true (default) or false: false runs no data or unit test (dbt build --exclude-resource-type test unit_test), "
-       "none gates a later wave, and nothing is recorded as tested (default: $ODS_RUN_TESTS)"},
+       "none is planned or gates a reader, and no pass is recorded (default: $ODS_RUN_TESTS)"},
       {kFlagCutoff, true,
        "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "
        "(one wave, no content measured; default: $ODS_CUTOFF, else auto)"},
