@@ -147,8 +147,7 @@ TEST(RunMetrics, TheLastRunsSourcesAreCountedByExactness) {
     EXPECT_NE(text.find("# TYPE ods_run_sources gauge\n"), std::string::npos) << text;
     EXPECT_NE(text.find("ods_run_sources{project=\"shop/prod\",exactness=\"semantic\"} 3\n"), std::string::npos)
         << text;
-    EXPECT_NE(text.find("ods_run_sources{project=\"shop/prod\",exactness=\"exact\"} 0\n"), std::string::npos)
-        << text;
+    EXPECT_NE(text.find("ods_run_sources{project=\"shop/prod\",exactness=\"exact\"} 0\n"), std::string::npos) << text;
   }
 }
 

@@ -29,7 +29,8 @@ std::optional<GitSource> pod_git_source(const Environment& env, const std::files
 }
 
 Result<bool> pod_runs_tests(const ParsedArgs& args, const Environment& env) {
-  const std::string value = args.has(kFlagRunTests) ? args.get(kFlagRunTests) : env.getenv(std::string(pod_env::kRunTests));
+  const std::string value =
+      args.has(kFlagRunTests) ? args.get(kFlagRunTests) : env.getenv(std::string(pod_env::kRunTests));
   if (value.empty() || value == "true") return true;
   if (value == "false") return false;
   return fail("usage", std::string(kFlagRunTests) + " (or $" + std::string(pod_env::kRunTests) +

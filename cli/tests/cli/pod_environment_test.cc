@@ -65,9 +65,10 @@ TEST(PodEnvironment, OdsPodReadsEveryVariableTheJobSets) {
         break;
       case pod_env::Reader::git_checkout: {
         // ODS_GIT_PATH is one folder here: the checkout is the project dir's parent (unread: the dir itself).
-        const std::map<std::string_view, std::string> read{{pod_env::kGitUrl, git->url},
-                                                           {pod_env::kGitRevision, git->revision},
-                                                           {pod_env::kGitCredentialsDir, git->credentials_dir.string()}};
+        const std::map<std::string_view, std::string> read{
+            {pod_env::kGitUrl, git->url},
+            {pod_env::kGitRevision, git->revision},
+            {pod_env::kGitCredentialsDir, git->credentials_dir.string()}};
         if (variable.name == pod_env::kGitPath) {
           EXPECT_EQ(git->checkout, "/work/source") << name;
         } else {
