@@ -11,6 +11,16 @@ namespace ods::run {
 
 using nlohmann::json;
 
+std::map<std::string, std::uint64_t> sources_by_exactness(const planner::ProjectInputs& inputs) {
+  std::map<std::string, std::uint64_t> out;
+  for (std::string_view label : kSourceExactnessLabels) out[std::string(label)] = 0;
+  for (const auto& source : inputs.sources) {
+    const bool known = source.version && source.version->exactness != planner::Exactness::none;
+    ++out[known ? std::string(planner::to_string(source.version->exactness)) : "unknown"];
+  }
+  return out;
+}
+
 RunContribution plan_contribution(const planner::ExecutionPlan& plan, const planner::ProjectInputs& inputs) {
   RunContribution c;
   for (const auto& e : plan.entries) {
@@ -21,6 +31,7 @@ RunContribution plan_contribution(const planner::ExecutionPlan& plan, const plan
   }
   for (const auto& source : inputs.sources)
     if (!source.version) ++c.unknown_data_versions;
+  c.sources = sources_by_exactness(inputs);
   return c;
 }
 
@@ -36,6 +47,7 @@ RunMetrics add_run(RunMetrics totals, const RunContribution& run) {
   totals.build_seconds += run.build_seconds;
   totals.build_seconds_saved += run.build_seconds_saved;
   totals.reuse_ratio = run.planned == 0 ? 0.0 : static_cast<double>(run.reused) / static_cast<double>(run.planned);
+  totals.run_sources = run.sources;
   if (run.outcome == kOutcomeSucceeded) totals.last_success = run.finished_at;
   return totals;
 }
@@ -52,6 +64,7 @@ json to_json(const RunMetrics& m) {
   for (const auto& [key, n] : m.nodes) doc["nodes"].push_back({key.first, key.second, n});
   if (m.reuse_ratio) doc["reuse_ratio"] = *m.reuse_ratio;
   if (m.last_success) doc["last_success"] = *m.last_success;
+  if (m.run_sources) doc["run_sources"] = *m.run_sources;
   return doc;
 }
 
@@ -151,6 +164,7 @@ RunMetrics metrics_from_json(const json& doc) {
   m.build_seconds_saved = member<double>(doc, "build_seconds_saved").value_or(0);
   m.reuse_ratio = member<double>(doc, "reuse_ratio");
   m.last_success = member<double>(doc, "last_success");
+  m.run_sources = member<std::map<std::string, std::uint64_t>>(doc, "run_sources");
   return m;
 }
 
@@ -203,6 +217,11 @@ std::string metrics_text(const RunMetrics& m, std::string_view project, MetricsF
   if (m.reuse_ratio) {
     w.family(kMetricReuseRatio, "gauge");
     w.sample(kMetricReuseRatio.name, {}, *m.reuse_ratio);
+  }
+  if (m.run_sources) {
+    w.family(kMetricRunSources, "gauge");
+    for (const auto& [exactness, n] : *m.run_sources)
+      w.sample(kMetricRunSources.name, {{"exactness", exactness}}, static_cast<double>(n));
   }
   if (m.last_success) {
     w.family(kMetricLastSuccess, "gauge");

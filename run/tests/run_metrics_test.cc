@@ -118,5 +118,38 @@ TEST(RunMetrics, ThePlansPartCountsEntriesByFirstReasonAndSourcesWithoutVersion)
   EXPECT_EQ(c.unknown_data_versions, 2u);
 }
 
+// ods_run_sources (issue 38: exactness per source in the metrics): the last run's sources by the
+// exactness of their chosen version, every label written, carried through the ledger's JSON.
+TEST(RunMetrics, TheLastRunsSourcesAreCountedByExactness) {
+  planner::ProjectInputs inputs;
+  inputs.sources.resize(5);
+  inputs.sources[0].version = planner::DataVersion{"v", planner::Exactness::exact, "duckdb_content", "", false};
+  inputs.sources[1].version = planner::DataVersion{"v", planner::Exactness::exact, "postgres_content", "", false};
+  inputs.sources[2].version = planner::DataVersion{"v", planner::Exactness::semantic, "postgres_catalog", "", false};
+  inputs.sources[3].version = planner::DataVersion{};  // a version of exactness none: unknown
+  const std::map<std::string, std::uint64_t> expected{
+      {"exact", 2}, {"semantic", 1}, {"proxy", 0}, {"inferred", 0}, {"unknown", 2}};
+  EXPECT_EQ(sources_by_exactness(inputs), expected);
+  EXPECT_EQ(plan_contribution({}, inputs).sources, expected);
+
+  RunMetrics none;
+  EXPECT_EQ(metrics_text(none, "shop/prod", MetricsFormat::prometheus).find("ods_run_sources"), std::string::npos)
+      << "no gauge before a run with it";
+  RunContribution first = run_of("succeeded", 12, 3, 1);
+  first.sources = expected;
+  RunContribution second = run_of("failed", 5, 0, 4);
+  second.sources = {{"exact", 0}, {"semantic", 3}, {"proxy", 0}, {"inferred", 0}, {"unknown", 0}};
+  const RunMetrics m = add_run(add_run({}, first), second);
+  EXPECT_EQ(m.run_sources, second.sources) << "a gauge: the last run's, not a sum";
+  EXPECT_EQ(metrics_from_json(to_json(m)).run_sources, m.run_sources);
+  for (auto format : {MetricsFormat::prometheus, MetricsFormat::openmetrics}) {
+    const std::string text = metrics_text(m, "shop/prod", format);
+    EXPECT_NE(text.find("# TYPE ods_run_sources gauge\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("ods_run_sources{project=\"shop/prod\",exactness=\"semantic\"} 3\n"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("ods_run_sources{project=\"shop/prod\",exactness=\"exact\"} 0\n"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace ods::run

@@ -146,6 +146,33 @@ TEST_F(PodCallback, AModelFailingInDbtFailsThePodAndKeepsItsLastState) {
   EXPECT_EQ(head_node("model.shop.stg_payments").run_id, "uid-good");  // the failing node kept its state
 }
 
+// spec.policies.runTests: false ($ODS_RUN_TESTS; here its flag): dbt build runs no data or unit
+// test, so a failing check gates nothing and fails nothing; nothing is recorded as tested, and a
+// model with unit tests (stg_orders) is not built again only so they run (checks_not_passed).
+TEST_F(PodCallback, WithoutTestsAFailingCheckGatesNothingAndNothingIsRecordedAsTested) {
+  auto p = shop_project();
+  p->write("tests/always_fails.sql", "select 1 as failure from {{ ref('stg_orders') }}\n");
+  runs.add("team", "nt-1", "uid-nt-1");
+  ProcessResult first = run_pod(*p, *server, "team", "nt-1", "uid-nt-1", {"--run-tests", "false"});
+  ASSERT_EQ(first.exit_code, 0) << first.output << first.errors;
+  EXPECT_NE(first.output.find("runTests is false"), std::string::npos) << first.output;
+  EXPECT_EQ(recorded_runs(*store)["uid-nt-1"].outcome, "success");
+  EXPECT_EQ(head_node("model.shop.fct_orders").run_id, "uid-nt-1");  // its reader built: no check gated it
+  EXPECT_FALSE(head_node("model.shop.stg_orders").tested);
+
+  runs.add("team", "nt-2", "uid-nt-2");
+  ProcessResult second = run_pod(*p, *server, "team", "nt-2", "uid-nt-2", {"--run-tests", "false"});
+  ASSERT_EQ(second.exit_code, 0) << second.output << second.errors;
+  const auto s2 = last_summary_of("uid-nt-2");
+  EXPECT_EQ(s2.selection, std::vector<std::string>{"orders_daily"});  // as with tests: see the first test
+  EXPECT_EQ(s2.build_reasons.count("checks_not_passed"), 0u);
+
+  // With tests again (runTests true, the default), the failing check runs and fails the pod.
+  runs.add("team", "nt-3", "uid-nt-3");
+  ProcessResult third = run_pod(*p, *server, "team", "nt-3", "uid-nt-3");
+  EXPECT_NE(third.exit_code, 0) << third.output << third.errors;
+}
+
 // A project with packages (a git checkout has no dbt_packages): `ods pod` runs `dbt deps` before
 // it compiles (issue 25: dbt compile refused such a project, "Run dbt deps"). The package here is
 // local, so dbt deps needs no network; one of its macros is used by a model.

@@ -152,6 +152,17 @@ TEST_F(KubeRunJobTest, TheDigestKeyIsReferencedIntoTheRunnerPodOnlyAndNeverCopie
   EXPECT_EQ(seen.find("a3ViZS10ZXN0LWRpZ2VzdC1rZXktMDEyMzQ1Njc4OQ"), std::string::npos);  // nor its base64
 }
 
+// spec.policies.runTests: false passes the API server's schema and reaches the runner pod as
+// ODS_RUN_TESTS=false (docs/kubernetes.md, "Runs without tests"): the pod exits 3 when it sees it,
+// 12 when not.
+TEST_F(KubeRunJobTest, RunTestsFalseReachesTheRunnerPod) {
+  create_run("10m", "test \"$ODS_RUN_TESTS\" = false || exit 12\nexit 3", {{"policies", {{"runTests", false}}}});
+  const Json run = run_to_the_end();
+  EXPECT_EQ(run["status"]["reason"], "BackoffLimitExceeded");
+  EXPECT_NE(run["status"]["message"].get<std::string>().find("exited with code 3"), std::string::npos)
+      << "the pod did not get ODS_RUN_TESTS=false: " << run["status"].dump();
+}
+
 TEST_F(KubeRunJobTest, AMissingDigestKeySecretShowsCreateContainerConfigErrorUntilItIsCreated) {
   create_run("10m", kKeyCheck, {{"digestKeySecretRef", {{"name", "shop-digest-key"}}}});
   Json stuck;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "flag_names.h"
 #include "git_checkout.h"
+#include "pod_environment.h"
 
 namespace ods::cli {
 
@@ -39,15 +40,6 @@ void print_command_help(std::ostream& out, const Command& c) {
   print_flags(out, flags);
 }
 
-// The flags of `ods pod` that default to an environment variable the runner Job sets.
-const std::vector<std::pair<std::string, std::string>>& pod_flag_environment() {
-  static const std::vector<std::pair<std::string, std::string>> kDefaults{
-      {kFlagProjectDir, "ODS_PROJECT_DIR"}, {kFlagTarget, "ODS_TARGET"},
-      {kFlagSelect, "ODS_SELECT"},          {kFlagExclude, "ODS_EXCLUDE"},
-      {kFlagTargetPath, "DBT_TARGET_PATH"}, {kFlagProfilesDir, "DBT_PROFILES_DIR"}};
-  return kDefaults;
-}
-
 // `ods pod [options]`.
 int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std::ostream& err, Environment env) {
   for (const auto& a : rest) {
@@ -68,17 +60,10 @@ int run_pod_command(const std::vector<std::string>& rest, std::ostream& out, std
     return kExitUsage;
   }
   // In a runner pod the operator sets these (docs/kubernetes.md, "The Job a run gets"); a flag wins.
-  for (const auto& [flag, variable] : pod_flag_environment()) {
-    if (const std::string value = env.getenv(variable); !parsed->has(flag) && !value.empty()) {
-      parsed->flags[flag] = value;
-    }
-  }
-  if (const std::string url = env.getenv("ODS_GIT_URL");
-      !url.empty() && parsed->has(kFlagProjectDir) && !std::filesystem::exists(parsed->get(kFlagProjectDir))) {
-    const GitSource source{url, env.getenv("ODS_GIT_REVISION").empty() ? "main" : env.getenv("ODS_GIT_REVISION"),
-                           checkout_of(parsed->get(kFlagProjectDir), env.getenv("ODS_GIT_PATH")),
-                           env.getenv("ODS_GIT_CREDENTIALS_DIR")};
-    if (auto checked_out = checkout_git_source(source, out); !checked_out) {
+  default_pod_flags(*parsed, env);
+  if (auto git = pod_git_source(env, parsed->get(kFlagProjectDir));
+      git && parsed->has(kFlagProjectDir) && !std::filesystem::exists(parsed->get(kFlagProjectDir))) {
+    if (auto checked_out = checkout_git_source(*git, out); !checked_out) {
       err << "ods pod: " << checked_out.error().message << "\n";
       return kExitFailed;
     }

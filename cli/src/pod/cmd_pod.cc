@@ -19,10 +19,12 @@
 #include "evidence_gathering.h"
 #include "flag_names.h"
 #include "ods/base/elapsed.h"
+#include "ods/callback/pod_environment.h"
 #include "ods/callback/protocol.h"
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/wave_plans.h"
 #include "plan_format.h"
+#include "pod_environment.h"
 #include "project_loader.h"
 #include "run_preparation.h"
 
@@ -31,18 +33,18 @@ namespace ods::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace pod_env = callback::pod_env;
 
 // The flag, else the environment variable.
-std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std::string& flag,
-                    const std::string& env) {
-  return args.has(flag) ? args.get(flag) : ctx.env.getenv(env);
+std::string setting(const ParsedArgs& args, const CommandContext& ctx, const std::string& flag, std::string_view env) {
+  return args.has(flag) ? args.get(flag) : ctx.env.getenv(std::string(env));
 }
 
 Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContext& ctx) {
   CallbackEndpoint e;
-  e.base_url = setting(args, ctx, kFlagCallback, "ODS_CALLBACK_URL");
-  e.run = setting(args, ctx, kFlagRun, "ODS_RUN");
-  const std::string token_file = setting(args, ctx, kFlagTokenFile, "ODS_RUN_TOKEN_FILE");
+  e.base_url = setting(args, ctx, kFlagCallback, pod_env::kCallbackUrl);
+  e.run = setting(args, ctx, kFlagRun, pod_env::kRun);
+  const std::string token_file = setting(args, ctx, kFlagTokenFile, pod_env::kRunTokenFile);
   if (e.base_url.empty()) return fail("usage", "--callback (or $ODS_CALLBACK_URL) is required: the controller's URL");
   const auto slash = e.run.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == e.run.size() ||
@@ -102,15 +104,18 @@ void take_code_compiled_by_build(planner::ProjectInputs& inputs, const planner::
   }
 }
 
-// dbt build of the selection, read back into a BuildReport; `inputs`: take_code_compiled_by_build,
-// with the hooks of the build's project fingerprinted by `probed_target` as the plan's were.
+// dbt build of the selection (without any data or unit test unless `run_tests`), read back into
+// a BuildReport; `inputs`: take_code_compiled_by_build, with the hooks of the build's project
+// fingerprinted by `probed_target` as the plan's were.
 Result<callback::BuildReport> build_selection(const CommandContext& ctx, DbtSession& dbt,
                                               const std::vector<std::string>& select,
                                               const std::vector<std::string>& target_path,
                                               planner::ProjectInputs& inputs,
-                                              const std::map<std::string, std::string>& probed_target) {
+                                              const std::map<std::string, std::string>& probed_target, bool run_tests) {
   std::vector<std::string> args{"build", kFlagSelect};
   args.insert(args.end(), select.begin(), select.end());
+  // runTests: false (without_checks): dbt's own way to build without any check.
+  if (!run_tests) args.insert(args.end(), {"--exclude-resource-type", "test", "unit_test"});
   args.insert(args.end(), target_path.begin(), target_path.end());
   const auto t = Clock::now();
   auto built = dbt.run_with_progress(args, "dbt build");
@@ -147,7 +152,7 @@ class WaveBuilder {
  public:
   WaveBuilder(const CommandContext& ctx, DbtSession& dbt, const CallbackEndpoint& endpoint,
               const std::vector<std::string>& target_path, std::string adapter_type, WarehouseOptions warehouse,
-              bool measuring, std::map<std::string, std::string> probed_target)
+              bool measuring, std::map<std::string, std::string> probed_target, bool run_tests)
       : ctx_(ctx),
         dbt_(dbt),
         endpoint_(endpoint),
@@ -155,14 +160,15 @@ class WaveBuilder {
         adapter_type_(std::move(adapter_type)),
         warehouse_(std::move(warehouse)),
         measuring_(measuring),
-        probed_target_(std::move(probed_target)) {}
+        probed_target_(std::move(probed_target)),
+        run_tests_(run_tests) {}
 
   Result<void> build(const callback::PlanAnswer& plan, callback::ResultsRequest& results) const {
     callback::WaveInfo wave = plan.wave.value_or(callback::WaveInfo{});
     std::vector<std::string> select = plan.select;
     while (!select.empty()) {
       if (!wave.last || wave.number > 1) step(ctx_, "wave " + std::to_string(wave.number) + ": " + wave.why);
-      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs, probed_target_);
+      auto built = build_selection(ctx_, dbt_, select, target_path_, results.inputs, probed_target_, run_tests_);
       if (!built) return std::unexpected(built.error());
       auto contents = measure(results.inputs, *built);
       if (wave.last || built->exit_code != 0 || !built->results) {
@@ -211,12 +217,29 @@ class WaveBuilder {
   WarehouseOptions warehouse_;
   bool measuring_;
   std::map<std::string, std::string> probed_target_;  // GatheredEvidence::target
+  bool run_tests_;                                    // false: spec.policies.runTests false (without_checks)
 };
+
+// spec.policies.runTests: false: the run runs no check (docs/kubernetes.md, "Runs without tests").
+// The inputs say the project has none (checks digests and checks_need_build cleared), so the
+// controller plans no check (no `source:` or `<node>,resource_type:test` selectors), builds no
+// node only so its unit tests run (checks_not_passed) and records no new pass; dbt build
+// excludes tests too (build_selection). A pass recorded by an earlier run stays on its build.
+void ask_for_no_checks(callback::InputsRequest& inputs) {
+  inputs.check_selected = std::vector<std::string>{};
+  for (auto& node : inputs.inputs.nodes) {
+    node.checks_digest.clear();
+    node.checks_need_build = false;
+  }
+  for (auto& source : inputs.inputs.sources) source.checks_digest.clear();
+}
 
 int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   const auto started = Clock::now();
   auto endpoint = endpoint_of(args, ctx);
   if (!endpoint) return report(ctx, endpoint.error());
+  auto run_tests = pod_runs_tests(args, ctx.env);
+  if (!run_tests) return report(ctx, run_tests.error());
   auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build);
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
@@ -233,6 +256,10 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   inputs.inputs = std::move(project.inputs);
   inputs.relations_exist = evidence.relations_exist;
   inputs.probe = probe_details_of(evidence);
+  if (!*run_tests) {
+    ask_for_no_checks(inputs);
+    step(ctx, "runTests is false: no data or unit test runs, none is planned and no pass is recorded");
+  }
   auto cutoff = run::cutoff_mode_from_string(
       setting(args, ctx, kFlagCutoff, "ODS_CUTOFF").empty() ? "auto" : setting(args, ctx, kFlagCutoff, "ODS_CUTOFF"));
   if (!cutoff) return report(ctx, cutoff.error());
@@ -261,7 +288,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
                             project.adapter_type,
                             prepared->warehouse,
                             inputs.cutoff.has_value(),
-                            evidence.target};
+                            evidence.target,
+                            *run_tests};
     auto built = waves.build(*plan, results);
     if (!built) {
       const int code = report(ctx, built.error());
@@ -309,6 +337,9 @@ std::vector<FlagSpec> pod_flags() {
        "a folder where installed dbt packages are kept by the digest of the lockfile, packages.yml and dbt's "
        "version: a hit restores them without dbt deps (default: $ODS_PACKAGES_CACHE; unset: no cache)"},
       {kFlagFormat, true, "text (default) or json (the controller's recorded answer on stdout)"},
+      {kFlagRunTests, true,
+       "true (default) or false: false runs no data or unit test (dbt build --exclude-resource-type test unit_test), "
+       "none is planned or gates a reader, and no pass is recorded (default: $ODS_RUN_TESTS)"},
       {kFlagCutoff, true,
        "early cutoff: auto (the controller's cost model draws wave boundaries), always, or off "
        "(one wave, no content measured; default: $ODS_CUTOFF, else auto)"},

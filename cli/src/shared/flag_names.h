@@ -41,6 +41,7 @@ inline constexpr char kFlagRun[] = "--run";
 inline constexpr char kFlagTokenFile[] = "--token-file";
 inline constexpr char kFlagRetryFor[] = "--retry-for";
 inline constexpr char kFlagPackagesCache[] = "--packages-cache";  // where installed dbt packages are kept
+inline constexpr char kFlagRunTests[] = "--run-tests";            // true | false (spec.policies.runTests)
 
 // The store commands: history, reset, copy, key.
 inline constexpr char kFlagLimit[] = "--limit";

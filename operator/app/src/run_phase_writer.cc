@@ -52,6 +52,11 @@ void RunPhaseWriter::count_plan(const std::string& project, const callback::RunS
   if (s.unknown_data_versions > 0) {
     metrics_.count_unknown_data_versions(project, static_cast<std::uint64_t>(s.unknown_data_versions));
   }
+  if (!s.sources_by_exactness.empty()) {
+    std::map<std::string, std::uint64_t> by_exactness;
+    for (const auto& [exactness, n] : s.sources_by_exactness) by_exactness[exactness] = static_cast<std::uint64_t>(n);
+    metrics_.set_run_sources(project, by_exactness);
+  }
   metrics_.set_reuse_ratio(project, static_cast<std::uint64_t>(s.planned_reuse),
                            static_cast<std::uint64_t>(s.planned_build) + static_cast<std::uint64_t>(s.planned_reuse));
 }

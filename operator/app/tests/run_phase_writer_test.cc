@@ -40,6 +40,7 @@ callback::RunSummary planned_summary() {
   s.reuse_reasons = {{"unchanged", 9}};
   s.probe_seconds = {{"source.shop.raw.orders", 0.25}, {"source.shop.raw.customers", 0.5}};
   s.unknown_data_versions = 1;
+  s.sources_by_exactness = {{"exact", 1}, {"unknown", 1}};
   return s;
 }
 
@@ -81,6 +82,9 @@ TEST_F(RunPhaseWriterTest, BuildingWritesThePlanAndCountsItOnce) {
       sample(text, "ods_probe_latency_seconds_count{project=\"analytics/shop\",source=\"source.shop.raw.orders\"}"), 1);
   EXPECT_EQ(sample(text, "ods_unknown_data_versions_total{project=\"analytics/shop\"}"), 1);
   EXPECT_EQ(sample(text, "ods_reuse_ratio{project=\"analytics/shop\"}"), 0.75);
+  EXPECT_EQ(sample(text, "ods_run_sources{exactness=\"exact\",project=\"analytics/shop\"}"), 1);
+  EXPECT_EQ(sample(text, "ods_run_sources{exactness=\"unknown\",project=\"analytics/shop\"}"), 1);
+  EXPECT_EQ(sample(text, "ods_run_sources{exactness=\"semantic\",project=\"analytics/shop\"}"), 0);
   EXPECT_EQ(lines_->lines.size(), 2u);
 }
 

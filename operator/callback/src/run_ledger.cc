@@ -55,6 +55,7 @@ json summary_to_json(const RunSummary& s) {
           {"selection", s.selection},
           {"probe_seconds", s.probe_seconds},
           {"unknown_data_versions", s.unknown_data_versions},
+          {"sources_by_exactness", s.sources_by_exactness},
           {"seconds_saved", s.seconds_saved},
           {"outcome", s.outcome},
           {"built", s.built},
@@ -81,6 +82,7 @@ RunSummary summary_from_json(const json& d) {
   s.selection = d.value("selection", std::vector<std::string>{});
   s.probe_seconds = d.value("probe_seconds", std::map<std::string, double>{});
   s.unknown_data_versions = d.value("unknown_data_versions", 0);
+  s.sources_by_exactness = d.value("sources_by_exactness", std::map<std::string, int>{});
   s.seconds_saved = d.value("seconds_saved", 0.0);
   s.outcome = d.value("outcome", "");
   s.built = d.value("built", 0);

@@ -5,6 +5,7 @@
 #include "ods/run/build_seconds.h"
 #include "ods/run/build_selection.h"
 #include "ods/run/run_details.h"
+#include "ods/run/run_metrics.h"
 #include "ods/run/wave_plans.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
@@ -20,6 +21,9 @@ void add_plan_to(RunSummary& s, const planner::ExecutionPlan& plan, const Inputs
   s.probe_seconds = request.probe.source_seconds;
   for (const auto& source : request.inputs.sources)
     if (!source.version) ++s.unknown_data_versions;
+  s.sources_by_exactness.clear();
+  for (const auto& [exactness, n] : run::sources_by_exactness(request.inputs))
+    s.sources_by_exactness[exactness] = static_cast<int>(n);
 }
 
 // Refuses inputs of another project or target than the run's.

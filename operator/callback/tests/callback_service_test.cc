@@ -94,6 +94,9 @@ TEST_F(CallbackServiceTest, PlansThenRecordsARun) {
   EXPECT_EQ(plan->select, std::vector<std::string>{"resource_type:model"});
   EXPECT_EQ(listener_.phases, (std::vector<std::string>{"Planning", "Building"}));
   EXPECT_EQ(listener_.last.build_reasons.at("never_built"), 2);
+  // Its one source by exactness, every label there (the operator's ods_run_sources).
+  EXPECT_EQ(listener_.last.sources_by_exactness,
+            (std::map<std::string, int>{{"exact", 1}, {"semantic", 0}, {"proxy", 0}, {"inferred", 0}, {"unknown", 0}}));
   EXPECT_EQ(ledger_size(), 1u);  // the planned entry
   EXPECT_EQ(snapshots(), 0u);
 

@@ -3,12 +3,15 @@
 #include <charconv>
 #include <set>
 
+#include "ods/callback/pod_environment.h"
 #include "ods/control/objects.h"
 
 namespace ods::control {
 namespace {
 
-Json env_var(std::string name, std::string value) { return {{"name", std::move(name)}, {"value", std::move(value)}}; }
+namespace pod_env = callback::pod_env;
+
+Json env_var(std::string_view name, std::string value) { return {{"name", name}, {"value", std::move(value)}}; }
 
 std::string joined(const Json& list) {
   std::string out;
@@ -29,40 +32,41 @@ Json labels_for(const Json& run) {
 
 Json environment(const Json& run, const Json& project, const RunJobOptions& options) {
   const kube::ObjectKey run_key = key_of(run);
-  Json env = Json::array({env_var("ODS_CALLBACK_URL", options.callback_url), env_var("ODS_RUN", run_key.str()),
-                          env_var("ODS_RUN_TOKEN_FILE", std::string(kRunTokenFile)),
-                          env_var("DBT_PROFILES_DIR", std::string(kProfileDir))});
+  Json env = Json::array({env_var(pod_env::kCallbackUrl, options.callback_url), env_var(pod_env::kRun, run_key.str()),
+                          env_var(pod_env::kRunTokenFile, std::string(kRunTokenFile)),
+                          env_var(pod_env::kProfilesDir, std::string(kProfileDir))});
   if (const std::string path = string_at(project, "/spec/source/image/path"); !path.empty()) {
-    env.push_back(env_var("ODS_PROJECT_DIR", path));
+    env.push_back(env_var(pod_env::kProjectDir, path));
   } else {
     const std::string git_path = string_at(project, "/spec/source/git/path");
-    env.push_back(env_var("ODS_GIT_URL", string_at(project, "/spec/source/git/url")));
-    env.push_back(env_var("ODS_GIT_REVISION", string_at(project, "/spec/source/git/revision", "main")));
-    env.push_back(env_var("ODS_GIT_PATH", git_path));
+    env.push_back(env_var(pod_env::kGitUrl, string_at(project, "/spec/source/git/url")));
+    env.push_back(env_var(pod_env::kGitRevision, string_at(project, "/spec/source/git/revision", "main")));
+    env.push_back(env_var(pod_env::kGitPath, git_path));
     if (!string_at(project, "/spec/source/git/secretRef/name").empty()) {
-      env.push_back(env_var("ODS_GIT_CREDENTIALS_DIR", std::string(kGitCredentialsDir)));
+      env.push_back(env_var(pod_env::kGitCredentialsDir, std::string(kGitCredentialsDir)));
     }
     env.push_back(
-        env_var("ODS_PROJECT_DIR", std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
+        env_var(pod_env::kProjectDir, std::string(kWorkDir) + "/source" + (git_path.empty() ? "" : "/" + git_path)));
   }
-  env.push_back(env_var("ODS_TARGET", string_at(project, "/spec/target")));
+  env.push_back(env_var(pod_env::kTarget, string_at(project, "/spec/target")));
   const Json::json_pointer run_selection("/spec/selection");
   const Json& selection = run.contains(run_selection)
                               ? run.at(run_selection)
                               : project.value("spec", Json::object()).value("selection", Json());
-  env.push_back(env_var("ODS_SELECT", joined(selection.is_object() ? selection.value("select", Json()) : Json())));
-  env.push_back(env_var("ODS_EXCLUDE", joined(selection.is_object() ? selection.value("exclude", Json()) : Json())));
+  env.push_back(env_var(pod_env::kSelect, joined(selection.is_object() ? selection.value("select", Json()) : Json())));
+  env.push_back(
+      env_var(pod_env::kExclude, joined(selection.is_object() ? selection.value("exclude", Json()) : Json())));
   const Json::json_pointer run_tests_at("/spec/policies/runTests");
   const bool run_tests = !project.contains(run_tests_at) || project.at(run_tests_at) != false;
-  env.push_back(env_var("ODS_RUN_TESTS", run_tests ? "true" : "false"));
-  env.push_back(env_var("DBT_TARGET_PATH", std::string(kWorkDir) + "/target"));
-  env.push_back(env_var("DBT_LOG_PATH", std::string(kWorkDir) + "/logs"));
-  env.push_back(env_var("HOME", "/tmp"));
+  env.push_back(env_var(pod_env::kRunTests, run_tests ? "true" : "false"));
+  env.push_back(env_var(pod_env::kTargetPath, std::string(kWorkDir) + "/target"));
+  env.push_back(env_var(pod_env::kLogPath, std::string(kWorkDir) + "/logs"));
+  env.push_back(env_var(pod_env::kHome, "/tmp"));
   // The digest key of env-reading hooks (docs/hook-digest.md): a reference the kubelet resolves
   // into this pod's environment only; the controller never reads the Secret.
   if (const std::string key_secret = string_at(project, "/spec/digestKeySecretRef/name"); !key_secret.empty()) {
     env.push_back(
-        {{"name", std::string(kDigestKeyVariable)},
+        {{"name", std::string(pod_env::kDigestKey)},
          {"valueFrom",
           {{"secretKeyRef",
             {{"name", key_secret},
@@ -70,8 +74,8 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
   }
   const PackagesCacheVolume& cache = options.packages_cache;
   if (!cache.host_path.empty() || !cache.claim_name.empty())
-    env.push_back(env_var("ODS_PACKAGES_CACHE", std::string(kPackagesCacheDir)));
-  std::set<std::string> ours{std::string(kDigestKeyVariable)};  // never a value in the DbtProject
+    env.push_back(env_var(pod_env::kPackagesCache, std::string(kPackagesCacheDir)));
+  std::set<std::string> ours{std::string(pod_env::kDigestKey)};  // never a value in the DbtProject
   for (const Json& item : env) ours.insert(item["name"].get<std::string>());
   const Json::json_pointer extra_at("/spec/runnerPodTemplate/env");
   if (project.contains(extra_at) && project.at(extra_at).is_array()) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
+#include "ods/callback/pod_environment.h"
 #include "ods/control/conditions.h"
 #include "reconciler_world.h"
 #include "test_objects.h"
@@ -467,6 +471,49 @@ TEST(RunJob, ThePackagesCacheIsANamespacesFolderOfAHostPathOrItsClaim) {
   EXPECT_EQ(find(claim_pod["volumes"], "packages-cache")["persistentVolumeClaim"]["claimName"], "dbt-packages");
   EXPECT_FALSE(find(claim_pod["containers"][0]["volumeMounts"], "packages-cache").contains("subPath"));
   EXPECT_EQ(find(claim_pod["containers"][0]["env"], "ODS_PACKAGES_CACHE")["value"], "/var/cache/ods/packages");
+}
+
+// Every name a runner Job sets is one of ods/callback/pod_environment.h, which `ods pod` reads
+// (cli_tests, PodEnvironment), and each listed name is set by some Job: an image or a private git
+// source, a digest key, a packages cache. The template's own env is the user's and not listed.
+TEST(RunJob, TheJobSetsExactlyTheListedPodEnvironment) {
+  namespace pod_env = callback::pod_env;
+  const Json run = testing::manual_run("shop-run-1");
+  Json image = testing::shop_project();
+  image["spec"]["digestKeySecretRef"] = {{"name", "keys"}};
+  Json git = testing::shop_project();
+  git["spec"]["source"] = {{"git", {{"url", "https://example.com/shop.git"}, {"secretRef", {{"name", "git"}}}}}};
+  std::set<std::string> set_by_some_job;
+  for (const Json& project : {image, git}) {
+    auto job = runner_job(run, project,
+                          RunJobOptions{.callback_url = "http://x", .packages_cache = {.claim_name = "packages"}});
+    ASSERT_TRUE(job) << job.error().message;
+    for (const Json& item : (*job)["spec"]["template"]["spec"]["containers"][0]["env"]) {
+      const std::string name = item["name"];
+      EXPECT_TRUE(std::ranges::any_of(pod_env::kRunnerPodVariables, [&](const auto& v) { return v.name == name; }))
+          << name << " is set by the Job but not listed in ods/callback/pod_environment.h";
+      set_by_some_job.insert(name);
+    }
+  }
+  for (const auto& variable : pod_env::kRunnerPodVariables)
+    EXPECT_TRUE(set_by_some_job.contains(std::string(variable.name))) << variable.name << " is listed but never set";
+}
+
+// spec.policies.runTests reaches the pod as ODS_RUN_TESTS: true unless the project says false.
+TEST(RunJob, RunTestsFalseReachesThePod) {
+  const Json run = testing::manual_run("shop-run-1");
+  auto run_tests = [&](const Json& policies) {
+    Json project = testing::shop_project();
+    project["spec"]["policies"] = policies;
+    auto job = runner_job(run, project, RunJobOptions{.callback_url = "http://x"});
+    if (!job) return std::string("<") + job.error().message + ">";
+    for (const Json& item : (*job)["spec"]["template"]["spec"]["containers"][0]["env"])
+      if (item["name"] == callback::pod_env::kRunTests) return item["value"].get<std::string>();
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(run_tests(Json::object()), "true");
+  EXPECT_EQ(run_tests({{"runTests", true}}), "true");
+  EXPECT_EQ(run_tests({{"runTests", false}}), "false");
 }
 
 TEST(RunJob, LongRunNamesGiveValidJobNamesAndTimeoutsParse) {

@@ -74,6 +74,10 @@ struct OperatorMetrics::Families {
                          .Help(str(run::kMetricRunDuration.help))
                          .Register(r)),
         runs(prometheus::BuildCounter().Name(kRuns).Help(kRunsHelp).Register(r)),
+        run_sources(prometheus::BuildGauge()
+                        .Name(str(run::kMetricRunSources.name))
+                        .Help(str(run::kMetricRunSources.help))
+                        .Register(r)),
         last_success(prometheus::BuildGauge()
                          .Name(str(run::kMetricLastSuccess.name))
                          .Help(str(run::kMetricLastSuccess.help))
@@ -119,6 +123,7 @@ struct OperatorMetrics::Families {
   prometheus::Family<Gauge>& reuse_ratio;
   prometheus::Family<Histogram>& run_duration;
   prometheus::Family<Counter>& runs;  // outcomes other than succeeded and failed
+  prometheus::Family<Gauge>& run_sources;
   prometheus::Family<Gauge>& last_success;
   prometheus::Family<Gauge>& schedule_period;
   Gauge& leader;
@@ -197,6 +202,14 @@ void OperatorMetrics::count_unknown_data_versions(std::string_view project, std:
   counters.increment(str(project), *counters.find(kUnknown, {}), static_cast<double>(count));
 }
 
+void OperatorMetrics::set_run_sources(std::string_view project,
+                                      const std::map<std::string, std::uint64_t>& by_exactness) {
+  std::map<std::string, std::uint64_t> all = by_exactness;
+  for (std::string_view label : run::kSourceExactnessLabels) all.try_emplace(str(label), 0);
+  for (const auto& [exactness, n] : all)
+    families_->run_sources.Add({{"project", str(project)}, {"exactness", exactness}}).Set(static_cast<double>(n));
+}
+
 void OperatorMetrics::count_build_seconds(std::string_view project, double spent, double saved) {
   ProjectCounters& counters = families_->project_counters;
   counters.increment(str(project), *counters.find(kBuildSeconds, {}), spent);
@@ -233,7 +246,8 @@ void OperatorMetrics::remove_project(std::string_view project) {
   remove_labelled(f.run_duration, p);
   for (auto* counters : {&f.nodes, &f.runs}) remove_labelled(*counters, p);
   f.project_counters.remove_project(p);
-  for (auto* gauges : {&f.reuse_ratio, &f.last_success, &f.schedule_period}) remove_labelled(*gauges, p);
+  for (auto* gauges : {&f.reuse_ratio, &f.run_sources, &f.last_success, &f.schedule_period})
+    remove_labelled(*gauges, p);
 }
 
 void OperatorMetrics::set_last_success(std::string_view project, double unix_seconds) {

@@ -21,6 +21,7 @@ TEST(OperatorMetricsTest, EveryFamilyHasItsDocumentedType) {
   metrics.set_reuse_ratio("shop", 1, 2);
   metrics.record_run("shop", "succeeded", 12);
   metrics.count_unknown_data_versions("shop", 1);
+  metrics.set_run_sources("shop", {{"exact", 1}});
   metrics.record_reconcile("dbtrun", ReconcileResult::error, 0.1);
   metrics.set_queue_depth("dbtrun", 1);
   metrics.count_queue_add("dbtrun");
@@ -33,6 +34,7 @@ TEST(OperatorMetricsTest, EveryFamilyHasItsDocumentedType) {
       {"ods_run_duration_seconds", "histogram"},
       {"ods_runs_total", "counter"},
       {"ods_unknown_data_versions_total", "counter"},
+      {"ods_run_sources", "gauge"},
       {"ods_leader", "gauge"},
       {"controller_runtime_reconcile_total", "counter"},
       {"controller_runtime_reconcile_errors_total", "counter"},
@@ -63,6 +65,25 @@ TEST(OperatorMetricsTest, ReuseRatioIsTheLastRunsShare) {
   EXPECT_EQ(sample(metrics.scrape_text(), R"(ods_reuse_ratio{project="shop"})"), 0.75);
   metrics.set_reuse_ratio("shop", 0, 0);
   EXPECT_EQ(sample(metrics.scrape_text(), R"(ods_reuse_ratio{project="shop"})"), 0.0);
+}
+
+// ods_run_sources: the last run's sources by exactness, every label set (0 when absent); a
+// later run replaces the figures, and removing the project removes them.
+TEST(OperatorMetricsTest, RunSourcesAreTheLastRunsSourcesByExactness) {
+  OperatorMetrics metrics;
+  metrics.set_run_sources("shop", {{"exact", 4}, {"semantic", 2}});
+  std::string text = metrics.scrape_text();
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="exact",project="shop"})"), 4.0);
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="semantic",project="shop"})"), 2.0);
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="unknown",project="shop"})"), 0.0);
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="proxy",project="shop"})"), 0.0);
+  metrics.set_run_sources("shop", {{"exact", 1}, {"unknown", 5}});
+  text = metrics.scrape_text();
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="exact",project="shop"})"), 1.0);
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="semantic",project="shop"})"), 0.0);
+  EXPECT_EQ(sample(text, R"(ods_run_sources{exactness="unknown",project="shop"})"), 5.0);
+  metrics.remove_project("shop");
+  EXPECT_EQ(sample(metrics.scrape_text(), R"(ods_run_sources{exactness="exact",project="shop"})"), std::nullopt);
 }
 
 TEST(OperatorMetricsTest, ProbeLatencyIsAHistogramPerProjectAndSource) {

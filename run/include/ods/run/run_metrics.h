@@ -40,6 +40,10 @@ inline constexpr MetricName kMetricBuildSeconds{
     "ods_build_seconds_total", "Seconds dbt spent building the nodes of recorded runs (the nodes' own times, summed)."};
 inline constexpr MetricName kMetricBuildSecondsSaved{"ods_build_seconds_saved_total",
                                                      "Last recorded build seconds of the nodes recorded runs reused."};
+inline constexpr MetricName kMetricRunSources{
+    "ods_run_sources",
+    "Sources the last run of a project probed, by the exactness of the data version chosen for each "
+    "(unknown: none, so their readers are built)."};
 inline constexpr MetricName kMetricLastSuccess{
     "ods_last_successful_run_timestamp_seconds",
     "Completion time (Unix seconds) of the last successful run of a project."};
@@ -47,6 +51,10 @@ inline constexpr MetricName kMetricLastSuccess{
 // ods_run_duration_seconds's upper bounds: dbt's start-up alone costs seconds; large projects take hours.
 inline constexpr double kRunDurationBuckets[] = {1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400};
 inline constexpr std::size_t kRunDurationBucketCount = std::size(kRunDurationBuckets);
+
+// The exactness label of ods_run_sources: a source's chosen data version's exactness
+// (planner::to_string), "unknown" when it has none. Every value is written, at 0 when none.
+inline constexpr std::string_view kSourceExactnessLabels[] = {"exact", "semantic", "proxy", "inferred", "unknown"};
 
 // The outcome label of a run: "succeeded" or "failed", as the operator's.
 inline constexpr std::string_view kOutcomeSucceeded = "succeeded";
@@ -67,6 +75,9 @@ struct RunMetrics {
   double build_seconds = 0, build_seconds_saved = 0;
   std::optional<double> reuse_ratio;   // the last run's
   std::optional<double> last_success;  // Unix seconds
+  // The last run's sources by exactness label (sources_by_exactness); nullopt before a run
+  // with it was recorded.
+  std::optional<std::map<std::string, std::uint64_t>> run_sources;
 };
 
 // One run's part.
@@ -78,15 +89,20 @@ struct RunContribution {
   std::uint64_t unknown_data_versions = 0;
   std::uint64_t reused = 0, planned = 0;  // the plan's REUSE entries and all its entries
   double build_seconds = 0, build_seconds_saved = 0;
+  std::map<std::string, std::uint64_t> sources;  // exactness label -> sources (sources_by_exactness)
 };
 
+// The sources of `inputs` by the exactness label of their chosen data version, every label of
+// kSourceExactnessLabels present (0 when none); a version of exactness none counts as unknown.
+std::map<std::string, std::uint64_t> sources_by_exactness(const planner::ProjectInputs& inputs);
+
 // The plan's part of a run: its entries by action and first reason code, the reuse ratio's
-// terms, and the sources of `inputs` without a data version.
+// terms, the sources of `inputs` without a data version, and its sources by exactness.
 RunContribution plan_contribution(const planner::ExecutionPlan& plan, const planner::ProjectInputs& inputs);
 
 // `totals` with `run` added: a run of its outcome and duration, its nodes, unknown data
-// versions and seconds; the reuse ratio becomes the run's (0 for a plan without entries); the
-// last success its end when it succeeded.
+// versions and seconds; the reuse ratio and the sources by exactness become the run's (0 for a
+// plan without entries); the last success its end when it succeeded.
 RunMetrics add_run(RunMetrics totals, const RunContribution& run);
 
 // The JSON kept in the ledger entry, and back. metrics_from_json is lenient (history): a member

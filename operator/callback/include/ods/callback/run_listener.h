@@ -22,10 +22,11 @@ struct RunSummary {
   // From the plan (Building onwards): nodes to build / reused, by first reason code.
   int planned_build = 0, planned_reuse = 0;
   std::map<std::string, int> build_reasons, reuse_reasons;
-  std::vector<std::string> selection;           // what `dbt build --select` gets
-  std::map<std::string, double> probe_seconds;  // source id -> probe latency
-  int unknown_data_versions = 0;                // sources whose data version the probe couldn't tell
-  double seconds_saved = 0;                     // the reused nodes' last recorded build times (ods state's time saved)
+  std::vector<std::string> selection;               // what `dbt build --select` gets
+  std::map<std::string, double> probe_seconds;      // source id -> probe latency
+  int unknown_data_versions = 0;                    // sources whose data version the probe couldn't tell
+  std::map<std::string, int> sources_by_exactness;  // exactness label -> sources (run::sources_by_exactness)
+  double seconds_saved = 0;  // the reused nodes' last recorded build times (ods state's time saved)
   // From the results (Succeeded / Failed).
   std::string outcome;  // "success" | "partial" | "failed" | "reused"; "" before
   int built = 0, failed = 0, skipped = 0, reused = 0;

@@ -11,10 +11,12 @@
 // securityContext runAsNonRoot with a non-zero user, seccomp RuntimeDefault; container
 // allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL; no
 // service-account token; resources from spec.runnerPodTemplate or the defaults below.
-// Environment: ODS_CALLBACK_URL, ODS_RUN (namespace/name), ODS_RUN_TOKEN_FILE, DBT_PROFILES_DIR,
+// Environment (the names of ods/callback/pod_environment.h, which `ods pod` reads): ODS_CALLBACK_URL,
+// ODS_RUN (namespace/name), ODS_RUN_TOKEN_FILE, DBT_PROFILES_DIR,
 // ODS_PROJECT_DIR (image source; or ODS_GIT_URL/REVISION/PATH for a git source, checked out
 // under the work dir), ODS_TARGET, ODS_SELECT / ODS_EXCLUDE (space-separated; the run's
-// selection, else the project's), ODS_RUN_TESTS, DBT_TARGET_PATH, DBT_LOG_PATH, HOME,
+// selection, else the project's), ODS_RUN_TESTS (spec.policies.runTests, default true),
+// DBT_TARGET_PATH, DBT_LOG_PATH, HOME,
 // ODS_DIGEST_KEY from a secretKeyRef to spec.digestKeySecretRef {name, key (default
 // digest-key)} when set (the kubelet resolves it; a missing Secret or key keeps the pod in
 // CreateContainerConfigError), ODS_PACKAGES_CACHE when the operator has a packages cache (below),
@@ -45,7 +47,6 @@ inline constexpr std::string_view kRunTokenFile = "/var/run/ods/run/token";
 inline constexpr std::string_view kProfileDir = "/var/run/ods/profile";
 inline constexpr std::string_view kWorkDir = "/var/run/ods/work";
 inline constexpr std::string_view kGitCredentialsDir = "/var/run/ods/git";
-inline constexpr std::string_view kDigestKeyVariable = "ODS_DIGEST_KEY";
 inline constexpr std::string_view kDigestKeyDefaultKey = "digest-key";
 inline constexpr std::string_view kPackagesCacheDir = "/var/cache/ods/packages";
 

@@ -9,6 +9,7 @@
 //   ods_run_duration_seconds{project,outcome}          histogram  a run, start to end
 //   ods_runs_total{project,outcome}                    counter    runs that ended
 //   ods_unknown_data_versions_total{project}           counter    sources with no data version
+//   ods_run_sources{project,exactness}                 gauge      the last run's sources by exactness
 //   ods_build_seconds_total{project}                   counter    seconds dbt spent on the nodes it ran
 //   ods_build_seconds_saved_total{project}             counter    reused nodes' last build seconds
 //   ods_last_successful_run_timestamp_seconds{project} gauge      completion of the last success
@@ -25,6 +26,7 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +63,9 @@ class OperatorMetrics {
   void record_run(std::string_view project, std::string_view outcome, double seconds);
   // `count` sources of `project` had no data version in a run (they are built, never reused).
   void count_unknown_data_versions(std::string_view project, std::uint64_t count);
+  // The last run of `project` probed `by_exactness` sources per exactness label (exact, semantic,
+  // proxy, inferred, unknown: run::kSourceExactnessLabels); a label it lacks is set to 0.
+  void set_run_sources(std::string_view project, const std::map<std::string, std::uint64_t>& by_exactness);
   // A recorded run of `project`: dbt spent `spent` seconds on the nodes it ran; the nodes it
   // reused took `saved` seconds when they were last built.
   void count_build_seconds(std::string_view project, double spent, double saved);
