@@ -50,8 +50,9 @@ namespace {
 // `sql`. Returns the project, or the exit code after reporting why not.
 std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, PreparedRun& run, CompileDeferral deferral,
                                                   const RecordedSnapshot& recorded) {
-  auto parse = parse_project(ctx, *run.session, run.target_path);
+  auto parse = parse_project(ctx, *run.session, run.target_path, run.parse_fast_path);
   if (!parse) return std::unexpected(parse.error());
+  run.parse_fast_path_outcome = parse->fast_path ? "taken" : parse->fast_path_declined;
   auto loading = std::chrono::steady_clock::now();
   auto parsed = load_project(ctx, ProjectUse::plan_and_record, {}, parse->manifest);
   if (!parsed) return std::unexpected(report(ctx, parsed.error()));
@@ -111,6 +112,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   auto warehouse = warehouse_options_setting(ctx);
   if (!warehouse) return std::unexpected(report(ctx, warehouse.error()));
+  auto fast_path = parse_fast_path_setting(args, ctx);
+  if (!fast_path) return std::unexpected(report(ctx, fast_path.error()));
   auto native = native_probe_setting(args, ctx);
   if (!native) return std::unexpected(report(ctx, native.error()));
   warehouse->native = std::move(*native);
@@ -121,6 +124,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.target_path = target_path_flags(args, ctx);
   run.manifest = ctx.target_dir / "manifest.json";
   run.write_manifest = args.has(kFlagWriteManifest);
+  run.parse_fast_path = std::move(*fast_path);
 
   if (packages == DeclaredPackages::install) {
     const std::string cache =

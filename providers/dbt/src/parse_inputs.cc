@@ -27,6 +27,41 @@ std::size_t skip_space(std::string_view text, std::size_t i) {
   return i;
 }
 
+// True when `at` is inside a Jinja expression or statement: after its last `{{` or `{%` with no
+// `}}` or `%}` between.
+bool inside_jinja(std::string_view text, std::size_t at) {
+  auto last = [&](std::string_view a, std::string_view b) {
+    const std::size_t x = text.rfind(a, at), y = text.rfind(b, at);
+    if (x == std::string_view::npos) return y;
+    if (y == std::string_view::npos) return x;
+    return std::max(x, y);
+  };
+  const std::size_t open = last("{{", "{%");
+  if (open == std::string_view::npos) return false;
+  const std::size_t close = last("}}", "%}");
+  return close == std::string_view::npos || close < open;
+}
+
+// The literal name of the env_var call whose name ends before `after` ("( 'NAME'" then `,` or
+// `)`; a quote may be escaped as in a YAML string: \"NAME\"); else why not.
+std::expected<std::string, std::string> literal_argument(std::string_view text, std::size_t after) {
+  std::size_t i = skip_space(text, after);
+  if (i >= text.size() || text[i] != '(') return std::unexpected("env_var is used other than as a call");
+  i = skip_space(text, i + 1);
+  std::string quote;
+  if (i < text.size() && (text[i] == '\'' || text[i] == '"')) quote = text.substr(i, 1);
+  if (i + 1 < text.size() && text[i] == '\\' && (text[i + 1] == '\'' || text[i + 1] == '"')) quote = text.substr(i, 2);
+  if (quote.empty()) return std::unexpected("env_var is called with a name that is not a literal");
+  const std::size_t close = text.find(quote, i + quote.size());
+  if (close == std::string_view::npos) return std::unexpected("env_var's name is not closed");
+  const std::string_view name = text.substr(i + quote.size(), close - i - quote.size());
+  const std::size_t next = skip_space(text, close + quote.size());
+  if (name.empty() || name.find_first_of("\\'\"\n{}") != std::string_view::npos || next >= text.size() ||
+      (text[next] != ',' && text[next] != ')'))
+    return std::unexpected("env_var is called with a name that is not a literal");
+  return std::string(name);
+}
+
 // The files dbt_project.yml's paths name: each `*-paths` list (defaults for the resource kinds it
 // leaves out) and packages-install-path. Else why not.
 std::expected<std::vector<std::string>, std::string> declared_folders(const YAML::Node& project) {
@@ -171,20 +206,12 @@ std::expected<std::set<std::string>, std::string> env_var_names(std::string_view
     if (at > 0 && identifier_char(text[at - 1])) continue;
     const std::size_t after = at + kCall.size();
     if (after < text.size() && identifier_char(text[after])) continue;
-    std::size_t i = skip_space(text, after);
-    if (i >= text.size() || text[i] != '(') return std::unexpected("env_var is used other than as a call");
-    i = skip_space(text, i + 1);
-    if (i >= text.size() || (text[i] != '\'' && text[i] != '"'))
-      return std::unexpected("env_var is called with a name that is not a literal");
-    const char quote = text[i];
-    const std::size_t close = text.find(quote, i + 1);
-    if (close == std::string_view::npos) return std::unexpected("env_var's name is not closed");
-    const std::string_view name = text.substr(i + 1, close - i - 1);
-    const std::size_t next = skip_space(text, close + 1);
-    if (name.empty() || name.find('\\') != std::string_view::npos || name.find('\n') != std::string_view::npos ||
-        next >= text.size() || (text[next] != ',' && text[next] != ')'))
-      return std::unexpected("env_var is called with a name that is not a literal");
-    out.emplace(name);
+    auto name = literal_argument(text, after);
+    if (name) {
+      out.emplace(*name);
+    } else if (inside_jinja(text, at)) {  // outside {{ }} and {% %} it is text (a comment, prose), no call
+      return std::unexpected(name.error());
+    }
   }
   return out;
 }

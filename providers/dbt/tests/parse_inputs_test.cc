@@ -176,6 +176,12 @@ TEST(ParseInputs, EnvVarNamesAreReadAsLiteralsOnly) {
   ASSERT_TRUE(names) << names.error();
   EXPECT_EQ(*names, (std::set<std::string>{"A", "B"}));
   EXPECT_FALSE(env_var_names("{{ env_var(name) }}"));
+  auto commented = env_var_names("{# no env_var here #} {{ env_var('C') }} -- reads env_var C\n{# env_var #}");
+  ASSERT_TRUE(commented) << commented.error();
+  EXPECT_EQ(*commented, (std::set<std::string>{"C"}));
+  auto yaml = env_var_names(R"(pre_hook: "select '{{ env_var(\"TAG\", \"none\") }}'")");
+  ASSERT_TRUE(yaml) << yaml.error();
+  EXPECT_EQ(*yaml, (std::set<std::string>{"TAG"}));
   EXPECT_FALSE(env_var_names("{% set f = env_var %}"));
   EXPECT_FALSE(env_var_names("{{ env_var('A' + b) }}"));
 }

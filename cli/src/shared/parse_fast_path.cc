@@ -1,0 +1,90 @@
+#include "parse_fast_path.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "file_bytes.h"
+#include "flag_names.h"
+#include "ods/dbt/cli/dbt_binary.h"
+#include "ods/dbt/cli/dbt_driver.h"
+#include "ods/dbt/target_choice.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): the names of DBT_* variables set
+
+namespace ods::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The names of the DBT_* variables in this process's environment (their values are read through
+// the command's environment, never here).
+std::vector<std::string> dbt_variable_names() {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (!entry.starts_with("DBT_")) continue;
+    out.push_back(entry.substr(0, entry.find('=')));
+  }
+  return out;
+}
+
+ParseInputsCheck declined(std::string why) { return ParseInputsCheck{std::nullopt, std::move(why)}; }
+
+}  // namespace
+
+Result<ParseFastPathSetting> parse_fast_path_setting(const ParsedArgs& args, const CommandContext& ctx) {
+  ParseFastPathSetting out;
+  const std::string value = ctx.env.getenv("ODS_PARSE_FAST_PATH");
+  if (!value.empty() && value != "on" && value != "off")
+    return fail("usage", "ODS_PARSE_FAST_PATH is '" + value +
+                             "': it must be 'on' (the default: no dbt parse when nothing it reads changed) or 'off' "
+                             "(dbt parses every run).");
+  out.enabled = value != "off";
+  out.profiles_dir = args.get(kFlagProfilesDir);
+  out.dbt = args.has(kFlagDbt) ? args.get(kFlagDbt) : ctx.env.getenv("ODS_DBT");
+  return out;
+}
+
+ParseInputsCheck check_parse_inputs(const CommandContext& ctx, DbtSession& session, const ParseFastPathSetting& setting,
+                                    const std::vector<std::string>& parse_arguments) {
+  if (!setting.enabled) return declined("ODS_PARSE_FAST_PATH is off");
+  if (!session.runs_in_driver()) return declined("dbt does not run in the ods dbt driver");
+  auto binary = dbt::resolve_dbt_binary(setting.dbt, ctx.env.getenv);
+  if (!binary) return declined("dbt was not found");
+  auto python = dbt::console_script_python(*binary);
+  if (!python) return declined("dbt is not dbt-core's console script");
+  auto choice = dbt::choose_target(ctx.project_dir, ctx.target, setting.profiles_dir, ctx.env.getenv);
+  if (!choice) return declined("the target is not known before dbt runs");
+  dbt::ParseInputsQuery query;
+  query.project_dir = fs::absolute(ctx.project_dir).lexically_normal();
+  query.profiles_file = choice->profiles_file.empty() ? fs::path() : fs::absolute(choice->profiles_file);
+  query.profile = choice->profile;
+  query.target = choice->name;
+  query.arguments = parse_arguments;
+  for (const auto& flag : session.shared_flags()) query.arguments.push_back(flag);
+  if (!setting.profiles_dir.empty()) query.arguments.insert(query.arguments.end(), {kFlagProfilesDir, setting.profiles_dir});
+  query.arguments.push_back("dbt " + binary->string());
+  query.python = *python;
+  query.skipped = {fs::absolute(ctx.target_dir).lexically_normal()};
+  query.dbt_variable_names = dbt_variable_names();
+  query.getenv = ctx.env.getenv;
+  auto digest = dbt::digest_parse_inputs(query);
+  if (!digest) return declined(digest.error());
+  return ParseInputsCheck{std::move(*digest), ""};
+}
+
+bool parse_inputs_unchanged(const ParseInputsCheck& check, const fs::path& copy_dir) {
+  if (!check.inputs) return false;
+  auto recorded = read_bytes(copy_dir / kParseInputsDigestFile);
+  return recorded && *recorded == check.inputs->digest + "\n";
+}
+
+std::string fast_path_line(const dbt::ParseInputsDigest& inputs) {
+  return "nothing dbt's parse reads changed (" + std::to_string(inputs.files) + " files, " +
+         std::to_string(inputs.variables) + " variables, dbt " + inputs.dbt_version +
+         "): the kept parse stands, dbt not started";
+}
+
+}  // namespace ods::cli
