@@ -58,18 +58,37 @@ Result<void> record_inputs(const fs::path& dir, const ParseInputsCheck& check) {
 
 fs::path parse_copy_dir(const CommandContext& ctx) { return ctx.target_dir / "ods-parse"; }
 
+namespace {
+
+// The driver's parse command (its own arguments), as parse_project runs it.
+std::vector<std::string> kept_parse(const CommandContext& ctx) {
+  // dbt joins a relative --target-path to the project's folder, and the driver's process runs in it.
+  return {"parse", "--no-write-json", kFlagTargetPath, fs::absolute(ctx.target_dir).lexically_normal().string()};
+}
+
+}  // namespace
+
+Result<void> confirm_fast_path(const CommandContext& ctx, DbtSession& session, const ParseFastPathSetting& fast,
+                               const ParsedManifest& parsed) {
+  if (!parsed.fast_path) return {};
+  const ParseInputsCheck now = check_parse_inputs(ctx, session, fast, kept_parse(ctx));
+  if (now.inputs && now.inputs->digest == parsed.inputs_digest) return {};
+  return fail("conflict",
+              "A file or variable dbt's parse reads changed while ods ran (after it found the kept parse standing): "
+              "nothing of this run is recorded; run it again.");
+}
+
 std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
                                                  const std::vector<std::string>& target_path,
                                                  const ParseFastPathSetting& fast) {
-  // dbt joins a relative --target-path to the project's folder, and the driver's process runs in it.
   const fs::path target_dir = fs::absolute(ctx.target_dir).lexically_normal();
-  const std::vector<std::string> kept{"parse", "--no-write-json", kFlagTargetPath, target_dir.string()};
+  const std::vector<std::string> kept = kept_parse(ctx);
   const fs::path dir = fs::absolute(parse_copy_dir(ctx)).lexically_normal();
   const ParseInputsCheck check = check_parse_inputs(ctx, session, fast, kept);
   if (parse_inputs_unchanged(check, dir) && fs::exists(dir / "manifest.json") && fs::exists(dir / kDigestFile) &&
       ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty()) {
     step(ctx, fast_path_line(*check.inputs));
-    return ParsedManifest{dir / "manifest.json", true, true, ""};
+    return ParsedManifest{dir / "manifest.json", true, true, "", check.inputs->digest};
   }
   const std::string declined =
       check.inputs ? "something dbt's parse reads changed since the kept parse, or none was recorded" : check.declined;

@@ -20,7 +20,8 @@ struct ParsedManifest {
   std::filesystem::path manifest;  // the manifest.json of this parse, to read the project from
   bool reused = false;             // it is the copy an earlier parse wrote (nothing was written now)
   bool fast_path = false;          // reused without starting dbt: nothing the parse reads changed
-  std::string fast_path_declined;  // why dbt parsed when the fast path was considered ("" when taken or not)
+  std::string fast_path_declined = "";  // why dbt parsed when the fast path was considered ("" when taken or not)
+  std::string inputs_digest = "";  // with fast_path: the digest of the parse's inputs it stood on
 };
 
 // Where the copy lives: <target-dir>/ods-parse (manifest.json, semantic_manifest.json, and
@@ -55,5 +56,13 @@ std::filesystem::path parse_copy_dir(const CommandContext& ctx);
 [[nodiscard]] std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
                                                                const std::vector<std::string>& target_path,
                                                                const ParseFastPathSetting& fast);
+
+// After a dbt command that parsed the project itself in a run whose parse took the fast path
+// (the driver's first command: a compile): whether it parsed what the kept parse stands for, i.e.
+// the parse's inputs still have `parsed.inputs_digest`. Errors: "conflict" naming
+// what to do (a file or variable the parse reads changed while ods ran: the run must record
+// nothing, rule 2).
+[[nodiscard]] Result<void> confirm_fast_path(const CommandContext& ctx, DbtSession& session,
+                                             const ParseFastPathSetting& fast, const ParsedManifest& parsed);
 
 }  // namespace ods::cli

@@ -75,6 +75,9 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
             handed_over ? std::vector<std::string>{dbt::kDriverNoManifest} : std::vector<std::string>{});
         code != kExitOk)
       return std::unexpected(code);
+    // The compile parsed the project itself when the parse took the fast path: it must have parsed the same.
+    if (auto same = confirm_fast_path(ctx, *run.session, run.parse_fast_path, *parse); !same)
+      return std::unexpected(report(ctx, same.error()));
     const fs::path compiled_nodes = fs::absolute(compiled_nodes_file(ctx)).lexically_normal();
     if (handed_over) {
       std::error_code ec;

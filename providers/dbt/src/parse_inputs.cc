@@ -1,6 +1,7 @@
 #include "ods/dbt/parse_inputs.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <system_error>
+#include <thread>
 
 #include "ods/base/sha256.h"
 #include "parse_inputs_parts.h"
@@ -19,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxFiles = 500000;  // a resource path that is the whole disk: declined, not read
+constexpr std::size_t kMaxThreads = 4;       // the files are read and digested on at most this many threads
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
@@ -91,22 +94,26 @@ std::expected<std::vector<std::string>, std::string> declared_folders(const YAML
   return out;
 }
 
-// The whole of `file`, or false.
+// The whole of `file`, or false. Read to its size as fstat gives it, then on to its end.
 bool read_whole(const fs::path& file, std::string& out) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  out.clear();
-  std::array<char, 65536> buffer{};
+  struct stat st {};
+  std::size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
+  out.resize(size + 4096);
+  std::size_t got = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (got == out.size()) out.resize(out.size() * 2);
+    const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
     if (n < 0) {
       ::close(fd);
       return false;
     }
     if (n == 0) break;
-    out.append(buffer.data(), static_cast<std::size_t>(n));
+    got += static_cast<std::size_t>(n);
   }
   ::close(fd);
+  out.resize(got);
   return true;
 }
 
@@ -164,15 +171,52 @@ std::expected<FileSet, std::string> project_files(const ParseInputsQuery& q) {
   return set;
 }
 
-// Appends each file's name and content digest to `text`; env_var names found go to `names`.
-std::expected<void, std::string> digest_files(const FileSet& set, std::string& text, std::set<std::string>& names) {
+// One share of the files: each one's line ("file NAME SHA-256") and the env_var names found.
+struct FileShare {
+  std::string lines;
+  std::set<std::string> names;
+  std::string failed;  // why not, "" when all were read
+};
+
+void digest_share(const std::vector<const std::pair<const std::string, fs::path>*>& files, std::size_t begin,
+                  std::size_t end, FileShare& out) {
   std::string content;
-  for (const auto& [name, path] : set.files) {
-    if (!read_whole(path, content)) return std::unexpected("can't read " + path.string());
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto& [name, path] = *files[i];
+    if (!read_whole(path, content)) {
+      out.failed = "can't read " + path.string();
+      return;
+    }
     auto found = env_var_names(content);
-    if (!found) return std::unexpected(name + ": " + found.error());
-    names.insert(found->begin(), found->end());
-    text += "file " + name + " " + sha256_hex(content) + "\n";
+    if (!found) {
+      out.failed = name + ": " + found.error();
+      return;
+    }
+    out.names.insert(found->begin(), found->end());
+    out.lines += "file " + name + " " + sha256_hex(content) + "\n";
+  }
+}
+
+// Appends each file's name and content digest to `text` (in name order; read on a few threads);
+// env_var names found go to `names`. Else why not (the first file, in name order, that failed).
+std::expected<void, std::string> digest_files(const FileSet& set, std::string& text, std::set<std::string>& names) {
+  std::vector<const std::pair<const std::string, fs::path>*> files;
+  files.reserve(set.files.size());
+  for (const auto& entry : set.files) files.push_back(&entry);
+  const std::size_t threads =
+      files.size() < 512 ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxThreads);
+  std::vector<FileShare> shares(threads);
+  std::vector<std::thread> workers;
+  const std::size_t per = (files.size() + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t)
+    workers.emplace_back(digest_share, std::cref(files), std::min(files.size(), t * per),
+                         std::min(files.size(), (t + 1) * per), std::ref(shares[t]));
+  digest_share(files, 0, std::min(files.size(), per), shares[0]);
+  for (auto& w : workers) w.join();
+  for (auto& share : shares) {
+    if (!share.failed.empty()) return std::unexpected(share.failed);
+    text += share.lines;
+    names.merge(share.names);
   }
   text += set.absent;
   return {};
