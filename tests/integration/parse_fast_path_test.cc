@@ -124,8 +124,8 @@ TEST_F(ParseFastPath, NothingChangedStartsNoDbtProcessAndAnEditedModelParses) {
   EXPECT_FALSE(dbt_started()) << said(fast);
 
   // The run document says the fast path was taken.
-  ProcessResult json = project_->ods(
-      {"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
+  ProcessResult json =
+      project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.errors;
   auto doc = nlohmann::json::parse(json.output, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << json.output;
@@ -151,7 +151,8 @@ TEST_F(ParseFastPath, NothingChangedStartsNoDbtProcessAndAnEditedModelParses) {
 }
 
 TEST_F(ParseFastPath, AChangedVariableAModelNamesDeclines) {
-  project_->replace_in("models/staging/stg_orders.sql", "select", "-- tag {{ env_var('SHOP_FAST_TAG', 'none') }}\nselect");
+  project_->replace_in("models/staging/stg_orders.sql", "select",
+                       "-- tag {{ env_var('SHOP_FAST_TAG', 'none') }}\nselect");
   project_->add_env({"SHOP_FAST_TAG=one"});
   build_until_steady();
   // A model whose Jinja reads a variable can't keep its recorded SQL (its compile starts dbt),

@@ -64,7 +64,8 @@ ParseInputsCheck check_parse_inputs(const CommandContext& ctx, DbtSession& sessi
   query.target = choice->name;
   query.arguments = parse_arguments;
   for (const auto& flag : session.shared_flags()) query.arguments.push_back(flag);
-  if (!setting.profiles_dir.empty()) query.arguments.insert(query.arguments.end(), {kFlagProfilesDir, setting.profiles_dir});
+  if (!setting.profiles_dir.empty())
+    query.arguments.insert(query.arguments.end(), {kFlagProfilesDir, setting.profiles_dir});
   query.arguments.push_back("dbt " + binary->string());
   query.python = *python;
   query.skipped = {fs::absolute(ctx.target_dir).lexically_normal()};

@@ -17,11 +17,11 @@
 namespace ods::cli {
 
 struct ParsedManifest {
-  std::filesystem::path manifest;  // the manifest.json of this parse, to read the project from
-  bool reused = false;             // it is the copy an earlier parse wrote (nothing was written now)
-  bool fast_path = false;          // reused without starting dbt: nothing the parse reads changed
+  std::filesystem::path manifest;       // the manifest.json of this parse, to read the project from
+  bool reused = false;                  // it is the copy an earlier parse wrote (nothing was written now)
+  bool fast_path = false;               // reused without starting dbt: nothing the parse reads changed
   std::string fast_path_declined = "";  // why dbt parsed when the fast path was considered ("" when taken or not)
-  std::string inputs_digest = "";  // with fast_path: the digest of the parse's inputs it stood on
+  std::string inputs_digest = "";       // with fast_path: the digest of the parse's inputs it stood on
 };
 
 // Where the copy lives: <target-dir>/ods-parse (manifest.json, semantic_manifest.json, and

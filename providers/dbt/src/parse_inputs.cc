@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxFiles = 500000;  // a resource path that is the whole disk: declined, not read
-constexpr std::size_t kMaxThreads = 4;       // the files are read and digested on at most this many threads
+constexpr std::size_t kMaxThreads = 4;     // the files are read and digested on at most this many threads
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
@@ -69,8 +69,8 @@ std::expected<std::string, std::string> literal_argument(std::string_view text, 
 // leaves out) and packages-install-path. Else why not.
 std::expected<std::vector<std::string>, std::string> declared_folders(const YAML::Node& project) {
   std::map<std::string, std::vector<std::string>> paths{
-      {"model-paths", {"models"}},       {"macro-paths", {"macros"}},   {"seed-paths", {"seeds"}},
-      {"snapshot-paths", {"snapshots"}}, {"test-paths", {"tests"}},     {"analysis-paths", {"analyses"}},
+      {"model-paths", {"models"}},       {"macro-paths", {"macros"}}, {"seed-paths", {"seeds"}},
+      {"snapshot-paths", {"snapshots"}}, {"test-paths", {"tests"}},   {"analysis-paths", {"analyses"}},
       {"function-paths", {"functions"}}, {"docs-paths", {}}};
   std::vector<std::string> out{"dbt_packages"};
   for (const auto& kv : project) {
@@ -266,22 +266,35 @@ bool looks_secret(const std::string& name) {
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   if (upper.starts_with("DBT_ENV_SECRET")) return true;
   static const std::array<const char*, 4> kWords{"PASSWORD", "TOKEN", "SECRET", "KEY"};
-  return std::any_of(kWords.begin(), kWords.end(), [&upper](const char* s) { return upper.find(s) != std::string::npos; });
+  return std::any_of(kWords.begin(), kWords.end(),
+                     [&upper](const char* s) { return upper.find(s) != std::string::npos; });
 }
 
 const std::vector<std::string>& parse_variables() {
-  static const std::vector<std::string> kNames{
-      "DBT_PROFILES_DIR",        "DBT_PROJECT_DIR",   "DBT_TARGET",           "DBT_PROFILE",
-      "DBT_TARGET_PATH",         "DBT_PARTIAL_PARSE", "DBT_PARTIAL_PARSE_FILE_DIFF",
-      "DBT_STATIC_PARSER",       "DBT_USE_EXPERIMENTAL_PARSER", "DBT_PACKAGES_INSTALL_PATH",
-      "DBT_VERSION_CHECK",       "DBT_STATE",         "DBT_DEFER",            "DBT_FAVOR_STATE",
-      "DBT_SEND_ANONYMOUS_USAGE_STATS", "DBT_INVOCATION_ENV", "DBT_USE_V2_PARSER"};
+  static const std::vector<std::string> kNames{"DBT_PROFILES_DIR",
+                                               "DBT_PROJECT_DIR",
+                                               "DBT_TARGET",
+                                               "DBT_PROFILE",
+                                               "DBT_TARGET_PATH",
+                                               "DBT_PARTIAL_PARSE",
+                                               "DBT_PARTIAL_PARSE_FILE_DIFF",
+                                               "DBT_STATIC_PARSER",
+                                               "DBT_USE_EXPERIMENTAL_PARSER",
+                                               "DBT_PACKAGES_INSTALL_PATH",
+                                               "DBT_VERSION_CHECK",
+                                               "DBT_STATE",
+                                               "DBT_DEFER",
+                                               "DBT_FAVOR_STATE",
+                                               "DBT_SEND_ANONYMOUS_USAGE_STATS",
+                                               "DBT_INVOCATION_ENV",
+                                               "DBT_USE_V2_PARSER"};
   return kNames;
 }
 
 std::expected<std::string, std::string> parse_inputs_text(const ParseInputsQuery& q, ParseInputsDigest& digest) {
   if (q.profiles_file.empty()) return std::unexpected("no profiles.yml was found");
-  if (q.profile.empty() || q.target.empty()) return std::unexpected("the profile or target is not known before dbt runs");
+  if (q.profile.empty() || q.target.empty())
+    return std::unexpected("the profile or target is not known before dbt runs");
   auto files = project_files(q);
   if (!files) return std::unexpected(files.error());
   auto profile = parse_inputs::read_profile_text(q.profiles_file);

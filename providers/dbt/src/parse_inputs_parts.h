@@ -9,8 +9,8 @@
 namespace ods::dbt::parse_inputs {
 
 struct ProfileText {
-  std::string text;                     // every scalar as "path: value", credential values as <credential>
-  std::set<std::string> variables;      // env_var names outside credential fields
+  std::string text;                 // every scalar as "path: value", credential values as <credential>
+  std::set<std::string> variables;  // env_var names outside credential fields
 };
 
 // profiles.yml read as YAML: each scalar by its path, a credential field's value (and anything
@@ -22,8 +22,8 @@ struct ProfileText {
 [[nodiscard]] bool is_credential_field(const std::string& key);
 
 struct Distributions {
-  std::string text;          // the site-packages folders and their *.dist-info / *.egg-info names
-  std::string dbt_version;   // dbt-core's
+  std::string text;         // the site-packages folders and their *.dist-info / *.egg-info names
+  std::string dbt_version;  // dbt-core's
 };
 
 // The distributions installed beside `python` (<python>/../../lib/python3*/site-packages); else

@@ -55,11 +55,23 @@ std::expected<void, std::string> walk(const YAML::Node& node, const std::string&
 bool is_credential_field(const std::string& key) {
   // Fields no adapter puts into dbt's `target` context (dbt-adapters' Credentials._connection_keys
   // never lists them): their values cannot change what dbt parses.
-  static const std::array<const char*, 17> kCredentials{
-      "password",     "pass",          "passphrase",         "private_key", "private_key_path",
-      "private_key_passphrase",        "token",              "access_token", "refresh_token",
-      "client_secret", "oauth_client_secret", "keyfile",     "keyfile_json", "secret",
-      "api_key",      "secret_key",    "aws_secret_access_key"};
+  static const std::array<const char*, 17> kCredentials{"password",
+                                                        "pass",
+                                                        "passphrase",
+                                                        "private_key",
+                                                        "private_key_path",
+                                                        "private_key_passphrase",
+                                                        "token",
+                                                        "access_token",
+                                                        "refresh_token",
+                                                        "client_secret",
+                                                        "oauth_client_secret",
+                                                        "keyfile",
+                                                        "keyfile_json",
+                                                        "secret",
+                                                        "api_key",
+                                                        "secret_key",
+                                                        "aws_secret_access_key"};
   const std::string k = lower(key);
   return std::any_of(kCredentials.begin(), kCredentials.end(), [&k](const char* c) { return k == c; });
 }

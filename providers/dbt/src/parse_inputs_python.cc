@@ -1,6 +1,6 @@
+#include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <algorithm>
 #include <system_error>
 #include <vector>
 
@@ -43,7 +43,8 @@ std::expected<Distributions, std::string> read_distributions(const fs::path& pyt
       if (!is_distribution(name) && !name.ends_with(".pth") && !name.ends_with(".egg-link")) continue;
       names.push_back(name);
       if (name.starts_with("dbt_core-") && name.ends_with(".dist-info")) {
-        if (editable(it->path())) return std::unexpected("dbt-core is an editable install (" + it->path().string() + ")");
+        if (editable(it->path()))
+          return std::unexpected("dbt-core is an editable install (" + it->path().string() + ")");
         out.dbt_version = name.substr(9, name.size() - 9 - 10);
       }
     }

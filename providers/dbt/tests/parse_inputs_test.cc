@@ -23,8 +23,8 @@ constexpr const char* kPassword = "pa55-never-digested";
 
 struct Fixture {
   fs::path dir, venv;
-  std::map<std::string, std::string> env{{"SHOP_HOST", "db.local"}, {"SHOP_PASSWORD", kPassword},
-                                         {"MODEL_SUFFIX", "_v1"}};
+  std::map<std::string, std::string> env{
+      {"SHOP_HOST", "db.local"}, {"SHOP_PASSWORD", kPassword}, {"MODEL_SUFFIX", "_v1"}};
   std::set<std::string> asked;  // every variable getenv was asked for
   std::vector<std::string> arguments{"parse", "--no-write-json", "--target", "pg"};
 
@@ -86,14 +86,18 @@ TEST(ParseInputs, EachParseInputChangedAloneChangesTheDigest) {
       {"a model file", [](Fixture& f) { f.write("models/orders.sql", "select 2 as id\n"); }},
       {"a new model file", [](Fixture& f) { f.write("models/more.sql", "select 3\n"); }},
       {"a macro", [](Fixture& f) { f.write("macros/cents.sql", "{% macro cents(x) %}{{ x }}{% endmacro %}\n"); }},
-      {"a package file", [](Fixture& f) { f.write("dbt_packages/util/macros/u.sql", "{% macro u() %}2{% endmacro %}"); }},
+      {"a package file",
+       [](Fixture& f) { f.write("dbt_packages/util/macros/u.sql", "{% macro u() %}2{% endmacro %}"); }},
       {"dbt_project.yml vars",
-       [](Fixture& f) { f.write("dbt_project.yml", "name: shop\nprofile: shop\nmodel-paths: [models]\nvars:\n  min_amount: 6\n"); }},
+       [](Fixture& f) {
+         f.write("dbt_project.yml", "name: shop\nprofile: shop\nmodel-paths: [models]\nvars:\n  min_amount: 6\n");
+       }},
       {"packages.yml added", [](Fixture& f) { f.write("packages.yml", "packages: []\n"); }},
       {"profiles.yml target field",
        [](Fixture& f) {
          f.write("profiles.yml",
-                 "shop:\n  target: pg\n  outputs:\n    pg:\n      type: postgres\n      host: \"{{ env_var('SHOP_HOST') }}\"\n"
+                 "shop:\n  target: pg\n  outputs:\n    pg:\n      type: postgres\n      host: \"{{ "
+                 "env_var('SHOP_HOST') }}\"\n"
                  "      password: \"{{ env_var('SHOP_PASSWORD') }}\"\n      schema: other\n");
        }},
       {"an env var named in a model", [](Fixture& f) { f.env["MODEL_SUFFIX"] = "_v2"; }},
@@ -109,7 +113,10 @@ TEST(ParseInputs, EachParseInputChangedAloneChangesTheDigest) {
          fs::rename(f.venv / "lib/python3.11/site-packages/dbt_postgres-1.9.0.dist-info",
                     f.venv / "lib/python3.11/site-packages/dbt_postgres-1.9.1.dist-info");
        }},
-      {"--vars", [](Fixture& f) { f.arguments.insert(f.arguments.end(), {"--vars", "{min_amount: 7}"}); }},
+      {"--vars",
+       [](Fixture& f) {
+         f.arguments.insert(f.arguments.end(), {"--vars", "{min_amount: 7}"});
+       }},
       {"--target", [](Fixture& f) { f.arguments[3] = "dev"; }},
   };
   for (const auto& [what, mutate] : mutations) {

@@ -37,22 +37,22 @@
 namespace ods::dbt {
 
 struct ParseInputsQuery {
-  std::filesystem::path project_dir;    // the project's folder, absolute
-  std::filesystem::path profiles_file;  // the profiles.yml dbt reads (TargetChoice::profiles_file)
-  std::string profile;                  // the profile's name (TargetChoice::profile)
-  std::string target;                   // the target's name (TargetChoice::name)
-  std::vector<std::string> arguments;   // the parse command's arguments as dbt gets them, in order
-  std::filesystem::path python;         // the interpreter of dbt's console script (console_script_python)
-  std::vector<std::filesystem::path> skipped;      // folders never read (the target path), absolute
-  std::vector<std::string> dbt_variable_names;     // the DBT_* names set in the environment
+  std::filesystem::path project_dir;            // the project's folder, absolute
+  std::filesystem::path profiles_file;          // the profiles.yml dbt reads (TargetChoice::profiles_file)
+  std::string profile;                          // the profile's name (TargetChoice::profile)
+  std::string target;                           // the target's name (TargetChoice::name)
+  std::vector<std::string> arguments;           // the parse command's arguments as dbt gets them, in order
+  std::filesystem::path python;                 // the interpreter of dbt's console script (console_script_python)
+  std::vector<std::filesystem::path> skipped;   // folders never read (the target path), absolute
+  std::vector<std::string> dbt_variable_names;  // the DBT_* names set in the environment
   std::function<std::string(const std::string&)> getenv;  // "" when unset
 };
 
 struct ParseInputsDigest {
-  std::string digest;        // SHA-256 hex of parse_inputs_text
-  std::size_t files = 0;     // project and package files read
-  std::size_t variables = 0; // environment variables whose values are in it
-  std::string dbt_version;   // dbt-core's, from its dist-info
+  std::string digest;         // SHA-256 hex of parse_inputs_text
+  std::size_t files = 0;      // project and package files read
+  std::size_t variables = 0;  // environment variables whose values are in it
+  std::string dbt_version;    // dbt-core's, from its dist-info
 };
 
 // The digest, or why the fast path is declined (one clause, naming the file or variable).
