@@ -85,8 +85,25 @@ class ParseProject : public ::testing::Test {
 
   std::expected<ParsedManifest, int> parse(ScriptedSession& session) {
     err_.str("");
-    return parse_project(ctx_, session, {});
+    return parse_project(ctx_, session, {}, fast_);
   }
+
+  // A project dbt's parse can read, a profile, and dbt-core's console script in a venv whose
+  // site-packages holds its dist-info: what the parse's fast path digests (parse_fast_path.h).
+  void make_fast_path_project() {
+    write_text(dir_ / "dbt_project.yml", "name: p\nprofile: p\n");
+    write_text(dir_ / "models" / "a.sql", "select 1\n");
+    write_text(dir_ / "profiles.yml", "p:\n  target: dev\n  outputs:\n    dev: {type: duckdb}\n");
+    const fs::path venv = dir_.parent_path() / (dir_.filename().string() + "-venv");
+    write_text(venv / "bin" / "python", "");
+    write_text(venv / "bin" / "dbt", "#!" + (venv / "bin" / "python").string() + "\nfrom dbt.cli.main import cli\n");
+    for (const char* exe : {"python", "dbt"})
+      fs::permissions(venv / "bin" / exe, fs::perms::owner_all, fs::perm_options::add);
+    fs::create_directories(venv / "lib" / "python3.11" / "site-packages" / "dbt_core-1.10.2.dist-info");
+    fast_.dbt = (venv / "bin" / "dbt").string();
+  }
+
+  ParseFastPathSetting fast_;
 
   ods::testing::TempDir tmp_{"parse_reuse"};
   fs::path dir_;
@@ -182,6 +199,73 @@ TEST_F(ParseProject, AFailedParseOrWriteFailsWithTheReasonAndRecordsNoDigest) {
   ASSERT_FALSE(refused);
   EXPECT_NE(err_.str().find("disk full"), std::string::npos) << err_.str();
   EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256"));
+}
+
+// The parse's fast path: after a parse recorded the digest of its inputs, a run with the same
+// inputs calls no dbt at all and stands on the copy; a changed model makes dbt parse again.
+TEST_F(ParseProject, WithNothingTheParseReadsChangedNoDbtRunsAndAnEditParsesAgain) {
+  make_fast_path_project();
+  ScriptedSession session(ctx_.target_dir);
+  auto first = parse(session);
+  ASSERT_TRUE(first) << err_.str();
+  EXPECT_FALSE(first->fast_path);
+  EXPECT_NE(err_.str().find("not the parse's fast path: something dbt's parse reads changed"), std::string::npos)
+      << err_.str();
+  EXPECT_TRUE(fs::exists(ctx_.target_dir / "ods-parse" / "parse_inputs.sha256"));
+
+  const std::size_t calls = session.calls.size();
+  auto fast = parse(session);
+  ASSERT_TRUE(fast) << err_.str();
+  EXPECT_TRUE(fast->fast_path);
+  EXPECT_TRUE(fast->reused);
+  EXPECT_EQ(fast->manifest, first->manifest);
+  EXPECT_EQ(session.calls.size(), calls) << "no dbt command";
+  EXPECT_NE(err_.str().find("nothing dbt's parse reads changed (2 files, "), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("dbt 1.10.2): the kept parse stands, dbt not started"), std::string::npos) << err_.str();
+  EXPECT_TRUE(confirm_fast_path(ctx_, session, fast_, *fast));
+
+  write_text(dir_ / "models" / "a.sql", "select 2\n");
+  EXPECT_FALSE(confirm_fast_path(ctx_, session, fast_, *fast)) << "a run on the fast path sees the edit";
+  auto edited = parse(session);
+  ASSERT_TRUE(edited) << err_.str();
+  EXPECT_FALSE(edited->fast_path);
+  EXPECT_EQ(session.calls.size(), calls + 1) << "dbt parse";
+}
+
+TEST_F(ParseProject, TheFastPathIsOffOrDeclinedWithTheReasonAndAFailedParseRecordsNoInputs) {
+  make_fast_path_project();
+  ScriptedSession session(ctx_.target_dir);
+  session.parse_exit_code = 2;
+  EXPECT_FALSE(parse(session));
+  EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "parse_inputs.sha256"));
+  session.parse_exit_code = 0;
+  ASSERT_TRUE(parse(session));
+  fast_.enabled = false;
+  auto off = parse(session);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->fast_path);
+  EXPECT_EQ(off->fast_path_declined, "ODS_PARSE_FAST_PATH is off");
+  fast_.enabled = true;
+  write_text(dir_ / "macros" / "m.sql", "{{ env_var(name) }}");
+  auto declined = parse(session);
+  ASSERT_TRUE(declined);
+  EXPECT_NE(declined->fast_path_declined.find("macros/m.sql: env_var is called with a name that is not a literal"),
+            std::string::npos)
+      << declined->fast_path_declined;
+  EXPECT_NE(err_.str().find("not the parse's fast path: macros/m.sql"), std::string::npos) << err_.str();
+}
+
+TEST_F(ParseProject, TheFastPathSettingIsOnOrOff) {
+  ParsedArgs args;
+  env_["ODS_PARSE_FAST_PATH"] = "off";
+  auto off = parse_fast_path_setting(args, ctx_);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->enabled);
+  env_["ODS_PARSE_FAST_PATH"] = "maybe";
+  auto bad = parse_fast_path_setting(args, ctx_);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, "usage");
+  EXPECT_NE(bad.error().message.find("ODS_PARSE_FAST_PATH is 'maybe'"), std::string::npos);
 }
 
 }  // namespace
