@@ -6,6 +6,7 @@
 
 #include "file_bytes.h"
 #include "flag_names.h"
+#include "ods/base/sha256.h"
 #include "ods/dbt/cli/dbt_binary.h"
 #include "ods/dbt/cli/dbt_driver.h"
 #include "ods/dbt/target_choice.h"
@@ -32,6 +33,55 @@ std::vector<std::string> dbt_variable_names() {
 
 ParseInputsCheck declined(std::string why) { return ParseInputsCheck{std::nullopt, std::move(why)}; }
 
+class ParseFirstSession final : public DbtSession {
+ public:
+  ParseFirstSession(std::unique_ptr<DbtSession> inner, const CommandContext& ctx)
+      : inner_(std::move(inner)), ctx_(ctx) {}
+
+  ods::Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override {
+    ODS_TRY_VOID(parse_first(args));
+    return inner_->run(args);
+  }
+  ods::Result<dbt::DbtCommandResult> run_with_progress(const std::vector<std::string>& args,
+                                                       const std::string& what) override {
+    ODS_TRY_VOID(parse_first(args));
+    return inner_->run_with_progress(args, what);
+  }
+  std::vector<std::string> shared_flags() const override { return inner_->shared_flags(); }
+  bool one_parse() const override { return inner_->one_parse(); }
+  bool runs_in_driver() override { return inner_->runs_in_driver(); }
+  ods::Result<void> write_kept_manifest(const fs::path& dir) override { return inner_->write_kept_manifest(dir); }
+  ods::Result<void> write_compiled_nodes(const fs::path& file) override {
+    return inner_->write_compiled_nodes(file);
+  }
+  std::unique_ptr<DbtSession> sibling() const override { return inner_->sibling(); }
+
+ private:
+  // The driver's parse before the first command, once; its outcome for every command after.
+  ods::Result<void> parse_first(const std::vector<std::string>& args) {
+    if (checked_) return outcome_;
+    checked_ = true;
+    if (!args.empty() && args.front() == "parse") return outcome_;
+    const fs::path target_dir = fs::absolute(ctx_.target_dir).lexically_normal();
+    auto parsed = inner_->run({"parse", "--no-write-json", kFlagTargetPath, target_dir.string()});
+    if (!parsed) return outcome_ = std::unexpected(parsed.error());
+    if (parsed->interrupted || parsed->exit_code != 0)
+      return outcome_ = fail("dbt_failed", "dbt parse failed before the run's first dbt command: " + parsed->error_text);
+    if (!inner_->one_parse()) return outcome_;  // each command parses itself: what it built is read back
+    auto state = read_bytes(target_dir / "partial_parse.msgpack");
+    auto recorded = read_bytes(target_dir / "ods-parse" / "partial_parse.msgpack.sha256");
+    if (state && recorded && *recorded == sha256_hex(*state) + "\n") return outcome_;
+    return outcome_ = fail("conflict",
+                           "A file or variable dbt's parse reads changed while ods ran (after the kept parse was "
+                           "found standing): nothing of this run is recorded; run it again.");
+  }
+
+  std::unique_ptr<DbtSession> inner_;
+  const CommandContext& ctx_;
+  bool checked_ = false;
+  ods::Result<void> outcome_;
+};
+
 }  // namespace
 
 Result<ParseFastPathSetting> parse_fast_path_setting(const ParsedArgs& args, const CommandContext& ctx) {
@@ -49,7 +99,7 @@ Result<ParseFastPathSetting> parse_fast_path_setting(const ParsedArgs& args, con
 
 ParseInputsCheck check_parse_inputs(const CommandContext& ctx, DbtSession& session, const ParseFastPathSetting& setting,
                                     const std::vector<std::string>& parse_arguments) {
-  if (!setting.enabled) return declined("ODS_PARSE_FAST_PATH is off");
+  if (!setting.enabled) return declined(setting.why_disabled);
   if (!session.runs_in_driver()) return declined("dbt does not run in the ods dbt driver");
   auto binary = dbt::resolve_dbt_binary(setting.dbt, ctx.env.getenv);
   if (!binary) return declined("dbt was not found");
@@ -80,6 +130,10 @@ bool parse_inputs_unchanged(const ParseInputsCheck& check, const fs::path& copy_
   if (!check.inputs) return false;
   auto recorded = read_bytes(copy_dir / kParseInputsDigestFile);
   return recorded && *recorded == check.inputs->digest + "\n";
+}
+
+std::unique_ptr<DbtSession> parse_before_first_command(std::unique_ptr<DbtSession> inner, const CommandContext& ctx) {
+  return std::make_unique<ParseFirstSession>(std::move(inner), ctx);
 }
 
 std::string fast_path_line(const dbt::ParseInputsDigest& inputs) {

@@ -68,16 +68,6 @@ std::vector<std::string> kept_parse(const CommandContext& ctx) {
 
 }  // namespace
 
-Result<void> confirm_fast_path(const CommandContext& ctx, DbtSession& session, const ParseFastPathSetting& fast,
-                               const ParsedManifest& parsed) {
-  if (!parsed.fast_path) return {};
-  const ParseInputsCheck now = check_parse_inputs(ctx, session, fast, kept_parse(ctx));
-  if (now.inputs && now.inputs->digest == parsed.inputs_digest) return {};
-  return fail("conflict",
-              "A file or variable dbt's parse reads changed while ods ran (after it found the kept parse standing): "
-              "nothing of this run is recorded; run it again.");
-}
-
 std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
                                                  const std::vector<std::string>& target_path,
                                                  const ParseFastPathSetting& fast) {
@@ -88,7 +78,7 @@ std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtS
   if (parse_inputs_unchanged(check, dir) && fs::exists(dir / "manifest.json") && fs::exists(dir / kDigestFile) &&
       ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty()) {
     step(ctx, fast_path_line(*check.inputs));
-    return ParsedManifest{dir / "manifest.json", true, true, "", check.inputs->digest};
+    return ParsedManifest{dir / "manifest.json", true, true, ""};
   }
   const std::string declined =
       check.inputs ? "something dbt's parse reads changed since the kept parse, or none was recorded" : check.declined;

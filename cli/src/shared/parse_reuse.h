@@ -57,12 +57,4 @@ std::filesystem::path parse_copy_dir(const CommandContext& ctx);
                                                                const std::vector<std::string>& target_path,
                                                                const ParseFastPathSetting& fast);
 
-// After a dbt command that parsed the project itself in a run whose parse took the fast path
-// (the driver's first command: a compile): whether it parsed what the kept parse stands for, i.e.
-// the parse's inputs still have `parsed.inputs_digest`. Errors: "conflict" naming
-// what to do (a file or variable the parse reads changed while ods ran: the run must record
-// nothing, rule 2).
-[[nodiscard]] Result<void> confirm_fast_path(const CommandContext& ctx, DbtSession& session,
-                                             const ParseFastPathSetting& fast, const ParsedManifest& parsed);
-
 }  // namespace ods::cli

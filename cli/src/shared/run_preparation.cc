@@ -61,6 +61,16 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
   if (!snapshot) return std::unexpected(report(ctx, snapshot.error()));
   run.load_seconds += seconds_since(loading);
   const CompilePlan plan = plan_compile(parsed->inputs, *snapshot);
+  if (parse->fast_path && !plan.compile.empty()) {
+    // The compile starts dbt anyway: it stands on the driver's own parse, as without the fast path
+    // (one parse for every dbt command of the run, and no manifest written by the compile).
+    run.parse_fast_path.enabled = false;
+    run.parse_fast_path.why_disabled = std::to_string(plan.compile.size()) +
+                                       " node(s) to compile start dbt, whose compile stands on its own parse";
+    return compile_changed(ctx, run, deferral, recorded);
+  }
+  // Every later dbt command of the run stands on the plan's parse: the driver parses before the first.
+  if (parse->fast_path) run.session = parse_before_first_command(std::move(run.session), ctx);
   LoadedProject project;
   if (plan.compile.empty()) {
     project = std::move(*parsed);
@@ -75,9 +85,6 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
             handed_over ? std::vector<std::string>{dbt::kDriverNoManifest} : std::vector<std::string>{});
         code != kExitOk)
       return std::unexpected(code);
-    // The compile parsed the project itself when the parse took the fast path: it must have parsed the same.
-    if (auto same = confirm_fast_path(ctx, *run.session, run.parse_fast_path, *parse); !same)
-      return std::unexpected(report(ctx, same.error()));
     const fs::path compiled_nodes = fs::absolute(compiled_nodes_file(ctx)).lexically_normal();
     if (handed_over) {
       std::error_code ec;
