@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -251,6 +252,32 @@ TEST_F(ParseProject, TheFastPathIsOffOrDeclinedWithTheReasonAndAFailedParseRecor
             std::string::npos)
       << declined->fast_path_declined;
   EXPECT_NE(err_.str().find("not the parse's fast path: macros/m.sql"), std::string::npos) << err_.str();
+}
+
+// After the fast path, the run's first dbt command is preceded by the driver's parse, and runs
+// only while the kept copy stands (dbt's partial-parse state is the recorded one).
+TEST_F(ParseProject, AfterTheFastPathTheFirstCommandRunsOnTheKeptParseOrNotAtAll) {
+  make_fast_path_project();
+  auto owned = std::make_unique<ScriptedSession>(ctx_.target_dir);
+  ScriptedSession& session = *owned;
+  ASSERT_TRUE(parse(session));
+  auto wrapped = parse_before_first_command(std::move(owned), ctx_);
+  ASSERT_TRUE(wrapped->run({"show"}));
+  ASSERT_EQ(session.calls.size(), 3u);
+  EXPECT_EQ(session.calls.at(1).at(0), "parse");
+  EXPECT_EQ(session.calls.at(2).at(0), "show");
+  ASSERT_TRUE(wrapped->run({"build"}));
+  EXPECT_EQ(session.calls.size(), 4u) << "one parse, before the first command only";
+
+  auto changed_owned = std::make_unique<ScriptedSession>(ctx_.target_dir);
+  changed_owned->state = "state changed meanwhile";  // the driver's parse found something changed
+  ScriptedSession& changed = *changed_owned;
+  auto conflicted = parse_before_first_command(std::move(changed_owned), ctx_);
+  auto refused = conflicted->run_with_progress({"build"}, "dbt build");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "conflict");
+  EXPECT_FALSE(conflicted->run({"build"})) << "and every command after it";
+  EXPECT_EQ(changed.calls.size(), 1u) << "only the parse ran";
 }
 
 TEST_F(ParseProject, TheFastPathSettingIsOnOrOff) {
