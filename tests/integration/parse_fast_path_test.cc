@@ -134,11 +134,12 @@ TEST_F(ParseFastPath, NothingChangedStartsNoDbtProcessAndAnEditedModelParses) {
   // New source data: the parse stands, the probe finds the change, and the build's dbt first parses in
   // the driver (the kept copy still stands): one parse for the run, recorded against the plan.
   fs::remove(broken());
-  ODS_ASSERT_OK(pg_->psql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
-                          "amount_cents, loaded_at + interval '1 hour' from raw.orders order by order_id limit 1",
-                          kDatabase));
-  ProcessResult data = project_->ods(
-      {"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
+  ODS_ASSERT_OK(
+      pg_->psql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
+                "amount_cents, loaded_at + interval '1 hour' from raw.orders order by order_id limit 1",
+                kDatabase));
+  ProcessResult data =
+      project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
   ASSERT_EQ(data.exit_code, 0) << said(data);
   EXPECT_NE(said(data).find(kFastLine), std::string::npos) << said(data);
   auto built = nlohmann::json::parse(data.output, nullptr, false);

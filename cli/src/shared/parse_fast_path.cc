@@ -51,9 +51,7 @@ class ParseFirstSession final : public DbtSession {
   bool one_parse() const override { return inner_->one_parse(); }
   bool runs_in_driver() override { return inner_->runs_in_driver(); }
   ods::Result<void> write_kept_manifest(const fs::path& dir) override { return inner_->write_kept_manifest(dir); }
-  ods::Result<void> write_compiled_nodes(const fs::path& file) override {
-    return inner_->write_compiled_nodes(file);
-  }
+  ods::Result<void> write_compiled_nodes(const fs::path& file) override { return inner_->write_compiled_nodes(file); }
   std::unique_ptr<DbtSession> sibling() const override { return inner_->sibling(); }
 
  private:
@@ -66,7 +64,8 @@ class ParseFirstSession final : public DbtSession {
     auto parsed = inner_->run({"parse", "--no-write-json", kFlagTargetPath, target_dir.string()});
     if (!parsed) return outcome_ = std::unexpected(parsed.error());
     if (parsed->interrupted || parsed->exit_code != 0)
-      return outcome_ = fail("dbt_failed", "dbt parse failed before the run's first dbt command: " + parsed->error_text);
+      return outcome_ =
+                 fail("dbt_failed", "dbt parse failed before the run's first dbt command: " + parsed->error_text);
     if (!inner_->one_parse()) return outcome_;  // each command parses itself: what it built is read back
     auto state = read_bytes(target_dir / "partial_parse.msgpack");
     auto recorded = read_bytes(target_dir / "ods-parse" / "partial_parse.msgpack.sha256");

@@ -20,10 +20,10 @@ namespace ods::cli {
 
 // What the fast path needs from the command line, read by parse_fast_path_setting.
 struct ParseFastPathSetting {
-  bool enabled = true;       // $ODS_PARSE_FAST_PATH is not "off"
+  bool enabled = true;                                      // $ODS_PARSE_FAST_PATH is not "off"
   std::string why_disabled = "ODS_PARSE_FAST_PATH is off";  // the reason given when not enabled
-  std::string profiles_dir;  // --profiles-dir as given ("" when not)
-  std::string dbt;           // --dbt, else $ODS_DBT ("" -> dbt on PATH)
+  std::string profiles_dir;                                 // --profiles-dir as given ("" when not)
+  std::string dbt;                                          // --dbt, else $ODS_DBT ("" -> dbt on PATH)
 };
 
 // $ODS_PARSE_FAST_PATH: "on" (the default) or "off". Errors: "usage" naming the variable and value.

@@ -65,8 +65,8 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
     // The compile starts dbt anyway: it stands on the driver's own parse, as without the fast path
     // (one parse for every dbt command of the run, and no manifest written by the compile).
     run.parse_fast_path.enabled = false;
-    run.parse_fast_path.why_disabled = std::to_string(plan.compile.size()) +
-                                       " node(s) to compile start dbt, whose compile stands on its own parse";
+    run.parse_fast_path.why_disabled =
+        std::to_string(plan.compile.size()) + " node(s) to compile start dbt, whose compile stands on its own parse";
     return compile_changed(ctx, run, deferral, recorded);
   }
   // Every later dbt command of the run stands on the plan's parse: the driver parses before the first.
