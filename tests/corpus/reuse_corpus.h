@@ -70,8 +70,8 @@ struct StepOutcome {
   std::vector<std::string> parse_mismatch;
   bool parse_reused = false;
   bool parse_fast = false;  // the parse's fast path stood for dbt parse (no dbt started to parse)
-  int ods_exit = -1;  // `ods state run`
-  int dbt_exit = -1;  // `dbt build` on the identical copy
+  int ods_exit = -1;        // `ods state run`
+  int dbt_exit = -1;        // `dbt build` on the identical copy
   bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
 };
 

@@ -48,7 +48,12 @@ class ParseFirstSession final : public DbtSession {
     return inner_->run_with_progress(args, what);
   }
   std::vector<std::string> shared_flags() const override { return inner_->shared_flags(); }
-  bool one_parse() const override { return inner_->one_parse(); }
+  // Asked before the command it is about (a build writes no manifest on the plan's parse): the
+  // driver parses first, so that the answer is the session's as that command will find it.
+  bool one_parse() const override {
+    (void)parse_first({});
+    return inner_->one_parse();
+  }
   bool runs_in_driver() override { return inner_->runs_in_driver(); }
   ods::Result<void> write_kept_manifest(const fs::path& dir) override { return inner_->write_kept_manifest(dir); }
   ods::Result<void> write_compiled_nodes(const fs::path& file) override { return inner_->write_compiled_nodes(file); }
@@ -56,7 +61,7 @@ class ParseFirstSession final : public DbtSession {
 
  private:
   // The driver's parse before the first command, once; its outcome for every command after.
-  ods::Result<void> parse_first(const std::vector<std::string>& args) {
+  ods::Result<void> parse_first(const std::vector<std::string>& args) const {
     if (checked_) return outcome_;
     checked_ = true;
     if (!args.empty() && args.front() == "parse") return outcome_;
@@ -77,8 +82,8 @@ class ParseFirstSession final : public DbtSession {
 
   std::unique_ptr<DbtSession> inner_;
   const CommandContext& ctx_;
-  bool checked_ = false;
-  ods::Result<void> outcome_;
+  mutable bool checked_ = false;  // parse_first ran (it runs once, from whichever call comes first)
+  mutable ods::Result<void> outcome_;
 };
 
 }  // namespace
