@@ -265,7 +265,7 @@ bool looks_secret(const std::string& name) {
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   if (upper.starts_with("DBT_ENV_SECRET")) return true;
-  static const std::array<const char*, 4> kWords{"PASSWORD", "TOKEN", "SECRET", "KEY"};
+  static const std::array<const char*, 6> kWords{"PASS", "TOKEN", "SECRET", "KEY", "CREDENTIAL", "PRIVATE"};
   return std::any_of(kWords.begin(), kWords.end(),
                      [&upper](const char* s) { return upper.find(s) != std::string::npos; });
 }

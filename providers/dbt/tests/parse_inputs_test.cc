@@ -213,6 +213,8 @@ TEST(ParseInputs, SecretLookingNames) {
   EXPECT_TRUE(looks_secret("SHOP_PG_PASSWORD"));
   EXPECT_TRUE(looks_secret("api_token"));
   EXPECT_TRUE(looks_secret("AWS_ACCESS_KEY_ID"));
+  EXPECT_TRUE(looks_secret("DB_PASS"));
+  EXPECT_TRUE(looks_secret("GOOGLE_APPLICATION_CREDENTIALS"));
   EXPECT_FALSE(looks_secret("SHOP_PG_HOST"));
 }
 

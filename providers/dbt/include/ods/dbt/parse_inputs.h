@@ -67,7 +67,8 @@ struct ParseInputsDigest {
 // (env_var named without a literal, or the literal joined to something else). Exposed for tests.
 [[nodiscard]] std::expected<std::set<std::string>, std::string> env_var_names(std::string_view text);
 
-// DBT_ENV_SECRET_*, or a name holding PASSWORD, TOKEN, SECRET or KEY (any case).
+// DBT_ENV_SECRET_*, or a name holding PASS (PASSWORD, PASSWD, PASSPHRASE), TOKEN, SECRET, KEY,
+// CREDENTIAL or PRIVATE (any case).
 [[nodiscard]] bool looks_secret(const std::string& name);
 
 // The DBT_* variables dbt's parse reads as flags, digested whether set or not.
