@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
+#include <string_view>
 
 #include "file_bytes.h"
 #include "flag_names.h"
@@ -19,14 +21,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The names of the DBT_* variables in this process's environment (their values are read through
-// the command's environment, never here).
-std::vector<std::string> dbt_variable_names() {
-  std::vector<std::string> out;
+// The names of the variables in this process's environment (their values are read through the
+// command's environment, never here).
+std::set<std::string> set_variable_names() {
+  std::set<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string entry(*e);
-    if (!entry.starts_with("DBT_")) continue;
-    out.push_back(entry.substr(0, entry.find('=')));
+    const std::string_view entry(*e);
+    out.emplace(entry.substr(0, entry.find('=')));
   }
   return out;
 }
@@ -123,7 +124,7 @@ ParseInputsCheck check_parse_inputs(const CommandContext& ctx, DbtSession& sessi
   query.arguments.push_back("dbt " + binary->string());
   query.python = *python;
   query.skipped = {fs::absolute(ctx.target_dir).lexically_normal()};
-  query.dbt_variable_names = dbt_variable_names();
+  query.set_variable_names = set_variable_names();
   query.getenv = ctx.env.getenv;
   auto digest = dbt::digest_parse_inputs(query);
   if (!digest) return declined(digest.error());

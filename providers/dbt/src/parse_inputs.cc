@@ -222,9 +222,11 @@ std::expected<void, std::string> digest_files(const FileSet& set, std::string& t
   return {};
 }
 
-// Appends the variables' values (e): those named (never a secret-looking one: declined) and the
-// DBT_* ones (a secret-looking or credential-only one left out). Returns how many, else why not.
+// Appends the variables' values (e): those named (never a secret-looking one: declined; an unset
+// one as unset) and the DBT_* ones (a secret-looking one, or one `credential_only` holds, left out). Returns how many,
+// else why not.
 std::expected<std::size_t, std::string> digest_variables(const ParseInputsQuery& q, const std::set<std::string>& named,
+                                                         const std::set<std::string>& credential_only,
                                                          std::string& text) {
   for (const auto& name : named)
     if (looks_secret(name))
@@ -233,11 +235,15 @@ std::expected<std::size_t, std::string> digest_variables(const ParseInputsQuery&
                              "never digested)");
   std::set<std::string> all = named;
   for (const auto& name : parse_variables()) all.insert(name);
-  for (const auto& name : q.dbt_variable_names)
-    if (name.starts_with("DBT_") && !looks_secret(name)) all.insert(name);
+  for (const auto& name : q.set_variable_names)
+    if (name.starts_with("DBT_") && !looks_secret(name) && !credential_only.contains(name)) all.insert(name);
   if (!q.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty())
     return std::unexpected("DBT_PARTIAL_PARSE_FILE_PATH is set (dbt reads its partial-parse state elsewhere)");
-  for (const auto& name : all) text += "env " + name + "=" + q.getenv(name) + "\n";
+  for (const auto& name : all) {
+    const std::string value = q.getenv(name);
+    text += value.empty() && !q.set_variable_names.contains(name) ? "env " + name + " unset\n"
+                                                                  : "env " + name + "=" + value + "\n";
+  }
   return all.size();
 }
 
@@ -308,7 +314,10 @@ std::expected<std::string, std::string> parse_inputs_text(const ParseInputsQuery
   text += profile->text;
   for (const auto& a : q.arguments) text += "arg " + a + "\n";
   text += "python " + q.python.string() + "\n" + dists->text;
-  auto variables = digest_variables(q, names, text);
+  std::set<std::string> credential_only;
+  for (const auto& name : profile->credential_variables)
+    if (!names.contains(name)) credential_only.insert(name);
+  auto variables = digest_variables(q, names, credential_only, text);
   if (!variables) return std::unexpected(variables.error());
   digest.files = files->files.size();
   digest.variables = *variables;

@@ -9,13 +9,14 @@
 namespace ods::dbt::parse_inputs {
 
 struct ProfileText {
-  std::string text;                 // every scalar as "path: value", credential values as <credential>
-  std::set<std::string> variables;  // env_var names outside credential fields
+  std::string text;                            // every scalar as "path: value", credential values as <credential>
+  std::set<std::string> variables;             // env_var names outside credential fields
+  std::set<std::string> credential_variables;  // env_var names inside them (values never read)
 };
 
 // profiles.yml read as YAML: each scalar by its path, a credential field's value (and anything
-// below it) replaced by a marker and not scanned. Else why not (unreadable, not YAML, a non-literal
-// env_var name outside a credential field).
+// below it) replaced by a marker, scanned only for the variable names it uses. Else why not (unreadable, not YAML, a
+// non-literal env_var name outside a credential field).
 [[nodiscard]] std::expected<ProfileText, std::string> read_profile_text(const std::filesystem::path& file);
 
 // True for a field dbt's `target` context leaves out: password, pass, token, private_key...

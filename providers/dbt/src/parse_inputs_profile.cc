@@ -15,6 +15,19 @@ std::string lower(std::string s) {
   return s;
 }
 
+// The variable names the scalars under a credential field name with a literal (their values are
+// never read): such a variable is left out of the DBT_* ones digested.
+void note_credential_variables(const YAML::Node& node, std::set<std::string>& out) {
+  if (node.IsScalar()) {
+    if (auto names = env_var_names(node.Scalar())) out.insert(names->begin(), names->end());
+    return;
+  }
+  if (node.IsSequence())
+    for (const auto& item : node) note_credential_variables(item, out);
+  if (node.IsMap())
+    for (const auto& kv : node) note_credential_variables(kv.second, out);
+}
+
 // Appends `node` (at `path`) to `out`: scalars as "path: value", credential fields as a marker.
 // Returns why not when a non-credential value names env_var without a literal.
 std::expected<void, std::string> walk(const YAML::Node& node, const std::string& path, ProfileText& out) {
@@ -39,6 +52,7 @@ std::expected<void, std::string> walk(const YAML::Node& node, const std::string&
         const std::string child = path.empty() ? key : path + "." + key;
         if (is_credential_field(key)) {
           out.text += child + ": <credential>\n";
+          note_credential_variables(kv.second, out.credential_variables);
           continue;
         }
         if (auto r = walk(kv.second, child, out); !r) return r;

@@ -58,6 +58,7 @@ struct Fixture {
     q.arguments = arguments;
     q.python = venv / "bin/python";
     q.skipped = {dir / "target"};
+    for (const auto& [name, value] : env) q.set_variable_names.insert(name);
     q.getenv = [this](const std::string& name) {
       asked.insert(name);
       auto it = env.find(name);
@@ -162,11 +163,46 @@ TEST(ParseInputs, ASecretLookingVariableNamedOutsideACredentialDeclines) {
   // A DBT_ variable set in the environment whose name looks secret is left out, not read.
   Fixture g;
   auto q = g.query();
-  q.dbt_variable_names = {"DBT_ENV_SECRET_GIT_TOKEN", "DBT_ENV_CUSTOM_ENV_TEAM"};
+  q.set_variable_names = {"DBT_ENV_SECRET_GIT_TOKEN", "DBT_ENV_CUSTOM_ENV_TEAM"};
   auto e = digest_parse_inputs(q);
   ASSERT_TRUE(e) << e.error();
   EXPECT_EQ(g.asked.count("DBT_ENV_SECRET_GIT_TOKEN"), 0u);
   EXPECT_EQ(g.asked.count("DBT_ENV_CUSTOM_ENV_TEAM"), 1u);
+}
+
+TEST(ParseInputs, AnEmptyVariableIsToldFromAnUnsetOne) {
+  // env_var('MODEL_SUFFIX', 'x') parses as 'x' when unset and as '' when set empty.
+  Fixture f;
+  f.env["MODEL_SUFFIX"] = "";
+  auto empty = f.digest();
+  ASSERT_TRUE(empty) << empty.error();
+  f.env.erase("MODEL_SUFFIX");
+  auto unset = f.digest();
+  ASSERT_TRUE(unset) << unset.error();
+  EXPECT_NE(empty->digest, unset->digest);
+}
+
+TEST(ParseInputs, ADbtVariableNamedOnlyInACredentialFieldIsNeverRead) {
+  // A DBT_* variable set in the environment is digested, unless the profile names it only in a
+  // credential field: then its value is a secret whatever its name says.
+  Fixture f;
+  f.write("profiles.yml",
+          "shop:\n  target: pg\n  outputs:\n    pg:\n      type: postgres\n      host: h\n"
+          "      pass: \"{{ env_var('DBT_PG_PW') }}\"\n      schema: main\n");
+  f.env["DBT_PG_PW"] = kPassword;
+  f.env["DBT_PG_SCHEMA_SUFFIX"] = "_a";
+  auto d = f.digest();
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(f.asked.count("DBT_PG_PW"), 0u);
+  EXPECT_EQ(f.asked.count("DBT_PG_SCHEMA_SUFFIX"), 1u);
+  ParseInputsDigest counts;
+  auto text = parse_inputs_text(f.query(), counts);
+  ASSERT_TRUE(text) << text.error();
+  EXPECT_EQ(text->find(kPassword), std::string::npos);
+  f.env["DBT_PG_PW"] = "another";
+  auto other = f.digest();
+  ASSERT_TRUE(other) << other.error();
+  EXPECT_EQ(other->digest, d->digest);
 }
 
 TEST(ParseInputs, ANonLiteralEnvVarNameDeclinesNamingTheFile) {

@@ -18,7 +18,9 @@
 //  (d) the dbt that runs: its interpreter's site-packages' *.dist-info names (dbt-core's and the
 //      adapters' versions, every other package's too);
 //  (e) the values of the environment variables those files name as env_var('LITERAL') (outside
-//      credential fields), and of the DBT_* variables (parse_variables + dbt_variable_names).
+//      credential fields; an unset one told from an empty one), and of the DBT_* variables
+//      (parse_variables + the DBT_* names of set_variable_names) but those named only in a
+//      profile's credential fields.
 // Declined: a file naming env_var other than with a literal name; a variable whose name looks
 // secret (looks_secret) named outside a profile's credential field (its value is never digested:
 // a digest anyone can read must not let a guess of a secret be checked); dbt_project.yml missing
@@ -37,14 +39,17 @@
 namespace ods::dbt {
 
 struct ParseInputsQuery {
-  std::filesystem::path project_dir;            // the project's folder, absolute
-  std::filesystem::path profiles_file;          // the profiles.yml dbt reads (TargetChoice::profiles_file)
-  std::string profile;                          // the profile's name (TargetChoice::profile)
-  std::string target;                           // the target's name (TargetChoice::name)
-  std::vector<std::string> arguments;           // the parse command's arguments as dbt gets them, in order
-  std::filesystem::path python;                 // the interpreter of dbt's console script (console_script_python)
-  std::vector<std::filesystem::path> skipped;   // folders never read (the target path), absolute
-  std::vector<std::string> dbt_variable_names;  // the DBT_* names set in the environment
+  std::filesystem::path project_dir;           // the project's folder, absolute
+  std::filesystem::path profiles_file;         // the profiles.yml dbt reads (TargetChoice::profiles_file)
+  std::string profile;                         // the profile's name (TargetChoice::profile)
+  std::string target;                          // the target's name (TargetChoice::name)
+  std::vector<std::string> arguments;          // the parse command's arguments as dbt gets them, in order
+  std::filesystem::path python;                // the interpreter of dbt's console script (console_script_python)
+  std::vector<std::filesystem::path> skipped;  // folders never read (the target path), absolute
+  // The names set in the environment dbt gets (values are read through getenv only): the DBT_*
+  // ones are digested, and a named variable that is empty is told from one that is unset
+  // (env_var('X', 'default') parses differently).
+  std::set<std::string> set_variable_names;
   std::function<std::string(const std::string&)> getenv;  // "" when unset
 };
 
