@@ -116,6 +116,7 @@ for n in "${sizes[@]}"; do
   # whether the no-change run stood on the last parse's manifest (docs/compile-key.md, "Parsing")
   parse=written
   grep -q 'its manifest stands, none written' "$tmp/same.json.err" && parse="reused, no manifest written"
+  grep -q 'the kept parse stands, dbt not started' "$tmp/same.json.err" && parse="fast path, dbt not started"
   keyed_lines+=("$("$py" -c 'import sys; n,k,f,a,lk,lf,la,pr=sys.argv[1:]; k,f,a=float(k),float(f),float(a); print("%s nodes, nothing changed: keyed compile %.2f s (load %s; parse %s), floor %.2f s (load %s), --compile all %.2f s (load %s); keyed / floor %.2f (target <= 1.15), keyed / --compile all %.2f (target <= 0.3)" % (n,k,lk,pr,f,lf,a,la,k/f,k/a))' "$n" "$keyed" "$floor" "$all" "$l_keyed" "$l_floor" "$l_all" "$parse")")
   run_logged "$tmp/gen1.json" "$py" "$bench/gen_project.py" "$n" "$p" --changed-percent 1
   log "$n nodes: ods state run, 1% changed ($("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["changed_models"])' "$tmp/gen1.json") models edited)"

@@ -33,7 +33,7 @@ std::string step_line(const StepOutcome& o) {
   if (!o.diverged.empty()) out += "  diverged builds: " + joined(o.diverged);
   out += "  keyed sql " + std::to_string(o.keyed_taken);
   if (!o.keyed_mismatch.empty()) out += "  COMPILE KEY MISMATCH: " + joined(o.keyed_mismatch);
-  if (o.parse_reused) out += "  parse reused";
+  if (o.parse_reused) out += o.parse_fast ? "  parse reused (fast path)" : "  parse reused";
   if (!o.parse_mismatch.empty()) out += "  REUSED PARSE MISMATCH: " + joined(o.parse_mismatch);
   return out + "\n";
 }
@@ -216,7 +216,9 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   std::string errors;
   const auto [ods_exit, doc] = run(&errors);
   out.ods_exit = ods_exit;
-  out.parse_reused = errors.find("its manifest stands, none written") != std::string::npos;
+  // The parse's fast path stands on the kept parse too: its plans face the same full compile.
+  out.parse_fast = errors.find("the kept parse stands, dbt not started") != std::string::npos;
+  out.parse_reused = out.parse_fast || errors.find("its manifest stands, none written") != std::string::npos;
   if (out.parse_reused) {
     for (const auto& [id, digest] : plan_fingerprints(doc, nullptr)) {
       const auto it = out.full_fingerprints.find(id);

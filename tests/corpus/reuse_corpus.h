@@ -69,8 +69,9 @@ struct StepOutcome {
   std::map<std::string, std::string> full_fingerprints;
   std::vector<std::string> parse_mismatch;
   bool parse_reused = false;
-  int ods_exit = -1;  // `ods state run`
-  int dbt_exit = -1;  // `dbt build` on the identical copy
+  bool parse_fast = false;  // the parse's fast path stood for dbt parse (no dbt started to parse)
+  int ods_exit = -1;        // `ods state run`
+  int dbt_exit = -1;        // `dbt build` on the identical copy
   bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
 };
 

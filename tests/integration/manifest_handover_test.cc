@@ -115,7 +115,10 @@ TEST_F(ManifestHandover, ChangeRunWritesNoManifestAndPlansAsTheManifestRunDoes) 
   // The next run stands on that run's parse and plans as the manifest copy's next run does.
   const RunOutput next = run(*project_);
   ASSERT_EQ(next.code, 0) << next.errors;
-  EXPECT_NE(next.errors.find("its manifest stands, none written"), std::string::npos) << next.errors;
+  // (dbt's partial parse found nothing changed, or the parse's fast path started no dbt to parse)
+  EXPECT_TRUE(next.errors.find("its manifest stands, none written") != std::string::npos ||
+              next.errors.find("the kept parse stands, dbt not started") != std::string::npos)
+      << next.errors;
   EXPECT_FALSE(fs::exists(manifest(*project_)));
   const RunOutput next_with_manifest = run(with_manifest, {"--write-manifest"});
   ASSERT_EQ(next_with_manifest.code, 0) << next_with_manifest.errors;

@@ -64,6 +64,9 @@ class ParseReuse : public ::testing::Test {
   void SetUp() override {
     project_.emplace(DbtProject::empty("parses"));
     project_->use_duckdb_file("parses.duckdb");
+    // dbt's own partial parsing decides here: the parse's fast path, which would start no dbt
+    // when nothing changed, has its own tests (parse_fast_path_test.cc, cli's parse_reuse_test.cc).
+    project_->add_env({"ODS_PARSE_FAST_PATH=off"});
     for (const char* dir : {"seeds", "models"}) fs::create_directories(project_->dir() / dir);
     project_->write("dbt_project.yml", kProject);
     project_->write("profiles.yml", kProfiles);

@@ -47,6 +47,14 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
+// {"taken": true} when the parse's fast path stood for dbt parse, {"taken": false, "reason": why}
+// when it was considered and declined, null when not considered.
+json parse_fast_path_json(const std::string& outcome) {
+  if (outcome.empty()) return nullptr;
+  if (outcome == "taken") return json{{"taken", true}};
+  return json{{"taken", false}, {"reason", outcome}};
+}
+
 // Seconds per phase and in all, so far (RunTimings); "ods" is ODS's own phases together.
 std::map<std::string, double> timings_of(const RunContext& run) {
   const RunTimings& t = run.timings;
@@ -155,6 +163,7 @@ bool print_summary(const CommandContext& ctx, const RunContext& run, const json&
                        {"time_saved_seconds", saved},
                        {"peak_rss_mb", peak_rss_mb()},
                        {"recorded_from", run.recorded_from},
+                       {"parse_fast_path", parse_fast_path_json(run.parse_fast_path)},
                        {"failed_checks", failed_checks}};
     return document_of_members({{"checks", planner::to_json(run.checks, true)},
                                 {"plan", planner::to_json(run.plan, true)},

@@ -50,6 +50,9 @@ struct RunContext {
   // one parse), or "manifest" once a wave's dbt build parsed the project itself and the
   // manifest it wrote was recorded (project_as_run.h). The run document's `recorded_from`.
   std::string recorded_from = "plan";
+  // The parse's fast path (PreparedRun::parse_fast_path_outcome): "taken", else why not; "" when
+  // not considered. The run document's `parse_fast_path`.
+  std::string parse_fast_path = "";
   // Some nodes' code is known only from dbt build, which compiled them in their turn (their
   // compile read a relation not built before: compile_deferral.h): each wave then records the
   // manifest its dbt build wrote, as when dbt parsed the project itself (ADR-0032).

@@ -26,43 +26,76 @@ int run_parse(const CommandContext& ctx, DbtSession& session, const std::vector<
   return kExitOk;
 }
 
-// Writes `digest` as the copy's, atomically (a temporary file renamed over it).
-Result<void> record_digest(const fs::path& dir, const std::string& digest) {
-  const fs::path tmp = dir / (std::string(kDigestFile) + ".tmp");
+// Writes `digest` as the copy's `file`, atomically (a temporary file renamed over it).
+Result<void> record_digest(const fs::path& dir, const std::string& digest, const char* file = kDigestFile) {
+  const fs::path tmp = dir / (std::string(file) + ".tmp");
   ODS_TRY_VOID(
       write_bytes(tmp, digest + "\n",
                   fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read));
   std::error_code ec;
-  fs::rename(tmp, dir / kDigestFile, ec);
-  if (ec) return fail("io", "Cannot rename " + tmp.string() + " to " + kDigestFile + ": " + ec.message() + ".");
+  fs::rename(tmp, dir / file, ec);
+  if (ec) return fail("io", "Cannot rename " + tmp.string() + " to " + file + ": " + ec.message() + ".");
   return {};
+}
+
+// Removes the digests recorded beside the copy (before it is rewritten). Errors: "io".
+Result<void> remove_digests(const fs::path& dir) {
+  for (const char* file : {kParseInputsDigestFile, kDigestFile}) {
+    std::error_code ec;
+    fs::remove(dir / file, ec);
+    if (ec) return fail("io", "Cannot remove " + (dir / file).string() + ": " + ec.message() + ".");
+  }
+  return {};
+}
+
+// Records the digest of the parse's inputs (`check`, taken before dbt started) beside the copy.
+Result<void> record_inputs(const fs::path& dir, const ParseInputsCheck& check) {
+  if (!check.inputs) return {};
+  return record_digest(dir, check.inputs->digest, kParseInputsDigestFile);
 }
 
 }  // namespace
 
 fs::path parse_copy_dir(const CommandContext& ctx) { return ctx.target_dir / "ods-parse"; }
 
+namespace {
+
+// The driver's parse command (its own arguments), as parse_project runs it.
+std::vector<std::string> kept_parse(const CommandContext& ctx) {
+  // dbt joins a relative --target-path to the project's folder, and the driver's process runs in it.
+  return {"parse", "--no-write-json", kFlagTargetPath, fs::absolute(ctx.target_dir).lexically_normal().string()};
+}
+
+}  // namespace
+
 std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
-                                                 const std::vector<std::string>& target_path) {
-  step(ctx, "parsing the project (dbt parse)");
+                                                 const std::vector<std::string>& target_path,
+                                                 const ParseFastPathSetting& fast) {
+  const fs::path target_dir = fs::absolute(ctx.target_dir).lexically_normal();
+  const std::vector<std::string> kept = kept_parse(ctx);
+  const fs::path dir = fs::absolute(parse_copy_dir(ctx)).lexically_normal();
+  const ParseInputsCheck check = check_parse_inputs(ctx, session, fast, kept);
+  if (parse_inputs_unchanged(check, dir) && fs::exists(dir / "manifest.json") && fs::exists(dir / kDigestFile) &&
+      ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty()) {
+    step(ctx, fast_path_line(*check.inputs));
+    return ParsedManifest{dir / "manifest.json", true, true, ""};
+  }
+  const std::string declined =
+      check.inputs ? "something dbt's parse reads changed since the kept parse, or none was recorded" : check.declined;
+  step(ctx, "parsing the project (dbt parse); not the parse's fast path: " + declined);
   std::vector<std::string> plain{"parse"};
   plain.insert(plain.end(), target_path.begin(), target_path.end());
   if (!session.runs_in_driver()) {
     if (int code = run_parse(ctx, session, plain); code != kExitOk) return std::unexpected(code);
-    return ParsedManifest{ctx.target_dir / "manifest.json", false};
+    return ParsedManifest{ctx.target_dir / "manifest.json", false, false, declined};
   }
-  // dbt joins a relative --target-path to the project's folder, and the driver's process runs in it.
-  const fs::path target_dir = fs::absolute(ctx.target_dir).lexically_normal();
-  if (int code = run_parse(ctx, session, {"parse", "--no-write-json", kFlagTargetPath, target_dir.string()});
-      code != kExitOk)
-    return std::unexpected(code);
+  if (int code = run_parse(ctx, session, kept); code != kExitOk) return std::unexpected(code);
   if (!session.one_parse()) {  // the driver declined on its first command: that parse wrote nothing
     if (int code = run_parse(ctx, session, plain); code != kExitOk) return std::unexpected(code);
-    return ParsedManifest{ctx.target_dir / "manifest.json", false};
+    return ParsedManifest{ctx.target_dir / "manifest.json", false, false, declined};
   }
 
-  const fs::path dir = fs::absolute(parse_copy_dir(ctx)).lexically_normal();
-  const ParsedManifest copy{dir / "manifest.json", true};
+  const ParsedManifest copy{dir / "manifest.json", true, false, declined};
   std::optional<std::string> digest;
   if (auto state = read_bytes(target_dir / "partial_parse.msgpack");
       state && ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty())
@@ -71,19 +104,17 @@ std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtS
     if (auto recorded = read_bytes(dir / kDigestFile); recorded && *recorded == *digest + "\n") {
       step(ctx, "nothing the parse reads changed since the parse that wrote " + copy.manifest.string() +
                     " (dbt's partial-parse state is the same): its manifest stands, none written");
+      if (auto noted = record_inputs(dir, check); !noted) return std::unexpected(report(ctx, noted.error()));
       return copy;
     }
   }
-  std::error_code ec;
-  fs::remove(dir / kDigestFile, ec);
-  if (ec)
-    return std::unexpected(
-        report(ctx, {"io", "Cannot remove " + (dir / kDigestFile).string() + ": " + ec.message() + "."}));
+  if (auto removed = remove_digests(dir); !removed) return std::unexpected(report(ctx, removed.error()));
   if (auto written = session.write_kept_manifest(dir); !written) return std::unexpected(report(ctx, written.error()));
   if (digest) {
     if (auto recorded = record_digest(dir, *digest); !recorded) return std::unexpected(report(ctx, recorded.error()));
+    if (auto recorded = record_inputs(dir, check); !recorded) return std::unexpected(report(ctx, recorded.error()));
   }
-  return ParsedManifest{copy.manifest, false};
+  return ParsedManifest{copy.manifest, false, false, declined};
 }
 
 }  // namespace ods::cli

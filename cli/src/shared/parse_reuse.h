@@ -12,12 +12,16 @@
 
 #include "context.h"
 #include "dbt_session.h"
+#include "parse_fast_path.h"
 
 namespace ods::cli {
 
 struct ParsedManifest {
-  std::filesystem::path manifest;  // the manifest.json of this parse, to read the project from
-  bool reused = false;             // it is the copy an earlier parse wrote (nothing was written now)
+  std::filesystem::path manifest;       // the manifest.json of this parse, to read the project from
+  bool reused = false;                  // it is the copy an earlier parse wrote (nothing was written now)
+  bool fast_path = false;               // reused without starting dbt: nothing the parse reads changed
+  std::string fast_path_declined = "";  // why dbt parsed when the fast path was considered ("" when taken or not)
+  std::string inputs_digest = "";       // with fast_path: the digest of the parse's inputs it stood on
 };
 
 // Where the copy lives: <target-dir>/ods-parse (manifest.json, semantic_manifest.json, and
@@ -26,6 +30,14 @@ struct ParsedManifest {
 std::filesystem::path parse_copy_dir(const CommandContext& ctx);
 
 // Parses the project through `session` (a step line first) and says where its manifest is.
+//
+// The fast path first (parse_fast_path.h, in the ods dbt driver and with `fast` enabled): when the
+// digest of what dbt's parse reads equals the one recorded beside the copy (parse_inputs.sha256)
+// and the copy and its partial-parse digest are there, the copy is the parse and no dbt process
+// starts (a step line says so); otherwise a line says why not, and dbt parses as below. After a
+// parse that left the copy standing or wrote it, the digest taken before dbt started is recorded
+// beside it (atomically; removed first when the copy is rewritten), so a file edited while dbt
+// parsed makes the next run parse again.
 //
 // In the ods dbt driver (session.runs_in_driver()): `dbt parse --no-write-json --target-path
 // <target-dir>`, then the SHA-256 of <target-dir>/partial_parse.msgpack. After a parse dbt's
@@ -42,6 +54,7 @@ std::filesystem::path parse_copy_dir(const CommandContext& ctx);
 // Returns the exit code after reporting on ctx.err: kExitFailed when dbt parse failed, was
 // interrupted or the copy could not be written.
 [[nodiscard]] std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtSession& session,
-                                                               const std::vector<std::string>& target_path);
+                                                               const std::vector<std::string>& target_path,
+                                                               const ParseFastPathSetting& fast);
 
 }  // namespace ods::cli

@@ -50,8 +50,9 @@ namespace {
 // `sql`. Returns the project, or the exit code after reporting why not.
 std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, PreparedRun& run, CompileDeferral deferral,
                                                   const RecordedSnapshot& recorded) {
-  auto parse = parse_project(ctx, *run.session, run.target_path);
+  auto parse = parse_project(ctx, *run.session, run.target_path, run.parse_fast_path);
   if (!parse) return std::unexpected(parse.error());
+  run.parse_fast_path_outcome = parse->fast_path ? "taken" : parse->fast_path_declined;
   auto loading = std::chrono::steady_clock::now();
   auto parsed = load_project(ctx, ProjectUse::plan_and_record, {}, parse->manifest);
   if (!parsed) return std::unexpected(report(ctx, parsed.error()));
@@ -60,6 +61,16 @@ std::expected<LoadedProject, int> compile_changed(const CommandContext& ctx, Pre
   if (!snapshot) return std::unexpected(report(ctx, snapshot.error()));
   run.load_seconds += seconds_since(loading);
   const CompilePlan plan = plan_compile(parsed->inputs, *snapshot);
+  if (parse->fast_path && !plan.compile.empty()) {
+    // The compile starts dbt anyway: it stands on the driver's own parse, as without the fast path
+    // (one parse for every dbt command of the run, and no manifest written by the compile).
+    run.parse_fast_path.enabled = false;
+    run.parse_fast_path.why_disabled =
+        std::to_string(plan.compile.size()) + " node(s) to compile start dbt, whose compile stands on its own parse";
+    return compile_changed(ctx, run, deferral, recorded);
+  }
+  // Every later dbt command of the run stands on the plan's parse: the driver parses before the first.
+  if (parse->fast_path) run.session = parse_before_first_command(std::move(run.session), ctx);
   LoadedProject project;
   if (plan.compile.empty()) {
     project = std::move(*parsed);
@@ -111,6 +122,8 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   if (!probe_parts) return std::unexpected(report(ctx, probe_parts.error()));
   auto warehouse = warehouse_options_setting(ctx);
   if (!warehouse) return std::unexpected(report(ctx, warehouse.error()));
+  auto fast_path = parse_fast_path_setting(args, ctx);
+  if (!fast_path) return std::unexpected(report(ctx, fast_path.error()));
   auto native = native_probe_setting(args, ctx);
   if (!native) return std::unexpected(report(ctx, native.error()));
   warehouse->native = std::move(*native);
@@ -121,6 +134,7 @@ std::expected<PreparedRun, int> prepare_run(const ParsedArgs& args, const Comman
   run.target_path = target_path_flags(args, ctx);
   run.manifest = ctx.target_dir / "manifest.json";
   run.write_manifest = args.has(kFlagWriteManifest);
+  run.parse_fast_path = std::move(*fast_path);
 
   if (packages == DeclaredPackages::install) {
     const std::string cache =

@@ -19,6 +19,7 @@
 #include "dbt_session.h"
 #include "evidence_gathering.h"
 #include "keyed_compile.h"
+#include "parse_fast_path.h"
 #include "project_loader.h"
 
 namespace ods::cli {
@@ -47,6 +48,10 @@ struct PreparedRun {
   // (one parse in the ods dbt driver) the compile of the changed nodes writes none and the driver hands
   // over the nodes it compiled (compiled_nodes_file), read beside the parse's manifest.
   bool write_manifest = false;
+  ParseFastPathSetting parse_fast_path;  // $ODS_PARSE_FAST_PATH and what it reads (parse_fast_path_setting)
+  // The parse's fast path (parse_reuse.h): "taken" when no dbt started to parse, else why not;
+  // "" when the command did not consider it (no recorded state, --compile all).
+  std::string parse_fast_path_outcome;
 
   // The probe (probe_warehouse: a step line, its warnings on ctx.err) through `session`, with
   // each source's chosen version applied to project.inputs. Never fails (a failed probe leaves

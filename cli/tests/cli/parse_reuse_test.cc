@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -85,8 +86,25 @@ class ParseProject : public ::testing::Test {
 
   std::expected<ParsedManifest, int> parse(ScriptedSession& session) {
     err_.str("");
-    return parse_project(ctx_, session, {});
+    return parse_project(ctx_, session, {}, fast_);
   }
+
+  // A project dbt's parse can read, a profile, and dbt-core's console script in a venv whose
+  // site-packages holds its dist-info: what the parse's fast path digests (parse_fast_path.h).
+  void make_fast_path_project() {
+    write_text(dir_ / "dbt_project.yml", "name: p\nprofile: p\n");
+    write_text(dir_ / "models" / "a.sql", "select 1\n");
+    write_text(dir_ / "profiles.yml", "p:\n  target: dev\n  outputs:\n    dev: {type: duckdb}\n");
+    const fs::path venv = dir_.parent_path() / (dir_.filename().string() + "-venv");
+    write_text(venv / "bin" / "python", "");
+    write_text(venv / "bin" / "dbt", "#!" + (venv / "bin" / "python").string() + "\nfrom dbt.cli.main import cli\n");
+    for (const char* exe : {"python", "dbt"})
+      fs::permissions(venv / "bin" / exe, fs::perms::owner_all, fs::perm_options::add);
+    fs::create_directories(venv / "lib" / "python3.11" / "site-packages" / "dbt_core-1.10.2.dist-info");
+    fast_.dbt = (venv / "bin" / "dbt").string();
+  }
+
+  ParseFastPathSetting fast_;
 
   ods::testing::TempDir tmp_{"parse_reuse"};
   fs::path dir_;
@@ -182,6 +200,97 @@ TEST_F(ParseProject, AFailedParseOrWriteFailsWithTheReasonAndRecordsNoDigest) {
   ASSERT_FALSE(refused);
   EXPECT_NE(err_.str().find("disk full"), std::string::npos) << err_.str();
   EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "partial_parse.msgpack.sha256"));
+}
+
+// The parse's fast path: after a parse recorded the digest of its inputs, a run with the same
+// inputs calls no dbt at all and stands on the copy; a changed model makes dbt parse again.
+TEST_F(ParseProject, WithNothingTheParseReadsChangedNoDbtRunsAndAnEditParsesAgain) {
+  make_fast_path_project();
+  ScriptedSession session(ctx_.target_dir);
+  auto first = parse(session);
+  ASSERT_TRUE(first) << err_.str();
+  EXPECT_FALSE(first->fast_path);
+  EXPECT_NE(err_.str().find("not the parse's fast path: something dbt's parse reads changed"), std::string::npos)
+      << err_.str();
+  EXPECT_TRUE(fs::exists(ctx_.target_dir / "ods-parse" / "parse_inputs.sha256"));
+
+  const std::size_t calls = session.calls.size();
+  auto fast = parse(session);
+  ASSERT_TRUE(fast) << err_.str();
+  EXPECT_TRUE(fast->fast_path);
+  EXPECT_TRUE(fast->reused);
+  EXPECT_EQ(fast->manifest, first->manifest);
+  EXPECT_EQ(session.calls.size(), calls) << "no dbt command";
+  EXPECT_NE(err_.str().find("nothing dbt's parse reads changed (2 files, "), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("dbt 1.10.2): the kept parse stands, dbt not started"), std::string::npos) << err_.str();
+
+  write_text(dir_ / "models" / "a.sql", "select 2\n");
+  auto edited = parse(session);
+  ASSERT_TRUE(edited) << err_.str();
+  EXPECT_FALSE(edited->fast_path);
+  EXPECT_EQ(session.calls.size(), calls + 1) << "dbt parse";
+}
+
+TEST_F(ParseProject, TheFastPathIsOffOrDeclinedWithTheReasonAndAFailedParseRecordsNoInputs) {
+  make_fast_path_project();
+  ScriptedSession session(ctx_.target_dir);
+  session.parse_exit_code = 2;
+  EXPECT_FALSE(parse(session));
+  EXPECT_FALSE(fs::exists(ctx_.target_dir / "ods-parse" / "parse_inputs.sha256"));
+  session.parse_exit_code = 0;
+  ASSERT_TRUE(parse(session));
+  fast_.enabled = false;
+  auto off = parse(session);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->fast_path);
+  EXPECT_EQ(off->fast_path_declined, "ODS_PARSE_FAST_PATH is off");
+  fast_.enabled = true;
+  write_text(dir_ / "macros" / "m.sql", "{{ env_var(name) }}");
+  auto declined = parse(session);
+  ASSERT_TRUE(declined);
+  EXPECT_NE(declined->fast_path_declined.find("macros/m.sql: env_var is called with a name that is not a literal"),
+            std::string::npos)
+      << declined->fast_path_declined;
+  EXPECT_NE(err_.str().find("not the parse's fast path: macros/m.sql"), std::string::npos) << err_.str();
+}
+
+// After the fast path, the run's first dbt command is preceded by the driver's parse, and runs
+// only while the kept copy stands (dbt's partial-parse state is the recorded one).
+TEST_F(ParseProject, AfterTheFastPathTheFirstCommandRunsOnTheKeptParseOrNotAtAll) {
+  make_fast_path_project();
+  auto owned = std::make_unique<ScriptedSession>(ctx_.target_dir);
+  ScriptedSession& session = *owned;
+  ASSERT_TRUE(parse(session));
+  auto wrapped = parse_before_first_command(std::move(owned), ctx_);
+  ASSERT_TRUE(wrapped->run({"show"}));
+  ASSERT_EQ(session.calls.size(), 3u);
+  EXPECT_EQ(session.calls.at(1).at(0), "parse");
+  EXPECT_EQ(session.calls.at(2).at(0), "show");
+  ASSERT_TRUE(wrapped->run({"build"}));
+  EXPECT_EQ(session.calls.size(), 4u) << "one parse, before the first command only";
+
+  auto changed_owned = std::make_unique<ScriptedSession>(ctx_.target_dir);
+  changed_owned->state = "state changed meanwhile";  // the driver's parse found something changed
+  ScriptedSession& changed = *changed_owned;
+  auto conflicted = parse_before_first_command(std::move(changed_owned), ctx_);
+  auto refused = conflicted->run_with_progress({"build"}, "dbt build");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "conflict");
+  EXPECT_FALSE(conflicted->run({"build"})) << "and every command after it";
+  EXPECT_EQ(changed.calls.size(), 1u) << "only the parse ran";
+}
+
+TEST_F(ParseProject, TheFastPathSettingIsOnOrOff) {
+  ParsedArgs args;
+  env_["ODS_PARSE_FAST_PATH"] = "off";
+  auto off = parse_fast_path_setting(args, ctx_);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->enabled);
+  env_["ODS_PARSE_FAST_PATH"] = "maybe";
+  auto bad = parse_fast_path_setting(args, ctx_);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, "usage");
+  EXPECT_NE(bad.error().message.find("ODS_PARSE_FAST_PATH is 'maybe'"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,202 @@
+// The parse's fast path on PostgreSQL (issue 41 item 3, docs/cli.md "Nothing changed: no dbt
+// process"): after examples/shop was built with `--target pg`, a run where nothing changed starts
+// no dbt process at all (the parse's fast path, no compile, the native probe, nothing to build),
+// even with dbt made unusable; an edited model, or a changed variable a model names, makes it
+// decline and dbt parse. dbt runs through a venv of its own whose `python` logs every start and
+// exits 97 while a flag file exists: the console script and site-packages are the real venv's.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "harness/postgres_server.h"
+#include "harness/shop_baseline.h"
+
+namespace ods::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDatabase = "shop_fast_path";
+constexpr const char* kLoaded = "shop_fast_path_loaded";
+constexpr const char* kFastLine = "the kept parse stands, dbt not started";
+
+class ParseFastPath : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PostgresServer* pg = suite_server(kLoaded);
+    if (!pg) return;
+    DbtProject loader("shop");
+    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
+  }
+
+  void SetUp() override {
+    pg_ = suite_server(kLoaded);
+    ASSERT_NE(pg_, nullptr);
+    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
+    project_.emplace("shop");
+    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
+                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
+                       // dim_customers's pre-hook reads a variable: keyed, it is reused when that is unchanged.
+                       "ODS_DIGEST_KEY=parse-fast-path-test-key-0123456789abcdef"});
+    make_logging_venv();
+    project_->use_venv(venv_ / "bin");
+    // dim_customers's pre-hook reads a variable: its compile can't be keyed, so every run would
+    // compile it (dbt). A literal hook lets every node keep its recorded SQL when nothing changed.
+    project_->replace_in("models/marts/_marts.yml", R"({{ env_var(\"SHOP_AUDIT_TAG\", \"none\") }})", "none");
+    // orders_daily, incremental, is compiled by every run on PostgreSQL (its recorded key does not
+    // stand there; on DuckDB it does): here a table of the same rows.
+    project_->write("models/marts/orders_daily.sql",
+                    "{{ config(materialized='table') }}\nselect order_date, count(*) as order_count, "
+                    "cast(sum(amount_cents) as bigint) as amount_cents, {{ cents_to_dollars('sum(amount_cents)') }} "
+                    "as amount, max(loaded_at) as max_loaded_at from {{ ref('stg_orders') }} group by order_date\n");
+  }
+
+  void TearDown() override {
+    project_.reset();
+    if (!venv_.empty()) fs::remove_all(venv_);
+    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+  }
+
+  // <project>/../venv: bin/python (a script: logs the start, exits 97 while `broken` exists,
+  // else runs the real venv's python), bin/dbt (the real console script, its first line naming
+  // that python), lib (the real venv's).
+  void make_logging_venv() {
+    venv_ = project_->dir().parent_path() / "venv";
+    fs::create_directories(venv_ / "bin");
+    const fs::path real = venv_bin();
+    {
+      std::ofstream py(venv_ / "bin/python");
+      py << "#!/bin/sh\necho start >> " << starts().string() << "\nif [ -e " << broken().string()
+         << " ]; then exit 97; fi\nexec " << (real / "python").string() << " \"$@\"\n";
+    }
+    fs::permissions(venv_ / "bin/python", fs::perms::owner_all, fs::perm_options::add);
+    std::ifstream in(real / "dbt");
+    std::string first, rest, line;
+    std::getline(in, first);
+    while (std::getline(in, line)) rest += line + "\n";
+    std::ofstream(venv_ / "bin/dbt") << "#!" << (venv_ / "bin/python").string() << "\n" << rest;
+    fs::permissions(venv_ / "bin/dbt", fs::perms::owner_all, fs::perm_options::add);
+    fs::create_directory_symlink(fs::canonical(real.parent_path() / "lib"), venv_ / "lib");
+  }
+
+  fs::path starts() const { return project_->dir().parent_path() / "dbt-starts"; }
+  fs::path broken() const { return project_->dir().parent_path() / "dbt-broken"; }
+  bool dbt_started() const { return fs::exists(starts()); }
+
+  // What a run printed: its step lines and its plan.
+  static std::string said(const ProcessResult& r) { return r.output + r.errors; }
+
+  ProcessResult run() const {
+    return project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string()});
+  }
+
+  // Runs until a run builds nothing (the first builds everything; a second may re-run checks).
+  void build_until_steady() {
+    std::string last;
+    for (int i = 0; i < 3; ++i) {
+      ProcessResult r = run();
+      ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+      if ((r.output + r.errors).find("dbt build not started") != std::string::npos) return;
+      last = r.output + r.errors;
+    }
+    FAIL() << "the shop never reached a run that builds nothing:\n" << last;
+  }
+
+  PostgresServer* pg_ = nullptr;
+  std::optional<DbtProject> project_;
+  fs::path venv_;
+};
+
+TEST_F(ParseFastPath, NothingChangedStartsNoDbtProcessAndAnEditedModelParses) {
+  build_until_steady();
+  fs::remove(starts());
+  std::ofstream(broken()) << "";
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult fast = run();
+  const double fast_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(fast.exit_code, 0) << fast.output << said(fast);
+  EXPECT_NE(said(fast).find(kFastLine), std::string::npos) << said(fast);
+  EXPECT_NE(said(fast).find("native probe, no dbt process"), std::string::npos) << said(fast);
+  EXPECT_NE(said(fast).find(", 0 compiled"), std::string::npos) << said(fast);
+  EXPECT_NE(said(fast).find("dbt build not started"), std::string::npos) << said(fast);
+  EXPECT_FALSE(dbt_started()) << said(fast);
+
+  // The run document says the fast path was taken.
+  ProcessResult json =
+      project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.errors;
+  auto doc = nlohmann::json::parse(json.output, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << json.output;
+  EXPECT_EQ(doc["run"]["parse_fast_path"]["taken"], true) << doc["run"].dump();
+
+  // New source data: the parse stands, the probe finds the change, and the build's dbt first parses in
+  // the driver (the kept copy still stands): one parse for the run, recorded against the plan.
+  fs::remove(broken());
+  ODS_ASSERT_OK(
+      pg_->psql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
+                "amount_cents, loaded_at + interval '1 hour' from raw.orders order by order_id limit 1",
+                kDatabase));
+  ProcessResult data =
+      project_->ods({"state", "run", "--target", "pg", "--profiles-dir", project_->dir().string(), "--format", "json"});
+  ASSERT_EQ(data.exit_code, 0) << said(data);
+  EXPECT_NE(said(data).find(kFastLine), std::string::npos) << said(data);
+  auto built = nlohmann::json::parse(data.output, nullptr, false);
+  ASSERT_FALSE(built.is_discarded()) << data.output;
+  EXPECT_GT(built["run"]["counts"].value("built", 0), 0) << built["run"].dump();
+  EXPECT_EQ(built["run"]["recorded_from"], "plan") << built["run"].dump();
+  EXPECT_EQ(built["run"]["parse_fast_path"]["taken"], true) << built["run"].dump();
+  std::ofstream(broken()) << "";
+
+  // An edited model: the fast path declines, and dbt (unusable) is started and fails the run.
+  project_->replace_in("models/staging/stg_orders.sql", "select", "select /* edited */");
+  ProcessResult edited = run();
+  EXPECT_NE(edited.exit_code, 0) << said(edited);
+  EXPECT_NE(said(edited).find("not the parse's fast path: something dbt's parse reads changed"), std::string::npos)
+      << said(edited);
+  EXPECT_TRUE(dbt_started());
+  fs::remove(broken());
+  ProcessResult parsed = run();
+  EXPECT_EQ(parsed.exit_code, 0) << said(parsed);
+  EXPECT_EQ(said(parsed).find(kFastLine), std::string::npos) << said(parsed);
+
+  // ODS_PARSE_FAST_PATH=off parses with dbt, saying why.
+  project_->add_env({"ODS_PARSE_FAST_PATH=off"});
+  t0 = std::chrono::steady_clock::now();
+  ProcessResult off = run();
+  const double off_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "[parse fast path] nothing changed, examples/shop on PostgreSQL: fast path " << fast_seconds
+            << " s (no dbt process), ODS_PARSE_FAST_PATH=off " << off_seconds << " s\n";
+  EXPECT_EQ(off.exit_code, 0) << said(off);
+  EXPECT_NE(said(off).find("not the parse's fast path: ODS_PARSE_FAST_PATH is off"), std::string::npos) << said(off);
+}
+
+TEST_F(ParseFastPath, AChangedVariableAModelNamesDeclines) {
+  project_->replace_in("models/staging/stg_orders.sql", "select",
+                       "-- tag {{ env_var('SHOP_FAST_TAG', 'none') }}\nselect");
+  project_->add_env({"SHOP_FAST_TAG=one"});
+  build_until_steady();
+  // A model whose Jinja reads a variable can't keep its recorded SQL (its compile starts dbt),
+  // but the parse stands while the variable is unchanged.
+  ProcessResult same = run();
+  EXPECT_EQ(same.exit_code, 0) << said(same);
+  EXPECT_NE(said(same).find(kFastLine), std::string::npos) << said(same);
+  fs::remove(starts());
+  project_->add_env({"SHOP_FAST_TAG=two"});  // the last entry wins
+  ProcessResult changed = run();
+  EXPECT_EQ(changed.exit_code, 0) << said(changed);
+  EXPECT_NE(said(changed).find("not the parse's fast path: something dbt's parse reads changed"), std::string::npos)
+      << said(changed);
+  EXPECT_TRUE(dbt_started());
+  ProcessResult again = run();
+  EXPECT_EQ(again.exit_code, 0) << said(again);
+  EXPECT_NE(said(again).find(kFastLine), std::string::npos) << said(again);
+}
+
+}  // namespace
+}  // namespace ods::testing
