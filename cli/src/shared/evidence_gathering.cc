@@ -178,10 +178,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   if (provider) {
     request = provider->request();
     out.strategy = provider->origin();
-    std::vector<const planner::SourceInput*> unread;
-    for (const auto& source : inputs.sources)
-      if (too_costly.contains(source.id)) unread.push_back(&source);
-    leave_content_unread(request, unread);
+    leave_content_unread(request, too_costly);
   } else {
     request.sources = false;  // nothing to read for versions; still check relations
   }
