@@ -210,7 +210,7 @@ class NativeProbe : public ::testing::Test {
 // The run's request: the sources' evidence and every node's relation with its identity.
 ProbeRequest run_request(unsigned long long content_max_bytes) {
   ProbeRequest request = postgres::make_postgres_versions({content_max_bytes})->request();
-  request.identity_statements = postgres::identity_statements();
+  request.identity_statements = postgres::identity_statements(postgres::IdentityRead::checking);
   return request;
 }
 

@@ -5,11 +5,14 @@
 // and on real DuckDB.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "harness/background_process.h"
 #include "harness/postgres_server.h"
 #include "harness/relation_contents.h"
 #include "harness/shop_baseline.h"
@@ -194,6 +197,60 @@ TEST_F(PostgresRelationIdentity, ACrashBuilds) {
 
 TEST_F(PostgresRelationIdentity, ClusterBuilds) {
   sql("create index fct_orders_by_id on main.fct_orders (order_id); cluster main.fct_orders using fct_orders_by_id");
+  expect_changed_outside(plan());
+}
+
+// A write whose counts are not flushed yet (docs/warehouses.md, "Relation identity"): a session
+// inserts a row into fct_orders, commits, and keeps running (one query string: PostgreSQL 15+
+// flushes a session's counts only when it goes idle). The row is visible, the counters don't show
+// it, so the identity alone would read as the recorded one: while that session is busy the probe
+// reads no identity and fct_orders builds, never reused. Once the session ended (its counts
+// flushed at exit), the moved counters read as changed outside.
+TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
+  const std::string counted = "select n_tup_ins from pg_stat_user_tables where relid = 'main.fct_orders'::regclass";
+  const std::string inserts_before = pg_->psql(counted, kDatabase).output;
+  const std::string sleep = "select pg_sleep(600)";
+  BackgroundProcess writer;
+  auto started = writer.start(
+      {"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U", pg_->user(), "-d", kDatabase,
+       "-c",
+       "insert into main.fct_orders select * from main.fct_orders where order_id = (select min(order_id) from "
+       "main.fct_orders); commit; " +
+           sleep},
+      project_->dir(), project_->dir() / "writer.log");
+  ASSERT_TRUE(started) << started.error();
+  auto sleeping = [&] {
+    return pg_->psql("select count(*) from pg_stat_activity where state = 'active' and query like '%" + sleep + "'",
+                     kDatabase)
+               .output.find('1') == 0;
+  };
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; ++i) {
+    seen = sleeping() && rows() != built_rows_;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(seen) << "the writer's row is not visible or it is not sleeping: " << writer.log_tail();
+  ASSERT_EQ(pg_->psql(counted, kDatabase).output, inserts_before) << "the counts were flushed: nothing to prove";
+
+  auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "build:relation_unverified") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  EXPECT_NE(identity->value("value", "").find(", now unknown"), std::string::npos) << fct.dump(2);
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << "a view's identity counts nothing";
+
+  // The writer's session ends: its counts are flushed as it exits, and the counters moved.
+  ODS_ASSERT_OK(pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where query like '%" + sleep +
+                              "' and pid <> pg_backend_pid()",
+                          kDatabase));
+  bool flushed = false;
+  for (int i = 0; i < 100 && !flushed; ++i) {
+    flushed = !sleeping() && pg_->psql(counted, kDatabase).output != inserts_before;
+    if (!flushed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(flushed) << "the writer's counts never showed";
+  writer.stop();
   expect_changed_outside(plan());
 }
 

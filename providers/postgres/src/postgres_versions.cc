@@ -4,6 +4,7 @@
 
 #include "ods/content/content_versions.h"
 #include "ods/metadata/metadata_versions.h"
+#include "statistics_settle.h"
 
 namespace ods::postgres {
 
@@ -66,14 +67,8 @@ std::string statistics_sql() {
              "pg_catalog.current_setting('track_counts') as track_counts, "
              "(exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = c.oid))::text as has_children, "
              "(select count(*) filter (where a.state is null and a.backend_type = 'client backend')::text || ' ' || "
-             "count(*) filter (where a.state is distinct from 'idle' or a.state_change > "
-             "pg_catalog.statement_timestamp() - interval '") +
-         std::to_string(kStatisticsSettleSeconds) +
-         " seconds')::text from pg_catalog.pg_stat_activity a where a.datname = pg_catalog.current_database() and "
-         "a.pid <> pg_catalog.pg_backend_pid() and a.leader_pid is distinct from pg_catalog.pg_backend_pid() and "
-         "a.backend_type not in ('autovacuum worker', 'walsender') and a.application_name is distinct from 'ods') as "
-         "other_sessions, " +
-         columns_digest() +
+             "count(*) filter (where ") +
+         unsettled_session_sql() + ")::text" + other_sessions_sql() + ") as other_sessions, " + columns_digest() +
          " as content_schema from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace "
          "left join pg_catalog.pg_stat_user_tables s on s.relid = c.oid where n.nspname = '{schema}' and c.relname = "
          "'{identifier}'";
