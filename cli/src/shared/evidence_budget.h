@@ -29,7 +29,8 @@ void leave_content_unread(contracts::ProbeRequest& request, const std::map<std::
 
 // After the provider read the answers: `version` of a source left unread carries why, as a
 // kExactEvidenceTooCostly evidence item (replacing the provider's source_content_unread,
-// which would quote the empty answer), and an unknown version says why in `why_unknown`.
+// which would give another cause for the missing answer), and an unknown version says why in
+// `why_unknown`.
 // Returns false when the provider read an exact version anyway (a probe that ran the statement
 // all the same, e.g. the dbt program's skip list left out for its length): then nothing is
 // changed and the fingerprint counts as read. A version that isn't exact never reads as the
