@@ -217,6 +217,42 @@ TEST_F(PostgresEvidence, AnotherBusySessionMakesTheStatisticsUnknown) {
   EXPECT_NE(stg.dump().find("busy within the last 20 s"), std::string::npos) << stg.dump(2);
 }
 
+// Only sessions whose role may write the table count: a dashboard's role may only SELECT the raw
+// tables, so its busy session (reading raw.customers, then sleeping) leaves the statistics settled.
+TEST_F(PostgresEvidence, ABusySessionOfARoleThatMayOnlyReadLeavesTheStatisticsSettled) {
+  limit("0");
+  run_first();
+  (void)pg_->psql("drop role if exists dashboard", "postgres");  // left by an earlier failure
+  ODS_ASSERT_OK(pg_->psql(
+      "create role dashboard login; grant usage on schema raw to dashboard; grant select on all tables in schema "
+      "raw to dashboard",
+      kDatabase));
+  BackgroundProcess dashboard;
+  auto started =
+      dashboard.start({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U", "dashboard",
+                       "-d", kDatabase, "-c", "select count(*) from raw.customers; select pg_sleep(600)"},
+                      project_->dir(), project_->dir() / "dashboard.log");
+  ASSERT_TRUE(started) << started.error();
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; ++i) {
+    auto r = pg_->psql(
+        "select count(*) from pg_stat_activity where usename = 'dashboard' and state = 'active' and query like "
+        "'%select pg_sleep(600)'",
+        kDatabase);
+    seen = r.output.find('1') == 0;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(seen) << "the dashboard's session did not start: " << dashboard.log_tail();
+  auto p = plan();
+  const auto& stg = entry(p, "stg_customers");
+  EXPECT_EQ(decision(stg), "reuse:unchanged") << stg.dump(2);
+  const nlohmann::json* customers = evidence_about(stg, "source_data_version", "source.shop.raw.customers");
+  ASSERT_NE(customers, nullptr) << stg.dump(2);
+  EXPECT_EQ(customers->value("origin", ""), "postgres_statistics") << stg.dump(2);
+  dashboard.stop();
+  (void)pg_->psql("drop owned by dashboard; drop role dashboard", kDatabase);
+}
+
 // A role without SELECT on a statistics view: the statement fails the probe call, so every source
 // is unknown and every relation unverified, and the warning quotes PostgreSQL.
 TEST_F(PostgresEvidence, ARoleWithoutSelectOnTheStatisticsViewsBuildsWithPostgresReason) {

@@ -116,6 +116,41 @@ class PostgresRelationIdentity : public ::testing::Test, protected IdentityRuns 
         .output;
   }
 
+  // Starts `statements` then `select pg_sleep(600)` in one psql call as `role` (a session that stays
+  // busy) and waits until it sleeps.
+  void start_busy_session(BackgroundProcess& session, const std::string& role, const std::string& statements) {
+    auto started = session.start({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U",
+                                  role, "-d", kDatabase, "-c", statements + "select pg_sleep(600)"},
+                                 project_->dir(), project_->dir() / (role + ".log"));
+    ASSERT_TRUE(started) << started.error();
+    bool seen = false;
+    for (int i = 0; i < 100 && !seen; ++i) {
+      seen = sleeping(role);
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(seen) << role << "'s session is not sleeping: " << session.log_tail();
+  }
+
+  // Whether a session of `role` sleeps in pg_sleep(600).
+  bool sleeping(const std::string& role) {
+    return pg_->psql("select count(*) from pg_stat_activity where state = 'active' and usename = '" + role +
+                         "' and query like '%select pg_sleep(600)'",
+                     kDatabase)
+               .output.find('1') == 0;
+  }
+
+  // A login role that may read the shop's tables only (left by an earlier failure: dropped first).
+  void create_reader_role(const std::string& role) {
+    (void)pg_->psql("drop role if exists " + role, "postgres");
+    sql("create role " + role + " login; grant usage on schema raw, main to " + role +
+        "; grant select on all tables in schema raw, main to " + role);
+  }
+
+  void drop_role(const std::string& role) {
+    (void)pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where usename = '" + role + "'", kDatabase);
+    (void)pg_->psql("drop owned by " + role + "; drop role " + role, kDatabase);
+  }
+
   PostgresServer* pg_ = nullptr;
   std::string built_rows_;  // fct_orders as ODS's first build (dbt build of the same code) left it
 };
@@ -209,27 +244,11 @@ TEST_F(PostgresRelationIdentity, ClusterBuilds) {
 TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
   const std::string counted = "select n_tup_ins from pg_stat_user_tables where relid = 'main.fct_orders'::regclass";
   const std::string inserts_before = pg_->psql(counted, kDatabase).output;
-  const std::string sleep = "select pg_sleep(600)";
-  BackgroundProcess writer;
-  auto started = writer.start(
-      {"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U", pg_->user(), "-d", kDatabase,
-       "-c",
-       "insert into main.fct_orders select * from main.fct_orders where order_id = (select min(order_id) from "
-       "main.fct_orders); commit; " +
-           sleep},
-      project_->dir(), project_->dir() / "writer.log");
-  ASSERT_TRUE(started) << started.error();
-  auto sleeping = [&] {
-    return pg_->psql("select count(*) from pg_stat_activity where state = 'active' and query like '%" + sleep + "'",
-                     kDatabase)
-               .output.find('1') == 0;
-  };
-  bool seen = false;
-  for (int i = 0; i < 100 && !seen; ++i) {
-    seen = sleeping() && rows() != built_rows_;
-    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(seen) << "the writer's row is not visible or it is not sleeping: " << writer.log_tail();
+  BackgroundProcess writer;  // the superuser: it may write fct_orders
+  ASSERT_NO_FATAL_FAILURE(start_busy_session(writer, pg_->user(),
+                                             "insert into main.fct_orders select * from main.fct_orders where "
+                                             "order_id = (select min(order_id) from main.fct_orders); commit; "));
+  ASSERT_NE(rows(), built_rows_) << "the writer's row is not visible";
   ASSERT_EQ(pg_->psql(counted, kDatabase).output, inserts_before) << "the counts were flushed: nothing to prove";
 
   auto p = plan();
@@ -241,17 +260,59 @@ TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
   EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << "a view's identity counts nothing";
 
   // The writer's session ends: its counts are flushed as it exits, and the counters moved.
-  ODS_ASSERT_OK(pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where query like '%" + sleep +
-                              "' and pid <> pg_backend_pid()",
-                          kDatabase));
+  ODS_ASSERT_OK(
+      pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where query like '%select "
+                "pg_sleep(600)' and pid <> pg_backend_pid()",
+                kDatabase));
   bool flushed = false;
   for (int i = 0; i < 100 && !flushed; ++i) {
-    flushed = !sleeping() && pg_->psql(counted, kDatabase).output != inserts_before;
+    flushed = !sleeping(pg_->user()) && pg_->psql(counted, kDatabase).output != inserts_before;
     if (!flushed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(flushed) << "the writer's counts never showed";
   writer.stop();
   expect_changed_outside(plan());
+}
+
+// The settle rule counts only sessions that may write the table: a dashboard's session, of a role
+// that may only SELECT, busy reading fct_orders for as long as it likes, holds no counts of writes
+// to it, so fct_orders' identity is read and it is reused.
+TEST_F(PostgresRelationIdentity, ABusySessionOfARoleThatMayOnlyReadDoesNotStopAReuse) {
+  create_reader_role("dashboard");
+  BackgroundProcess dashboard;
+  ASSERT_NO_FATAL_FAILURE(start_busy_session(dashboard, "dashboard", "select count(*) from main.fct_orders; "));
+  const auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "reuse:unchanged") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  EXPECT_EQ(identity->value("value", "").rfind("oid=", 0), 0u) << fct.dump(2);
+  dashboard.stop();
+  drop_role("dashboard");
+}
+
+// ODS's role without pg_read_all_stats sees no state of another role's session: a busy session of
+// a role that may write fct_orders (here the superuser, sleeping) whose state is hidden still
+// counts, so fct_orders is unverified and builds, never reused.
+TEST_F(PostgresRelationIdentity, ABusyWriterWhoseStateIsHiddenFromODSsRoleStillMakesItUnverified) {
+  create_reader_role("ods_reader");
+  BackgroundProcess writer;
+  ASSERT_NO_FATAL_FAILURE(start_busy_session(writer, pg_->user(), ""));
+  const auto hidden =
+      pg_->psql("set role ods_reader; select count(*) from pg_stat_activity where usename = '" + pg_->user() +
+                    "' and datname = current_database() and pid <> pg_backend_pid() and state is null and backend_type "
+                    "is null and "
+                    "query = '<insufficient privilege>'",
+                kDatabase);
+  ASSERT_EQ(hidden.output.find('1'), 0u) << "the superuser's session is not hidden from ods_reader: " << hidden.output
+                                         << hidden.errors;
+  project_->add_env({"SHOP_PG_USER=ods_reader"});
+  const auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "build:relation_unverified") << fct.dump(2);
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << "a view's identity counts nothing";
+  writer.stop();
+  drop_role("ods_reader");
 }
 
 // A view model dropped with what depends on it: missing, so it and its readers build.

@@ -14,10 +14,12 @@ constexpr const char* kRelation =
 // Text of a time as epoch seconds: the session's DateStyle and TimeZone don't change it.
 std::string epoch(const std::string& time) { return "coalesce(extract(epoch from " + time + ")::text, 'never')"; }
 
-// `settled`: also NULL while another session may hold counts not flushed yet (statistics_settle.h).
+// `settled`: also NULL while another session whose role may write the table may hold counts not
+// flushed yet (statistics_settle.h).
 std::string table_sql(bool settled) {
   const std::string unsettled =
-      settled ? " and not exists (select 1" + other_sessions_sql() + " and " + unsettled_session_sql() + ")" : "";
+      settled ? " and not exists (select 1" + other_sessions_sql("c.oid") + " and " + unsettled_session_sql() + ")"
+              : "";
   return "select case when c.relkind in ('r', 'm') and s.relid is not null and not pg_catalog.pg_is_in_recovery() "
          "and pg_catalog.current_setting('track_counts') = 'on' and not exists (select 1 from pg_catalog.pg_inherits "
          "i where i.inhparent = c.oid)" +
