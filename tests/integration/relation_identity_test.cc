@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/background_process.h"
+#include "harness/busy_session.h"
 #include "harness/postgres_server.h"
 #include "harness/relation_contents.h"
 #include "harness/shop_baseline.h"
@@ -114,29 +115,6 @@ class PostgresRelationIdentity : public ::testing::Test, protected IdentityRuns 
         ->psql("select count(*) || '/' || coalesce(sum(hashtext(t::text)::bigint), 0) from main.fct_orders t",
                kDatabase)
         .output;
-  }
-
-  // Starts `statements` then `select pg_sleep(600)` in one psql call as `role` (a session that stays
-  // busy) and waits until it sleeps.
-  void start_busy_session(BackgroundProcess& session, const std::string& role, const std::string& statements) {
-    auto started = session.start({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U",
-                                  role, "-d", kDatabase, "-c", statements + "select pg_sleep(600)"},
-                                 project_->dir(), project_->dir() / (role + ".log"));
-    ASSERT_TRUE(started) << started.error();
-    bool seen = false;
-    for (int i = 0; i < 100 && !seen; ++i) {
-      seen = sleeping(role);
-      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_TRUE(seen) << role << "'s session is not sleeping: " << session.log_tail();
-  }
-
-  // Whether a session of `role` sleeps in pg_sleep(600).
-  bool sleeping(const std::string& role) {
-    return pg_->psql("select count(*) from pg_stat_activity where state = 'active' and usename = '" + role +
-                         "' and query like '%select pg_sleep(600)'",
-                     kDatabase)
-               .output.find('1') == 0;
   }
 
   // A login role that may read the shop's tables only (left by an earlier failure: dropped first).
@@ -245,9 +223,11 @@ TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
   const std::string counted = "select n_tup_ins from pg_stat_user_tables where relid = 'main.fct_orders'::regclass";
   const std::string inserts_before = pg_->psql(counted, kDatabase).output;
   BackgroundProcess writer;  // the superuser: it may write fct_orders
-  ASSERT_NO_FATAL_FAILURE(start_busy_session(writer, pg_->user(),
-                                             "insert into main.fct_orders select * from main.fct_orders where "
-                                             "order_id = (select min(order_id) from main.fct_orders); commit; "));
+  auto sleeping = start_busy_session(writer, *pg_, pg_->user(), kDatabase,
+                                     "insert into main.fct_orders select * from main.fct_orders where "
+                                     "order_id = (select min(order_id) from main.fct_orders); commit; ",
+                                     project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
   ASSERT_NE(rows(), built_rows_) << "the writer's row is not visible";
   ASSERT_EQ(pg_->psql(counted, kDatabase).output, inserts_before) << "the counts were flushed: nothing to prove";
 
@@ -266,7 +246,8 @@ TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
                 kDatabase));
   bool flushed = false;
   for (int i = 0; i < 100 && !flushed; ++i) {
-    flushed = !sleeping(pg_->user()) && pg_->psql(counted, kDatabase).output != inserts_before;
+    flushed =
+        !busy_session_sleeps(*pg_, pg_->user(), kDatabase) && pg_->psql(counted, kDatabase).output != inserts_before;
     if (!flushed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(flushed) << "the writer's counts never showed";
@@ -280,7 +261,9 @@ TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
 TEST_F(PostgresRelationIdentity, ABusySessionOfARoleThatMayOnlyReadDoesNotStopAReuse) {
   create_reader_role("dashboard");
   BackgroundProcess dashboard;
-  ASSERT_NO_FATAL_FAILURE(start_busy_session(dashboard, "dashboard", "select count(*) from main.fct_orders; "));
+  auto sleeping = start_busy_session(dashboard, *pg_, "dashboard", kDatabase, "select count(*) from main.fct_orders; ",
+                                     project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
   const auto p = plan();
   const auto& fct = entry(p, "fct_orders");
   EXPECT_EQ(decision(fct), "reuse:unchanged") << fct.dump(2);
@@ -297,7 +280,8 @@ TEST_F(PostgresRelationIdentity, ABusySessionOfARoleThatMayOnlyReadDoesNotStopAR
 TEST_F(PostgresRelationIdentity, ABusyWriterWhoseStateIsHiddenFromODSsRoleStillMakesItUnverified) {
   create_reader_role("ods_reader");
   BackgroundProcess writer;
-  ASSERT_NO_FATAL_FAILURE(start_busy_session(writer, pg_->user(), ""));
+  auto sleeping = start_busy_session(writer, *pg_, pg_->user(), kDatabase, "", project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
   const auto hidden =
       pg_->psql("set role ods_reader; select count(*) from pg_stat_activity where usename = '" + pg_->user() +
                     "' and datname = current_database() and pid <> pg_backend_pid() and state is null and backend_type "
