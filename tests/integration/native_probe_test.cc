@@ -106,6 +106,7 @@ void expect_same_answers(const std::map<std::string, ProbeAnswer>& dbt,
     EXPECT_EQ(a.branch, b.branch) << what << " " << id;
     EXPECT_EQ(a.rows, b.rows) << what << " " << id;
     EXPECT_EQ(a.row_sets, b.row_sets) << what << " " << id;
+    EXPECT_EQ(a.statements_skipped, b.statements_skipped) << what << " " << id;
   }
 }
 
@@ -181,17 +182,19 @@ class NativeProbe : public PostgresShopFixture {
     }
     expect_same_reports(*through_dbt, *natively, what);
     EXPECT_EQ(nlohmann::json(natively->target).dump().find(kPassword), std::string::npos);
+    last_native_ = std::move(*natively);
   }
 
   // `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions
   // (node id -> action and reasons) and the command's stderr (its step lines and warnings).
   std::pair<std::map<std::string, std::string>, std::string> dry_run(const std::vector<std::string>& env);
+  ProbeReport last_native_;  // compare()'s native report (the dbt one agrees with it)
 };
 
 // The run's request: the sources' evidence and every node's relation with its identity.
 ProbeRequest run_request(unsigned long long content_max_bytes) {
   ProbeRequest request = postgres::make_postgres_versions({content_max_bytes})->request();
-  request.identity_statements = postgres::identity_statements();
+  request.identity_statements = postgres::identity_statements(postgres::IdentityRead::checking);
   return request;
 }
 
@@ -228,6 +231,41 @@ TEST_F(NativeProbe, MissingRelationsAndOtherKindsAreAnsweredAsDbtAnswersThem) {
   request.sources = false;
   for (const auto& node : relations_of(*project_).nodes) request.content_nodes.push_back(node.id);
   compare(request, "changed relations, built nodes' content");
+}
+
+// relation_probe 0.10: a skipped statement is never sent. Its SQL here fails if PostgreSQL runs
+// it (division by zero), so both probes succeeding proves neither sent it; the relations are
+// still checked, their other statement runs and the nodes' identities are still read.
+TEST_F(NativeProbe, ASkippedStatementIsNeverSentAndTheRestIsAnsweredAsDbtAnswersIt) {
+  ProbeRequest request = run_request(128ULL * 1024 * 1024);
+  ASSERT_EQ(request.statements.size(), 2u);
+  ASSERT_EQ(request.statements[1].name, "content");
+  const ProbeRequest real = request;
+  request.statements[1].sql = "select (1 / 0)::text as row_count from {relation}";
+  for (const auto& source : relations_of(*project_).sources) request.skip_statements[source.id] = {"content"};
+  compare(request, "every source's content skipped");
+  std::size_t skipped = 0;
+  for (const auto& [id, answer] : last_native_.sources) {
+    if (answer.status != ProbeAnswer::Status::ok) continue;
+    ++skipped;
+    EXPECT_EQ(answer.statements_skipped, std::vector<std::string>{"content"}) << id;
+    EXPECT_FALSE(answer.rows.contains("content")) << id;
+    EXPECT_TRUE(answer.rows.contains("metadata")) << id;
+  }
+  EXPECT_GT(skipped, 0u);
+
+  // One source skipped: only its content is left out.
+  request = real;
+  const std::string orders = "source.shop.raw.orders";
+  request.skip_statements[orders] = {"content"};
+  compare(request, "one source's content skipped");
+  ASSERT_EQ(last_native_.sources.at(orders).status, ProbeAnswer::Status::ok);
+  EXPECT_FALSE(last_native_.sources.at(orders).rows.contains("content"));
+  for (const auto& [id, answer] : last_native_.sources)
+    if (id != orders && answer.status == ProbeAnswer::Status::ok) {
+      EXPECT_TRUE(answer.statements_skipped.empty()) << id;
+      EXPECT_TRUE(answer.rows.contains("content")) << id;
+    }
 }
 
 TEST_F(NativeProbe, AFailedConnectionIsProbeFailedWithoutThePassword) {

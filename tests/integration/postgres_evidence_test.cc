@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/background_process.h"
+#include "harness/busy_session.h"
+#include "harness/postgres_server.h"
 #include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
 
@@ -79,10 +82,8 @@ TEST_F(PostgresEvidence, ANumericRescaledWithoutChangingItsValueIsAChange) {
 
 // --- above the limit: the statistics ---
 
-TEST_F(PostgresEvidence, SettledStatisticsOfAnUnchangedTableAreReusedAsSemanticEvidence) {
-  limit("0");
-  run_first();
-  auto p = plan();
+// stg_customers is reused on raw.customers' statistics, read as settled semantic evidence.
+void expect_reused_on_statistics(const nlohmann::json& p) {
   const auto& stg = entry(p, "stg_customers");
   EXPECT_EQ(decision(stg), "reuse:unchanged") << stg.dump(2);
   const nlohmann::json* customers = evidence_about(stg, "source_data_version", "source.shop.raw.customers");
@@ -91,6 +92,12 @@ TEST_F(PostgresEvidence, SettledStatisticsOfAnUnchangedTableAreReusedAsSemanticE
   EXPECT_EQ(customers->value("exactness", ""), "semantic") << stg.dump(2);
   EXPECT_NE(all_evidence_of(stg, "source_content_unread").find("above the content limit of 0 bytes"), std::string::npos)
       << stg.dump(2);
+}
+
+TEST_F(PostgresEvidence, SettledStatisticsOfAnUnchangedTableAreReusedAsSemanticEvidence) {
+  limit("0");
+  run_first();
+  expect_reused_on_statistics(plan());
 }
 
 // Each fault below, after a recorded run over statistics, must build the reader.
@@ -166,22 +173,32 @@ TEST_F(PostgresEvidence, ATableRenamedAwayAndAnotherRenamedIntoItsPlaceBuildsThe
 TEST_F(PostgresEvidence, AnotherBusySessionMakesTheStatisticsUnknown) {
   limit("0");
   run_first();
-  BackgroundProcess busy;
-  auto started = busy.start({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(pg_->port()), "-U",
-                             pg_->user(), "-d", kDatabase, "-c", "select pg_sleep(600)"},
-                            project_->dir(), project_->dir() / "busy.log");
-  ASSERT_TRUE(started) << started.error();
-  bool seen = false;
-  for (int i = 0; i < 100 && !seen; ++i) {
-    auto r = pg_->psql("select count(*) from pg_stat_activity where query = 'select pg_sleep(600)'", kDatabase);
-    seen = r.output.find('1') == 0;
-    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(seen) << "the busy session did not start";
+  BackgroundProcess busy;  // the superuser's: it may write every table
+  auto sleeping = start_busy_session(busy, *pg_, pg_->user(), kDatabase, "", project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
   auto p = plan();
   const auto& stg = entry(p, "stg_customers");
   EXPECT_EQ(stg.at("action"), "build") << stg.dump(2);
   EXPECT_NE(stg.dump().find("busy within the last 20 s"), std::string::npos) << stg.dump(2);
+}
+
+// Only sessions whose role may write the table count: a dashboard's role may only SELECT the raw
+// tables, so its busy session (reading raw.customers, then sleeping) leaves the statistics settled.
+TEST_F(PostgresEvidence, ABusySessionOfARoleThatMayOnlyReadLeavesTheStatisticsSettled) {
+  limit("0");
+  run_first();
+  (void)pg_->psql("drop role if exists dashboard", "postgres");  // left by an earlier failure
+  ODS_ASSERT_OK(pg_->psql(
+      "create role dashboard login; grant usage on schema raw to dashboard; grant select on all tables in schema "
+      "raw to dashboard",
+      kDatabase));
+  BackgroundProcess dashboard;
+  auto sleeping = start_busy_session(dashboard, *pg_, "dashboard", kDatabase, "select count(*) from raw.customers; ",
+                                     project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
+  expect_reused_on_statistics(plan());
+  dashboard.stop();
+  (void)pg_->psql("drop owned by dashboard; drop role dashboard", kDatabase);
 }
 
 // A role without SELECT on a statistics view: the statement fails the probe call, so every source

@@ -5,10 +5,16 @@
 // and on real DuckDB.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "harness/background_process.h"
+#include "harness/busy_session.h"
+#include "harness/postgres_server.h"
 #include "harness/postgres_shop.h"
 #include "harness/relation_contents.h"
 #include "harness/shop_baseline.h"
@@ -112,6 +118,18 @@ class PostgresRelationIdentity : public PostgresShopFixture, protected IdentityR
                kDatabase)
         .output;
   }
+
+  // A login role that may read the shop's tables only (left by an earlier failure: dropped first).
+  void create_reader_role(const std::string& role) {
+    (void)pg_->psql("drop role if exists " + role, "postgres");
+    sql("create role " + role + " login; grant usage on schema raw, main to " + role +
+        "; grant select on all tables in schema raw, main to " + role);
+  }
+
+  void drop_role(const std::string& role) {
+    (void)pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where usename = '" + role + "'", kDatabase);
+    (void)pg_->psql("drop owned by " + role + "; drop role " + role, kDatabase);
+  }
 };
 
 TEST_F(PostgresRelationIdentity, AnUntouchedRelationIsReusedOnItsRecordedIdentity) {
@@ -185,6 +203,92 @@ TEST_F(PostgresRelationIdentity, ACrashBuilds) {
 TEST_F(PostgresRelationIdentity, ClusterBuilds) {
   sql("create index fct_orders_by_id on main.fct_orders (order_id); cluster main.fct_orders using fct_orders_by_id");
   expect_changed_outside(plan());
+}
+
+// A write whose counts are not flushed yet (docs/warehouses.md, "Relation identity"): a session
+// inserts a row into fct_orders, commits, and keeps running (one query string: PostgreSQL 15+
+// flushes a session's counts only when it goes idle). The row is visible, the counters don't show
+// it, so the identity alone would read as the recorded one: while that session is busy the probe
+// reads no identity and fct_orders builds, never reused. Once the session ended (its counts
+// flushed at exit), the moved counters read as changed outside.
+TEST_F(PostgresRelationIdentity, AWriteWhoseCountsAreNotFlushedYetBuilds) {
+  const std::string counted = "select n_tup_ins from pg_stat_user_tables where relid = 'main.fct_orders'::regclass";
+  const std::string inserts_before = pg_->psql(counted, kDatabase).output;
+  BackgroundProcess writer;  // the superuser: it may write fct_orders
+  auto sleeping = start_busy_session(writer, *pg_, pg_->user(), kDatabase,
+                                     "insert into main.fct_orders select * from main.fct_orders where "
+                                     "order_id = (select min(order_id) from main.fct_orders); commit; ",
+                                     project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
+  ASSERT_NE(rows(), built_rows_) << "the writer's row is not visible";
+  ASSERT_EQ(pg_->psql(counted, kDatabase).output, inserts_before) << "the counts were flushed: nothing to prove";
+
+  auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "build:relation_unverified") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  EXPECT_NE(identity->value("value", "").find(", now unknown"), std::string::npos) << fct.dump(2);
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << "a view's identity counts nothing";
+
+  // The writer's session ends: its counts are flushed as it exits, and the counters moved.
+  ODS_ASSERT_OK(
+      pg_->psql("select pg_terminate_backend(pid) from pg_stat_activity where query like '%select "
+                "pg_sleep(600)' and pid <> pg_backend_pid()",
+                kDatabase));
+  bool flushed = false;
+  for (int i = 0; i < 100 && !flushed; ++i) {
+    flushed =
+        !busy_session_sleeps(*pg_, pg_->user(), kDatabase) && pg_->psql(counted, kDatabase).output != inserts_before;
+    if (!flushed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(flushed) << "the writer's counts never showed";
+  writer.stop();
+  expect_changed_outside(plan());
+}
+
+// The settle rule counts only sessions that may write the table: a dashboard's session, of a role
+// that may only SELECT, busy reading fct_orders for as long as it likes, holds no counts of writes
+// to it, so fct_orders' identity is read and it is reused.
+TEST_F(PostgresRelationIdentity, ABusySessionOfARoleThatMayOnlyReadDoesNotStopAReuse) {
+  create_reader_role("dashboard");
+  BackgroundProcess dashboard;
+  auto sleeping = start_busy_session(dashboard, *pg_, "dashboard", kDatabase, "select count(*) from main.fct_orders; ",
+                                     project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
+  const auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "reuse:unchanged") << fct.dump(2);
+  const nlohmann::json* identity = evidence_about(fct, "relation_identity", "model.shop.fct_orders");
+  ASSERT_NE(identity, nullptr) << fct.dump(2);
+  EXPECT_EQ(identity->value("value", "").rfind("oid=", 0), 0u) << fct.dump(2);
+  dashboard.stop();
+  drop_role("dashboard");
+}
+
+// ODS's role without pg_read_all_stats sees no state of another role's session: a busy session of
+// a role that may write fct_orders (here the superuser, sleeping) whose state is hidden still
+// counts, so fct_orders is unverified and builds, never reused.
+TEST_F(PostgresRelationIdentity, ABusyWriterWhoseStateIsHiddenFromODSsRoleStillMakesItUnverified) {
+  create_reader_role("ods_reader");
+  BackgroundProcess writer;
+  auto sleeping = start_busy_session(writer, *pg_, pg_->user(), kDatabase, "", project_->dir());
+  ASSERT_TRUE(sleeping) << sleeping.error();
+  const auto hidden =
+      pg_->psql("set role ods_reader; select count(*) from pg_stat_activity where usename = '" + pg_->user() +
+                    "' and datname = current_database() and pid <> pg_backend_pid() and state is null and backend_type "
+                    "is null and "
+                    "query = '<insufficient privilege>'",
+                kDatabase);
+  ASSERT_EQ(hidden.output.find('1'), 0u) << "the superuser's session is not hidden from ods_reader: " << hidden.output
+                                         << hidden.errors;
+  project_->add_env({"SHOP_PG_USER=ods_reader"});
+  const auto p = plan();
+  const auto& fct = entry(p, "fct_orders");
+  EXPECT_EQ(decision(fct), "build:relation_unverified") << fct.dump(2);
+  EXPECT_EQ(decision(entry(p, "stg_orders")), "reuse:unchanged") << "a view's identity counts nothing";
+  writer.stop();
+  drop_role("ods_reader");
 }
 
 // A view model dropped with what depends on it: missing, so it and its readers build.

@@ -1,54 +1,12 @@
 #include "evidence_budget.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "ods/content/content_versions.h"
 #include "ods/run/build_seconds.h"
 #include "ods/run/evidence_cost.h"
 
 namespace ods::cli {
-
-namespace {
-
-// The parts of a dotted relation name ("db"."raw"."orders", `p`.`d`.`t`, raw.orders), quotes
-// removed; empty when a quote is left open.
-std::vector<std::string> relation_parts(const std::string& relation) {
-  std::vector<std::string> parts(1);
-  char quote = 0;
-  for (char c : relation) {
-    if (quote != 0) {
-      if (c == quote)
-        quote = 0;
-      else
-        parts.back() += c;
-    } else if (c == '"' || c == '`') {
-      quote = c;
-    } else if (c == '.') {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
-  }
-  if (quote != 0) return {};
-  return parts;
-}
-
-std::string lower_literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
-void wrap(contracts::ProbeStatement& statement, const std::string& unread) {
-  if (statement.name != content::kContentStatement) return;
-  statement.sql = "select * from (" + statement.sql + ") as ods_exact__ where not (" + unread + ")";
-}
-
-}  // namespace
 
 std::map<std::string, std::string> sources_too_costly(contracts::StateStore& store, const std::string& scope,
                                                       const planner::ProjectInputs& inputs) {
@@ -62,21 +20,12 @@ std::map<std::string, std::string> sources_too_costly(contracts::StateStore& sto
   return run::choose_exact(downstream, priced, recorded, node_seconds, "its content fingerprint").unread;
 }
 
-void leave_content_unread(contracts::ProbeRequest& request, const std::vector<const planner::SourceInput*>& sources) {
-  std::string unread;
-  for (const planner::SourceInput* source : sources) {
-    const auto parts = relation_parts(source->relation);
-    if (parts.size() < 2 || parts.back().empty()) continue;
-    unread += std::string(unread.empty() ? "" : " or ") +
-              "(lower('{schema}') = " + lower_literal(parts[parts.size() - 2]) +
-              " and lower('{identifier}') = " + lower_literal(parts.back()) + ")";
+void leave_content_unread(contracts::ProbeRequest& request, const std::map<std::string, std::string>& too_costly) {
+  for (const auto& entry : too_costly) {
+    auto& names = request.skip_statements[entry.first];
+    if (std::find(names.begin(), names.end(), content::kContentStatement) == names.end())
+      names.emplace_back(content::kContentStatement);
   }
-  if (unread.empty()) return;
-  for (auto& statement : request.statements) wrap(statement, unread);
-  if (request.fallback)
-    for (auto& statement : request.fallback->statements) wrap(statement, unread);
-  for (auto& fallback : request.further_fallbacks)
-    for (auto& statement : fallback.statements) wrap(statement, unread);
 }
 
 bool note_content_unread(contracts::SourceVersion& version, const std::string& why) {

@@ -50,9 +50,14 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
 }
 
 // Which warehouse gives its relations an identity, and the statements that read it (relation
-// kind -> statement; empty: none, the relation is checked to exist only).
-std::map<std::string, std::string> relation_identity_statements(const std::string& adapter_type) {
-  if (adapter_type == "postgres") return postgres::identity_statements();
+// kind -> statement; empty: none, the relation is checked to exist only). `checking`: for the
+// probe's comparison with the recorded identity (PostgreSQL: none while its counters may be
+// behind), else for recording it after a build.
+std::map<std::string, std::string> relation_identity_statements(const std::string& adapter_type,
+                                                                bool checking = false) {
+  if (adapter_type == "postgres")
+    return postgres::identity_statements(checking ? postgres::IdentityRead::checking
+                                                  : postgres::IdentityRead::recording);
   if (adapter_type == "duckdb") return dbt::duckdb_identity_statements();
   return {};
 }
@@ -178,15 +183,12 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   if (provider) {
     request = provider->request();
     out.strategy = provider->origin();
-    std::vector<const planner::SourceInput*> unread;
-    for (const auto& source : inputs.sources)
-      if (too_costly.contains(source.id)) unread.push_back(&source);
-    leave_content_unread(request, unread);
+    leave_content_unread(request, too_costly);
   } else {
     request.sources = false;  // nothing to read for versions; still check relations
   }
   // The relations' identities in the same call as their existence (relation_probe 0.9).
-  if (options.relation_identity) request.identity_statements = relation_identity_statements(adapter_type);
+  if (options.relation_identity) request.identity_statements = relation_identity_statements(adapter_type, true);
   if (!request.identity_statements.empty()) out.relation_identities.emplace();
   // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
   // artifacts directory (dbt processes running at once must not share one). The native probe

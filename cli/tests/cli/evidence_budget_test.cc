@@ -1,5 +1,6 @@
-// The cost rule around the probe (evidence_budget.h): the content statement answers no row for
-// the sources left unread, matched by schema and identifier, and what such a source carries.
+// The cost rule around the probe (evidence_budget.h): the sources left unread are named in the
+// request's skip list (relation_probe 0.10) for their content statement, and what such a source
+// carries.
 #include "evidence_budget.h"
 
 #include <gtest/gtest.h>
@@ -9,14 +10,6 @@
 namespace ods::cli {
 namespace {
 
-planner::SourceInput source(const std::string& id, const std::string& relation) {
-  planner::SourceInput s;
-  s.id = id;
-  s.name = id;
-  s.relation = relation;
-  return s;
-}
-
 contracts::ProbeRequest request_with_fallback() {
   contracts::ProbeRequest r;
   r.statements = {{"metadata", "select 1 as bytes"}, {content::kContentStatement, "select count(*) from {relation}"}};
@@ -24,25 +17,25 @@ contracts::ProbeRequest request_with_fallback() {
   return r;
 }
 
-TEST(EvidenceBudget, OnlyTheContentStatementsOfTheUnreadSourcesAnswerNoRow) {
+TEST(EvidenceBudget, TheUnreadSourcesContentStatementIsSkippedByIdAndNoSqlIsRewritten) {
   contracts::ProbeRequest r = request_with_fallback();
-  const planner::SourceInput orders = source("source.shop.raw.orders", "\"shop\".\"Raw\".\"O'rders\"");
-  leave_content_unread(r, {&orders});
+  r.skip_statements["source.shop.raw.payments"] = {"history"};
+  leave_content_unread(r, {{"source.shop.raw.orders", "took 9 s"}, {"source.shop.raw.payments", "took 8 s"}});
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"source.shop.raw.orders", {content::kContentStatement}},
+      {"source.shop.raw.payments", {"history", content::kContentStatement}}};
+  EXPECT_EQ(r.skip_statements, expected);
   EXPECT_EQ(r.statements[0].sql, "select 1 as bytes") << "the cheaper evidence still runs";
-  EXPECT_EQ(r.statements[1].sql,
-            "select * from (select count(*) from {relation}) as ods_exact__ where not ((lower('{schema}') = 'raw' and "
-            "lower('{identifier}') = 'o''rders'))");
-  EXPECT_NE(r.fallback->statements[0].sql.find("where not ((lower('{schema}') = 'raw'"), std::string::npos)
-      << r.fallback->statements[0].sql;
+  EXPECT_EQ(r.statements[1].sql, "select count(*) from {relation}");
+  EXPECT_EQ(r.fallback->statements[0].sql, "select 2 from {relation}");
+  leave_content_unread(r, {{"source.shop.raw.orders", "took 9 s"}});
+  EXPECT_EQ(r.skip_statements, expected) << "named once";
 }
 
-TEST(EvidenceBudget, NothingToLeaveUnreadOrANameThatCantBeSplitChangesNothing) {
+TEST(EvidenceBudget, NothingToLeaveUnreadChangesNothing) {
   contracts::ProbeRequest r = request_with_fallback();
   leave_content_unread(r, {});
-  EXPECT_EQ(r.statements[1].sql, "select count(*) from {relation}");
-  const planner::SourceInput open_quote = source("source.shop.raw.x", "\"shop\".\"raw");
-  const planner::SourceInput bare = source("source.shop.raw.y", "y");
-  leave_content_unread(r, {&open_quote, &bare});
+  EXPECT_TRUE(r.skip_statements.empty());
   EXPECT_EQ(r.statements[1].sql, "select count(*) from {relation}");
 }
 
@@ -50,7 +43,7 @@ TEST(EvidenceBudget, AnUnreadSourceSaysWhyAndAnExactAnswerCountsAsRead) {
   contracts::SourceVersion exact;
   exact.source_id = "source.shop.raw.orders";
   exact.version = planner::DataVersion{"rows=1;hash=2", planner::Exactness::exact, "duckdb_content", "t"};
-  EXPECT_FALSE(note_content_unread(exact, "took 9 s")) << "the relation wasn't matched: the fingerprint was read";
+  EXPECT_FALSE(note_content_unread(exact, "took 9 s")) << "a probe that read it anyway: the fingerprint was read";
   EXPECT_TRUE(exact.evidence.empty());
 
   contracts::SourceVersion statistics;

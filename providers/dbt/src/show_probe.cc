@@ -51,6 +51,9 @@ contracts::ProbeAnswer answer_from_json(const json& j) {
     }
   }
   if (j.contains("seconds") && j["seconds"].is_number()) a.seconds = j["seconds"].get<double>();
+  if (j.contains("statements_skipped") && j["statements_skipped"].is_array())  // relation_probe 0.10
+    for (const auto& name : j["statements_skipped"])
+      if (name.is_string()) a.statements_skipped.push_back(name.get<std::string>());
   return a;
 }
 

@@ -36,10 +36,13 @@ namespace {
 // statement gets it with its placeholders filled, and a schema's statements run together, in
 // batches of kIdentityBatch joined by `union all` (one query per batch, not one per relation);
 // a NULL identity is left out.
+// Skipped statements (relation_probe 0.10): a relation whose id the request's skip list names
+// never runs those statements (their SQL is not even rendered for it); its answer names them.
 constexpr const char* kProgram = R"JINJA(
 {%- set ods = {'sources': {}, 'nodes': {}, 'node_kinds': {}, 'identities': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
 {%- set ods_identity = __IDENTITY__ -%}
+{%- set ods_skip = __SKIP__ -%}
 {%- set ods_ids = {} -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
 {%- set ods_items = [] -%}
@@ -134,10 +137,13 @@ constexpr const char* kProgram = R"JINJA(
     {%- if m.branch is none -%}
       {%- do answers.update({uid: {'status': 'skipped', 'why': m.why}}) -%}
     {%- else -%}
-      {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'branch': m.index, 'row_sets': {}, 'seconds': 0.0} -%}
+      {%- set answer = {'status': 'ok', 'fallback': m.index > 0, 'branch': m.index, 'row_sets': {}, 'seconds': 0.0, 'statements_skipped': []} -%}
+      {%- set skipped = ods_skip.get(uid, []) -%}
       {%- for st in m.branch.statements -%}
         {%- set gate = namespace(run=true, value='') -%}
-        {%- if st.only_if -%}
+        {%- if st.name in skipped -%}
+          {%- set gate.run = false -%}{%- do answer.statements_skipped.append(st.name) -%}
+        {%- elif st.only_if -%}
           {%- set prior = answer.row_sets.get(st.only_if.statement, []) -%}
           {%- set gate.value = (prior[0].get(st.only_if.column, '') if prior else '') | string -%}
           {%- set gate.run = gate.value.isdigit() and (gate.value | int) <= st.only_if.max -%}
@@ -181,6 +187,8 @@ select '{{ (tojson({'sources': ods.sources, 'nodes': ods.nodes, 'node_kinds': od
 )JINJA";
 
 constexpr std::size_t kMaxContentListBytes = 64 * 1024;
+// The skip list's share of that argument, beside the content list and the program.
+constexpr std::size_t kMaxSkipListBytes = 32 * 1024;
 // How many relations' identity statements one query joins (a 5k-node schema: 10 queries).
 constexpr std::size_t kIdentityBatch = 500;
 
@@ -222,6 +230,11 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   // A map of strings is a valid Jinja dict literal; an empty map is {} (no identity read).
   replace_all(program, "__IDENTITY__", nlohmann::json(request.identity_statements).dump());
   replace_all(program, "__IDENTITY_BATCH__", std::to_string(kIdentityBatch));
+  // Like the content list, the skip list is one argument's text: over the limit it is left out
+  // and every statement runs (more work; the answers then name no statement skipped).
+  std::string skip = nlohmann::json(request.skip_statements).dump();
+  if (skip.size() > kMaxSkipListBytes) skip = "{}";
+  replace_all(program, "__SKIP__", skip);
   replace_all(program, "__SHARE__", std::to_string(request.share));
   replace_all(program, "__SHARES__", std::to_string(request.shares == 0 ? 1 : request.shares));
   // One command-line argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN): a longer list

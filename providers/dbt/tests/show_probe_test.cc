@@ -136,6 +136,54 @@ TEST(ShowProbe, TheProgramCarriesBothBranchesWithTheirRowLimitsAndNeverListsAMis
   EXPECT_LT(program.size(), 12000u);
 }
 
+// relation_probe 0.10: the skip list travels in the program by id, and a skipped statement's
+// gate closes before its SQL is rendered or run: only its name goes into the answer.
+TEST(ShowProbe, ASkippedStatementIsNeverRenderedNorRunForItsRelation) {
+  contracts::ProbeRequest r = request();
+  r.statements.insert(r.statements.begin(), {"metadata", "select 1 as bytes"});
+  r.skip_statements = {{"source.p.raw.orders", {"content"}}};
+  const std::string program = show_probe_program(r);
+  EXPECT_NE(program.find(R"(set ods_skip = {"source.p.raw.orders":["content"]})"), std::string::npos);
+  EXPECT_NE(show_probe_program(request()).find("set ods_skip = {}"), std::string::npos);  // none skipped
+  const auto loop = program.find("for st in m.branch.statements");
+  const auto skip = program.find("if st.name in skipped", loop);
+  const auto closed = program.find("set gate.run = false", skip);
+  const auto elif = program.find("elif st.only_if", closed);
+  const auto rendered = program.find("set sql = st.sql", elif);
+  const auto runs = program.find("run_query(sql)", rendered);
+  ASSERT_NE(runs, std::string::npos) << program;
+  EXPECT_LT(program.rfind("if gate.run", rendered), rendered) << "the render is inside the gate";
+  EXPECT_GT(program.rfind("if gate.run", rendered), elif);
+  EXPECT_LT(program.size(), 12000u);
+
+  FakeDbt dbt;
+  json answer = {
+      {"sources",
+       {{"source.p.raw.orders",
+         {{"status", "ok"}, {"row_sets", {{"metadata", {{{"bytes", "9"}}}}}}, {"statements_skipped", {"content"}}}},
+        {"source.p.raw.items",
+         {{"status", "ok"}, {"row_sets", {{"metadata", {{{"bytes", "1"}}}}, {"content", {{{"row_count", "3"}}}}}}}}}},
+      {"nodes", json::object()}};
+  dbt.next.events = {show_event(answer)};
+  auto report = make_show_probe(dbt, {})->probe(r);
+  ASSERT_TRUE(report) << report.error().message;
+  const auto& orders = report->sources.at("source.p.raw.orders");
+  EXPECT_EQ(orders.status, contracts::ProbeAnswer::Status::ok);
+  EXPECT_EQ(orders.statements_skipped, std::vector<std::string>{"content"});
+  EXPECT_FALSE(orders.rows.contains("content")) << "no row, not an empty one";
+  EXPECT_EQ(orders.rows.at("metadata").at("bytes"), "9");
+  EXPECT_TRUE(report->sources.at("source.p.raw.items").statements_skipped.empty());
+}
+
+TEST(ShowProbe, ASkipListTooLongForOneArgumentIsLeftOutAndEveryStatementRuns) {
+  contracts::ProbeRequest r = request();
+  for (int i = 0; i < 2000; ++i)
+    r.skip_statements["source.project.raw.a_rather_long_source_" + std::to_string(i)] = {"content"};
+  const std::string program = show_probe_program(r);
+  EXPECT_LT(program.size(), 12000u);
+  EXPECT_NE(program.find("set ods_skip = {}"), std::string::npos);
+}
+
 // relation_probe 0.5: each further fallback is one more branch, after the fallback, in order.
 TEST(ShowProbe, FurtherFallbacksAreBranchesAfterTheFallbackInOrder) {
   contracts::ProbeRequest r = request();

@@ -176,14 +176,19 @@ class NativeProbe final : public contracts::RelationProbe {
     return names;
   }
 
-  // The statements of `branch` on one relation, as the program runs them.
-  Result<ProbeAnswer> run_branch(const Branch& branch, std::size_t index, const ProjectRelation& r,
-                                 const Listed& found) {
+  // The statements of `branch` on one relation, as the program runs them; those named in
+  // `not_to_run` (relation_probe 0.10) are never sent, only named in the answer.
+  Result<ProbeAnswer> run_branch(const Branch& branch, std::size_t index, const ProjectRelation& r, const Listed& found,
+                                 const std::vector<std::string>& not_to_run) {
     ProbeAnswer answer;
     answer.status = ProbeAnswer::Status::ok;
     answer.branch = index;
     answer.fallback = index > 0;
     for (const auto& st : *branch.statements) {
+      if (std::find(not_to_run.begin(), not_to_run.end(), st.name) != not_to_run.end()) {
+        answer.statements_skipped.push_back(st.name);
+        continue;
+      }
       if (st.only_if) {
         auto prior = answer.row_sets.find(st.only_if->statement);
         std::string value;
@@ -216,7 +221,8 @@ class NativeProbe final : public contracts::RelationProbe {
   }
 
   // A source's or content node's answer: the first branch whose filter matches, else skipped.
-  Result<ProbeAnswer> answer_for(const std::vector<Branch>& branches, const ProjectRelation& r, const Listed& found) {
+  Result<ProbeAnswer> answer_for(const std::vector<Branch>& branches, const ProjectRelation& r, const Listed& found,
+                                 const std::vector<std::string>& not_to_run) {
     std::string why;
     for (std::size_t i = 0; i < branches.size(); ++i) {
       const auto& filter = *branches[i].filter;
@@ -230,7 +236,7 @@ class NativeProbe final : public contracts::RelationProbe {
         // dbt-postgres lists no table format: none can be confirmed.
         if (why.empty()) why = "not a " + *filter.format + " table (its format could not be confirmed)";
       } else {
-        return run_branch(branches[i], i, r, found);
+        return run_branch(branches[i], i, r, found, not_to_run);
       }
     }
     ProbeAnswer skipped;
@@ -289,7 +295,10 @@ class NativeProbe final : public contracts::RelationProbe {
         answers[r.id] = std::move(missing);
         continue;
       }
-      auto answer = answer_for(branches, r, *found);
+      auto skip = request.skip_statements.find(r.id);
+      const std::vector<std::string> not_to_run =
+          skip == request.skip_statements.end() ? std::vector<std::string>{} : skip->second;
+      auto answer = answer_for(branches, r, *found, not_to_run);
       if (!answer) return std::unexpected(answer.error());
       answers[r.id] = std::move(*answer);
     }

@@ -1,5 +1,7 @@
 #include "ods/postgres/postgres_identity.h"
 
+#include "statistics_settle.h"
+
 namespace ods::postgres {
 
 namespace {
@@ -12,10 +14,17 @@ constexpr const char* kRelation =
 // Text of a time as epoch seconds: the session's DateStyle and TimeZone don't change it.
 std::string epoch(const std::string& time) { return "coalesce(extract(epoch from " + time + ")::text, 'never')"; }
 
-std::string table_sql() {
+// `settled`: also NULL while another session whose role may write the table may hold counts not
+// flushed yet (statistics_settle.h).
+std::string table_sql(bool settled) {
+  const std::string unsettled =
+      settled ? " and not exists (select 1" + other_sessions_sql("c.oid") + " and " + unsettled_session_sql() + ")"
+              : "";
   return "select case when c.relkind in ('r', 'm') and s.relid is not null and not pg_catalog.pg_is_in_recovery() "
          "and pg_catalog.current_setting('track_counts') = 'on' and not exists (select 1 from pg_catalog.pg_inherits "
-         "i where i.inhparent = c.oid) then 'oid=' || c.oid::text || ';relfilenode=' || c.relfilenode::text || "
+         "i where i.inhparent = c.oid)" +
+         unsettled +
+         " then 'oid=' || c.oid::text || ';relfilenode=' || c.relfilenode::text || "
          "';ins=' || s.n_tup_ins::text || ';upd=' || s.n_tup_upd::text || ';del=' || s.n_tup_del::text || "
          "';database_stats_reset=' || " +
          epoch(
@@ -34,8 +43,9 @@ std::string view_sql() {
 
 }  // namespace
 
-std::map<std::string, std::string> identity_statements() {
-  return {{"table", table_sql()}, {"materialized_view", table_sql()}, {"view", view_sql()}};
+std::map<std::string, std::string> identity_statements(IdentityRead read) {
+  const bool settled = read == IdentityRead::checking;
+  return {{"table", table_sql(settled)}, {"materialized_view", table_sql(settled)}, {"view", view_sql()}};
 }
 
 }  // namespace ods::postgres

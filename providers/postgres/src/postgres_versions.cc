@@ -4,6 +4,7 @@
 
 #include "ods/content/content_versions.h"
 #include "ods/metadata/metadata_versions.h"
+#include "statistics_settle.h"
 
 namespace ods::postgres {
 
@@ -65,15 +66,9 @@ std::string statistics_sql() {
              "pg_catalog.pg_is_in_recovery()::text as in_recovery, "
              "pg_catalog.current_setting('track_counts') as track_counts, "
              "(exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = c.oid))::text as has_children, "
-             "(select count(*) filter (where a.state is null and a.backend_type = 'client backend')::text || ' ' || "
-             "count(*) filter (where a.state is distinct from 'idle' or a.state_change > "
-             "pg_catalog.statement_timestamp() - interval '") +
-         std::to_string(kStatisticsSettleSeconds) +
-         " seconds')::text from pg_catalog.pg_stat_activity a where a.datname = pg_catalog.current_database() and "
-         "a.pid <> pg_catalog.pg_backend_pid() and a.leader_pid is distinct from pg_catalog.pg_backend_pid() and "
-         "a.backend_type not in ('autovacuum worker', 'walsender') and a.application_name is distinct from 'ods') as "
-         "other_sessions, " +
-         columns_digest() +
+             "(select count(*) filter (where ") +
+         hidden_session_sql() + ")::text || ' ' || count(*) filter (where " + unsettled_session_sql() + ")::text" +
+         other_sessions_sql("c.oid") + ") as other_sessions, " + columns_digest() +
          " as content_schema from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace "
          "left join pg_catalog.pg_stat_user_tables s on s.relid = c.oid where n.nspname = '{schema}' and c.relname = "
          "'{identifier}'";
@@ -116,11 +111,11 @@ MetadataReading read_statistics_row(const contracts::ProbeAnswer& answer, const 
   if (hidden != "0")
     return {{},
             hidden +
-                " other session(s) of the database hide their state from this role (pg_read_all_stats would show "
-                "it), so changes they committed may not be counted yet"};
+                " other session(s) of the database whose role may write it hide their state from this role "
+                "(pg_read_all_stats would show it), so changes they committed may not be counted yet"};
   if (busy != "0")
     return {{},
-            busy + " other session(s) of the database were busy within the last " +
+            busy + " other session(s) of the database whose role may write it were busy within the last " +
                 std::to_string(kStatisticsSettleSeconds) +
                 " s, so changes they committed may not be counted in the statistics yet (a session's counts are "
                 "flushed up to 10 s after it goes idle)"};

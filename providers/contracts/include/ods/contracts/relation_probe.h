@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.9, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.10, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -26,6 +26,9 @@
 // relation's identity (ProbeRequest::identity_statements); the report carries each identity
 // read (ProbeReport::relation_identities), read in the same call as the relation check, so the
 // planner can tell a relation ODS built from one rewritten since (docs/warehouses.md).
+// 0.10 (additive): a request may name, per source or content node, statements not to run on its
+// relation (ProbeRequest::skip_statements: the cost rule leaves a costly fingerprint unread);
+// the answer names them (ProbeAnswer::statements_skipped) and holds no rows for them.
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -93,6 +96,14 @@ struct ProbeRequest {
   // is set (the implementation may run a schema's relations' statements together, as one
   // statement). Empty: no identity read. A kind without a statement gets none.
   std::map<std::string, std::string> identity_statements = {};
+  // 0.10: source or content-node id -> names of statements (of whichever branch its relation
+  // matches) that must not run on its relation: they are never sent to the warehouse. The
+  // relation is listed, checked and branched as without the list (a missing relation is still
+  // missing; a matching one is `ok`), its other statements run, and its answer has no entry in
+  // rows or row_sets for a skipped statement and names it in statements_skipped. A statement
+  // whose only_if names a skipped statement does not run either (its condition has no number).
+  // Node existence, kinds and identities are never skipped. Empty: every statement runs.
+  std::map<std::string, std::vector<std::string>> skip_statements = {};
 };
 
 using ProbeRow = std::map<std::string, std::string>;  // column -> value as text (NULL: absent key)
@@ -111,6 +122,9 @@ struct ProbeAnswer {
   // 0.2: statement name -> up to max_rows rows, in the result's order
   std::map<std::string, std::vector<ProbeRow>> row_sets;
   double seconds = 0;  // time the statements took, measured next to the warehouse
+  // 0.10: the statements of the branch that ran that ProbeRequest::skip_statements kept from
+  // running on this relation, in the branch's order (no rows for them: not "no row", not asked)
+  std::vector<std::string> statements_skipped = {};
 };
 
 struct ProbeReport {

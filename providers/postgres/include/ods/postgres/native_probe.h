@@ -5,19 +5,16 @@
 // over pg_tables, pg_views and pg_matviews, `schemaname ilike` the schema, as dbt-postgres's
 // list_relations_without_caching; a node's schema first checked in information_schema.schemata,
 // as adapter.check_schema_exists), same kinds ("table", "view", "materialized_view"), same
-// branches, only_if gates, max_rows, placeholders ({relation} quoted as dbt-postgres quotes,
-// "db"."schema"."identifier" under the project's quoting; {metadata_view} as
-// "db".INFORMATION_SCHEMA.<view>), same identity batches, same share arithmetic, same `why`
-// texts. Values: the text PostgreSQL sends, but for booleans ("True"/"False", as dbt's agate
-// conversion prints them); the statements ODS sends cast their columns to text.
-// Every statement runs in one read-only transaction (dbt's call runs them in one transaction
-// too), without a statement timeout of its own (libpq's environment, e.g. PGOPTIONS, applies to
-// both paths alike); `role`, when set, is taken with `set role` first, as dbt-postgres does.
-// A relation in another database than the connection's fails the call, as it does through dbt
-// (PostgreSQL has no cross-database references).
-// Where it can differ from dbt, knowingly: identifiers are lower-cased in ASCII only (dbt's
-// Python lowers any letter); a content_nodes list over 64 KiB is answered as given (the dbt
-// program then probes every node, a superset); a relation in another database fails the call
+// branches, only_if gates, skip lists (relation_probe 0.10), max_rows, placeholders ({relation} quoted as dbt-postgres
+// quotes, "db"."schema"."identifier" under the project's quoting; {metadata_view} as "db".INFORMATION_SCHEMA.<view>),
+// same identity batches, same share arithmetic, same `why` texts. Values: the text PostgreSQL sends, but for booleans
+// ("True"/"False", as dbt's agate conversion prints them); the statements ODS sends cast their columns to text. Every
+// statement runs in one read-only transaction (dbt's call runs them in one transaction too), without a statement
+// timeout of its own (libpq's environment, e.g. PGOPTIONS, applies to both paths alike); `role`, when set, is taken
+// with `set role` first, as dbt-postgres does. A relation in another database than the connection's fails the call, as
+// it does through dbt (PostgreSQL has no cross-database references). Where it can differ from dbt, knowingly:
+// identifiers are lower-cased in ASCII only (dbt's Python lowers any letter); a content_nodes list over 64 KiB is
+// answered as given (the dbt program then probes every node, a superset); a relation in another database fails the call
 // even where dbt would only have listed it.
 // Errors: "probe_failed" quoting PostgreSQL's message (the connection string's password is
 // never in it: messages come from the server or name the host); nothing is read then.

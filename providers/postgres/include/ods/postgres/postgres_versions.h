@@ -8,8 +8,9 @@
 //             and delete counters (pg_stat_user_tables), the statistics' reset times (the
 //             database's, and the cluster's pg_stat_wal one, which a crash's discard sets), the
 //             server's start time, its columns' digest, and how many other sessions of the
-//             database may hold changes not yet counted (busy, or idle for less than
-//             kStatisticsSettleSeconds; or hiding their state from the role);
+//             database whose role may write the relation may hold changes not yet counted
+//             (busy, or idle for less than kStatisticsSettleSeconds; or hiding their state
+//             from the role);
 //   content:  count(*), an order-independent sum of 64-bit row hashes and the columns' digest,
 //             only when the size is at most the content limit.
 // A content answer is an exact version (origin "postgres_content"). The row hash is
@@ -28,8 +29,10 @@
 // change, provided the counters are settled. Unknown, with the reason: a view, a partitioned,
 // foreign or materialized relation, a table with inheritance children (all: no statistics that
 // count their rows), a standby (replayed changes aren't counted), track_counts off, and
-// unsettled counters (another session busy or idle for less than kStatisticsSettleSeconds, or
-// hidden from the role). ODS's own state-store sessions (application_name 'ods') don't count.
+// unsettled counters (another session whose role may write the table busy or idle for less than
+// kStatisticsSettleSeconds, or hiding its state from the role). Sessions of roles that can't
+// write the table (readers, dashboards) and ODS's own state-store sessions (application_name
+// 'ods') don't count.
 // content_request() (early cutoff's built nodes): the same size gate, content alone (a node
 // above the limit has no content version, and its readers don't cut off on it).
 // Built over any RelationProbe: it says what to run and reads the answers, never how.
