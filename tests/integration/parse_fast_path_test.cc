@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <string>
 
 #include "harness/postgres_server.h"
+#include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
 
 namespace ods::testing {
@@ -21,29 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDatabase = "shop_fast_path";
 constexpr const char* kLoaded = "shop_fast_path_loaded";
 constexpr const char* kFastLine = "the kept parse stands, dbt not started";
 
-class ParseFastPath : public ::testing::Test {
+class ParseFastPath : public PostgresShopFixture {
  protected:
-  static void SetUpTestSuite() {
-    PostgresServer* pg = suite_server(kLoaded);
-    if (!pg) return;
-    DbtProject loader("shop");
-    ProcessResult loaded = loader.generate_data({"--postgres", pg->dsn()});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.output << loaded.errors;
-  }
+  // dim_customers's pre-hook reads a variable: keyed, it is reused when that is unchanged.
+  ParseFastPath() : PostgresShopFixture(kLoaded, {"ODS_DIGEST_KEY=parse-fast-path-test-key-0123456789abcdef"}) {}
+
+  static void SetUpTestSuite() { load_shop_raw_tables(kLoaded); }
 
   void SetUp() override {
-    pg_ = suite_server(kLoaded);
-    ASSERT_NE(pg_, nullptr);
-    ODS_ASSERT_OK(pg_->psql("create database " + std::string(kDatabase) + " template " + kLoaded, "postgres"));
-    project_.emplace("shop");
-    project_->add_env({"SHOP_PG_HOST=127.0.0.1", "SHOP_PG_PORT=" + std::to_string(pg_->port()),
-                       "SHOP_PG_USER=" + pg_->user(), std::string("SHOP_PG_DBNAME=") + kDatabase,
-                       // dim_customers's pre-hook reads a variable: keyed, it is reused when that is unchanged.
-                       "ODS_DIGEST_KEY=parse-fast-path-test-key-0123456789abcdef"});
+    PostgresShopFixture::SetUp();
+    if (HasFatalFailure()) return;
     make_logging_venv();
     project_->use_venv(venv_ / "bin");
     // dim_customers's pre-hook reads a variable: its compile can't be keyed, so every run would
@@ -58,9 +48,8 @@ class ParseFastPath : public ::testing::Test {
   }
 
   void TearDown() override {
-    project_.reset();
     if (!venv_.empty()) fs::remove_all(venv_);
-    if (pg_) (void)pg_->psql("drop database if exists " + std::string(kDatabase) + " with (force)", "postgres");
+    PostgresShopFixture::TearDown();
   }
 
   // <project>/../venv: bin/python (a script: logs the start, exits 97 while `broken` exists,
@@ -108,8 +97,6 @@ class ParseFastPath : public ::testing::Test {
     FAIL() << "the shop never reached a run that builds nothing:\n" << last;
   }
 
-  PostgresServer* pg_ = nullptr;
-  std::optional<DbtProject> project_;
   fs::path venv_;
 };
 

@@ -161,4 +161,11 @@ Result<std::unique_ptr<contracts::StateStore>> open_store_at(const CommandContex
 
 std::string redact_url(const std::string& url) { return state::redact_state_url(url); }
 
+Result<bool> on_off_setting(const CommandContext& ctx, const std::string& name, const std::string& must_be) {
+  const std::string value = ctx.env.getenv(name);
+  if (value.empty() || value == "on") return true;
+  if (value == "off") return false;
+  return fail("usage", name + " is '" + value + "': it must be " + must_be + ".");
+}
+
 }  // namespace ods::cli

@@ -81,6 +81,11 @@ std::vector<FlagSpec> common_flags();
 // in dbt's words: refused before anything runs.
 [[nodiscard]] Result<void> resolve_target(const ParsedArgs& args, CommandContext& ctx);
 
+// An on/off setting from the environment: `name` unset, empty or "on" is true, "off" false.
+// Errors: "usage" naming the variable and its value, then "it must be <must_be>".
+[[nodiscard]] Result<bool> on_off_setting(const CommandContext& ctx, const std::string& name,
+                                          const std::string& must_be);
+
 [[nodiscard]] Result<std::unique_ptr<contracts::StateStore>> open_store(const CommandContext& ctx, bool create,
                                                                         bool read_only = false);
 // The same for the store `url` names (ods state copy).

@@ -54,18 +54,6 @@ Result<std::size_t> probe_parts_setting(const CommandContext& ctx) {
   return parts;
 }
 
-namespace {
-
-// An on/off setting: unset or "on" true, "off" false; else "usage", saying what it must be.
-Result<bool> on_off_setting(const CommandContext& ctx, const std::string& name, const std::string& must_be) {
-  const std::string value = ctx.env.getenv(name);
-  if (value.empty() || value == "on") return true;
-  if (value == "off") return false;
-  return fail("usage", name + " is '" + value + "': it must be " + must_be + ".");
-}
-
-}  // namespace
-
 Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
   WarehouseOptions options;
   const std::string limit = ctx.env.getenv("ODS_CONTENT_MAX_BYTES");
@@ -103,12 +91,9 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
 
 Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const CommandContext& ctx) {
   NativeProbeSetting out;
-  const std::string value = ctx.env.getenv("ODS_NATIVE_PROBE");
-  if (!value.empty() && value != "on" && value != "off")
-    return fail("usage", "ODS_NATIVE_PROBE is '" + value +
-                             "': it must be 'on' (the default: PostgreSQL's probe over libpq, without a dbt "
-                             "process) or 'off' (every probe through dbt show).");
-  out.enabled = value != "off";
+  ODS_TRY(out.enabled, on_off_setting(ctx, "ODS_NATIVE_PROBE",
+                                      "'on' (the default: PostgreSQL's probe over libpq, without a dbt process) or "
+                                      "'off' (every probe through dbt show)"));
   if (!out.enabled) return out;
   const auto getenv = [&ctx](const std::string& name) { return ctx.env.getenv ? ctx.env.getenv(name) : std::string(); };
   auto choice = dbt::choose_target(ctx.project_dir, ctx.target, args.get(kFlagProfilesDir), getenv);

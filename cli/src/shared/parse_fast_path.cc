@@ -91,12 +91,9 @@ class ParseFirstSession final : public DbtSession {
 
 Result<ParseFastPathSetting> parse_fast_path_setting(const ParsedArgs& args, const CommandContext& ctx) {
   ParseFastPathSetting out;
-  const std::string value = ctx.env.getenv("ODS_PARSE_FAST_PATH");
-  if (!value.empty() && value != "on" && value != "off")
-    return fail("usage", "ODS_PARSE_FAST_PATH is '" + value +
-                             "': it must be 'on' (the default: no dbt parse when nothing it reads changed) or 'off' "
-                             "(dbt parses every run).");
-  out.enabled = value != "off";
+  ODS_TRY(out.enabled, on_off_setting(ctx, "ODS_PARSE_FAST_PATH",
+                                      "'on' (the default: no dbt parse when nothing it reads changed) or 'off' (dbt "
+                                      "parses every run)"));
   out.profiles_dir = args.get(kFlagProfilesDir);
   out.dbt = args.has(kFlagDbt) ? args.get(kFlagDbt) : ctx.env.getenv("ODS_DBT");
   return out;
