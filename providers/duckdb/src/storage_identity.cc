@@ -58,7 +58,8 @@ std::string storage_statement() {
          "start, count, compression, stats::varchar, block_id, block_offset, additional_block_ids::varchar), ';' "
          "order by row_group_id, column_id, column_path, segment_id)) as storage_layout, "
          "coalesce((select string_agg(distinct b::varchar, ',' order by b::varchar) from (select unnest("
-         "list_prepend(block_id, additional_block_ids)) as b from ods_segments__) where b >= 0), '') as storage_blocks, "
+         "list_prepend(block_id, additional_block_ids)) as b from ods_segments__) where b >= 0), '') as "
+         "storage_blocks, "
          "(select n from ods_rows__)::varchar as storage_rows, "
          "case when bool_and(persistent) and not bool_or(has_updates) and (select n from ods_rows__) = "
          "sum(count) filter (where column_id = 0 and column_path = '[0, 0]') then '1' else '0' end as storage_usable, "
@@ -82,7 +83,8 @@ std::expected<std::string, std::string> storage_identity_of(const std::map<std::
   if (file->empty() || *file == ":memory:" || file->starts_with(":memory:"))
     return std::unexpected(std::string("its database is in memory"));
   std::vector<std::int64_t> ids;
-  if (!blocks || !parse_blocks(*blocks, ids)) return std::unexpected(std::string("the storage statement gave no block list"));
+  if (!blocks || !parse_blocks(*blocks, ids))
+    return std::unexpected(std::string("the storage statement gave no block list"));
   const std::filesystem::path path(*file);
   auto digest = digest_blocks(path.is_absolute() ? path : working_dir / path, ids);
   if (!digest) return std::unexpected(digest.error());

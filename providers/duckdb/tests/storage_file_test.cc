@@ -1,6 +1,8 @@
 // The storage identity on real DuckDB files, made in the test by the DuckDB of ./.venv (the one
 // dbt-duckdb runs): what moves it and what does not (docs/warehouses.md "DuckDB", "Storage
 // identity"), and every reason it is unknown.
+#include "ods/duckdb/storage_file.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,7 +14,6 @@
 
 #include "harness/source_paths.h"
 #include "harness/temp_dir.h"
-#include "ods/duckdb/storage_file.h"
 #include "ods/duckdb/storage_identity.h"
 
 namespace ods::duckdb {
@@ -83,8 +84,10 @@ class StorageIdentityTest : public ::testing::Test {
   }
 
   static std::string swap(int a, int b) {
-    return "update amounts set amount = case id when " + std::to_string(a) + " then (select amount from amounts "
-           "where id = " + std::to_string(b) + ") else (select amount from amounts where id = " + std::to_string(a) +
+    return "update amounts set amount = case id when " + std::to_string(a) +
+           " then (select amount from amounts "
+           "where id = " +
+           std::to_string(b) + ") else (select amount from amounts where id = " + std::to_string(a) +
            ") end where id in (" + std::to_string(a) + ", " + std::to_string(b) + ")";
   }
 
@@ -149,14 +152,16 @@ TEST_F(StorageIdentityTest, IsUnknownWhileTheTableHasChangesOutsideItsBlocks) {
   EXPECT_FALSE(storage_identity_of(deleted, dir_.path()));
 }
 
-TEST_F(StorageIdentityTest, IsUnknownWithAWriteAheadLogBesideTheFile) {
-  auto usable = answer("amounts");
-  ASSERT_TRUE(storage_identity_of(usable, dir_.path()));
+// dbt-duckdb leaves a write-ahead log after its calls: changes to other tables in it don't matter
+// (changes to this one make the statement refuse, above).
+TEST_F(StorageIdentityTest, StaysTheSameBesideAWriteAheadLogOfOtherTables) {
+  auto before = identity();
+  ASSERT_TRUE(before) << before.error();
   run_duckdb(db_, {"insert into other values (1)"}, "", true);
   ASSERT_GT(fs::file_size(db_.string() + ".wal"), 0u);
-  auto digest = storage_identity_of(usable, dir_.path());
-  ASSERT_FALSE(digest);
-  EXPECT_NE(digest.error().find("not yet checkpointed"), std::string::npos) << digest.error();
+  auto listed = answer("amounts", {}, true);  // read as dbt-duckdb does: the log replayed, kept
+  ASSERT_GT(fs::file_size(db_.string() + ".wal"), 0u);
+  EXPECT_EQ(storage_identity_of(listed, dir_.path()), before);
 }
 
 TEST_F(StorageIdentityTest, IsUnknownForABlockThatIsNotWhereTheListSays) {

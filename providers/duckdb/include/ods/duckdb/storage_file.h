@@ -35,10 +35,12 @@ struct DatabaseLayout {
 std::expected<DatabaseLayout, std::string> read_database_layout(const std::filesystem::path& file);
 
 // sha256 over the whole bytes of each of `block_ids`, in the order given (a block named twice is
-// read twice), as 64 hex digits; or why not: the layout unreadable, a write-ahead log beside the
-// file (`<file>.wal`) that is not empty (changes not in the blocks yet), a block id outside the
-// file or past its end, a block whose stored checksum does not match its bytes (being written, or not where
-// expected), or the current header's iteration moved while reading (a checkpoint ran meanwhile).
+// read twice), as 64 hex digits; or why not: the layout unreadable, a block id outside the file or
+// past its end, a block whose stored checksum does not match its bytes (being written, or not
+// where expected), or the current header's iteration moved while reading (a checkpoint ran
+// meanwhile). A write-ahead log beside the file (`<file>.wal`) does not matter here: the caller's
+// block list comes from a DuckDB that replayed it, and says whether it touched the table
+// (storage_identity.h).
 std::expected<std::string, std::string> digest_blocks(const std::filesystem::path& file,
                                                       const std::vector<std::int64_t>& block_ids);
 
