@@ -58,16 +58,16 @@ class DuckDbStorageVersions final : public contracts::ChangeProvider {
     if (auto storage = answer.rows.find(kStorageStatement); storage != answer.rows.end()) {
       auto identity = storage_identity_of(storage->second, working_dir_);
       if (identity) {
-        v.version = planner::DataVersion{"storage:" + *identity, planner::Exactness::exact, origin(), observed_at,
-                                         true};
+        v.version =
+            planner::DataVersion{"storage:" + *identity, planner::Exactness::exact, origin(), observed_at, true};
         return v;
       }
       why_not_storage = identity.error();
     }
     if (answer.rows.contains(content::kContentStatement)) {
       v.version = content::content_version_of(answer, "duckdb_content", observed_at, v.why_unknown);
-      v.evidence.push_back({"storage_identity_unread", id, "read by content: " + why_not_storage,
-                            planner::Exactness::none, origin()});
+      v.evidence.push_back(
+          {"storage_identity_unread", id, "read by content: " + why_not_storage, planner::Exactness::none, origin()});
       return v;
     }
     v.why_unknown = "no storage identity (" + why_not_storage + ") and its content was not read";

@@ -13,8 +13,8 @@ namespace {
 
 using contracts::ProbeAnswer;
 
-const char* kSource = "source.shop.raw.orders";
-const char* kMd5 = "0123456789abcdef0123456789abcdef";
+constexpr const char* kSource = "source.shop.raw.orders";
+constexpr const char* kMd5 = "0123456789abcdef0123456789abcdef";
 
 ProbeAnswer answer_with(std::map<std::string, contracts::ProbeRow> rows) {
   ProbeAnswer a;
@@ -24,8 +24,8 @@ ProbeAnswer answer_with(std::map<std::string, contracts::ProbeRow> rows) {
 }
 
 contracts::ProbeRow storage_row(const std::string& usable, const std::string& file) {
-  return {{"storage_layout", kMd5}, {"storage_blocks", "1,2"}, {"storage_rows", "10"},
-          {"storage_usable", usable}, {"storage_schema", kMd5}, {"storage_file", file}};
+  return {{"storage_layout", kMd5},   {"storage_blocks", "1,2"}, {"storage_rows", "10"},
+          {"storage_usable", usable}, {"storage_schema", kMd5},  {"storage_file", file}};
 }
 
 contracts::ProbeRow content_row() { return {{"row_count", "10"}, {"content_hash", "42"}, {"content_schema", kMd5}}; }
