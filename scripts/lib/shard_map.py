@@ -22,7 +22,8 @@ class Shard:
 # What the CLI's main job is made of: an ordinary C++ change to any of it selects the suites that
 # guard reuse (ShopGate, the reuse corpus, ShopRun on PostgreSQL) and the crash rounds.
 CORE = ["planner/", "cli/", "process/", "run/", "providers/contracts/", "providers/state/", "providers/dbt/",
-        "providers/content/", "providers/postgres/", "providers/CMakeLists.txt", "base/", "json/", "bench/gen_project.py",
+        "providers/content/", "providers/postgres/", "providers/duckdb/",
+        "providers/CMakeLists.txt", "base/", "json/", "bench/gen_project.py",
         "CMakeLists.txt", "cmake/OdsHelpers.cmake", "cmake/OdsTargetGraph.cmake", "Makefile"]
 # The runner pod's and the operator's code: what the kube shard's stand-in and the real node run.
 OPERATOR = ["operator/", "callback_protocol/", "cli/src/pod/", "crds/", "helm/"]

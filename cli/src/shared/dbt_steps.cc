@@ -76,6 +76,13 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
           on_off_setting(ctx, "ODS_EVIDENCE_COST",
                          "'on' (the default: exact evidence that costs more than building what reads it is left "
                          "unread) or 'off' (every exact evidence is read, whatever it costs)"));
+  // Off unless set (on_off_setting reads unset as on).
+  if (!ctx.env.getenv("ODS_DUCKDB_STORAGE").empty()) {
+    ODS_TRY(options.duckdb_storage,
+            on_off_setting(ctx, "ODS_DUCKDB_STORAGE",
+                           "'on' (DuckDB source tables read by their storage identity where it proves something, by "
+                           "content elsewhere) or 'off' (the default: by content)"));
+  }
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
     const bool forbidden = hash.find_first_of(";\n\r") != std::string::npos || hash.find("--") != std::string::npos ||

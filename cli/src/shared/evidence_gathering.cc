@@ -1,5 +1,6 @@
 #include "evidence_gathering.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "ods/dbt/duckdb_identity.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
+#include "ods/duckdb/duckdb_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/planner/version_choice.h"
 #include "ods/postgres/native_probe.h"
@@ -27,7 +29,11 @@ namespace {
 // The composition root's only vendor knowledge: which provider reads which warehouse.
 std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type,
                                                                const WarehouseOptions& options = {}) {
-  if (adapter_type == "duckdb") return content::make_duckdb_content_versions();
+  if (adapter_type == "duckdb") {
+    if (!options.duckdb_storage) return content::make_duckdb_content_versions();
+    std::error_code error;
+    return duckdb::make_duckdb_storage_versions(std::filesystem::current_path(error));
+  }
   // Content within the limit (the default's unless the user sets one); above it the statistics.
   if (adapter_type == "postgres")
     return postgres::make_postgres_versions({options.content_max_bytes.value_or(kDefaultContentMaxBytes)});

@@ -54,6 +54,10 @@ struct WarehouseOptions {
   // default) leaves unread the exact evidence that took longer, when last read, than building
   // what reads it (run/evidence_cost.h; docs/warehouses.md, "Evidence bounded by cost").
   bool evidence_cost = true;
+  // $ODS_DUCKDB_STORAGE: true ("on") reads DuckDB source tables by their storage identity where it
+  // proves something, by content elsewhere; false (the default) by content (docs/warehouses.md,
+  // "DuckDB storage identity").
+  bool duckdb_storage = false;
   NativeProbeSetting native;  // $ODS_NATIVE_PROBE and what a probe without dbt reads
 };
 

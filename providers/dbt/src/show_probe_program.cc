@@ -23,7 +23,8 @@ namespace {
 // format match (the request's filter, then its fallbacks in order); a relation matching none is
 // skipped, never queried. A statement with a condition (only_if) runs only when an earlier
 // statement's first row holds a whole number no larger than its limit in the named column.
-// Placeholders: {relation}, {schema} and {identifier} (inside string literals: quotes doubled),
+// Placeholders: {relation}, {database} (relation_probe 0.11), {schema} and {identifier} (inside
+// string literals: quotes doubled),
 // and {metadata_view}: the adapter's own name of the relation's information-schema view the
 // statement names (dbt's Relation.information_schema). Structured values (maps, lists) are JSON
 // text already: dbt's agate conversion writes them so. The answer travels as the hex of its JSON
@@ -149,7 +150,7 @@ constexpr const char* kProgram = R"JINJA(
           {%- set gate.run = gate.value.isdigit() and (gate.value | int) <= st.only_if.max -%}
         {%- endif -%}
         {%- if gate.run -%}
-        {%- set sql = st.sql | replace('{relation}', found.rel | string) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
+        {%- set sql = st.sql | replace('{relation}', found.rel | string) | replace('{database}', (db or '') | replace("'", "''")) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
         {%- if st.metadata_view -%}{%- set sql = sql | replace('{metadata_view}', found.rel.information_schema(st.metadata_view) | string) -%}{%- endif -%}
         {%- set t0 = modules.datetime.datetime.now() -%}
         {%- set res = run_query(sql) -%}

@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.10, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.11, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -29,6 +29,9 @@
 // 0.10 (additive): a request may name, per source or content node, statements not to run on its
 // relation (ProbeRequest::skip_statements: the cost rule leaves a costly fingerprint unread);
 // the answer names them (ProbeAnswer::statements_skipped) and holds no rows for them.
+// 0.11 (additive): a statement may name the relation's database ({database}, quotes doubled, as
+// {schema}); the dbt show probe fills it, the native PostgreSQL probe does not (its statements don't
+// use it).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -59,7 +62,7 @@ struct ProbeCondition {
 // name quoted by its own rules; 0.5: {schema} and {identifier}, its schema and name as the
 // warehouse lists them, for use inside single-quoted string literals (quotes doubled); and
 // {metadata_view}, the relation's information-schema view named by `metadata_view` (e.g.
-// "TABLES"), qualified as the adapter does it.
+// "TABLES"), qualified as the adapter does it; 0.11: {database}, its database, as {schema}.
 struct ProbeStatement {
   std::string name;  // names the answer, e.g. "content"
   std::string sql;

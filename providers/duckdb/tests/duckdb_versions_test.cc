@@ -1,0 +1,89 @@
+// DuckDbStorageVersions: its request (the storage statement, the content fingerprint only where
+// the storage can't prove anything, views by content) and its reading of the answers. The storage
+// identity itself, on real DuckDB files: storage_file_test.cc.
+#include "ods/duckdb/duckdb_versions.h"
+
+#include <gtest/gtest.h>
+
+#include "ods/content/content_versions.h"
+#include "ods/duckdb/storage_identity.h"
+
+namespace ods::duckdb {
+namespace {
+
+using contracts::ProbeAnswer;
+
+constexpr const char* kSource = "source.shop.raw.orders";
+constexpr const char* kMd5 = "0123456789abcdef0123456789abcdef";
+
+ProbeAnswer answer_with(std::map<std::string, contracts::ProbeRow> rows) {
+  ProbeAnswer a;
+  a.status = ProbeAnswer::Status::ok;
+  a.rows = std::move(rows);
+  return a;
+}
+
+contracts::ProbeRow storage_row(const std::string& usable, const std::string& file) {
+  return {{"storage_layout", kMd5},   {"storage_blocks", "1,2"}, {"storage_rows", "10"},
+          {"storage_usable", usable}, {"storage_schema", kMd5},  {"storage_file", file}};
+}
+
+contracts::ProbeRow content_row() { return {{"row_count", "10"}, {"content_hash", "42"}, {"content_schema", kMd5}}; }
+
+std::vector<contracts::SourceVersion> read(const ProbeAnswer& answer) {
+  contracts::ProbeReport report;
+  report.sources[kSource] = answer;
+  return make_duckdb_storage_versions("/nonexistent")->versions(report, "2026-12-07T16:00:00Z");
+}
+
+TEST(DuckDbStorageVersions, AsksTablesForTheirStorageAndTheirContentOnlyWhereTheStorageProvesNothing) {
+  auto request = make_duckdb_storage_versions("/tmp")->request();
+  ASSERT_EQ(request.filter.kinds, std::vector<std::string>{"table"});
+  ASSERT_EQ(request.statements.size(), 2u);
+  EXPECT_EQ(request.statements[0].name, kStorageStatement);
+  EXPECT_EQ(request.statements[1].name, content::kContentStatement);
+  ASSERT_TRUE(request.statements[1].only_if);
+  EXPECT_EQ(request.statements[1].only_if->statement, kStorageStatement);
+  EXPECT_EQ(request.statements[1].only_if->column, "storage_usable");
+  EXPECT_EQ(request.statements[1].only_if->max, 0u);
+  ASSERT_TRUE(request.fallback);
+  EXPECT_EQ(request.fallback->filter.kinds, std::vector<std::string>{"view"});
+  ASSERT_EQ(request.fallback->statements.size(), 1u);
+  EXPECT_EQ(request.fallback->statements[0].name, content::kContentStatement);
+}
+
+TEST(DuckDbStorageVersions, ReadsByContentWhereTheStorageProvesNothing) {
+  auto v = read(answer_with({{kStorageStatement, storage_row("0", "/x.duckdb")}, {"content", content_row()}}));
+  ASSERT_EQ(v.size(), 1u);
+  ASSERT_TRUE(v[0].version);
+  EXPECT_EQ(v[0].version->origin, "duckdb_content");
+  EXPECT_EQ(v[0].version->exactness, planner::Exactness::exact);
+  ASSERT_EQ(v[0].evidence.size(), 1u);
+  EXPECT_NE(v[0].evidence[0].value.find("deleted rows"), std::string::npos) << v[0].evidence[0].value;
+}
+
+TEST(DuckDbStorageVersions, ReadsAViewByContent) {
+  auto v = read(answer_with({{"content", content_row()}}));
+  ASSERT_TRUE(v[0].version);
+  EXPECT_EQ(v[0].version->origin, "duckdb_content");
+}
+
+TEST(DuckDbStorageVersions, IsUnknownWhenTheBlocksCantBeReadAndNoContentWasRead) {
+  // storage_usable 1 kept the fingerprint from running; the file is not there to read.
+  auto v = read(answer_with({{kStorageStatement, storage_row("1", "/nonexistent/x.duckdb")}}));
+  ASSERT_FALSE(v[0].version);
+  EXPECT_NE(v[0].why_unknown.find("no storage identity"), std::string::npos) << v[0].why_unknown;
+  EXPECT_NE(v[0].why_unknown.find("can't be opened"), std::string::npos) << v[0].why_unknown;
+}
+
+TEST(DuckDbStorageVersions, IsUnknownWithoutAnAnswer) {
+  ProbeAnswer failed;
+  failed.status = ProbeAnswer::Status::missing;
+  failed.why = "relation raw.orders does not exist";
+  auto v = read(failed);
+  ASSERT_FALSE(v[0].version);
+  EXPECT_EQ(v[0].why_unknown, "relation raw.orders does not exist");
+}
+
+}  // namespace
+}  // namespace ods::duckdb
