@@ -52,7 +52,7 @@ grep -q region_label "$prod/models/marts/dim_customers.sql" || { log "dim_custom
 ln -sfn ../pkgs/shop_utils "$prod/dbt_packages/shop_utils"
 (cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
 for i in 1 2; do
-  (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev)
+  (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev --write-manifest)
 done
 mkdir -p "$work/prod-manifest"
 cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
