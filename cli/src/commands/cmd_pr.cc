@@ -1,10 +1,12 @@
 // `ods state pr`: a pull request's environment (docs/cli.md, "PR environments"). The PR's code is
-// compiled with production's target and planned against production's recorded state (read only:
-// nothing is ever recorded, in production's scope or any other); the nodes whose code differs,
-// and their readers, are built with dbt into the PR's own target, and every other node they
-// read is taken from production: deferred (`dbt build --defer --state --favor-state`, the
-// state being the manifest of that compile) or cloned (`dbt clone`: zero-copy where the
-// warehouse has it, a view over production elsewhere).
+// parsed with production's target, the nodes whose compile key differs from production's record
+// compiled (the others take production's recorded SQL), and planned against production's
+// recorded state (read only: nothing is ever recorded, in production's scope or any other); the
+// nodes whose code differs, and their readers, are built with dbt into the PR's own target, and
+// every other node they read is taken from production: deferred (`dbt build --defer --state
+// --favor-state`, the state being the manifest the project was read from) or cloned (`dbt clone`:
+// zero-copy where the warehouse has it, a view over production elsewhere). Every dbt call runs in
+// one dbt session (one process in the ods dbt driver), production's target first.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "flag_names.h"
 #include "keyed_compile.h"
 #include "ods/dbt/artifacts.h"
+#include "ods/dbt/cli/dbt_driver.h"
 #include "ods/dbt/run_results.h"
 #include "ods/dbt/target_choice.h"
 #include "ods/planner/planner.h"
@@ -158,6 +161,9 @@ int plan_against_production(const CommandContext& ctx, PreparedRun& prepared, co
     step(ctx, "no node's code differs from production's recorded state: the warehouse is not probed");
     outcome.selection = std::move(*unprobed);
   } else {
+    // Production's relations are read by name: whether each exists decides, their identity (a
+    // scan of each relation on some warehouses) nothing here, so none is read.
+    prepared.warehouse.relation_identity = false;
     GatheredEvidence evidence = prepared.probe(ctx, options.now);  // production's relations exist?
     if (int code = prepared.settle_compiles(ctx, evidence); code != kExitOk) return code;
     options.relations_exist = evidence.relations_exist;
@@ -229,6 +235,9 @@ int build_pr_environment(const CommandContext& ctx, DbtSession& session, const P
   // Deferring: production's relation even where the PR's schema has one (an earlier push's).
   // Cloned: the clones in the PR's schema, production's for anything else (a test's other parent).
   if (outcome.upstream == "defer") build.push_back("--favor-state");
+  // On the PR's parse the driver keeps, the build writes no manifest: the parse's, in the same
+  // folder, is the same project, and ODS reads only the build's results.
+  if (session.one_parse()) build.emplace_back(dbt::kDriverNoManifest);
   step(ctx, "building " + count_of(outcome.selection.plan.count(planner::Action::build), "node") + " in target " +
                 outcome.pr_target + ", reading " + std::to_string(from_production.size()) + " from production (" +
                 outcome.upstream + ")");
