@@ -42,6 +42,16 @@ trap 'rm -rf "$work"' EXIT
 
 prod=$work/prod
 what_project="examples/shop (DuckDB)"
+# run_production: production's two runs (the second the incremental model's steady state), its
+# manifest kept for slim CI's --state.
+run_production() {
+  for i in 1 2; do
+    (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev --write-manifest)
+  done
+  mkdir -p "$work/prod-manifest"
+  cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
+}
+
 # shop_production: examples/shop and its package in $prod, run twice; its manifest kept.
 shop_production() {
   mkdir -p "$prod"
@@ -58,11 +68,7 @@ shop_production() {
   # dbt deps links a local package by its absolute path; a relative link keeps each copy's own.
   ln -sfn ../pkgs/shop_utils "$prod/dbt_packages/shop_utils"
   (cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
-  for i in 1 2; do
-    (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev --write-manifest)
-  done
-  mkdir -p "$work/prod-manifest"
-  cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
+  run_production
 }
 
 # generated_production: bench/gen_project.py's project of $nodes nodes in $prod, with a `pr`
@@ -74,11 +80,7 @@ generated_production() {
   run_logged "$work/gen.log" "$py" "$bench/gen_project.py" "$nodes" "$prod"
   add_pr_target "$prod"
   (cd "$prod" && run_logged "$work/raw.log" "$venv/dbt" run-operation bench_create_raw --project-dir . --profiles-dir .)
-  for i in 1 2; do
-    (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev --write-manifest)
-  done
-  mkdir -p "$work/prod-manifest"
-  cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
+  run_production
 }
 
 # add_pr_target DIR: a `pr` output (the same DuckDB file, schema pr) in DIR's generated profiles.yml.
