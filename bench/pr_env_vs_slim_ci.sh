@@ -2,7 +2,13 @@
 # PR environments: `ods state pr` against dbt's "slim CI" on the same scripted pull requests of
 # examples/shop (DuckDB), measured in the same run (docs/ci.md, "PR environments").
 #
-#   bench/pr_env_vs_slim_ci.sh [REPS]      (default 1; each PR is measured REPS times, medians printed)
+#   bench/pr_env_vs_slim_ci.sh [REPS] [NODES]   (REPS default 1: each PR is measured REPS times,
+#                                               medians printed)
+#
+# With NODES (e.g. 1000): the project is bench/gen_project.py's of NODES nodes instead of
+# examples/shop, with a `pr` target (schema pr) beside `dev`, and two pull requests: a model edit
+# (gen_project.py --changed: the middle model of the middle layer gets one more column) and a
+# comment-only edit (one staging model).
 #
 # Production: examples/shop plus a local package (shop_utils, installed by `dbt deps`, whose macro
 # region_label dim_customers calls), generated and run twice by `ods state run` (target dev, the
@@ -21,6 +27,8 @@ bench=$root/bench
 # shellcheck source=bench/common.sh
 source "$bench/common.sh"
 reps=${1:-1}
+nodes=${2:-}
+[[ -z $nodes || $nodes =~ ^[0-9]+$ ]] || { log "NODES must be a number, not '$nodes'"; exit 2; }
 ods=${ODS:-$root/build/bin/ods}
 venv=$root/.venv/bin
 py=$venv/python
@@ -33,29 +41,56 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ods-bench-pr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 prod=$work/prod
-mkdir -p "$prod"
-(cd "$root/examples/shop" && tar --exclude=./target --exclude=./logs --exclude=./.ods --exclude='./*.duckdb*' -cf - .) |
-  tar -xf - -C "$prod"
-log "production: examples/shop with the package shop_utils, generated and run twice by ods state run (target dev)"
-mkdir -p "$prod/pkgs/shop_utils/macros"
-cat >"$prod/pkgs/shop_utils/dbt_project.yml" <<'YML'
-name: shop_utils
-version: "1.0.0"
-config-version: 2
-YML
-echo "{% macro region_label(col) %}upper({{ col }}){% endmacro %}" >"$prod/pkgs/shop_utils/macros/region_label.sql"
-printf 'packages:\n  - local: pkgs/shop_utils\n' >"$prod/packages.yml"
-sed -i 's/^    cc.region,$/    cc.region,\n    {{ shop_utils.region_label("cc.region") }} as region_label,/' "$prod/models/marts/dim_customers.sql"
-grep -q region_label "$prod/models/marts/dim_customers.sql" || { log "dim_customers.sql changed: the package's call was not added"; exit 1; }
-(cd "$prod" && run_logged "$work/deps.log" "$venv/dbt" deps --profiles-dir .)
-# dbt deps links a local package by its absolute path; a relative link keeps each copy's own.
-ln -sfn ../pkgs/shop_utils "$prod/dbt_packages/shop_utils"
-(cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
-for i in 1 2; do
-  (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev)
-done
-mkdir -p "$work/prod-manifest"
-cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
+what_project="examples/shop (DuckDB)"
+# run_production: production's two runs (the second the incremental model's steady state), its
+# manifest kept for slim CI's --state.
+run_production() {
+  for i in 1 2; do
+    (cd "$prod" && run_logged "$work/prod$i.log" "$ods" state run --project-dir . --profiles-dir . --target dev --write-manifest)
+  done
+  mkdir -p "$work/prod-manifest"
+  cp "$prod/target/manifest.json" "$work/prod-manifest/manifest.json"
+}
+
+# shop_production: examples/shop and its package in $prod, run twice; its manifest kept.
+shop_production() {
+  mkdir -p "$prod"
+  (cd "$root/examples/shop" && tar --exclude=./target --exclude=./logs --exclude=./.ods --exclude='./*.duckdb*' -cf - .) |
+    tar -xf - -C "$prod"
+  log "production: examples/shop with the package shop_utils, generated and run twice by ods state run (target dev)"
+  mkdir -p "$prod/pkgs/shop_utils/macros"
+  printf 'name: shop_utils\nversion: "1.0.0"\nconfig-version: 2\n' >"$prod/pkgs/shop_utils/dbt_project.yml"
+  echo "{% macro region_label(col) %}upper({{ col }}){% endmacro %}" >"$prod/pkgs/shop_utils/macros/region_label.sql"
+  printf 'packages:\n  - local: pkgs/shop_utils\n' >"$prod/packages.yml"
+  sed -i 's/^    cc.region,$/    cc.region,\n    {{ shop_utils.region_label("cc.region") }} as region_label,/' "$prod/models/marts/dim_customers.sql"
+  grep -q region_label "$prod/models/marts/dim_customers.sql" || { log "dim_customers.sql changed: the package's call was not added"; exit 1; }
+  (cd "$prod" && run_logged "$work/deps.log" "$venv/dbt" deps --profiles-dir .)
+  # dbt deps links a local package by its absolute path; a relative link keeps each copy's own.
+  ln -sfn ../pkgs/shop_utils "$prod/dbt_packages/shop_utils"
+  (cd "$prod" && run_logged "$work/gen.log" "$py" scripts/generate_data.py)
+  run_production
+}
+
+# generated_production: bench/gen_project.py's project of $nodes nodes in $prod, with a `pr`
+# target, run twice; its manifest kept.
+generated_production() {
+  what_project="bench/gen_project.py, $nodes nodes (DuckDB)"
+  log "production: a generated project of $nodes nodes, run twice by ods state run (target dev)"
+  mkdir -p "$prod"
+  run_logged "$work/gen.log" "$py" "$bench/gen_project.py" "$nodes" "$prod"
+  add_pr_target "$prod"
+  (cd "$prod" && run_logged "$work/raw.log" "$venv/dbt" run-operation bench_create_raw --project-dir . --profiles-dir .)
+  run_production
+}
+
+# add_pr_target DIR: a `pr` output (the same DuckDB file, schema pr) in DIR's generated profiles.yml.
+add_pr_target() {
+  local db
+  db=$(sed -n 's/^ *path: "\(.*\)"$/\1/p' "$1/profiles.yml" | head -n 1)
+  printf '    pr:\n      type: duckdb\n      path: "%s"\n      schema: pr\n      threads: 2\n' "$db" >>"$1/profiles.yml"
+}
+
+if [[ -n $nodes ]]; then generated_production; else shop_production; fi
 
 # The scripted pull requests: NAME and the edit (a shell line run in the PR's copy); env lines
 # (NAME=value) the PR's job sets.
@@ -75,8 +110,17 @@ pr_env[hook]="SHOP_AUDIT_TAG=pr-audit"
 what[format]="a comment-only edit (stg_orders)"
 edit[format]="sed -i '1i -- reviewed in this PR' models/staging/stg_orders.sql"
 
-# copy_prod DIR: a fresh copy of production (project, DuckDB file, state).
-copy_prod() { rm -rf "$1" && cp -a "$prod" "$1"; }
+if [[ -n $nodes ]]; then
+  prs=(model format)
+  what[model]="a model edit (the middle model of the middle layer: one more column)"
+  edit[model]="\"$py\" \"$bench/gen_project.py\" $nodes . --changed >/dev/null && add_pr_target ."
+  what[format]="a comment-only edit (one staging model)"
+  edit[format]="sed -i '1i -- reviewed in this PR' models/staging/stg_00001.sql"
+fi
+
+# copy_prod DIR: a fresh copy of production (project, DuckDB file, state); a generated profile's
+# absolute path to the DuckDB file names the copy's.
+copy_prod() { rm -rf "$1" && cp -a "$prod" "$1" && sed -i "s|$prod/|$1/|" "$1/profiles.yml"; }
 
 # built_nodes FILE KIND: the names of the models, seeds and snapshots a run built, sorted.
 built_nodes() {
@@ -131,7 +175,7 @@ done
 words_minus() { comm -23 <(tr ' ' '\n' <<<"$1" | grep -v '^-$' | sort) <(tr ' ' '\n' <<<"$2" | sort) | paste -sd' ' | sed 's/^$/-/'; }
 count_words() { if [[ $1 == - ]]; then echo 0; else wc -w <<<"$1"; fi; }
 
-echo "examples/shop (DuckDB), $reps rep(s), load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d)"
+echo "$what_project, $reps rep(s), load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d)"
 echo
 echo "| pull request | ODS built | slim CI built | ODS s | slim CI s | ODS/slim | state:modified+ misses (ODS builds) | only slim CI builds |"
 echo "|---|---:|---:|---:|---:|---:|---|---|"

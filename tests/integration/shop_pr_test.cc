@@ -216,6 +216,36 @@ TEST_P(ShopPr, OneChangedModelAndItsReadersBuildInThePrSchemaTheRestIsReadFromPr
   expect_production_untouched();
 }
 
+// Issue 41, item 1: a PR whose code compiles to production's recorded fingerprints (a comment
+// dbt's state:modified would build for) builds nothing, and the warehouse is not even probed:
+// production's compile keys and fingerprints come from its recorded state.
+TEST_P(ShopPr, ACommentOnlyEditBuildsNothingAndProbesNothing) {
+  project_->replace_in("models/staging/stg_orders.sql", "", "-- reviewed in this PR\n");
+  const ProcessResult r = ods(
+      {"state", "pr", "--read-only-state", "--target", GetParam().prod_target, "--pr-target", GetParam().pr_target});
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  EXPECT_NE(r.output.find("the warehouse is not probed"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("probing"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing to build"), std::string::npos) << r.output;
+  EXPECT_EQ(pr_relations(), "");
+  expect_production_untouched();
+}
+
+// Without production's recorded state (none in the store: a first PR, a wrong ODS_STATE) nothing
+// is taken from a record: the whole project compiles, every node differs from production, and
+// the PR environment builds them all, saying why.
+TEST_P(ShopPr, WithoutProductionsStateEveryNodeBuildsSayingWhy) {
+  std::filesystem::remove(project_->dir() / ".ods" / "state.db");
+  auto [code, doc] = pr();
+  ASSERT_EQ(code, 0) << doc.dump(2);
+  const json& built = doc.at("pr").at("built");
+  std::set<std::string> expected(prod_nodes_.begin(), prod_nodes_.end());
+  expected.insert("customers_snapshot");
+  EXPECT_EQ(names(built), expected) << doc.at("pr").dump(2);
+  EXPECT_EQ(first_reason(built, "stg_orders"), "never_built");
+  EXPECT_TRUE(doc.at("pr").at("from_production").empty()) << doc.at("pr").dump(2);
+}
+
 TEST_P(ShopPr, AFailingTestFailsThePrAsDbtBuildOnThatSelectionDoes) {
   // Every order twice: unique_fct_orders_order_id fails.
   project_->replace_in("models/marts/fct_orders.sql", "left join {{ ref('int_order_payments') }} as p using (order_id)",
@@ -230,16 +260,13 @@ TEST_P(ShopPr, AFailingTestFailsThePrAsDbtBuildOnThatSelectionDoes) {
     unique_failed |= t.at("name") == "unique_fct_orders_order_id" && t.at("status") == "fail";
   EXPECT_TRUE(unique_failed) << env.dump(2);
   EXPECT_EQ(doc.at("summary").at("outcome"), "failure");
-  // dbt build on the same selection, deferring to the same manifest, exits the same way.
-  std::vector<std::string> dbt{"build",
-                               "--target",
-                               GetParam().pr_target,
-                               "--defer",
-                               "--favor-state",
-                               "--state",
-                               (project_->dir() / "target").string(),
-                               "--target-path",
-                               (project_->dir() / "target" / "slim").string(),
+  // dbt build on the same selection, deferring to the same manifest (the parse's copy ODS read the
+  // project from, where the ods dbt driver kept the parse), exits the same way.
+  const auto parse_copy = project_->dir() / "target" / "ods-parse";
+  const auto state = std::filesystem::exists(parse_copy / "manifest.json") ? parse_copy : project_->dir() / "target";
+  std::vector<std::string> dbt{"build",        "--target",      GetParam().pr_target,
+                               "--defer",      "--favor-state", "--state",
+                               state.string(), "--target-path", (project_->dir() / "target" / "slim").string(),
                                "--select"};
   for (const auto& s : doc.at("summary").at("selection").get<std::string>() | std::views::split(' '))
     dbt.emplace_back(s.begin(), s.end());
