@@ -1,5 +1,5 @@
 #pragma once
-// RelationProbe contract (relation_probe 0.10, ADR-0022 §1): run a few read-only statements
+// RelationProbe contract (relation_probe 0.11, ADR-0022 §1): run a few read-only statements
 // against each of a set of relations, through a connection the implementation already has
 // (for dbt: one `dbt show --inline` call that iterates the graph itself). The request is
 // typed data and says nothing about how it runs.
@@ -29,6 +29,8 @@
 // 0.10 (additive): a request may name, per source or content node, statements not to run on its
 // relation (ProbeRequest::skip_statements: the cost rule leaves a costly fingerprint unread);
 // the answer names them (ProbeAnswer::statements_skipped) and holds no rows for them.
+// 0.11 (additive): an identity statement may name the relation's information-schema view NAME as
+// {metadata_view:NAME} (Snowflake's TABLES and VIEWS, BigQuery's PARTITIONS and VIEWS).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -92,7 +94,7 @@ struct ProbeRequest {
   std::size_t shares = 1;
   // 0.9: relation kind ("table", "view") -> a read-only SELECT of one row whose `identity`
   // column is the relation's identity as text (NULL: none to give), with the placeholders of
-  // ProbeStatement and {database}; run on each existing node relation of that kind when `nodes`
+  // ProbeStatement and {database} (0.11: and {metadata_view:NAME}, see above); run on each existing node relation of that kind when `nodes`
   // is set (the implementation may run a schema's relations' statements together, as one
   // statement). Empty: no identity read. A kind without a statement gets none.
   std::map<std::string, std::string> identity_statements = {};
