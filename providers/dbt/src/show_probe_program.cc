@@ -221,10 +221,10 @@ nlohmann::json branch_json(const contracts::ProbeFilter& filter,
 
 // The NAMEs of the {metadata_view:NAME} placeholders of the identity statements, each once.
 std::set<std::string> identity_metadata_views(const std::map<std::string, std::string>& statements) {
-  static const std::regex placeholder(R"(\{metadata_view:([A-Za-z_]+)\})");
+  static const std::regex kPlaceholder(R"(\{metadata_view:([A-Za-z_]+)\})");
   std::set<std::string> names;
   for (const auto& [kind, sql] : statements)
-    for (std::sregex_iterator it(sql.begin(), sql.end(), placeholder), end; it != end; ++it) names.insert((*it)[1]);
+    for (std::sregex_iterator it(sql.begin(), sql.end(), kPlaceholder), end; it != end; ++it) names.insert((*it)[1]);
   return names;
 }
 
@@ -245,7 +245,8 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   // A map of strings is a valid Jinja dict literal; an empty map is {} (no identity read).
   replace_all(program, "__IDENTITY__", nlohmann::json(request.identity_statements).dump());
   replace_all(program, "__IDENTITY_BATCH__", std::to_string(kIdentityBatch));
-  replace_all(program, "__IDENTITY_VIEWS__", nlohmann::json(identity_metadata_views(request.identity_statements)).dump());
+  replace_all(program, "__IDENTITY_VIEWS__",
+              nlohmann::json(identity_metadata_views(request.identity_statements)).dump());
   // Like the content list, the skip list is one argument's text: over the limit it is left out
   // and every statement runs (more work; the answers then name no statement skipped).
   std::string skip = nlohmann::json(request.skip_statements).dump();

@@ -117,8 +117,9 @@ TEST(ShowProbe, IdentityStatementsAreCarriedAndTheirAnswersRead) {
 // relation's information schema; the program fills it for each NAME the statements use.
 TEST(ShowProbe, IdentityStatementsMayNameTheRelationsInformationSchemaViews) {
   contracts::ProbeRequest r = request();
-  r.identity_statements = {{"table", "select 1 as identity from {metadata_view:TABLES}"},
-                           {"view", "select 2 as identity from {metadata_view:VIEWS} where x = '{metadata_view:VIEWS}'"}};
+  r.identity_statements = {
+      {"table", "select 1 as identity from {metadata_view:TABLES}"},
+      {"view", "select 2 as identity from {metadata_view:VIEWS} where x = '{metadata_view:VIEWS}'"}};
   const std::string program = show_probe_program(r);
   EXPECT_NE(program.find(R"(set ods_identity_views = ["TABLES","VIEWS"])"), std::string::npos);
   EXPECT_NE(program.find("found.rel.information_schema(v)"), std::string::npos);

@@ -10,15 +10,16 @@ constexpr const char* kFields =
     "to_varchar(last_altered, 'YYYY-MM-DD\"T\"HH24:MI:SS.FF9TZH:TZM')";
 
 // The relation's row: Snowflake upper-cases unquoted schema names; the identifier is as listed.
-constexpr const char* kWhere =
-    " where upper(table_schema) = upper('{schema}') and table_name = '{identifier}'";
+constexpr const char* kWhere = " where upper(table_schema) = upper('{schema}') and table_name = '{identifier}'";
 
 }  // namespace
 
 std::map<std::string, std::string> identity_statements(metadata::IdentityRead read) {
   const std::string identity = read == metadata::IdentityRead::recording
-                                   ? std::string("case when last_altered >= dateadd('day', -1, current_timestamp()) "
-                                                 "then ") + kFields + " end"
+                                   ? std::string(
+                                         "case when last_altered >= dateadd('day', -1, current_timestamp()) "
+                                         "then ") +
+                                         kFields + " end"
                                    : std::string(kFields);
   return {{"table", "select " + identity + " as identity from {metadata_view:TABLES}" + kWhere +
                         " and table_type = 'BASE TABLE'"},
