@@ -38,6 +38,8 @@ class EmulatedWarehouse {
                                             nlohmann::json* document = nullptr) const;
   // dbt <args> with the venv's dbt on this project, 600 s at most.
   ProcessResult dbt(const std::vector<std::string>& args) const;
+  // Writes `content` to `relative` in the project's copy (a model, as its author would).
+  void write(const std::string& relative, const std::string& content) const { project_->write(relative, content); }
 
   const EmulatorKind& kind() const { return kind_; }
   std::string log_tail() const { return server_ ? server_->log_tail(40) : ""; }

@@ -7,6 +7,7 @@
 
 #include "evidence_budget.h"
 #include "flag_names.h"
+#include "ods/bigquery/bigquery_identity.h"
 #include "ods/bigquery/bigquery_versions.h"
 #include "ods/content/content_versions.h"
 #include "ods/dbt/duckdb_identity.h"
@@ -14,11 +15,13 @@
 #include "ods/delta/delta_versions.h"
 #include "ods/duckdb/duckdb_versions.h"
 #include "ods/iceberg/iceberg_versions.h"
+#include "ods/metadata/identity_read.h"
 #include "ods/planner/version_choice.h"
 #include "ods/postgres/native_probe.h"
 #include "ods/postgres/postgres_identity.h"
 #include "ods/postgres/postgres_versions.h"
 #include "ods/postgres/profile_connection.h"
+#include "ods/snowflake/snowflake_identity.h"
 #include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
 
@@ -58,13 +61,17 @@ std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string
 // Which warehouse gives its relations an identity, and the statements that read it (relation
 // kind -> statement; empty: none, the relation is checked to exist only). `checking`: for the
 // probe's comparison with the recorded identity (PostgreSQL: none while its counters may be
-// behind), else for recording it after a build.
+// behind), else for recording it after a build (Snowflake, BigQuery: none where the metadata is
+// not kept up to date).
 std::map<std::string, std::string> relation_identity_statements(const std::string& adapter_type,
                                                                 bool checking = false) {
   if (adapter_type == "postgres")
     return postgres::identity_statements(checking ? postgres::IdentityRead::checking
                                                   : postgres::IdentityRead::recording);
   if (adapter_type == "duckdb") return dbt::duckdb_identity_statements();
+  const auto read = checking ? metadata::IdentityRead::checking : metadata::IdentityRead::recording;
+  if (adapter_type == "snowflake") return snowflake::identity_statements(read);
+  if (adapter_type == "bigquery") return bigquery::identity_statements(read);
   return {};
 }
 

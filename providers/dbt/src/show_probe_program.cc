@@ -1,6 +1,8 @@
 // The fixed Jinja program of the dbt show probe. It iterates the graph itself, so its size
 // depends only on the request's statements.
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 
 #include "ods/dbt/show_probe.h"
 
@@ -36,13 +38,15 @@ namespace {
 // Relation identity (relation_probe 0.9): each existing node relation whose kind has an identity
 // statement gets it with its placeholders filled, and a schema's statements run together, in
 // batches of kIdentityBatch joined by `union all` (one query per batch, not one per relation);
-// a NULL identity is left out.
+// a NULL identity is left out. 0.11: {metadata_view:NAME} in an identity statement is the
+// relation's information-schema view NAME as the adapter qualifies it (Relation.information_schema).
 // Skipped statements (relation_probe 0.10): a relation whose id the request's skip list names
 // never runs those statements (their SQL is not even rendered for it); its answer names them.
 constexpr const char* kProgram = R"JINJA(
 {%- set ods = {'sources': {}, 'nodes': {}, 'node_kinds': {}, 'identities': {}, 'contents': {}, 'listed': {}, 'sources_elsewhere': {}, 'contents_elsewhere': {}} -%}
 {%- set ods_branches = __BRANCHES__ -%}
 {%- set ods_identity = __IDENTITY__ -%}
+{%- set ods_identity_views = __IDENTITY_VIEWS__ -%}
 {%- set ods_skip = __SKIP__ -%}
 {%- set ods_ids = {} -%}
 {%- set ods_wanted = {'sources': __SOURCES__, 'nodes': __NODES__, 'contents': __CONTENTS__} -%}
@@ -118,7 +122,9 @@ constexpr const char* kProgram = R"JINJA(
     {%- do ods.nodes.update({uid: found is not none}) -%}
     {%- if found is not none and found.kind -%}{%- do ods.node_kinds.update({uid: found.kind}) -%}{%- endif -%}
     {%- if found is not none and ods_identity.get(found.type) -%}
-      {%- set isql = ods_identity[found.type] | replace('{relation}', found.rel | string) | replace('{database}', (db or '') | replace("'", "''")) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
+      {%- set iq = namespace(sql=ods_identity[found.type]) -%}
+      {%- for v in ods_identity_views -%}{%- set iq.sql = iq.sql | replace('{metadata_view:' ~ v ~ '}', found.rel.information_schema(v) | string) -%}{%- endfor -%}
+      {%- set isql = iq.sql | replace('{relation}', found.rel | string) | replace('{database}', (db or '') | replace("'", "''")) | replace('{schema}', sch | replace("'", "''")) | replace('{identifier}', found.rel.identifier | replace("'", "''")) -%}
       {%- if key not in ods_ids -%}{%- do ods_ids.update({key: []}) -%}{%- endif -%}
       {%- do ods_ids[key].append("select '" ~ (uid | replace("'", "''")) ~ "', ods_i.identity from (" ~ isql ~ ") as ods_i") -%}
     {%- endif -%}
@@ -214,6 +220,15 @@ nlohmann::json branch_json(const contracts::ProbeFilter& filter,
   return {{"kinds", filter.kinds}, {"format", filter.format.value_or("")}, {"statements", list}};
 }
 
+// The NAMEs of the {metadata_view:NAME} placeholders of the identity statements, each once.
+std::set<std::string> identity_metadata_views(const std::map<std::string, std::string>& statements) {
+  static const std::regex kPlaceholder(R"(\{metadata_view:([A-Za-z_]+)\})");
+  std::set<std::string> names;
+  for (const auto& [kind, sql] : statements)
+    for (std::sregex_iterator it(sql.begin(), sql.end(), kPlaceholder), end; it != end; ++it) names.insert((*it)[1]);
+  return names;
+}
+
 }  // namespace
 
 std::string show_probe_program(const contracts::ProbeRequest& request) {
@@ -231,6 +246,8 @@ std::string show_probe_program(const contracts::ProbeRequest& request) {
   // A map of strings is a valid Jinja dict literal; an empty map is {} (no identity read).
   replace_all(program, "__IDENTITY__", nlohmann::json(request.identity_statements).dump());
   replace_all(program, "__IDENTITY_BATCH__", std::to_string(kIdentityBatch));
+  replace_all(program, "__IDENTITY_VIEWS__",
+              nlohmann::json(identity_metadata_views(request.identity_statements)).dump());
   // Like the content list, the skip list is one argument's text: over the limit it is left out
   // and every statement runs (more work; the answers then name no statement skipped).
   std::string skip = nlohmann::json(request.skip_statements).dump();

@@ -32,6 +32,8 @@
 // 0.11 (additive): a statement may name the relation's database ({database}, quotes doubled, as
 // {schema}); the dbt show probe fills it, the native PostgreSQL probe does not (its statements don't
 // use it).
+// 0.11 (additive, too): an identity statement may name the relation's information-schema view NAME as
+// {metadata_view:NAME} (Snowflake's TABLES and VIEWS, BigQuery's PARTITIONS and VIEWS).
 // Values are named strings; a structured value (a map, a list) comes back as JSON text.
 #include <cstddef>
 #include <map>
@@ -95,9 +97,10 @@ struct ProbeRequest {
   std::size_t shares = 1;
   // 0.9: relation kind ("table", "view") -> a read-only SELECT of one row whose `identity`
   // column is the relation's identity as text (NULL: none to give), with the placeholders of
-  // ProbeStatement and {database}; run on each existing node relation of that kind when `nodes`
-  // is set (the implementation may run a schema's relations' statements together, as one
-  // statement). Empty: no identity read. A kind without a statement gets none.
+  // ProbeStatement and {database} (0.11: and {metadata_view:NAME}, see above); run on each
+  // existing node relation of that kind when `nodes` is set (the implementation may run a
+  // schema's relations' statements together, as one statement). Empty: no identity read. A kind
+  // without a statement gets none.
   std::map<std::string, std::string> identity_statements = {};
   // 0.10: source or content-node id -> names of statements (of whichever branch its relation
   // matches) that must not run on its relation: they are never sent to the warehouse. The
