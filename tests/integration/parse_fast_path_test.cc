@@ -36,15 +36,6 @@ class ParseFastPath : public PostgresShopFixture {
     if (HasFatalFailure()) return;
     make_logging_venv();
     project_->use_venv(venv_ / "bin");
-    // dim_customers's pre-hook reads a variable: its compile can't be keyed, so every run would
-    // compile it (dbt). A literal hook lets every node keep its recorded SQL when nothing changed.
-    project_->replace_in("models/marts/_marts.yml", R"({{ env_var(\"SHOP_AUDIT_TAG\", \"none\") }})", "none");
-    // orders_daily, incremental, is compiled by every run on PostgreSQL (its recorded key does not
-    // stand there; on DuckDB it does): here a table of the same rows.
-    project_->write("models/marts/orders_daily.sql",
-                    "{{ config(materialized='table') }}\nselect order_date, count(*) as order_count, "
-                    "cast(sum(amount_cents) as bigint) as amount_cents, {{ cents_to_dollars('sum(amount_cents)') }} "
-                    "as amount, max(loaded_at) as max_loaded_at from {{ ref('stg_orders') }} group by order_date\n");
   }
 
   void TearDown() override {

@@ -89,7 +89,9 @@ void start_inputs_digest(RunContext& run);
 int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, const planner::CheckPlan& checks,
                    contracts::StateStore* store);
 
-// Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
+// Everything was reused: a ledger entry and a summary; a snapshot only when the run learned
+// compile keys (planner::compile_keys_to_record: the recorded state with those keys, its commit
+// failing only with a warning), else none (nothing changed).
 int finish_without_build(const CommandContext& ctx, RunContext& run);
 
 // Early cutoff's evidence for record(): the content measured after a wave's build and the
