@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "commit_retry.h"
 #include "incremental_recompile.h"
+#include "keyed_compile.h"
 #include "ods/base/elapsed.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
@@ -342,6 +343,9 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     if (!code.empty()) {
       recompiled = built;  // a copy: the planned project stays as planned (the ledger's digest reads it)
       dbt::take_recompiled_code(recompiled->inputs, code);
+      // Their recompiled code is the incremental form their key stands for (docs/compile-key.md); a
+      // re-read project computed its keys afresh.
+      if (!as_run->reread()) set_aside_keys_of_recompiled(recompiled->inputs, code, run.incremental_keys_set_aside);
     }
   }
   const LoadedProject& project = recompiled ? *recompiled : built;

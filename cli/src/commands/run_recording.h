@@ -66,6 +66,9 @@ struct RunContext {
   // rule left unread.
   std::map<std::string, double> exact_evidence_seconds{};
   std::vector<std::string> exact_evidence_skipped{};
+  // PreparedRun::incremental_keys_set_aside: record_wave gives each incremental model it recompiled
+  // after its first build the key set aside for it (set_aside_keys_of_recompiled).
+  std::map<std::string, std::string> incremental_keys_set_aside{};
   // The run's dbt session: record_wave compiles through it the incremental models a wave built
   // for the first time (incremental_recompile.h). Null: not done.
   DbtSession* dbt = nullptr;
