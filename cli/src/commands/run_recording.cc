@@ -8,9 +8,9 @@
 #include <random>
 
 #include "command_summary.h"
-#include "dbt_steps.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "dbt_steps.h"
 #include "incremental_recompile.h"
 #include "keyed_compile.h"
 #include "ods/base/elapsed.h"

@@ -93,7 +93,7 @@ std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtS
     return ParsedManifest{dir / "manifest.json", true, true, ""};
   }
   const std::string declined =
-      !check.inputs     ? check.declined
+      !check.inputs      ? check.declined
       : inputs_unchanged ? "dbt's partial-parse state (target/partial_parse.msgpack) is not the kept parse's: a dbt "
                            "command parsed since"
                          : "something dbt's parse reads changed since the kept parse, or none was recorded";

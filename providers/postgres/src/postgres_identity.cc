@@ -16,8 +16,7 @@ constexpr const char* kRelation =
 
 // pg_stat_user_tables has a row for the table (its relkind already 'r' or 'm'): not in a system
 // schema, as that view's own definition says.
-constexpr const char* kUserTable =
-    "n.nspname not in ('pg_catalog', 'information_schema') and n.nspname !~ '^pg_toast'";
+constexpr const char* kUserTable = "n.nspname not in ('pg_catalog', 'information_schema') and n.nspname !~ '^pg_toast'";
 
 // Text of a time as epoch seconds: the session's DateStyle and TimeZone don't change it.
 std::string epoch(const std::string& time) { return "coalesce(extract(epoch from " + time + ")::text, 'never')"; }
