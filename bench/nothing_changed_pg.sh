@@ -34,7 +34,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
-# log, run_logged, now, median, bench_setup
+# log, run_logged, ods_run (prints the wall seconds, process start to exit), bench_setup
 # shellcheck source=bench/common.sh
 source "$bench/common.sh"
 # pg_start, pg_stop, pg_as_owner
@@ -51,30 +51,12 @@ export BENCH_PG_HOST=$PGHOST BENCH_PG_PORT=$PGPORT BENCH_PG_USER=$PGUSER
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
-# timed_run P OUT [ENV...]: `ods state run --format json` on P with ENV, the document in OUT (its
-# stderr in OUT.err); prints the wall seconds, process start to exit. Stops the script on failure.
-timed_run() {
-  local p=$1 out=$2 t0 code=0
-  shift 2
-  t0=$(now)
-  (cd "$p" && env "$@" "$ods" state run --project-dir "$p" --profiles-dir "$p" --format json >"$out" 2>"$out.err") ||
-    code=$?
-  local t1
-  t1=$(now)
-  if ((code != 0)); then
-    log "failed: ods state run on $p (exit $code):"
-    tail -n 30 "$out.err" >&2
-    exit 1
-  fi
-  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}'
-}
-
 # build_until_steady N P: the first build, then runs until one builds nothing (at most 3).
 build_until_steady() {
   local n=$1 p=$2 i
   for i in 1 2 3; do
     log "$n nodes: ods state run $i until one builds nothing (load $(load1))"
-    timed_run "$p" "$tmp/steady.json" >/dev/null
+    ods_run "$p" "$tmp/steady.json" >/dev/null
     [ "$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["counts"]["built"])' \
       "$tmp/steady.json")" = 0 ] && return 0
   done
@@ -105,7 +87,10 @@ for n in "${sizes[@]}"; do
         off) envs=(ODS_PARSE_FAST_PATH=off) ;;
         *) envs=(ODS_PARSE_FAST_PATH=off ODS_NATIVE_PROBE=off) ;;
       esac
-      wall=$(timed_run "$p" "$tmp/run.json" "${envs[@]}")
+      wall=$(
+        export "${envs[@]}"
+        ods_run "$p" "$tmp/run.json"
+      )
       started=yes
       if grep -q "the kept parse stands, dbt not started" "$tmp/run.json.err" &&
         grep -q "native probe, no dbt process" "$tmp/run.json.err" &&
