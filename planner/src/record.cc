@@ -147,4 +147,15 @@ Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* p
   return next;
 }
 
+std::vector<std::string> compile_keys_to_record(const ProjectInputs& inputs, const StateSnapshot& recorded) {
+  std::vector<std::string> ids;
+  if (recorded.target_identity != inputs.target_identity) return ids;
+  for (const NodeInput& node : inputs.nodes) {
+    const auto kept = recorded.nodes.find(node.id);
+    if (kept == recorded.nodes.end() || kept->second.compile_key == node.compile_key) continue;
+    if (compiles_to_recorded_sql(node, kept->second)) ids.push_back(node.id);
+  }
+  return ids;
+}
+
 }  // namespace ods::planner

@@ -395,6 +395,30 @@ TEST(Record, AnotherTargetIdentityStartsFromEmpty) {
   EXPECT_TRUE(next->sources.empty());
 }
 
+// A run that built nothing learns the keys of the nodes whose compile matched the recorded SQL
+// (an incremental model recorded without a key at its first build): record() gives each the key.
+TEST(Record, ARunThatBuiltNothingLearnsTheKeysOfTheRecordedSql) {
+  const StateSnapshot s1 = first();  // recorded without keys
+  ProjectInputs now = project();
+  find(now, kStg).compile_key = "key-stg";
+  find(now, kFct).compile_key = "key-fct";
+  find(now, kFct).fingerprint.add("sql", "code edited");  // not the recorded SQL: no key learned
+  EXPECT_EQ(compile_keys_to_record(now, s1), std::vector<std::string>{kStg});
+  find(now, kStg).incomplete.push_back("its SQL is unknown");  // incomplete code: no key
+  EXPECT_TRUE(compile_keys_to_record(now, s1).empty());
+  find(now, kStg).incomplete.clear();
+  ProjectInputs prod = now;
+  prod.target_identity = "duckdb/shop/prod";
+  EXPECT_TRUE(compile_keys_to_record(prod, s1).empty());
+
+  auto s2 = record(now, &s1, run("run-2", "2026-11-29T11:00:00Z", {}));
+  ASSERT_TRUE(s2) << s2.error().message;
+  EXPECT_EQ(s2->nodes.at(kStg).compile_key, "key-stg");
+  EXPECT_EQ(s2->nodes.at(kStg).run_id, "run-1");  // the build it keeps
+  EXPECT_TRUE(s2->nodes.at(kFct).compile_key.empty());
+  EXPECT_TRUE(compile_keys_to_record(now, *s2).empty());  // learned once
+}
+
 // ---- record, then plan
 
 ProjectInputs planned_after_first(const char* observed_at) {

@@ -82,6 +82,7 @@ int cmd_run(const ParsedArgs& args, CommandContext& ctx) {
   run_ctx.exact_evidence_seconds = run_ctx.evidence.exact_seconds;
   run_ctx.exact_evidence_skipped = run_ctx.evidence.exact_skipped;
   run_ctx.dbt = next->prepared.session.get();
+  run_ctx.incremental_keys_set_aside = next->prepared.incremental_keys_set_aside;
   run_ctx.parse_fast_path = next->prepared.parse_fast_path_outcome;
   if (to_build == 0 && to_check == 0) {
     step(ctx, "all " + std::to_string(to_reuse) + " nodes reused and their checks passed; dbt build not started");

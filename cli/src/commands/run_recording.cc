@@ -10,7 +10,9 @@
 #include "command_summary.h"
 #include "commands.h"
 #include "commit_retry.h"
+#include "dbt_steps.h"
 #include "incremental_recompile.h"
+#include "keyed_compile.h"
 #include "ods/base/elapsed.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/planner/json_io.h"
@@ -213,9 +215,40 @@ void start_inputs_digest(RunContext& run) {
                               }).share();
 }
 
+namespace {
+
+// A run that built nothing records a snapshot only for the compile keys it learned
+// (planner::compile_keys_to_record): the recorded state with those keys, under `run_id`. Returns
+// the committed snapshot's id, or "" when there was nothing to learn or the commit failed (a
+// warning: the run still reused everything, and the next one compiles those nodes again).
+std::string record_learned_compile_keys(const CommandContext& ctx, RunContext& run, const std::string& run_id) {
+  if (!run.head) return "";
+  const std::vector<std::string> ids = planner::compile_keys_to_record(run.project.inputs, run.head->snapshot);
+  if (ids.empty()) return "";
+  planner::RunOutcome outcome;  // nothing built or tested: every node kept, only keys learned
+  outcome.run_id = run_id;
+  outcome.started_at = ctx.env.now();
+  auto committed = commit_outcome(run.store, run.scope, run.project.inputs, std::move(run.head), outcome, *ctx.err);
+  if (!committed) {
+    *ctx.err << "ods: warning: the compile keys this run confirmed are not recorded (" << committed.error().message
+             << "); the next run compiles those nodes again\n";
+    return "";
+  }
+  std::string names;
+  for (const auto& id : ids) names += (names.empty() ? "" : ", ") + id;
+  step(ctx, "recorded the compile key of " + std::to_string(ids.size()) +
+                " node(s) whose compile matched their recorded SQL, so the next run need not compile them (" + names +
+                ")");
+  run.head = Head{committed->stored, std::move(committed->snapshot)};
+  return committed->stored.id;
+}
+
+}  // namespace
+
 int finish_without_build(const CommandContext& ctx, RunContext& run) {
   const auto t = Clock::now();
   const std::string run_id = random_run_id();
+  const std::string snapshot_id = record_learned_compile_keys(ctx, run, run_id);
   const double saved = run::time_saved_seconds(run.store, run.scope, run.plan);
   json counts{{"built", 0},
               {"reused", run.plan.count(planner::Action::reuse)},
@@ -235,7 +268,7 @@ int finish_without_build(const CommandContext& ctx, RunContext& run) {
                                            run.metrics_part.build_seconds_saved = saved;
                                            return count_run(ctx, run, run::kOutcomeSucceeded);
                                          }()),
-                              std::nullopt};
+                              snapshot_id.empty() ? std::nullopt : std::optional<std::string>(snapshot_id)};
   append_ledger_entry(ctx, run.store, ledger);
   run.timings.ledger = seconds_since(t);
   return print_summary(ctx, run, counts, run_id, "reused", saved) ? kExitOk : kExitFailed;
@@ -310,6 +343,9 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     if (!code.empty()) {
       recompiled = built;  // a copy: the planned project stays as planned (the ledger's digest reads it)
       dbt::take_recompiled_code(recompiled->inputs, code);
+      // Their recompiled code is the incremental form their key stands for (docs/compile-key.md); a
+      // re-read project computed its keys afresh.
+      if (!as_run->reread()) set_aside_keys_of_recompiled(recompiled->inputs, code, run.incremental_keys_set_aside);
     }
   }
   const LoadedProject& project = recompiled ? *recompiled : built;

@@ -66,6 +66,9 @@ struct RunContext {
   // rule left unread.
   std::map<std::string, double> exact_evidence_seconds{};
   std::vector<std::string> exact_evidence_skipped{};
+  // PreparedRun::incremental_keys_set_aside: record_wave gives each incremental model it recompiled
+  // after its first build the key set aside for it (set_aside_keys_of_recompiled).
+  std::map<std::string, std::string> incremental_keys_set_aside{};
   // The run's dbt session: record_wave compiles through it the incremental models a wave built
   // for the first time (incremental_recompile.h). Null: not done.
   DbtSession* dbt = nullptr;
@@ -89,7 +92,9 @@ void start_inputs_digest(RunContext& run);
 int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan, const planner::CheckPlan& checks,
                    contracts::StateStore* store);
 
-// Everything was reused: a ledger entry, no snapshot (nothing changed), a summary.
+// Everything was reused: a ledger entry and a summary; a snapshot only when the run learned
+// compile keys (planner::compile_keys_to_record: the recorded state with those keys, its commit
+// failing only with a warning), else none (nothing changed).
 int finish_without_build(const CommandContext& ctx, RunContext& run);
 
 // Early cutoff's evidence for record(): the content measured after a wave's build and the

@@ -46,7 +46,8 @@ std::size_t apply_recorded_sql(planner::ProjectInputs& inputs, const CompilePlan
 std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs,
                                                   const std::optional<std::map<std::string, bool>>& relations_exist,
                                                   const std::map<std::string, std::string>& relation_kinds,
-                                                  const std::string& full_refresh_env) {
+                                                  const std::string& full_refresh_env,
+                                                  std::map<std::string, std::string>* set_aside) {
   std::vector<std::string> taken_back;
   for (auto& node : inputs.nodes) {
     if (!node.compile_key_assumes_incremental || node.compile_key.empty()) continue;
@@ -60,10 +61,12 @@ std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs
       why = "the probe could not check its relation " + node.relation;
     } else if (!exists->second) {
       why = "its relation " + node.relation + " does not exist, so is_incremental() is false";
+      if (set_aside != nullptr) (*set_aside)[node.id] = node.compile_key;
     } else if (kind == relation_kinds.end() || kind->second != "table") {
       why = "its relation " + node.relation + " is " +
             (kind == relation_kinds.end() ? std::string("of a kind the listing doesn't say") : "a " + kind->second) +
             ", not a table, so is_incremental() may be false";
+      if (set_aside != nullptr && kind != relation_kinds.end()) (*set_aside)[node.id] = node.compile_key;
     } else {
       continue;  // is_incremental() is true, as the key holds
     }
@@ -77,6 +80,19 @@ std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs
     taken_back.push_back(node.id);
   }
   return taken_back;
+}
+
+std::size_t set_aside_keys_of_recompiled(planner::ProjectInputs& inputs,
+                                         const std::map<std::string, std::map<std::string, std::string>>& recompiled,
+                                         const std::map<std::string, std::string>& set_aside) {
+  std::size_t given = 0;
+  for (auto& node : inputs.nodes) {
+    const auto key = set_aside.find(node.id);
+    if (key == set_aside.end() || !node.compile_key.empty() || !recompiled.contains(node.id)) continue;
+    node.compile_key = key->second;
+    ++given;
+  }
+  return given;
 }
 
 }  // namespace ods::cli

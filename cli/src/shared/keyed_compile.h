@@ -49,10 +49,23 @@ std::size_t apply_recorded_sql(planner::ProjectInputs& inputs, const CompilePlan
 // what dbt's is_incremental() asks. Otherwise its key is cleared (the SQL this run has for it is
 // not the key's, so it is recorded without one), and when its `sql` came from the record
 // (sql_from_run) that component is taken back: its code is incomplete and it builds (rule 2),
-// saying why. Returns the ids whose recorded SQL was taken back.
+// saying why. Returns the ids whose recorded SQL was taken back. When `set_aside` is given, each
+// key cleared only because the relation did not exist or was listed as another kind than a table
+// (a view...) goes there (node id ->
+// key): after the node's build made it a table, the recompile of its incremental form is that
+// key's SQL (set_aside_keys_of_recompiled).
 std::vector<std::string> confirm_incremental_keys(planner::ProjectInputs& inputs,
                                                   const std::optional<std::map<std::string, bool>>& relations_exist,
                                                   const std::map<std::string, std::string>& relation_kinds,
-                                                  const std::string& full_refresh_env);
+                                                  const std::string& full_refresh_env,
+                                                  std::map<std::string, std::string>* set_aside = nullptr);
+
+// After record_wave's recompile of the incremental models built for the first time (`recompiled`:
+// node id -> their code; the build made each relation a table, so dbt's is_incremental() was true
+// in it): each such node of `inputs` (the planned project, the parse the keys were computed on)
+// without a key takes the one confirm_incremental_keys set aside for it. Returns how many did.
+std::size_t set_aside_keys_of_recompiled(planner::ProjectInputs& inputs,
+                                         const std::map<std::string, std::map<std::string, std::string>>& recompiled,
+                                         const std::map<std::string, std::string>& set_aside);
 
 }  // namespace ods::cli

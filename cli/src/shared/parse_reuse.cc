@@ -60,6 +60,16 @@ fs::path parse_copy_dir(const CommandContext& ctx) { return ctx.target_dir / "od
 
 namespace {
 
+// Whether dbt's partial-parse state (target/partial_parse.msgpack) is still the one the kept copy
+// in `dir` was recorded with: a dbt command run outside ODS since (`dbt run` of other code, then
+// the code reverted) parses and rewrites it, and the driver's parse before the run's first dbt
+// command would then find it moved and refuse the run (parse_before_first_command), run after run.
+bool kept_state_stands(const fs::path& target_dir, const fs::path& dir) {
+  auto state = read_bytes(target_dir / "partial_parse.msgpack");
+  auto recorded = read_bytes(dir / kDigestFile);
+  return state && recorded && *recorded == sha256_hex(*state) + "\n";
+}
+
 // The driver's parse command (its own arguments), as parse_project runs it.
 std::vector<std::string> kept_parse(const CommandContext& ctx) {
   // dbt joins a relative --target-path to the project's folder, and the driver's process runs in it.
@@ -75,13 +85,18 @@ std::expected<ParsedManifest, int> parse_project(const CommandContext& ctx, DbtS
   const std::vector<std::string> kept = kept_parse(ctx);
   const fs::path dir = fs::absolute(parse_copy_dir(ctx)).lexically_normal();
   const ParseInputsCheck check = check_parse_inputs(ctx, session, fast, kept);
-  if (parse_inputs_unchanged(check, dir) && fs::exists(dir / "manifest.json") && fs::exists(dir / kDigestFile) &&
-      ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty()) {
+  const bool inputs_unchanged = parse_inputs_unchanged(check, dir) && fs::exists(dir / "manifest.json") &&
+                                ctx.env.getenv("DBT_PARTIAL_PARSE_FILE_PATH").empty();
+  const bool state_stands = inputs_unchanged && kept_state_stands(target_dir, dir);
+  if (state_stands) {
     step(ctx, fast_path_line(*check.inputs));
     return ParsedManifest{dir / "manifest.json", true, true, ""};
   }
   const std::string declined =
-      check.inputs ? "something dbt's parse reads changed since the kept parse, or none was recorded" : check.declined;
+      !check.inputs      ? check.declined
+      : inputs_unchanged ? "dbt's partial-parse state (target/partial_parse.msgpack) is not the kept parse's: a dbt "
+                           "command parsed since"
+                         : "something dbt's parse reads changed since the kept parse, or none was recorded";
   step(ctx, "parsing the project (dbt parse); not the parse's fast path: " + declined);
   std::vector<std::string> plain{"parse"};
   plain.insert(plain.end(), target_path.begin(), target_path.end());

@@ -30,7 +30,7 @@ GatheredEvidence PreparedRun::probe(const CommandContext& ctx, const std::string
 int PreparedRun::settle_compiles(const CommandContext& ctx, const GatheredEvidence& evidence) {
   if (int code = settle_deferred_compiles(ctx, deferred_compiles, project, evidence); code != kExitOk) return code;
   const auto taken_back = confirm_incremental_keys(project.inputs, evidence.relations_exist, evidence.relation_kinds,
-                                                   ctx.env.getenv("DBT_FULL_REFRESH"));
+                                                   ctx.env.getenv("DBT_FULL_REFRESH"), &incremental_keys_set_aside);
   if (!taken_back.empty()) {
     std::string names;
     for (const auto& id : taken_back) names += (names.empty() ? "" : ", ") + id;

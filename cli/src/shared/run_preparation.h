@@ -49,6 +49,9 @@ struct PreparedRun {
   // over the nodes it compiled (compiled_nodes_file), read beside the parse's manifest.
   bool write_manifest = false;
   ParseFastPathSetting parse_fast_path;  // $ODS_PARSE_FAST_PATH and what it reads (parse_fast_path_setting)
+  // The compile keys settle_compiles cleared since an incremental model's relation was absent or not
+  // a table (confirm_incremental_keys' set_aside): node id -> key, for record_wave's recompile.
+  std::map<std::string, std::string> incremental_keys_set_aside;
   // The parse's fast path (parse_reuse.h): "taken" when no dbt started to parse, else why not;
   // "" when the command did not consider it (no recorded state, --compile all).
   std::string parse_fast_path_outcome;

@@ -80,6 +80,33 @@ TEST(IncrementalKeys, ACompiledNodeOnlyLosesItsKey) {
   EXPECT_TRUE(inputs.nodes[0].incomplete.empty());
 }
 
+// Only a key cleared because the relation was absent or of another kind is set aside, and a node
+// recompiled after its first build (its relation now a table) takes it back.
+TEST(IncrementalKeys, AKeyClearedForAnAbsentRelationIsSetAsideForTheRecompile) {
+  const std::vector<Unconfirmed> cases{
+      {std::map<std::string, bool>{{kId, false}}, {}, "", "set aside"},
+      {kExists, {{kId, "view"}}, "", "set aside"},
+      {kExists, {}, "", "not set aside"},
+      {std::nullopt, kTable, "", "not set aside"},
+      {kExists, kTable, "true", "not set aside"},
+  };
+  for (const auto& c : cases) {
+    auto inputs = one_incremental_model(false);
+    std::map<std::string, std::string> set_aside;
+    confirm_incremental_keys(inputs, c.exist, c.kinds, c.full_refresh, &set_aside);
+    const bool expected = c.why == "set aside";
+    EXPECT_EQ(set_aside.contains(kId), expected) << c.why;
+    const std::map<std::string, std::map<std::string, std::string>> recompiled{{kId, {{"sql", "incremental"}}}};
+    EXPECT_EQ(set_aside_keys_of_recompiled(inputs, recompiled, set_aside), expected ? 1u : 0u);
+    EXPECT_EQ(inputs.nodes[0].compile_key, expected ? "k1" : "");
+  }
+  auto inputs = one_incremental_model(false);  // not recompiled: no key
+  std::map<std::string, std::string> set_aside;
+  confirm_incremental_keys(inputs, std::map<std::string, bool>{{kId, false}}, {}, "", &set_aside);
+  EXPECT_EQ(set_aside_keys_of_recompiled(inputs, {}, set_aside), 0u);
+  EXPECT_TRUE(inputs.nodes[0].compile_key.empty());
+}
+
 // A node whose key doesn't assume is_incremental() is left as it is.
 TEST(IncrementalKeys, OtherNodesAreLeftAlone) {
   auto inputs = one_incremental_model(true);

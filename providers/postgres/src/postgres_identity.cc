@@ -6,10 +6,17 @@ namespace ods::postgres {
 
 namespace {
 
-// The relation by its schema and name, with its statistics row (absent for a view).
+// The relation by its schema and name. Its statistics are read with the functions
+// pg_stat_user_tables reads them with, on c.oid alone: joined, that view is computed over every
+// table of the database in each relation's statement, so a probe of N relations cost N x N
+// (seconds at 1,000 nodes).
 constexpr const char* kRelation =
-    " from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace left join "
-    "pg_catalog.pg_stat_user_tables s on s.relid = c.oid where n.nspname = '{schema}' and c.relname = '{identifier}'";
+    " from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace where n.nspname = "
+    "'{schema}' and c.relname = '{identifier}'";
+
+// pg_stat_user_tables has a row for the table (its relkind already 'r' or 'm'): not in a system
+// schema, as that view's own definition says.
+constexpr const char* kUserTable = "n.nspname not in ('pg_catalog', 'information_schema') and n.nspname !~ '^pg_toast'";
 
 // Text of a time as epoch seconds: the session's DateStyle and TimeZone don't change it.
 std::string epoch(const std::string& time) { return "coalesce(extract(epoch from " + time + ")::text, 'never')"; }
@@ -20,12 +27,15 @@ std::string table_sql(bool settled) {
   const std::string unsettled =
       settled ? " and not exists (select 1" + other_sessions_sql("c.oid") + " and " + unsettled_session_sql() + ")"
               : "";
-  return "select case when c.relkind in ('r', 'm') and s.relid is not null and not pg_catalog.pg_is_in_recovery() "
+  return "select case when c.relkind in ('r', 'm') and " + std::string(kUserTable) +
+         " and not pg_catalog.pg_is_in_recovery() "
          "and pg_catalog.current_setting('track_counts') = 'on' and not exists (select 1 from pg_catalog.pg_inherits "
          "i where i.inhparent = c.oid)" +
          unsettled +
          " then 'oid=' || c.oid::text || ';relfilenode=' || c.relfilenode::text || "
-         "';ins=' || s.n_tup_ins::text || ';upd=' || s.n_tup_upd::text || ';del=' || s.n_tup_del::text || "
+         "';ins=' || pg_catalog.pg_stat_get_tuples_inserted(c.oid)::text || ';upd=' || "
+         "pg_catalog.pg_stat_get_tuples_updated(c.oid)::text || ';del=' || "
+         "pg_catalog.pg_stat_get_tuples_deleted(c.oid)::text || "
          "';database_stats_reset=' || " +
          epoch(
              "(select d.stats_reset from pg_catalog.pg_stat_database d where d.datname = "

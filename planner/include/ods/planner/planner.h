@@ -87,4 +87,14 @@ struct RunOutcome {
 [[nodiscard]] Result<StateSnapshot> record(const ProjectInputs& inputs, const StateSnapshot* previous,
                                            const RunOutcome& run);
 
+// The nodes record() would give this run's compile key although the run built nothing (a node
+// kept from `recorded` takes the run's key when the run's code is complete and its `sql`
+// component is the recorded one): those whose key in `recorded` differs from the one in
+// `inputs`. Empty when `recorded` is of another target identity. A run that reused every node
+// commits a snapshot only for these (docs/compile-key.md): otherwise a node whose key was never
+// recorded (an incremental model's first build, a record older than compile keys) would be
+// compiled by every run where nothing changed. Pure.
+[[nodiscard]] std::vector<std::string> compile_keys_to_record(const ProjectInputs& inputs,
+                                                              const StateSnapshot& recorded);
+
 }  // namespace ods::planner
