@@ -29,8 +29,8 @@ json node_to_json(const NodeInput& n) {
   if (!n.policy.error.empty()) policy["error"] = n.policy.error;
   j["policy"] = policy;
   if (n.checks_need_build) j["checks_need_build"] = true;  // absent when false: older documents read the same
-  if (n.build_replaces_relation) j["build_replaces_relation"] = true;            // the same
-  if (n.dropped_when_parent_replaced) j["dropped_when_parent_replaced"] = true;  // the same
+  if (n.build_replaces_relation) j["build_replaces_relation"] = true;                             // the same
+  if (n.dropped_when_parent_replaced) j["dropped_when_parent_replaced"] = true;                   // the same
   if (!n.compile_needs_upstream.empty()) j["compile_needs_upstream"] = n.compile_needs_upstream;  // the same
   if (!n.compile_key.empty()) j["compile_key"] = n.compile_key;                                   // the same
   if (!n.sql_from_run.empty()) j["sql_from_run"] = n.sql_from_run;                                // the same

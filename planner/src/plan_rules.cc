@@ -170,7 +170,8 @@ class Planner {
     std::vector<std::string> replaced_parents;
     for (const auto& p : node.parents) {
       auto it = dag_.index_of.find(p);
-      if (it != dag_.index_of.end() && replaced_[it->second]) replaced_parents.push_back(inputs_.nodes[it->second].name);
+      if (it != dag_.index_of.end() && replaced_[it->second])
+        replaced_parents.push_back(inputs_.nodes[it->second].name);
     }
     if (replaced_parents.empty()) return entry;
     const Reason would_reuse = entry.reasons.empty() ? Reason{} : entry.reasons.front();
