@@ -29,12 +29,12 @@ TEST(ReplacedRelations, TablesViewsAndCustomMaterializationsReplaceTheirRelation
   manifest["nodes"]["model.shop.hooked"]["config"]["materialized"] = "incremental";
   const DbtProject project = read_ok(manifest);
   const auto replaces = replacing(project);
-  EXPECT_TRUE(replaces.at("model.shop.orders"));         // table
-  EXPECT_TRUE(replaces.at("model.shop.stg_orders"));     // view
-  EXPECT_TRUE(replaces.at("model.shop.impure"));         // materialized view
-  EXPECT_TRUE(replaces.at("model.shop.contracted"));     // unknown: the safe side
-  EXPECT_FALSE(replaces.at("model.shop.hooked"));        // incremental: rows into the relation it has
-  EXPECT_FALSE(replaces.at("seed.shop.customers"));      // truncated and reloaded
+  EXPECT_TRUE(replaces.at("model.shop.orders"));      // table
+  EXPECT_TRUE(replaces.at("model.shop.stg_orders"));  // view
+  EXPECT_TRUE(replaces.at("model.shop.impure"));      // materialized view
+  EXPECT_TRUE(replaces.at("model.shop.contracted"));  // unknown: the safe side
+  EXPECT_FALSE(replaces.at("model.shop.hooked"));     // incremental: rows into the relation it has
+  EXPECT_FALSE(replaces.at("seed.shop.customers"));   // truncated and reloaded
   EXPECT_FALSE(replaces.at("snapshot.shop.customers_snap"));
   EXPECT_EQ(project.view_models, (std::vector<std::string>{"model.shop.impure", "model.shop.stg_orders"}));
   for (const auto& node : project.inputs.nodes)  // the warehouse's part is the caller's
