@@ -29,6 +29,8 @@ json node_to_json(const NodeInput& n) {
   if (!n.policy.error.empty()) policy["error"] = n.policy.error;
   j["policy"] = policy;
   if (n.checks_need_build) j["checks_need_build"] = true;  // absent when false: older documents read the same
+  if (n.build_replaces_relation) j["build_replaces_relation"] = true;                             // the same
+  if (n.dropped_when_parent_replaced) j["dropped_when_parent_replaced"] = true;                   // the same
   if (!n.compile_needs_upstream.empty()) j["compile_needs_upstream"] = n.compile_needs_upstream;  // the same
   if (!n.compile_key.empty()) j["compile_key"] = n.compile_key;                                   // the same
   if (!n.sql_from_run.empty()) j["sql_from_run"] = n.sql_from_run;                                // the same
@@ -69,6 +71,8 @@ NodeInput node_from_json(const json& j, const std::string& path) {
   n.self_contained = opt_bool(j, p, "self_contained");
   n.checks_digest = string_at(j, p, "checks_digest", Need::optional);
   n.checks_need_build = opt_bool(j, p, "checks_need_build");
+  n.build_replaces_relation = opt_bool(j, p, "build_replaces_relation");
+  n.dropped_when_parent_replaced = opt_bool(j, p, "dropped_when_parent_replaced");
   n.compile_needs_upstream = string_at(j, p, "compile_needs_upstream", Need::optional);
   n.compile_key = string_at(j, p, "compile_key", Need::optional);
   n.sql_from_run = string_at(j, p, "sql_from_run", Need::optional);

@@ -65,6 +65,7 @@ class Planner {
       previous_ = nullptr;
     }
     decisions_.assign(inputs_.nodes.size(), Decision{});
+    replaced_.assign(inputs_.nodes.size(), false);
     prepare_all();
     plan.entries.reserve(inputs_.nodes.size());
     std::optional<std::unordered_map<std::string, bool>> selected;
@@ -75,15 +76,18 @@ class Planner {
     for (std::size_t i : dag_.order) {
       if (auto earlier = options_.built_earlier.find(inputs_.nodes[i].id); earlier != options_.built_earlier.end()) {
         decisions_[i] = Decision{Action::build, earlier->second ? BuildKind::code : BuildKind::data};
+        replaced_[i] = inputs_.nodes[i].build_replaces_relation;
         continue;  // built by an earlier wave of this run: no entry
       }
       PlanEntry entry = decide(i);
+      if (entry.action == Action::reuse) entry = rebuilt_if_dropped(i, std::move(entry));
       entry.depth = dag_.depth[i];
       if (selected && !selected->contains(entry.id)) {  // rule 1
         // Left out of the plan, so not built by it: its readers see its last build.
         decisions_[i] = Decision{Action::reuse, BuildKind::none};
         continue;
       }
+      replaced_[i] = entry.action == Action::build && inputs_.nodes[i].build_replaces_relation;
       plan.entries.push_back(std::move(entry));
     }
     std::stable_sort(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& a, const PlanEntry& b) {
@@ -153,6 +157,33 @@ class Planner {
     if (auto why = own_code_change(index, *before, e)) return built(e, d, why->code, std::move(why->message));
     if (auto why = input_change(node, *before)) return built(e, d, why->code, std::move(why->message));
     return decide_by_data(node, *before, e, d);
+  }
+
+  // A reuse of a node the warehouse drops with a parent this run replaces (a PostgreSQL view over
+  // a table or view rebuilt now or by an earlier wave): BUILD dropped_with_upstream instead, the
+  // reuse's own reason kept in the message. Its decision stays the reuse: rebuilt with the same
+  // code over the same inputs, its relation holds what the reused one held, so its readers see
+  // it unchanged. Any other entry is returned as it is.
+  PlanEntry rebuilt_if_dropped(std::size_t index, PlanEntry entry) const {
+    const NodeInput& node = inputs_.nodes[index];
+    if (!node.dropped_when_parent_replaced) return entry;
+    std::vector<std::string> replaced_parents;
+    for (const auto& p : node.parents) {
+      auto it = dag_.index_of.find(p);
+      if (it != dag_.index_of.end() && replaced_[it->second])
+        replaced_parents.push_back(inputs_.nodes[it->second].name);
+    }
+    if (replaced_parents.empty()) return entry;
+    const Reason would_reuse = entry.reasons.empty() ? Reason{} : entry.reasons.front();
+    entry.action = Action::build;
+    entry.reasons.clear();
+    entry.reasons.push_back(
+        {std::string(kDroppedWithUpstream),
+         "rebuilt in this run: " + join(replaced_parents) +
+             " (a rebuild replaces the relation, and the warehouse drops the relations bound to the old one, this "
+             "node's too), so it is rebuilt after; it would otherwise be reused (" +
+             would_reuse.code + ": " + would_reuse.message + ")"});
+    return entry;
   }
 
   // `e`, decided to build for `code` (its first reason), with `d` saying so; `e` is moved from.
@@ -512,6 +543,9 @@ class Planner {
   const internal::DagOrder& dag_;
   std::unordered_map<std::string, const SourceInput*> sources_;
   std::vector<Decision> decisions_;
+  // By node index: its relation is replaced by this run (built now or by an earlier wave, with
+  // build_replaces_relation), so the relations bound to it are dropped.
+  std::vector<bool> replaced_;
   std::vector<const NodeState*> before_;  // by node index; nullptr: not in the recorded state
   std::vector<std::string> digests_;      // by node index: the fingerprint's digest (moved into the plan)
   std::vector<FingerprintDiff> diffs_;    // by node index: recorded -> current fingerprint

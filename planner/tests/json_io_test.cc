@@ -289,6 +289,8 @@ ProjectInputs full_inputs() {
 
 TEST(InputsJson, RoundTrip) {
   ProjectInputs in = full_inputs();
+  in.nodes[1].build_replaces_relation = true;  // the pod's inputs carry what the planner needs
+  in.nodes[1].dropped_when_parent_replaced = true;
   std::string text = to_json(in);
   auto back = inputs_from_json(text);
   ASSERT_TRUE(back) << back.error().message;
@@ -311,6 +313,10 @@ TEST(InputsJson, RoundTrip) {
   EXPECT_EQ(m.incomplete, in.nodes[1].incomplete);
   EXPECT_EQ(m.always_build, in.nodes[1].always_build);
   EXPECT_FALSE(m.self_contained);
+  EXPECT_TRUE(m.build_replaces_relation);
+  EXPECT_TRUE(m.dropped_when_parent_replaced);
+  EXPECT_FALSE(back->nodes[0].build_replaces_relation);
+  EXPECT_FALSE(back->nodes[0].dropped_when_parent_replaced);
   EXPECT_EQ(m.checks_digest, "checks");
   EXPECT_EQ(m.policy.lag_tolerance_seconds, 3600);
   EXPECT_TRUE(m.policy.require_fresh_data_from_all);

@@ -97,7 +97,7 @@ TEST(ReasonCatalog, FirstReasonsAndBuildsForCodeFollowTheTable) {
     e.reasons.push_back({std::string(r.code), "why"});
     EXPECT_EQ(built_for_code(e), r.action == ReasonAction::build_for_code) << r.code;
   }
-  EXPECT_EQ(build, 16);  // the operator's ods_nodes_total{action="build"} series
+  EXPECT_EQ(build, 17);  // the operator's ods_nodes_total{action="build"} series
   EXPECT_EQ(reuse, 4);   // and {action="reuse"}: formatting_only and cheaper_evidence never come first
   EXPECT_EQ(find_reason_code("no_such_code"), nullptr);
 }

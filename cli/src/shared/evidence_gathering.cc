@@ -21,6 +21,7 @@
 #include "ods/postgres/postgres_identity.h"
 #include "ods/postgres/postgres_versions.h"
 #include "ods/postgres/profile_connection.h"
+#include "ods/postgres/view_binding.h"
 #include "ods/snowflake/snowflake_identity.h"
 #include "ods/snowflake/snowflake_versions.h"
 #include "ods/table_format/format_routing.h"
@@ -124,6 +125,10 @@ Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, c
 ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options) {
   auto connection = native_connection(adapter_type, options);
   return connection ? ProbeRoute{true, ""} : ProbeRoute{false, connection.error()};
+}
+
+bool rebuild_drops_bound_views(const std::string& adapter_type) {
+  return adapter_type == "postgres" && postgres::kRebuildDropsBoundViews;
 }
 
 bool relation_identity_readable(const std::string& adapter_type) {

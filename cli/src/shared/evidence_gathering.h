@@ -119,6 +119,12 @@ bool content_measurable(const std::string& adapter_type);
 // early cutoff may follow a code change.
 bool content_covers_schema(const std::string& adapter_type);
 
+// Whether this adapter's warehouse drops a view (or materialized view) when a relation it reads
+// is rebuilt by dbt (PostgreSQL: views bound by oid, the old relation dropped with CASCADE), so
+// such a view must build whenever a parent that replaces its relation builds
+// (planner::NodeInput::dropped_when_parent_replaced). False where views resolve by name.
+bool rebuild_drops_bound_views(const std::string& adapter_type);
+
 // Whether this adapter's relations have an identity the probe reads (relation_identity_statements).
 bool relation_identity_readable(const std::string& adapter_type);
 

@@ -1,5 +1,6 @@
 #include "project_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -7,6 +8,7 @@
 #include <stdexcept>
 
 #include "child_environment.h"
+#include "evidence_gathering.h"
 #include "hook_digest.h"
 #include "ods/base/sha256.h"
 #include "ods/dbt/artifacts.h"
@@ -80,6 +82,20 @@ Result<void> fingerprint_hook_reads(const CommandContext& ctx, const dbt::DbtPro
   return {};
 }
 
+// The warehouse's part of which relations a run's builds drop (docs/warehouses.md, PostgreSQL):
+// where a rebuild drops the views bound to the old relation, the project's views are marked
+// dropped_when_parent_replaced; with $DBT_FULL_REFRESH set every build replaces its relation
+// (incremental models and seeds included).
+void mark_dropped_views(const CommandContext& ctx, dbt::DbtProject& project) {
+  if (!rebuild_drops_bound_views(project.meta.adapter_type)) return;
+  const bool full_refresh = !ctx.env.getenv("DBT_FULL_REFRESH").empty();
+  for (auto& node : project.inputs.nodes) {
+    if (full_refresh) node.build_replaces_relation = true;
+    node.dropped_when_parent_replaced =
+        std::binary_search(project.view_models.begin(), project.view_models.end(), node.id);
+  }
+}
+
 }  // namespace
 
 Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
@@ -115,6 +131,7 @@ Result<LoadedProject> load_project(const CommandContext& ctx, ProjectUse use,
   if (!project) return std::unexpected(project.error());
   if (auto hooks = fingerprint_hook_reads(ctx, *project, project->inputs); !hooks)
     return std::unexpected(hooks.error());
+  mark_dropped_views(ctx, *project);
   LoadedProject loaded;
   loaded.adapter_type = project->meta.adapter_type;
   loaded.run_invocation_id = std::move(run_invocation_id);

@@ -22,6 +22,16 @@ void sort_unique(std::vector<std::string>& v) {
 
 bool is_check_id(std::string_view id) { return id.starts_with("test.") || id.starts_with("unit_test."); }
 
+// Whether dbt's build of `node` replaces its relation (creates it anew and drops the old one, as
+// the table, view and materialized view materializations do): not a snapshot, nor an incremental
+// model or a seed, which write rows into the relation they have, unless full_refresh is
+// configured (either value: the safe side). A custom materialization is taken to replace.
+bool build_replaces_relation(const NodeRecord& node) {
+  if (node.resource_type == "snapshot") return false;
+  if (node.resource_type == "seed" || node.materialized == "incremental") return node.full_refresh_configured;
+  return true;
+}
+
 // What a reader of ephemeral models reads instead of them.
 struct Inlined {
   std::vector<std::string> parents;           // non-ephemeral parents, transitively
@@ -56,8 +66,11 @@ class Assembler {
       project.node_places.push_back({node.id, node.database, node.schema, node.identifier});
       if (!node.literal_hooks.empty()) project.literal_hooks[node.id] = std::move(node.literal_hooks);
       if (node.materialized == "incremental") project.incremental_models.push_back(node.id);
+      if (node.resource_type == "model" && (node.materialized == "view" || node.materialized == "materialized_view"))
+        project.view_models.push_back(node.id);
     }
     sort_unique(project.incremental_models);
+    sort_unique(project.view_models);
     for (const auto& source : records_.sources) {
       inputs.sources.push_back(source_input(source));
       project.source_places.push_back({source.id, source.database, source.schema, source.identifier});
@@ -118,6 +131,7 @@ class Assembler {
     in.incomplete = node.incomplete;
     in.always_build = node.always_build;
     in.self_contained = node.resource_type == "seed";
+    in.build_replaces_relation = build_replaces_relation(node);
     in.policy = std::move(node.policy);
     in.fingerprint = std::move(node.fingerprint);
 

@@ -57,6 +57,17 @@ struct NodeInput {
   // Why the node must always build regardless of state, e.g. "pre-hook 1 reads env_var".
   std::vector<std::string> always_build;
 
+  // A build of the node replaces its relation: dbt creates a new one and drops the old (a table
+  // or a view rebuilt; not an incremental model or a seed that only writes rows into it). Set by
+  // the provider from the materialization; true when unknown (the safe side for the next field).
+  bool build_replaces_relation = false;
+  // The warehouse drops the node's relation whenever a relation it reads is replaced (a
+  // PostgreSQL view is bound to what it reads by oid, and dbt drops the old relation with
+  // CASCADE). While a parent with build_replaces_relation builds in the run, the node builds too
+  // (dropped_with_upstream, after that parent), whatever else says it could be reused or cut
+  // off. Set from the warehouse's facts (docs/warehouses.md); false where views resolve by name.
+  bool dropped_when_parent_replaced = false;
+
   bool self_contained = false;  // a seed: reads nothing but its own file (rule 7)
   std::string checks_digest;    // digest of the checks (tests) that read it; empty: none
   // Some of its checks run only as part of its build (dbt's unit tests): while they have not

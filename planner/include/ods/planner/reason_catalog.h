@@ -57,6 +57,8 @@ inline constexpr ReasonCode kReasonCodes[] = {
     {"relation_unverified", ReasonAction::build_for_data, "ADR-0016", "The node's relation couldn't be checked."},
     {"relation_changed_outside", ReasonAction::build_for_data, "ADR-0016",
      "The node's relation is not the one ODS recorded at its last build."},
+    {"dropped_with_upstream", ReasonAction::build_for_data, "ADR-0016",
+     "The warehouse drops the node's relation when a parent it reads is rebuilt, and one is rebuilt in this run."},
     {"checks_not_passed", ReasonAction::build_for_data, "checks",
      "Checks that run only with the node's build have not passed on its current build."},
     {"not_tested", ReasonAction::check_run, "checks", "No pass of the checks is recorded on what they vouch for."},

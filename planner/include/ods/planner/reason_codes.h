@@ -37,6 +37,7 @@ inline constexpr std::string_view kCheaperEvidence = listed("cheaper_evidence");
 inline constexpr std::string_view kRelationMissing = listed("relation_missing");
 inline constexpr std::string_view kRelationUnverified = listed("relation_unverified");
 inline constexpr std::string_view kRelationChangedOutside = listed("relation_changed_outside");
+inline constexpr std::string_view kDroppedWithUpstream = listed("dropped_with_upstream");
 inline constexpr std::string_view kChecksNotPassed = listed("checks_not_passed");
 // Check plans (`ods state test`).
 inline constexpr std::string_view kNotTested = listed("not_tested");

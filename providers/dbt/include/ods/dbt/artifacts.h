@@ -105,6 +105,10 @@ struct DbtProject {
   // Planned model ids materialized 'incremental' (sorted): their compiled code depends on
   // whether their relation exists when dbt compiles them (is_incremental(); incremental_recompile.h).
   std::vector<std::string> incremental_models;
+  // Planned model ids materialized 'view' or 'materialized_view' (sorted): where the warehouse
+  // binds a view to the relations it reads, rebuilding one of those drops it
+  // (planner::NodeInput::dropped_when_parent_replaced, set by the caller that knows the warehouse).
+  std::vector<std::string> view_models;
   // Every source's relation, and every planned node's (models that are not ephemeral, seeds,
   // snapshots), in manifest order.
   std::vector<RelationPlace> source_places;
