@@ -14,7 +14,6 @@
 #include "commands.h"
 #include "dbt_steps.h"
 #include "flag_names.h"
-#include "keyed_compile.h"
 #include "ods/dbt/artifacts.h"
 #include "ods/dbt/cli/dbt_driver.h"
 #include "ods/dbt/run_results.h"
@@ -128,18 +127,19 @@ RecordedSnapshot recorded_snapshot(ProductionState& production) {
 }
 
 // The PR's selection planned without the warehouse, when it builds nothing: no node's code
-// differs from production's record even with every incremental's recorded SQL taken back (the
-// probe that would confirm it is not run) and no relation checked. nullopt when something would
+// differs from production's record and no relation is checked. nullopt when something would
 // build: then the probe runs and the plan is made again with its evidence. Without the probe, a
-// plan only builds more (unknown evidence builds), so an empty one stands.
-std::optional<run::PrSelection> selection_without_probe(const CommandContext& ctx, const LoadedProject& project,
+// plan only builds more (unknown evidence builds), so an empty one stands. An incremental model
+// whose compile key equals production's keeps the recorded SQL here: the key holds every input of
+// its code, so its code is production's, and whether production's relation is still a table (what
+// is_incremental() asks, the probe's question in a run) decides nothing in a PR that builds
+// nothing, as no other relation of production is checked then either.
+std::optional<run::PrSelection> selection_without_probe(const LoadedProject& project,
                                                         const planner::StateSnapshot* recorded,
                                                         const planner::PlanOptions& options) {
-  planner::ProjectInputs inputs = project.inputs;
-  (void)confirm_incremental_keys(inputs, std::nullopt, {}, ctx.env.getenv("DBT_FULL_REFRESH"));
-  auto plan = planner::plan(inputs, recorded, options);
+  auto plan = planner::plan(project.inputs, recorded, options);
   if (!plan) return std::nullopt;  // planned again below, where its error is reported
-  auto selection = run::pr_selection(inputs, *plan, std::nullopt);
+  auto selection = run::pr_selection(project.inputs, *plan, std::nullopt);
   if (selection.plan.count(planner::Action::build) != 0) return std::nullopt;
   return selection;
 }
@@ -157,7 +157,7 @@ int plan_against_production(const CommandContext& ctx, PreparedRun& prepared, co
   planner::PlanOptions options;
   options.now = ctx.env.now();
   const LoadedProject& project = prepared.project;
-  if (auto unprobed = selection_without_probe(ctx, project, recorded, options)) {
+  if (auto unprobed = selection_without_probe(project, recorded, options)) {
     step(ctx, "no node's code differs from production's recorded state: the warehouse is not probed");
     outcome.selection = std::move(*unprobed);
   } else {
