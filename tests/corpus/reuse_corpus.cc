@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "corpus/parse_inputs_seen.h"
 #include "harness/relation_contents.h"
 #include "harness/warehouse.h"
 
@@ -35,6 +36,9 @@ std::string step_line(const StepOutcome& o) {
   if (!o.keyed_mismatch.empty()) out += "  COMPILE KEY MISMATCH: " + joined(o.keyed_mismatch);
   if (o.parse_reused) out += o.parse_fast ? "  parse reused (fast path)" : "  parse reused";
   if (!o.parse_mismatch.empty()) out += "  REUSED PARSE MISMATCH: " + joined(o.parse_mismatch);
+  if (!o.parse_inputs_changed.empty()) out += "  parse inputs changed: " + joined(o.parse_inputs_changed);
+  if (!o.first_parse.empty())
+    out += o.first_parse == "taken" ? "  first parse: fast path" : "  first parse: declined (" + o.first_parse + ")";
   return out + "\n";
 }
 
@@ -82,7 +86,7 @@ print(json.dumps(out))
 
 std::string relation_of_unique_id(const std::string& unique_id) {
   const auto last_dot = unique_id.rfind('.');
-  const std::string last = unique_id.substr(last_dot + 1);
+  std::string last = unique_id.substr(last_dot + 1);
   const bool version = last.size() > 1 && last[0] == 'v' &&
                        std::all_of(last.begin() + 1, last.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!version || last_dot == std::string::npos || last_dot == 0) return last;
@@ -142,12 +146,15 @@ std::map<std::string, std::string> plan_fingerprints(const nlohmann::json& doc, 
 }  // namespace
 
 void ReuseCorpus::compare_compiles(StepOutcome& out) const {
+  bool first_command = true;
   auto dry_run = [&](std::vector<std::string> extra) {
     std::vector<std::string> args{
         "state", "run", "--dry-run", "--format", "json", "--profiles-dir", project_.dir().string()};
     args.insert(args.end(), run_args_.begin(), run_args_.end());
     args.insert(args.end(), extra.begin(), extra.end());
     ProcessResult r = project_.ods(args);
+    if (first_command) out.first_parse = fast_path_outcome(r.errors);
+    first_command = false;
     auto doc = nlohmann::json::parse(r.output, nullptr, false);
     return std::pair{r.exit_code, doc.is_discarded() ? nlohmann::json::object() : doc};
   };
@@ -203,7 +210,11 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   StepOutcome out;
   out.step = s.name;
   const auto before = contents(project_);  // before the change: a view shows a source's change at once
+  const auto inputs_before = parse_input_files(project_.dir());
+  const auto environment_before = project_.env();
   s.change(project_);
+  out.parse_inputs_changed = changed_parse_inputs(inputs_before, parse_input_files(project_.dir()));
+  if (project_.env() != environment_before) out.parse_inputs_changed.push_back("the run's environment");
 
   // The dbt build control: the same change on an identical copy, built as dbt builds it.
   DbtProject built_copy = DbtProject::copy_of(project_);
@@ -213,6 +224,9 @@ StepOutcome ReuseCorpus::step(const CorpusStep& s) {
   const auto gated = not_built_by_dbt(built_copy);
 
   compare_compiles(out);
+  if (!out.parse_inputs_changed.empty() && out.first_parse == "taken")
+    ADD_FAILURE() << s.name << ": the parse's fast path stood although the step changed what dbt's parse reads: "
+                  << joined(out.parse_inputs_changed);
   std::string errors;
   const auto [ods_exit, doc] = run(&errors);
   out.ods_exit = ods_exit;
@@ -310,6 +324,37 @@ int ReuseCorpus::parse_reused_total() const {
       std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) { return o.parse_reused; }));
 }
 
+int ReuseCorpus::parse_inputs_changed_total() const {
+  return static_cast<int>(
+      std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) { return !o.parse_inputs_changed.empty(); }));
+}
+int ReuseCorpus::fast_path_on_changed_inputs_total() const {
+  return static_cast<int>(std::count_if(outcomes_.begin(), outcomes_.end(), [](const auto& o) {
+    return !o.parse_inputs_changed.empty() && o.first_parse == "taken";
+  }));
+}
+
+namespace {
+
+// "taken N, declined M (<reason> xK; ...)" of the first command after each step.
+std::string fast_path_summary(const std::vector<StepOutcome>& outcomes) {
+  std::map<std::string, int> declined;
+  int taken = 0;
+  int declines = 0;
+  for (const auto& o : outcomes) {
+    if (o.first_parse == "taken") ++taken;
+    if (o.first_parse.empty() || o.first_parse == "taken") continue;
+    ++declined[o.first_parse];
+    ++declines;
+  }
+  std::string out = "taken " + std::to_string(taken) + ", declined " + std::to_string(declines);
+  std::string reasons;
+  for (const auto& [why, n] : declined) reasons += (reasons.empty() ? "" : "; ") + why + " x" + std::to_string(n);
+  return reasons.empty() ? out : out + " (" + reasons + ")";
+}
+
+}  // namespace
+
 void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "reuse corpus: " << title << " (" << relations_.size()
       << " relations judged; reused / unchanged by dbt build, exit status of ods and of dbt build)\n";
@@ -326,6 +371,9 @@ void ReuseCorpus::report(std::ostream& out, const std::string& title) const {
   out << "  reused parse: " << parse_reused_total() << " of " << outcomes_.size()
       << " runs stood on an earlier parse's manifest, " << parse_mismatch_total()
       << " fingerprints differed from a full compile's\n";
+  out << "  parse's fast path at each step's first command: " << fast_path_summary(outcomes_) << "; "
+      << parse_inputs_changed_total() << " steps changed a parse input, " << fast_path_on_changed_inputs_total()
+      << " of them on the fast path\n";
   std::snprintf(line, sizeof line, "corpus table | %s | %zu | %d | %d | %d / %d = %.1f%% |\n", title.c_str(),
                 outcomes_.size(), wrong_total(), exit_mismatch_total(), reused_total(), u, share);
   out << line;

@@ -8,6 +8,9 @@
 // fingerprint a dry run compiling the whole project gives it. The run after them parses again
 // with nothing changed, so it stands on the dry run's parse (the manifest not written again,
 // cli/src/shared/parse_reuse.h): its plan must give every node that fingerprint too.
+// The parse's fast path (issue 41 item 3): when the step changed a file dbt's parse reads or the
+// run's environment (corpus/parse_inputs_seen.h), the first command after it (the keyed dry run)
+// must not stand on the fast path; the report counts the fast path's takes and decline reasons.
 // Per step, two controls:
 //   the dbt build control  an identical copy of the project taken just before the run (same
 //                          warehouse file, same state), on which `dbt build` runs: its exit
@@ -70,8 +73,13 @@ struct StepOutcome {
   std::vector<std::string> parse_mismatch;
   bool parse_reused = false;
   bool parse_fast = false;  // the parse's fast path stood for dbt parse (no dbt started to parse)
-  int ods_exit = -1;        // `ods state run`
-  int dbt_exit = -1;        // `dbt build` on the identical copy
+  // The parse's fast path at the first command after the change (the keyed dry run): "taken",
+  // else why it declined as the command said it; and the parse inputs the change touched (files
+  // dbt's parse reads, or the run's environment), which the fast path must never stand on.
+  std::string first_parse;
+  std::vector<std::string> parse_inputs_changed;
+  int ods_exit = -1;  // `ods state run`
+  int dbt_exit = -1;  // `dbt build` on the identical copy
   bool exit_mismatch() const { return (ods_exit == 0) != (dbt_exit == 0); }
 };
 
@@ -109,6 +117,10 @@ class ReuseCorpus {
   int keyed_taken_total() const;     // nodes whose recorded compiled SQL the keyed plans took
   int parse_mismatch_total() const;  // nodes of runs on a reused parse whose fingerprint differed
   int parse_reused_total() const;    // runs that stood on an earlier parse's manifest
+  // Steps whose change touched a parse input, and those of them the fast path stood on anyway
+  // (each a wrong fast path: step() fails the test on it).
+  int parse_inputs_changed_total() const;
+  int fast_path_on_changed_inputs_total() const;
   // One line per step and the overall share, titled, then the project's row of the corpus
   // table ("| title | steps | wrong | exit mismatches | reuse % |").
   void report(std::ostream& out, const std::string& title) const;
