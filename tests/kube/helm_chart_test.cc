@@ -64,7 +64,7 @@ class HelmChartTest : public ::testing::Test {
     }
     ProcessResult rendered =
         helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--include-crds", "--set",
-              "grafanaDashboard.enabled=true", "--set", "networkPolicy.enabled=true"});
+              "grafanaDashboard.enabled=true"});
     if (rendered.exit_code != 0) {
       start_error_ = "helm template: " + describe(rendered);
       return;
@@ -276,11 +276,28 @@ TEST_F(HelmChartTest, ExtraEnvVolumesAndMountsReachTheOperatorsPod) {
 
 // runnerPolicy reaches the operator as the flags it parses (operator_options_test checks them), and
 // a value the operator would refuse (an item with a comma, an account that is no valid name) is
-// refused at install time.
+// refused at install time. By default projects may run the release's runner image (any tag or
+// digest of image.runner.repository), not any image; ["*"] allows any.
 TEST_F(HelmChartTest, TheRunnerPolicyBecomesTheOperatorsAllowListFlags) {
   ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml"});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
-  EXPECT_EQ(plain.output.find("--allowed-"), std::string::npos) << "no allow-list by default";
+  EXPECT_NE(plain.output.find("- --allowed-images=ghcr.io/ods-dev/ods-runner,ghcr.io/ods-dev/ods-runner:*,"
+                              "ghcr.io/ods-dev/ods-runner@*\n"),
+            std::string::npos)
+      << "the release's runner image by default:\n"
+      << plain.output;
+  EXPECT_EQ(plain.output.find("--allowed-service-accounts"), std::string::npos) << "any service account by default";
+  ProcessResult own = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
+                            "--set", "image.runner.repository=registry.corp/dbt/runner"});
+  ASSERT_EQ(own.exit_code, 0) << describe(own);
+  EXPECT_NE(own.output.find("- --allowed-images=registry.corp/dbt/runner,registry.corp/dbt/runner:*,"
+                            "registry.corp/dbt/runner@*\n"),
+            std::string::npos)
+      << own.output;
+  ProcessResult any = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
+                            "--set", "runnerPolicy.allowedImages={*}"});
+  ASSERT_EQ(any.exit_code, 0) << describe(any);
+  EXPECT_NE(any.output.find("- --allowed-images=*\n"), std::string::npos) << any.output;
   ProcessResult strict = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
                                "--set", "runnerPolicy.allowedImages={ghcr.io/ods-dev/ods-runner:*,registry.corp/a/*}",
                                "--set", "runnerPolicy.allowedServiceAccounts={dbt-runner}"});
@@ -476,9 +493,13 @@ TEST_F(HelmChartTest, TheNetworkPolicyLetsOnlyRunnerPodsReachTheCallbackPort) {
   EXPECT_TRUE(container_ports.contains("metrics"));
   EXPECT_FALSE(spec["ingress"][1].contains("from"));
 
-  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace});
+  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                              "templates/networkpolicy.yaml"});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
-  EXPECT_EQ(plain.output.find("kind: NetworkPolicy"), std::string::npos) << "the NetworkPolicy is off by default";
+  EXPECT_NE(plain.output.find("kind: NetworkPolicy"), std::string::npos) << "the NetworkPolicy is on by default";
+  ProcessResult off = helm({"template", kRelease, chart_dir().string(), "--set", "networkPolicy.enabled=false"});
+  ASSERT_EQ(off.exit_code, 0) << describe(off);
+  EXPECT_EQ(off.output.find("kind: NetworkPolicy"), std::string::npos) << "networkPolicy.enabled=false renders one";
   const fs::path values = plane_->dir() / "network-values.yaml";
   std::ofstream(values)
       << "networkPolicy:\n  enabled: true\n  runnerNamespaceSelector:\n    matchLabels: {team: data}\n"
