@@ -62,9 +62,8 @@ class HelmChartTest : public ::testing::Test {
         return;
       }
     }
-    ProcessResult rendered =
-        helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--include-crds", "--set",
-              "grafanaDashboard.enabled=true"});
+    ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
+                                   "--include-crds", "--set", "grafanaDashboard.enabled=true"});
     if (rendered.exit_code != 0) {
       start_error_ = "helm template: " + describe(rendered);
       return;

@@ -70,7 +70,8 @@ class HelmPlatformTest : public ::testing::Test {
     if (applied.exit_code != 0) return objects;
     const json out = json::parse(applied.output);
     const json items = out.value("kind", "") == "List" ? out["items"] : json::array({out});
-    for (const json& item : items) objects[item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>()] = item;
+    for (const json& item : items)
+      objects[item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>()] = item;
     return objects;
   }
 
@@ -136,16 +137,17 @@ TEST_F(HelmPlatformTest, AsASubchartOfAnUmbrellaThatSetsGlobalItLintsRendersAndA
 
 TEST_F(HelmPlatformTest, NameOverridesPriorityClassSpreadAndPodMetadataRenderAndApply) {
   const fs::path values = plane_->dir() / "platform-values.yaml";
-  std::ofstream(values) << "nameOverride: dbt-ops\n"
-                           "priorityClassName: platform-critical\n"
-                           "podLabels: {team: data-platform}\n"
-                           "podAnnotations: {cost-center: \"42\"}\n"
-                           "topologySpreadConstraints:\n"
-                           "  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}\n"
-                           "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,\n"
-                           "     labelSelector: {matchLabels: {team: data-platform}}}\n";
-  ProcessResult rendered = helm({"template", "analytics", chart_dir().string(), "--namespace", kNamespace, "-f",
-                                 values.string()});
+  std::ofstream(values)
+      << "nameOverride: dbt-ops\n"
+         "priorityClassName: platform-critical\n"
+         "podLabels: {team: data-platform}\n"
+         "podAnnotations: {cost-center: \"42\"}\n"
+         "topologySpreadConstraints:\n"
+         "  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}\n"
+         "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,\n"
+         "     labelSelector: {matchLabels: {team: data-platform}}}\n";
+  ProcessResult rendered =
+      helm({"template", "analytics", chart_dir().string(), "--namespace", kNamespace, "-f", values.string()});
   ASSERT_EQ(rendered.exit_code, 0) << describe(rendered);
   auto objects = dry_run(rendered.output, "platform.yaml");
   // nameOverride: <release>-<name>, and the name label says it.

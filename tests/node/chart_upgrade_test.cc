@@ -37,7 +37,8 @@ std::string write_next_chart(const fs::path& dir) {
   fs::create_directories(chart.parent_path());
   fs::copy(source_dir() / "helm" / "ods", chart, fs::copy_options::recursive);
   std::string crd = read_text(chart / "crds" / "dbtproject.yaml");
-  if (!replace_once(crd, "              required: [source, image, profileSecretRef, target]\n              properties:\n",
+  if (!replace_once(crd,
+                    "              required: [source, image, profileSecretRef, target]\n              properties:\n",
                     std::string("              required: [source, image, profileSecretRef, target]\n"
                                 "              properties:\n") +
                         kNewField))
@@ -73,8 +74,7 @@ TEST_F(ChartUpgradeOnARealNode, TheDocsUpgradeAppliesTheNewCrdsAndTheOperatorSti
   ProcessResult helm_only = w().helm({"upgrade", "ods", (work / "helm" / "ods").string(), "-n", "ods-system",
                                       "--reset-then-reuse-values", "--wait", "--timeout", "5m"});
   ASSERT_EQ(helm_only.exit_code, 0) << helm_only.output << helm_only.errors << w().diagnostics("ods-system");
-  const std::string team_type =
-      "{.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.team.type}";
+  const std::string team_type = "{.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.team.type}";
   EXPECT_EQ(w().jsonpath({"crd", "dbtprojects.ods.dev"}, team_type), "") << "helm upgrade changed the CRD";
   ProcessResult refused = apply_project_with_team("before-crds");
   EXPECT_NE(refused.exit_code, 0) << "spec.team was accepted before the CRDs were applied";
@@ -92,14 +92,13 @@ TEST_F(ChartUpgradeOnARealNode, TheDocsUpgradeAppliesTheNewCrdsAndTheOperatorSti
   ASSERT_TRUE(kube_bin) << kube_bin.error();
   auto helm = helm_binary();
   ASSERT_TRUE(helm) << helm.error();
-  ProcessResult ran = run_process(
-      {"/bin/bash", (work / "upgrade.sh").string()}, work,
-      {"PATH=" + kube_bin->string() + ":" + helm->parent_path().string() + ":/usr/sbin:/usr/bin:/sbin:/bin",
-       "KUBECONFIG=" + w().plane().kubeconfig().string(), "HOME=" + work.string()});
+  ProcessResult ran =
+      run_process({"/bin/bash", (work / "upgrade.sh").string()}, work,
+                  {"PATH=" + kube_bin->string() + ":" + helm->parent_path().string() + ":/usr/sbin:/usr/bin:/sbin:/bin",
+                   "KUBECONFIG=" + w().plane().kubeconfig().string(), "HOME=" + work.string()});
   ASSERT_EQ(ran.exit_code, 0) << ran.output << ran.errors << w().diagnostics("ods-system");
   EXPECT_EQ(w().jsonpath({"crd", "dbtprojects.ods.dev"}, team_type), "string") << ran.output << ran.errors;
-  EXPECT_EQ(w().jsonpath({"deployment", "ods", "-n", "ods-system"},
-                         "{.spec.template.metadata.labels.helm\\.sh/chart}"),
+  EXPECT_EQ(w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.spec.template.metadata.labels.helm\\.sh/chart}"),
             "ods-0.1.0-next");
   EXPECT_EQ(w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.status.readyReplicas}"), "2");
 
@@ -115,11 +114,11 @@ TEST_F(ChartUpgradeOnARealNode, TheDocsUpgradeAppliesTheNewCrdsAndTheOperatorSti
 
   // Leave the shared release as the other suites expect it: today's chart and CRDs.
   (void)w().kubectl({"delete", "dbtproject", "upgraded", "-n", kNamespace, "--wait", "--timeout=120s"});
-  ProcessResult crds = w().kubectl({"apply", "--server-side", "--force-conflicts", "-f",
-                                    (source_dir() / "helm" / "ods" / "crds").string()});
+  ProcessResult crds = w().kubectl(
+      {"apply", "--server-side", "--force-conflicts", "-f", (source_dir() / "helm" / "ods" / "crds").string()});
   EXPECT_EQ(crds.exit_code, 0) << crds.errors;
-  ProcessResult back = w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reset-then-reuse-values",
-                                 "--wait", "--timeout", "5m"});
+  ProcessResult back = w().helm(
+      {"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reset-then-reuse-values", "--wait", "--timeout", "5m"});
   EXPECT_EQ(back.exit_code, 0) << back.output << back.errors;
 }
 

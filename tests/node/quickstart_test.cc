@@ -63,12 +63,12 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
   // The operator image, and the runner image projects may name (the chart allows
   // image.runner.repository by default).
   const std::string& runner = w().image("runner");
-  ASSERT_TRUE(replace_once(script,
-                           "--set image.operator.repository=ghcr.io/ods-dev/ods-operator --set image.operator.tag=0.1.0 "
-                           "\\\n  --set image.runner.repository=ghcr.io/ods-dev/ods-runner\n",
-                           "--set image.operator.repository=" + w().operator_repository() +
-                               " --set image.operator.tag=" + w().operator_tag() +
-                               " \\\n  --set image.runner.repository=" + runner.substr(0, runner.rfind(':')) + "\n"))
+  ASSERT_TRUE(replace_once(
+      script,
+      "--set image.operator.repository=ghcr.io/ods-dev/ods-operator --set image.operator.tag=0.1.0 "
+      "\\\n  --set image.runner.repository=ghcr.io/ods-dev/ods-runner\n",
+      "--set image.operator.repository=" + w().operator_repository() + " --set image.operator.tag=" +
+          w().operator_tag() + " \\\n  --set image.runner.repository=" + runner.substr(0, runner.rfind(':')) + "\n"))
       << script;
   ASSERT_TRUE(replace_once(script, "host: warehouse.example, port: 5432, user: shop, password: \"…\"",
                            std::string("host: ") + kWarehouseHost + ", port: 5432, user: postgres, password: \"" +
