@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "harness/kube_control_plane.h"
+#include "kube/helm_fixture.h"
 
 namespace ods::testing {
 namespace {
@@ -26,12 +27,6 @@ const std::string kRelease = "ods";  // objects are named "ods" (the release nam
 const std::string kAccount = "ods";
 const std::string kTeam = "team-a";  // a namespace where users keep DbtProjects
 
-std::string describe(const ProcessResult& r) {
-  return "exit code " + std::to_string(r.exit_code) + "\nstdout:\n" + r.output + "\nstderr:\n" + r.errors;
-}
-
-fs::path chart_dir() { return source_dir() / "helm" / "ods"; }
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -39,29 +34,10 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-class HelmChartTest : public ::testing::Test {
+class HelmChartTest : public HelmFixture {
  protected:
   static void SetUpTestSuite() {
-    auto found = helm_binary();
-    if (!found) {
-      start_error_ = found.error();
-      return;
-    }
-    helm_ = *found;
-
-    auto started = KubeControlPlane::start();
-    if (!started) {
-      start_error_ = started.error();
-      return;
-    }
-    plane_ = std::move(*started);
-    for (const std::string& ns : {kNamespace, kTeam}) {
-      ProcessResult created = kubectl({"create", "namespace", ns});
-      if (created.exit_code != 0) {
-        start_error_ = "kubectl create namespace " + ns + ": " + describe(created);
-        return;
-      }
-    }
+    if (!start({kNamespace, kTeam})) return;
     ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
                                    "--include-crds", "--set", "grafanaDashboard.enabled=true"});
     if (rendered.exit_code != 0) {
@@ -73,25 +49,7 @@ class HelmChartTest : public ::testing::Test {
     std::ofstream(manifests) << rendered_;
     applied_ = kubectl({"apply", "--server-side", "-f", manifests.string()});
   }
-  static void TearDownTestSuite() { plane_.reset(); }
 
-  void SetUp() override { ASSERT_TRUE(plane_ && start_error_.empty()) << start_error_; }
-
-  static ProcessResult kubectl(const std::vector<std::string>& args) { return plane_->kubectl(args); }
-
-  // helm with its own cache and config under the test's directory (nothing in $HOME).
-  static ProcessResult helm(std::vector<std::string> args) {
-    args.insert(args.begin(), helm_.string());
-    const fs::path home = plane_ ? plane_->dir() / "helm-home" : fs::temp_directory_path() / "ods-helm-home";
-    return run_process(
-        args, source_dir(),
-        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
-         "HELM_DATA_HOME=" + (home / "data").string()});
-  }
-
-  static inline std::unique_ptr<KubeControlPlane> plane_;
-  static inline std::string start_error_;
-  static inline fs::path helm_;
   static inline std::string rendered_;
   static inline ProcessResult applied_;
 };

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/kube_control_plane.h"
+#include "kube/helm_fixture.h"
 
 namespace ods::testing {
 namespace {
@@ -20,51 +21,16 @@ namespace fs = std::filesystem;
 
 const std::string kNamespace = "ods-platform";
 
-std::string describe(const ProcessResult& r) {
-  return "exit code " + std::to_string(r.exit_code) + "\nstdout:\n" + r.output + "\nstderr:\n" + r.errors;
-}
-
-fs::path chart_dir() { return source_dir() / "helm" / "ods"; }
-
-class HelmPlatformTest : public ::testing::Test {
+class HelmPlatformTest : public HelmFixture {
  protected:
-  static void SetUpTestSuite() {
-    auto found = helm_binary();
-    if (!found) {
-      start_error_ = found.error();
-      return;
-    }
-    helm_ = *found;
-    auto started = KubeControlPlane::start();
-    if (!started) {
-      start_error_ = started.error();
-      return;
-    }
-    plane_ = std::move(*started);
-    ProcessResult created = plane_->kubectl({"create", "namespace", kNamespace});
-    if (created.exit_code != 0) start_error_ = "kubectl create namespace: " + describe(created);
-  }
-  static void TearDownTestSuite() { plane_.reset(); }
-
-  void SetUp() override { ASSERT_TRUE(plane_ && start_error_.empty()) << start_error_; }
-
-  // helm with its own cache and config under the test's directory (nothing in $HOME).
-  static ProcessResult helm(std::vector<std::string> args) {
-    args.insert(args.begin(), helm_.string());
-    const fs::path home = plane_->dir() / "helm-home";
-    return run_process(
-        args, source_dir(),
-        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
-         "HELM_DATA_HOME=" + (home / "data").string()});
-  }
+  static void SetUpTestSuite() { start({kNamespace}); }
 
   // The objects of `manifests` as the API server would store them (server-side apply, dry run), by
   // "<kind>/<name>"; empty with a test failure when the server refuses them.
   static std::map<std::string, json> dry_run(const std::string& manifests, const std::string& file_name) {
     const fs::path file = plane_->dir() / file_name;
     std::ofstream(file) << manifests;
-    ProcessResult applied =
-        plane_->kubectl({"apply", "--server-side", "--dry-run=server", "-o", "json", "-f", file.string()});
+    ProcessResult applied = kubectl({"apply", "--server-side", "--dry-run=server", "-o", "json", "-f", file.string()});
     EXPECT_EQ(applied.exit_code, 0) << describe(applied) << manifests;
     std::map<std::string, json> objects;
     if (applied.exit_code != 0) return objects;
@@ -74,10 +40,6 @@ class HelmPlatformTest : public ::testing::Test {
       objects[item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>()] = item;
     return objects;
   }
-
-  static inline std::unique_ptr<KubeControlPlane> plane_;
-  static inline std::string start_error_;
-  static inline fs::path helm_;
 };
 
 // An umbrella chart `platform` depending on helm/ods (file://), its values setting `global` as
