@@ -7,7 +7,9 @@
 //      spec.team is refused: unknown field) — why the docs' first step exists;
 //   2. the docs' block, taken from the doc itself (harness/doc_blocks.h) and run with bash as
 //      written, in a folder where helm/ods is the next chart: the CRD has the field, a project
-//      setting it is accepted and keeps it, and the operator runs that project to Succeeded.
+//      setting it is accepted and keeps it, and the operator runs that project to Succeeded;
+//   3. the chart's default runnerPolicy: a project naming another image than the release's
+//      runner repository fails RunnerNotAllowed, with no Job.
 // Shard `node`; runs as root, serially.
 #include <gtest/gtest.h>
 
@@ -112,8 +114,25 @@ TEST_F(ChartUpgradeOnARealNode, TheDocsUpgradeAppliesTheNewCrdsAndTheOperatorSti
   EXPECT_EQ(w().wait_run_finished(kNamespace, runs.front()), "Succeeded") << w().diagnostics(kNamespace);
   EXPECT_NE(w().jsonpath({"dbtrun", runs.front(), "-n", kNamespace}, "{.status.plan.built}"), "");
 
+  // The chart's default allow-list: image.runner.repository (any tag or digest), nothing else.
+  std::string elsewhere = shop_project(w(), "elsewhere");
+  const std::string runner = w().image("runner");
+  const std::string other = runner.substr(0, runner.rfind(':')) + "-other:1";
+  ASSERT_TRUE(replace_once(elsewhere, "image: " + runner + "\n", "image: " + other + "\n")) << elsewhere;
+  ASSERT_EQ(w().apply(elsewhere, kNamespace).exit_code, 0);
+  ASSERT_TRUE(NodeWorld::wait(120s, [&] { return !(runs = w().runs_of(kNamespace, "elsewhere")).empty(); }))
+      << w().diagnostics(kNamespace);
+  EXPECT_EQ(w().wait_run_finished(kNamespace, runs.front(), 120s), "Failed") << w().diagnostics(kNamespace);
+  EXPECT_EQ(w().jsonpath({"dbtrun", runs.front(), "-n", kNamespace}, "{.status.reason}"), "RunnerNotAllowed");
+  const std::string message = w().jsonpath({"dbtrun", runs.front(), "-n", kNamespace}, "{.status.message}");
+  EXPECT_NE(message.find("spec.image '" + other + "' is not allowed"), std::string::npos) << message;
+  EXPECT_EQ(w().jsonpath({"jobs", "-n", kNamespace, "-l", "ods.dev/project=elsewhere"}, "{.items[*].metadata.name}"),
+            "")
+      << "a Job for a project whose image is not allowed";
+
   // Leave the shared release as the other suites expect it: today's chart and CRDs.
-  (void)w().kubectl({"delete", "dbtproject", "upgraded", "-n", kNamespace, "--wait", "--timeout=120s"});
+  for (const char* project : {"upgraded", "elsewhere"})
+    (void)w().kubectl({"delete", "dbtproject", project, "-n", kNamespace, "--wait", "--timeout=120s"});
   ProcessResult crds = w().kubectl(
       {"apply", "--server-side", "--force-conflicts", "-f", (source_dir() / "helm" / "ods" / "crds").string()});
   EXPECT_EQ(crds.exit_code, 0) << crds.errors;
