@@ -48,7 +48,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- default .Release.Namespace .Values.rbac.watchNamespace -}}
 {{- end -}}
 
-
 {{/* The pull secrets of the operator's pod: global.imagePullSecrets (an umbrella chart's, as names
 or {name: ...}) then imagePullSecrets, each name once. */}}
 {{- define "ods.imagePullSecrets" -}}
