@@ -58,7 +58,7 @@ class ChartUpgradeOnARealNode : public NodeWorldTest {
   // kubectl apply of a project setting spec.team, with the API server's strict field validation.
   ProcessResult apply_project_with_team(const std::string& name) {
     const fs::path file = w().dir() / (name + "-project.yaml");
-    std::ofstream(file, std::ios::trunc) << shop_project(w(), name, "  team: data-platform\n");
+    std::ofstream(file, std::ios::trunc) << shop_project(w(), name, "  dbtProjectName: shop\n  team: data-platform\n");
     return w().kubectl({"apply", "--validate=strict", "-n", kNamespace, "-f", file.string()});
   }
 };
@@ -115,7 +115,7 @@ TEST_F(ChartUpgradeOnARealNode, TheDocsUpgradeAppliesTheNewCrdsAndTheOperatorSti
   EXPECT_NE(w().jsonpath({"dbtrun", runs.front(), "-n", kNamespace}, "{.status.plan.built}"), "");
 
   // The chart's default allow-list: image.runner.repository (any tag or digest), nothing else.
-  std::string elsewhere = shop_project(w(), "elsewhere");
+  std::string elsewhere = shop_project(w(), "elsewhere", "  dbtProjectName: shop\n");
   const std::string runner = w().image("runner");
   const std::string other = runner.substr(0, runner.rfind(':')) + "-other:1";
   ASSERT_TRUE(replace_once(elsewhere, "image: " + runner + "\n", "image: " + other + "\n")) << elsewhere;
