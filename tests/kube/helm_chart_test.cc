@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "harness/kube_control_plane.h"
+#include "kube/helm_fixture.h"
 
 namespace ods::testing {
 namespace {
@@ -26,12 +27,6 @@ const std::string kRelease = "ods";  // objects are named "ods" (the release nam
 const std::string kAccount = "ods";
 const std::string kTeam = "team-a";  // a namespace where users keep DbtProjects
 
-std::string describe(const ProcessResult& r) {
-  return "exit code " + std::to_string(r.exit_code) + "\nstdout:\n" + r.output + "\nstderr:\n" + r.errors;
-}
-
-fs::path chart_dir() { return source_dir() / "helm" / "ods"; }
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -39,32 +34,12 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-class HelmChartTest : public ::testing::Test {
+class HelmChartTest : public HelmFixture {
  protected:
   static void SetUpTestSuite() {
-    auto found = helm_binary();
-    if (!found) {
-      start_error_ = found.error();
-      return;
-    }
-    helm_ = *found;
-
-    auto started = KubeControlPlane::start();
-    if (!started) {
-      start_error_ = started.error();
-      return;
-    }
-    plane_ = std::move(*started);
-    for (const std::string& ns : {kNamespace, kTeam}) {
-      ProcessResult created = kubectl({"create", "namespace", ns});
-      if (created.exit_code != 0) {
-        start_error_ = "kubectl create namespace " + ns + ": " + describe(created);
-        return;
-      }
-    }
-    ProcessResult rendered =
-        helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--include-crds", "--set",
-              "grafanaDashboard.enabled=true", "--set", "networkPolicy.enabled=true"});
+    if (!start({kNamespace, kTeam})) return;
+    ProcessResult rendered = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace,
+                                   "--include-crds", "--set", "grafanaDashboard.enabled=true"});
     if (rendered.exit_code != 0) {
       start_error_ = "helm template: " + describe(rendered);
       return;
@@ -74,25 +49,7 @@ class HelmChartTest : public ::testing::Test {
     std::ofstream(manifests) << rendered_;
     applied_ = kubectl({"apply", "--server-side", "-f", manifests.string()});
   }
-  static void TearDownTestSuite() { plane_.reset(); }
 
-  void SetUp() override { ASSERT_TRUE(plane_ && start_error_.empty()) << start_error_; }
-
-  static ProcessResult kubectl(const std::vector<std::string>& args) { return plane_->kubectl(args); }
-
-  // helm with its own cache and config under the test's directory (nothing in $HOME).
-  static ProcessResult helm(std::vector<std::string> args) {
-    args.insert(args.begin(), helm_.string());
-    const fs::path home = plane_ ? plane_->dir() / "helm-home" : fs::temp_directory_path() / "ods-helm-home";
-    return run_process(
-        args, source_dir(),
-        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
-         "HELM_DATA_HOME=" + (home / "data").string()});
-  }
-
-  static inline std::unique_ptr<KubeControlPlane> plane_;
-  static inline std::string start_error_;
-  static inline fs::path helm_;
   static inline std::string rendered_;
   static inline ProcessResult applied_;
 };
@@ -276,11 +233,28 @@ TEST_F(HelmChartTest, ExtraEnvVolumesAndMountsReachTheOperatorsPod) {
 
 // runnerPolicy reaches the operator as the flags it parses (operator_options_test checks them), and
 // a value the operator would refuse (an item with a comma, an account that is no valid name) is
-// refused at install time.
+// refused at install time. By default projects may run the release's runner image (any tag or
+// digest of image.runner.repository), not any image; ["*"] allows any.
 TEST_F(HelmChartTest, TheRunnerPolicyBecomesTheOperatorsAllowListFlags) {
   ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml"});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
-  EXPECT_EQ(plain.output.find("--allowed-"), std::string::npos) << "no allow-list by default";
+  EXPECT_NE(plain.output.find("- --allowed-images=ghcr.io/ods-dev/ods-runner,ghcr.io/ods-dev/ods-runner:*,"
+                              "ghcr.io/ods-dev/ods-runner@*\n"),
+            std::string::npos)
+      << "the release's runner image by default:\n"
+      << plain.output;
+  EXPECT_EQ(plain.output.find("--allowed-service-accounts"), std::string::npos) << "any service account by default";
+  ProcessResult own = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
+                            "--set", "image.runner.repository=registry.corp/dbt/runner"});
+  ASSERT_EQ(own.exit_code, 0) << describe(own);
+  EXPECT_NE(own.output.find("- --allowed-images=registry.corp/dbt/runner,registry.corp/dbt/runner:*,"
+                            "registry.corp/dbt/runner@*\n"),
+            std::string::npos)
+      << own.output;
+  ProcessResult any = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
+                            "--set", "runnerPolicy.allowedImages={*}"});
+  ASSERT_EQ(any.exit_code, 0) << describe(any);
+  EXPECT_NE(any.output.find("- --allowed-images=*\n"), std::string::npos) << any.output;
   ProcessResult strict = helm({"template", kRelease, chart_dir().string(), "--show-only", "templates/deployment.yaml",
                                "--set", "runnerPolicy.allowedImages={ghcr.io/ods-dev/ods-runner:*,registry.corp/a/*}",
                                "--set", "runnerPolicy.allowedServiceAccounts={dbt-runner}"});
@@ -476,9 +450,13 @@ TEST_F(HelmChartTest, TheNetworkPolicyLetsOnlyRunnerPodsReachTheCallbackPort) {
   EXPECT_TRUE(container_ports.contains("metrics"));
   EXPECT_FALSE(spec["ingress"][1].contains("from"));
 
-  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace});
+  ProcessResult plain = helm({"template", kRelease, chart_dir().string(), "--namespace", kNamespace, "--show-only",
+                              "templates/networkpolicy.yaml"});
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
-  EXPECT_EQ(plain.output.find("kind: NetworkPolicy"), std::string::npos) << "the NetworkPolicy is off by default";
+  EXPECT_NE(plain.output.find("kind: NetworkPolicy"), std::string::npos) << "the NetworkPolicy is on by default";
+  ProcessResult off = helm({"template", kRelease, chart_dir().string(), "--set", "networkPolicy.enabled=false"});
+  ASSERT_EQ(off.exit_code, 0) << describe(off);
+  EXPECT_EQ(off.output.find("kind: NetworkPolicy"), std::string::npos) << "networkPolicy.enabled=false renders one";
   const fs::path values = plane_->dir() / "network-values.yaml";
   std::ofstream(values)
       << "networkPolicy:\n  enabled: true\n  runnerNamespaceSelector:\n    matchLabels: {team: data}\n"

@@ -24,10 +24,10 @@ class ChartOnARealNode : public NodeWorldTest {};
 
 TEST_F(ChartOnARealNode, InstallsWithTwoReadyReplicasRunsUpgradesMidRunAndUninstallsClean) {
   ASSERT_TRUE(create_operator_namespace(w()));
-  ProcessResult installed =
-      w().helm({"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m", "--set",
-                "image.operator.repository=" + w().operator_repository(), "--set",
-                "image.operator.tag=" + w().operator_tag(), "--set", "image.operator.pullPolicy=Never"});
+  std::vector<std::string> install{"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m"};
+  const auto images = w().chart_image_values();
+  install.insert(install.end(), images.begin(), images.end());
+  ProcessResult installed = w().helm(install);
   ASSERT_EQ(installed.exit_code, 0) << installed.output << installed.errors << w().diagnostics("ods-system");
   EXPECT_EQ(w().jsonpath({"deployment", "ods", "-n", "ods-system"}, "{.status.readyReplicas}"), "2");
 

@@ -115,6 +115,15 @@ std::string NodeWorld::operator_tag() const {
   return name.substr(name.rfind(':') + 1);
 }
 
+std::vector<std::string> NodeWorld::chart_image_values() const {
+  const std::string& runner = images_.at("runner");
+  return {"--set", "image.operator.repository=" + operator_repository(),
+          "--set", "image.operator.tag=" + operator_tag(),
+          "--set", "image.operator.pullPolicy=Never",
+          "--set", "image.runner.repository=" + runner.substr(0, runner.rfind(':')),
+          "--set", "image.runner.tag=" + runner.substr(runner.rfind(':') + 1)};
+}
+
 std::string NodeWorld::cluster_dsn(const std::string& database) const {
   return std::string("host=") + kWarehouseHost + " port=5432 dbname=" + database +
          " user=postgres password=" + postgres_password_ + " sslmode=disable connect_timeout=10";
@@ -299,10 +308,10 @@ std::expected<void, std::string> create_operator_namespace(NodeWorld& world) {
 std::expected<void, std::string> ensure_operator_installed(NodeWorld& world) {
   if (world.helm({"status", "ods", "-n", "ods-system"}).exit_code == 0) return {};
   if (auto r = create_operator_namespace(world); !r) return r;
-  ProcessResult installed =
-      world.helm({"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m", "--set",
-                  "image.operator.repository=" + world.operator_repository(), "--set",
-                  "image.operator.tag=" + world.operator_tag(), "--set", "image.operator.pullPolicy=Never"});
+  std::vector<std::string> install{"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m"};
+  const auto images = world.chart_image_values();
+  install.insert(install.end(), images.begin(), images.end());
+  ProcessResult installed = world.helm(install);
   if (installed.exit_code != 0) return std::unexpected("helm install: " + installed.output + installed.errors);
   return {};
 }

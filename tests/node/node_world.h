@@ -49,6 +49,9 @@ class NodeWorld {
   // The operator image's repository and tag (for helm --set), e.g. localhost/ods-operator, node-test.
   std::string operator_repository() const;
   std::string operator_tag() const;
+  // The helm --set arguments naming the images built here: the operator's (pullPolicy Never) and the
+  // runner's repository and tag, which the chart's default runnerPolicy.allowedImages allows.
+  std::vector<std::string> chart_image_values() const;
   // The superuser password of the in-cluster PostgreSQL.
   const std::string& postgres_password() const { return postgres_password_; }
   // A libpq DSN of database `database` through the Service name (from inside the cluster).

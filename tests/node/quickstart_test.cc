@@ -3,7 +3,8 @@
 // with kubectl and helm on PATH, after replacing only what names the reader's own world (each
 // replacement must match exactly once, so a doc edit that breaks one fails here):
 //   - the state store's DSN (pg.example) -> the in-cluster PostgreSQL's `ods` database;
-//   - the operator image (ghcr.io/ods-dev/ods-operator:0.1.0) -> the image built here;
+//   - the operator image (ghcr.io/ods-dev/ods-operator:0.1.0) and the runner repository the chart
+//     allows (ghcr.io/ods-dev/ods-runner) -> the images built here;
 //   - the warehouse in profiles.yml (warehouse.example) -> the in-cluster `shop` database;
 //   - crds/examples/shop-dbtproject.yaml -> a copy with spec.source.git.url and spec.image set, as
 //     the doc says to do first, plus the git Secret of the doc's "Private git sources" (the test
@@ -19,6 +20,7 @@
 #include <regex>
 #include <sstream>
 
+#include "harness/doc_blocks.h"
 #include "harness/source_paths.h"
 #include "node_world.h"
 
@@ -27,24 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// The first ```sh block after `heading` in `markdown`; empty when there is none.
-std::string first_sh_block_after(const std::string& markdown, const std::string& heading) {
-  const auto at = markdown.find("\n" + heading + "\n");
-  if (at == std::string::npos) return "";
-  const auto start = markdown.find("```sh\n", at);
-  if (start == std::string::npos) return "";
-  const auto end = markdown.find("\n```", start + 6);
-  return end == std::string::npos ? "" : markdown.substr(start + 6, end - start - 6 + 1);
-}
-
-// Replaces the one occurrence of `from` in `text`; false when there is not exactly one.
-bool replace_once(std::string& text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos || text.find(from, at + 1) != std::string::npos) return false;
-  text.replace(at, from.size(), to);
-  return true;
-}
 
 // The columns of a `kubectl get` header (separated by two or more spaces).
 std::vector<std::string> columns(const std::string& header) {
@@ -71,15 +55,20 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
     (void)w().kubectl({"delete", "namespace", ns, "--ignore-not-found", "--wait=true", "--timeout=180s"});
   }
 
-  std::string script = first_sh_block_after(read_text(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
+  std::string script = first_sh_block_in_section(read_text(source_dir() / "docs" / "kubernetes.md"), "## Quickstart");
   ASSERT_FALSE(script.empty()) << "no ```sh block under ## Quickstart in docs/kubernetes.md";
   ASSERT_TRUE(replace_once(script, "host=pg.example port=5432 dbname=ods user=ods password=… sslmode=require",
                            w().cluster_dsn("ods")))
       << script;
+  // The operator image, and the runner image projects may name (the chart allows
+  // image.runner.repository by default).
+  const std::string& runner = w().image("runner");
   ASSERT_TRUE(replace_once(
-      script, "--set image.operator.repository=ghcr.io/ods-dev/ods-operator --set image.operator.tag=0.1.0",
-      "--set image.operator.repository=" + w().operator_repository() +
-          " --set image.operator.tag=" + w().operator_tag()))
+      script,
+      "--set image.operator.repository=ghcr.io/ods-dev/ods-operator --set image.operator.tag=0.1.0 "
+      "\\\n  --set image.runner.repository=ghcr.io/ods-dev/ods-runner\n",
+      "--set image.operator.repository=" + w().operator_repository() + " --set image.operator.tag=" +
+          w().operator_tag() + " \\\n  --set image.runner.repository=" + runner.substr(0, runner.rfind(':')) + "\n"))
       << script;
   ASSERT_TRUE(replace_once(script, "host: warehouse.example, port: 5432, user: shop, password: \"…\"",
                            std::string("host: ") + kWarehouseHost + ", port: 5432, user: postgres, password: \"" +
@@ -96,7 +85,7 @@ TEST_F(QuickstartOnARealNode, TheDocsQuickstartRunsAsWrittenAndTheProjectBuildsR
                                "kubectl apply -n analytics -f crds/examples/shop-dbtproject.yaml"))
       << script;
   std::string project = read_text(source_dir() / "crds" / "examples" / "shop-dbtproject.yaml");
-  ASSERT_TRUE(replace_once(project, "url: https://github.com/acme/analytics.git", "url: " + w().git_url()));
+  ASSERT_TRUE(replace_once(project, "url: https://github.com/ods-dev/ods.git", "url: " + w().git_url()));
   ASSERT_TRUE(replace_once(project, "      path: examples/shop\n",
                            "      path: examples/shop\n      secretRef: {name: shop-git}\n"));
   ASSERT_TRUE(replace_once(project, "image: ghcr.io/ods-dev/ods-runner:0.1.0", "image: " + w().image("runner")));

@@ -101,9 +101,7 @@ TEST_F(StateStoreTls, VerifyFullWorksWithTheCaMountedAsTheDocSaysAndFailsClearly
       w().kubectl({"-n", "ods-system", "create", "secret", "generic", "pg-ca", "--from-file=ca.crt=" + ca.string()});
   ASSERT_EQ(ca_secret.exit_code, 0) << ca_secret.errors;
 
-  const std::vector<std::string> images{"--set", "image.operator.repository=" + w().operator_repository(),
-                                        "--set", "image.operator.tag=" + w().operator_tag(),
-                                        "--set", "image.operator.pullPolicy=Never"};
+  const std::vector<std::string> images = w().chart_image_values();
 
   // Without the CA mounted: the operator cannot verify the server and says so.
   std::vector<std::string> install{"install", "ods", "helm/ods", "-n", "ods-system"};

@@ -216,6 +216,21 @@ void expect_dashboard_shows_the_runs(const PrometheusServer& prometheus, const G
            EXPECT_TRUE(near(s->values.at(0), n)) << reason << ": " << s->values.at(0) << " vs " << n;
          }
        }},
+      {"Sources by exactness (last run)",
+       [&](const std::string&, const auto& now, const auto&) {
+         std::map<std::string, double> counted;  // the operator's gauge per exactness, this project's
+         for (const auto& [labels, v] : samples(ops, "ods_run_sources", in_project))
+           counted[std::regex_replace(labels, std::regex(R"re(.*exactness="([^"]+)".*)re"), "$1")] += v;
+         ASSERT_FALSE(counted.empty()) << "the operator exports no ods_run_sources of " << want.project;
+         double probed = 0;
+         for (const auto& [exactness, n] : counted) {
+           const Series* s = find(now, {{"exactness", exactness}});
+           ASSERT_TRUE(s) << exactness << " in " << describe(now);
+           EXPECT_TRUE(near(s->values.at(0), n)) << exactness << ": " << s->values.at(0) << " vs " << n;
+           probed += n;
+         }
+         EXPECT_GT(probed, 0) << "the last run probed no source";
+       }},
       {"Probe latency p50 per source", quantiles_within("ods_probe_latency_seconds", "source", sources)},
       {"Probe latency p95 per source", quantiles_within("ods_probe_latency_seconds", "source", sources)},
       {"Run duration p95", quantiles_within("ods_run_duration_seconds", "project", {want.project})},

@@ -70,7 +70,7 @@ TEST(MetricsCatalogTest, TheDashboardQueriesOnlyExportedMetrics) {
     }
   for (const std::string name : {"ods_runs_total", "ods_nodes_total", "ods_reuse_ratio", "ods_probe_latency_seconds",
                                  "controller_runtime_reconcile_errors_total", "workqueue_depth",
-                                 "ods_build_seconds_saved_total", "ods_build_seconds_total"})
+                                 "ods_build_seconds_saved_total", "ods_build_seconds_total", "ods_run_sources"})
     EXPECT_TRUE(used.contains(name)) << "the dashboard has no panel on " << name;
 }
 
