@@ -19,14 +19,12 @@ json parse_body(std::string_view body) {
   return doc;
 }
 
-std::string splice_member(const json& document, const std::string& name, const std::string& raw) {
-  std::string rest = document.dump();  // "{...}" or "{}"
-  std::string out = "{" + json(name).dump() + ":" + raw;
-  if (rest.size() > 2)
-    out += "," + rest.substr(1);
-  else
-    out += "}";
-  return out;
+std::string splice_members(const json& document, const std::vector<RawMember>& raw) {
+  std::string out = "{";
+  for (const auto& [name, text] : raw) out += (out.size() > 1 ? "," : "") + json(name).dump() + ":" + text;
+  const std::string rest = document.dump();  // "{...}" or "{}"
+  if (rest.size() > 2) out += (out.size() > 1 ? "," : "") + rest.substr(1);
+  return rest.size() > 2 ? out : out + "}";
 }
 
 }  // namespace ods::callback::detail

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ods/callback/protocol.h"
@@ -60,8 +61,11 @@ std::map<std::string, T> map_at(const json& object, const std::string& parent, c
 // The body as a JSON object with "protocol": kProtocolVersion.
 json parse_body(std::string_view body);
 
-// `document` (a JSON object) with `name`: `raw` (JSON text) added as its first member,
-// without parsing `raw` again.
-std::string splice_member(const json& document, const std::string& name, const std::string& raw);
+// A member whose value is JSON text already written (by the planner's writers): name, text.
+using RawMember = std::pair<std::string, std::string>;
+
+// `document` (a JSON object) with `raw` (name -> JSON text) added as its first members, in
+// order, without parsing their text again.
+std::string splice_members(const json& document, const std::vector<RawMember>& raw);
 
 }  // namespace ods::callback::detail

@@ -49,8 +49,8 @@ template <class Report>
 std::string with_build_members(json doc, const Report& r, json build) {
   doc["protocol"] = kProtocolVersion;
   doc["build"] = std::move(build);
-  doc["node_contents"] = contents_to_json(r.node_contents);
-  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+  return splice_members(
+      doc, {{"inputs", planner::to_json(r.inputs)}, {"node_contents", contents_json_text(r.node_contents)}});
 }
 
 // The writer of read_selection_members' members, and the protocol version, into `doc`.
@@ -61,7 +61,7 @@ std::string with_selection_members(json doc, const Answer& a) {
   doc["select"] = a.select;
   doc["counts"]["build"] = a.build;
   doc["counts"]["reuse"] = a.reuse;
-  return splice_member(doc, "plan", a.plan_json);
+  return splice_members(doc, {{"plan", a.plan_json}});
 }
 
 std::optional<std::string> snapshot_id_at(const json& doc) {
@@ -202,7 +202,7 @@ std::string to_json(const InputsRequest& r) {
              {"warnings", r.probe.warnings}}},
            {"timings", {{"compile", r.compile_seconds}, {"probe", r.probe_seconds}}}};
   if (r.cutoff) doc["cutoff"] = *r.cutoff;
-  return splice_member(doc, "inputs", planner::to_json(r.inputs));
+  return splice_members(doc, {{"inputs", planner::to_json(r.inputs)}});
 }
 
 std::string to_json(const PlanAnswer& a) {

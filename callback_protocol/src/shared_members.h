@@ -12,7 +12,9 @@ json build_report_to_json(const BuildReport& build);
 // `build` (an object, at `path`) as a BuildReport.
 BuildReport build_report_from(const json& build, const std::string& path);
 
-json contents_to_json(const std::map<std::string, planner::DataVersion>& contents);
+// The contents as a JSON object's text (node id -> planner::to_json of its DataVersion, the one
+// form of a data version), for splice_members: no DOM of text already written.
+std::string contents_json_text(const std::map<std::string, planner::DataVersion>& contents);
 // The optional member `key` of `object`: node id -> DataVersion; each value's exactness one
 // of the planner's words, its value and origin non-empty.
 std::map<std::string, planner::DataVersion> contents_at(const json& object, const std::string& parent,

@@ -27,10 +27,10 @@ planner::DataVersion content_value(const json& v, const std::string& path) {
 
 }  // namespace
 
-json contents_to_json(const std::map<std::string, planner::DataVersion>& contents) {
-  json out = json::object();
-  for (const auto& [id, v] : contents) out[id] = json::parse(planner::to_json(v));
-  return out;
+std::string contents_json_text(const std::map<std::string, planner::DataVersion>& contents) {
+  std::string out = "{";
+  for (const auto& [id, v] : contents) out += (out.size() > 1 ? "," : "") + json(id).dump() + ":" + planner::to_json(v);
+  return out + "}";
 }
 
 std::map<std::string, planner::DataVersion> contents_at(const json& object, const std::string& parent,

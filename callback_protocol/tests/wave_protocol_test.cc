@@ -62,6 +62,24 @@ TEST(WaveProtocol, WaveReportReadsBackWhatWasWritten) {
   EXPECT_EQ(parsed->node_contents.at(testing::kStg).observed_at, kContent.observed_at);
 }
 
+// A measured content is written in the planner's one form of a data version (planner::to_json),
+// byte for byte, whatever the report holds beside it.
+TEST(WaveProtocol, ContentsAreWrittenInThePlannersFormOfADataVersion) {
+  WaveReport r = wave_report();
+  planner::DataVersion other = kContent;
+  other.covers_schema = false;
+  other.value = "rows=\"1\"\n";
+  r.node_contents[testing::kFct] = other;
+  const std::string body = to_json(r);
+  for (const auto& [id, v] : r.node_contents) {
+    const std::string written = json(id).dump() + ":" + planner::to_json(v);
+    EXPECT_NE(body.find(written), std::string::npos) << written << " in " << body.substr(0, 400);
+  }
+  EXPECT_EQ(json::parse(body)["node_contents"].size(), 2u);
+  r.node_contents.clear();
+  EXPECT_EQ(json::parse(to_json(r))["node_contents"], json::object()) << "none measured: an empty object";
+}
+
 TEST(WaveProtocol, MalformedWaveReportsAreRefusedNamingTheField) {
   EXPECT_EQ(report_refusal([](json& d) { d["protocol"] = 2; }), "protocol");
   EXPECT_EQ(report_refusal([](json& d) { d.erase("wave_protocol"); }), "wave_protocol");

@@ -48,6 +48,13 @@ std::vector<std::string> nodes_with_readers(const planner::ProjectInputs& inputs
   return out;
 }
 
+std::vector<std::string> building_ids(const planner::ExecutionPlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& e : plan.entries)
+    if (e.action == planner::Action::build) out.push_back(e.id);
+  return out;
+}
+
 std::vector<std::string> built_for_code_ids(const planner::ExecutionPlan& plan) {
   std::vector<std::string> out;
   for (const auto& e : plan.entries)

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "harness/background_process.h"
@@ -152,6 +153,28 @@ TEST_P(ShopRun, RowsInsertedIntoASourceBuildItsReaders) {
   EXPECT_EQ(decision(entry(plan, "stg_customers")), "reuse:unchanged");
   EXPECT_EQ(decision(entry(plan, "customers_snapshot")), "reuse:unchanged");
   EXPECT_EQ(decision(entry(plan, "country_codes")), "reuse:unchanged");
+}
+
+// The ledger entry of a run that built names the snapshot it committed. Until issue 40 moved the
+// wave's record into run/ (run::commit_wave), `ods state run` read the committed snapshot's id
+// after handing it to the next wave's head, and kept "" (the controller's entries named it).
+TEST_P(ShopRun, TheLedgerEntryOfARunThatBuiltNamesTheSnapshotItCommitted) {
+  ODS_ASSERT_OK(warehouse_->generate_data(*project_, {"--append-orders", "5"}));
+  auto [code, doc] = run_ods();
+  ASSERT_EQ(code, 0) << doc.dump(2);
+  const std::string run_id = doc.at("run").at("run_id");
+  auto ids = run_process({(venv_bin() / "python").string(), "-c",
+                          "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\n"
+                          "r=c.execute('select r.snapshot_id, s.id from runs r join snapshots s on s.run_id = r.run_id"
+                          " where r.run_id = ?', (sys.argv[2],)).fetchone()\nprint(r[0], r[1])",
+                          (project_->dir() / ".ods" / "state.db").string(), run_id},
+                         project_->dir());
+  ODS_ASSERT_OK(ids);
+  std::istringstream words(ids.output);
+  std::string entry_names, committed;
+  words >> entry_names >> committed;
+  EXPECT_FALSE(committed.empty()) << ids.output;
+  EXPECT_EQ(entry_names, committed) << "the ledger entry of run " << run_id << " names another snapshot";
 }
 
 // Issue #13: the record step records the project that was planned. In the ods dbt driver

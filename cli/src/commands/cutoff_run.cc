@@ -16,6 +16,7 @@
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/evidence_cost.h"
 #include "ods/run/wave_plans.h"
+#include "ods/run/wave_record.h"
 #include "run_manifest.h"
 
 namespace ods::cli {
@@ -85,10 +86,7 @@ std::size_t note_unmeasured(const std::map<std::string, std::string>& unmeasured
 run::ExactChoice choose_measured(const LoadedProject& project, const planner::ExecutionPlan& current,
                                  const run::Downstream& downstream, const MeasurementBudget& budget) {
   if (!budget.bounded) return {};
-  std::vector<std::string> building;
-  for (const auto& e : current.entries)
-    if (e.action == planner::Action::build) building.push_back(e.id);
-  const auto with_readers = run::nodes_with_readers(project.inputs, building);
+  const auto with_readers = run::nodes_with_readers(project.inputs, run::building_ids(current));
   return run::choose_exact(downstream, with_readers, budget.recorded, budget.node_seconds, "measuring its content");
 }
 
@@ -159,9 +157,7 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
   // The built relations' identities are read after each wave, in early cutoff's content call
   // when it makes one (docs/warehouses.md, "Relation identity").
   const bool identities = settings.warehouse.relation_identity && relation_identity_readable(settings.adapter_type);
-  std::vector<std::string> building;
-  for (const auto& e : run.plan.entries)
-    if (e.action == planner::Action::build) building.push_back(e.id);
+  const std::vector<std::string> building = run::building_ids(run.plan);
   const auto node_seconds = run::last_build_seconds(run.store, run.scope, building);
   const run::Downstream downstream(project.inputs);
   const MeasurementBudget budget =
@@ -206,7 +202,6 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     }
     if (writes_none) note_manifest_read(ctx, dbt, settings, built->invocation_id);  // before any other dbt call
     WaveEvidence evidence;
-    evidence.built_for_code = run::built_for_code_ids(run.plan);
     evidence.one_parse = on_plans_parse;
     evidence.manifest_written = !writes_none;
     evidence.held_back = wave.later;
@@ -227,12 +222,9 @@ int build_in_waves(const CommandContext& ctx, DbtSession& dbt, const LoadedProje
     if (last_build.exit_code != 0 && !failed_build) failed_build = last_build;
     if (later.empty()) break;
     // Re-plan the held-back nodes against what this wave recorded.
-    for (const auto& e : run.plan.entries)
-      if (e.action == planner::Action::build) options.built_earlier[e.id] = planner::built_for_code(e);
-    options.selected = later;
-    auto replan = planner::plan(project.inputs, run.head ? &run.head->snapshot : nullptr, options);
+    auto replan = run::replan_held_back(project.inputs, run.head ? &run.head->snapshot : nullptr, run.plan, later,
+                                        options, whole);
     if (!replan) return report(ctx, replan.error());
-    run::merge_replan(whole, *replan);
     const int cut = replan->count(planner::Action::reuse);
     step(ctx, "early cutoff: " + std::to_string(cut) + " of " + std::to_string(later.size()) +
                   " held-back nodes reused (the content they read is unchanged)");

@@ -18,9 +18,9 @@
 #include "ods/planner/json_io.h"
 #include "ods/planner/planner.h"
 #include "ods/run/build_seconds.h"
-#include "ods/run/failure_reach.h"
 #include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
+#include "ods/run/wave_record.h"
 #include "plan_markdown.h"
 #include "project_as_run.h"
 #include "project_loader.h"
@@ -102,29 +102,6 @@ std::vector<std::string> failed_nodes(const planner::ExecutionPlan& plan, const 
       out.push_back(e.name + " (" + it->second + ")");
   }
   return out;
-}
-
-// Fills out.to_build_later and out.skipped_below_failure from `held_back`: after a failed build
-// the nodes below a node it did not build or a check that failed are skipped (as dbt build skips
-// them), the others still build. A build that failed with no node or check failing (dbt stopped
-// before its nodes) leaves nothing known to build on: every node held back is skipped.
-void split_held_back(const LoadedProject& project, const std::map<std::string, std::string>& node_status,
-                     const std::vector<std::string>& held_back, WaveRecord& out) {
-  if (!out.failed_build) {
-    out.to_build_later = held_back;
-    return;
-  }
-  std::vector<std::string> not_built;
-  for (const auto& [id, status] : node_status)
-    if (run::node_result(status) != run::NodeResult::built) not_built.push_back(id);
-  run::FailureReach reach;
-  if (not_built.empty() && out.failed_checks.empty()) {
-    reach.unknown = true;
-  } else {
-    reach = run::reach_of_failures(project.inputs, project.dbt_project->tests_of, not_built, out.failed_checks);
-  }
-  for (const auto& id : held_back) (reach.contains(id) ? out.skipped_below_failure : out.to_build_later).push_back(id);
-  out.skipped += static_cast<int>(out.skipped_below_failure.size());
 }
 
 // The line in a terminal; the JSON document and the Markdown as the flags ask. False when a
@@ -349,19 +326,15 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
     }
   }
   const LoadedProject& project = recompiled ? *recompiled : built;
-  loaded->outcome.source_versions.clear();  // the probe's, measured before the build started
-  for (const auto& source : run.project.inputs.sources)
-    if (source.version) loaded->outcome.source_versions[source.id] = *source.version;
-  loaded->outcome.node_contents = evidence.node_contents;
-  loaded->outcome.node_identities = evidence.node_identities;
-  loaded->outcome.built_for_code = evidence.built_for_code;
-  // The head moves in and the committed state comes back: a copy of either is a whole
-  // snapshot (tens of MB at 10k nodes). A failed commit ends the run, head and all.
-  auto committed = commit_outcome(run.store, run.scope, project.inputs, std::move(run.head), loaded->outcome, *ctx.err);
-  if (!committed) {
+  auto committed =
+      run::commit_wave(run.store, run.scope, project.inputs, run.project.inputs, std::move(run.head), run.plan,
+                       loaded->outcome, {evidence.node_contents, evidence.node_identities}, *ctx.err);
+  if (!committed) {  // a failed commit ends the run, head and all
     return report(ctx, not_recorded(committed.error(), "the build", "the next run plans against the newer state"));
   }
-  // what a later wave plans and commits on
+  // What a later wave plans and commits on. The ledger entry names the snapshot: its id is kept
+  // before the head takes the committed state (read after the move, it was "").
+  const std::string snapshot_id = committed->stored.id;
   run.head = Head{std::move(committed->stored), std::move(committed->snapshot)};
   run.timings.record += seconds_since(t);
   t = Clock::now();
@@ -376,7 +349,12 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
   out.failed_nodes = failed_nodes(run.plan, loaded->outcome);
   out.failed_checks = loaded->failed_checks;
   out.failed_build = build.exit_code != 0;
-  split_held_back(project, loaded->outcome.node_status, evidence.held_back, out);
+  run::HeldBack held_back =
+      run::split_held_back(project.inputs, project.dbt_project->tests_of, loaded->outcome.node_status,
+                           out.failed_checks, out.failed_build, evidence.held_back);
+  out.to_build_later = std::move(held_back.to_build_later);
+  out.skipped_below_failure = std::move(held_back.skipped_below_failure);
+  out.skipped += static_cast<int>(out.skipped_below_failure.size());
   const std::string outcome = run::build_outcome(build.exit_code, out.built);
   for (const auto& [id, seconds] : loaded->node_seconds) run.metrics_part.build_seconds += seconds;
   run.metrics_part.build_seconds_saved += out.saved;
@@ -397,7 +375,7 @@ int record_wave(const CommandContext& ctx, RunContext& run, const dbt::DbtComman
                               inputs_digest_of(run, project),
                               planner::to_json(run.plan, false),
                               details_of(run, counts, loaded->node_seconds, out.saved, metrics),
-                              committed->stored.id};
+                              snapshot_id};
   append_ledger_entry(ctx, run.store, ledger);
   run.timings.ledger += seconds_since(t);
   return kExitOk;

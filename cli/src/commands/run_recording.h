@@ -97,13 +97,13 @@ int finish_dry_run(const CommandContext& ctx, const planner::ExecutionPlan& plan
 // failing only with a warning), else none (nothing changed).
 int finish_without_build(const CommandContext& ctx, RunContext& run);
 
-// Early cutoff's evidence for record(): the content measured after a wave's build and the
-// nodes it built for code (planner::RunOutcome's fields of the same names).
+// Early cutoff's evidence for record(): the content measured after a wave's build
+// (planner::RunOutcome's fields of the same names; the nodes built for code come from the
+// wave's plan, run::commit_wave).
 struct WaveEvidence {
   std::map<std::string, planner::DataVersion> node_contents;
   // node id -> its relation's identity read right after the build (planner::RunOutcome's)
   std::map<std::string, std::string> node_identities;
-  std::vector<std::string> built_for_code;
   bool one_parse = false;  // the build ran on the plan's parse (DbtSession::one_parse)
   // The build wrote target/manifest.json; false: it ran with dbt::kDriverNoManifest (only with
   // one_parse), and the invocation its run_results.json must come from is the build's own

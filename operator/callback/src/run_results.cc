@@ -6,7 +6,7 @@
 #include "ods/planner/json_io.h"
 #include "ods/run/node_counts.h"
 #include "ods/run/run_details.h"
-#include "ods/run/wave_plans.h"
+#include "ods/run/wave_record.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
@@ -96,16 +96,13 @@ void add_node_counts(RunSummary& s, const std::map<std::string, std::string>& no
   s.failed += counts.failed;
 }
 
-planner::RunOutcome outcome_of(const std::string& run_uid, const BuildResults& r,
-                               const planner::ProjectInputs& inputs) {
+planner::RunOutcome outcome_of(const std::string& run_uid, const BuildResults& r) {
   planner::RunOutcome outcome;
   outcome.run_id = run_uid;
   outcome.started_at = r.started_at;
   outcome.node_status = r.node_status;
   outcome.node_tests_passed = r.node_tests_passed;
   outcome.source_tests_passed = r.source_tests_passed;
-  for (const auto& source : inputs.sources)  // measured by the probe, before the build started
-    if (source.version) outcome.source_versions[source.id] = *source.version;
   return outcome;
 }
 
@@ -142,12 +139,12 @@ Answer<RecordedAnswer> record_run(const RunCall& call, const ResultsRequest& req
     auto head = state::read_head(deps.store, scope);
     if (!head) return store_refusal(head.error(), "reading the head of " + scope);
     std::ostringstream retries;
-    planner::RunOutcome outcome = outcome_of(call.run.uid, *request.build->results, request.inputs);
-    outcome.node_contents = request.node_contents;
+    planner::RunOutcome outcome = outcome_of(call.run.uid, *request.build->results);
     auto plan = planner::plan_from_json(newest->plan);
     if (!plan) return refuse_with(500, "corrupt", "", "the plan kept for run " + run + ": " + plan.error().message);
-    outcome.built_for_code = run::built_for_code_ids(*plan);
-    auto committed = state::commit_outcome(deps.store, scope, request.inputs, std::move(*head), outcome, retries);
+    // The whole run's plan: of its nodes built for code, record() reads those this build built.
+    auto committed = run::commit_wave(deps.store, scope, request.inputs, request.inputs, std::move(*head), *plan,
+                                      outcome, {request.node_contents, {}}, retries);
     if (!committed && committed.error().code == "stale_run")
       return refuse_with(409, "stale_run", "build.results.started_at", committed.error().message);
     if (!committed) return store_refusal(committed.error(), "recording run " + run);

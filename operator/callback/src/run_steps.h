@@ -25,9 +25,9 @@ void count_plan(RunSummary& s, const planner::ExecutionPlan& plan);
 // to what `s` holds: a run in waves counts the nodes of every wave.
 void add_node_counts(RunSummary& s, const std::map<std::string, std::string>& node_status);
 
-// What record() gets of a build reported as run `run_id`: the results, and the sources'
-// versions the probe measured before the build started.
-planner::RunOutcome outcome_of(const std::string& run_id, const BuildResults& results,
-                               const planner::ProjectInputs& inputs);
+// dbt's side of a build reported as run `run_id`, for run::commit_wave (which adds the
+// sources' versions the probe measured, the contents measured after the build and the nodes
+// built for code).
+planner::RunOutcome outcome_of(const std::string& run_id, const BuildResults& results);
 
 }  // namespace ods::callback::detail

@@ -10,6 +10,7 @@
 #include "ods/run/cutoff_waves.h"
 #include "ods/run/run_details.h"
 #include "ods/run/wave_plans.h"
+#include "ods/run/wave_record.h"
 #include "ods/state/state_commit.h"
 #include "run_ledger.h"
 #include "run_steps.h"
@@ -18,18 +19,13 @@ namespace ods::callback::detail {
 
 namespace {
 
-run::CutoffMode mode_of(const std::string& mode) {
-  return mode == "always" ? run::CutoffMode::always : run::CutoffMode::automatic;
-}
-
 // The wave after `built_earlier` of `plan` (a plan or a re-plan of the nodes held back).
 run::WaveDetails wave_of(contracts::StateStore& store, const std::string& scope, const planner::ProjectInputs& inputs,
                          const planner::ExecutionPlan& plan, run::WaveDetails state) {
-  std::vector<std::string> building;
-  for (const auto& e : plan.entries)
-    if (e.action == planner::Action::build) building.push_back(e.id);
-  const auto seconds = run::last_build_seconds(store, scope, building);
-  const run::Wave wave = run::next_wave(inputs, plan, seconds, state.extra_call_seconds, mode_of(state.mode), true);
+  const auto seconds = run::last_build_seconds(store, scope, run::building_ids(plan));
+  // The pod asked for "auto" or "always" (the protocol refuses other words; "off" asks for no waves).
+  const run::CutoffMode mode = run::cutoff_mode_from_string(state.mode).value_or(run::CutoffMode::automatic);
+  const run::Wave wave = run::next_wave(inputs, plan, seconds, state.extra_call_seconds, mode, true);
   state.building = wave.now;
   state.held_back = wave.later;
   state.last = wave.later.empty();
@@ -89,10 +85,10 @@ WaveAnswer answer_from(const RunCall& call, const contracts::RunRecord& entry) {
   return a;
 }
 
-// Commits the wave (once: a snapshot committed before a restart is found again) and returns
-// the state it leaves.
-Answer<state::Head> commit_wave(const RunCall& call, const WaveReport& report, const planner::ExecutionPlan& wave_plan,
-                                CallbackDeps& deps) {
+// Commits the wave through run::commit_wave, once: a snapshot committed before a restart is found
+// again. Returns the state it leaves.
+Answer<state::Head> commit_wave_once(const RunCall& call, const WaveReport& report,
+                                     const planner::ExecutionPlan& wave_plan, CallbackDeps& deps) {
   const std::string& scope = call.run.scope;
   const std::string run_id = wave_entry_id(call.run.uid, report.wave);
   auto before = find_snapshot(deps.store, scope, run_id);
@@ -101,11 +97,11 @@ Answer<state::Head> commit_wave(const RunCall& call, const WaveReport& report, c
   if (!head) return store_refusal(head.error(), "reading the head of " + scope);
   if (*before && *head)  // committed before a restart: re-plan on the head, which holds it
     return state::Head{std::move(**before), std::move((*head)->snapshot)};
-  planner::RunOutcome outcome = outcome_of(run_id, *report.build.results, report.inputs);
-  outcome.node_contents = report.node_contents;
-  outcome.built_for_code = run::built_for_code_ids(wave_plan);
+  planner::RunOutcome outcome = outcome_of(run_id, *report.build.results);
   std::ostringstream retries;
-  auto committed = state::commit_outcome(deps.store, scope, report.inputs, std::move(*head), outcome, retries);
+  // The pod measures contents but reports no relation identities (the protocol carries none).
+  auto committed = run::commit_wave(deps.store, scope, report.inputs, report.inputs, std::move(*head), wave_plan,
+                                    outcome, {report.node_contents, {}}, retries);
   if (!committed && committed.error().code == "stale_run")
     return refuse_with(409, "stale_run", "build.results.started_at", committed.error().message);
   if (!committed) return store_refusal(committed.error(), "recording wave " + std::to_string(report.wave));
@@ -172,20 +168,21 @@ Answer<WaveAnswer> record_wave(const RunCall& call, const WaveReport& report, Ca
   if (!whole) return std::unexpected(whole.error());
   const planner::ExecutionPlan wave_plan = run::only_building(*whole, state.building);
 
-  auto head = commit_wave(call, report, wave_plan, deps);
+  auto head = commit_wave_once(call, report, wave_plan, deps);
   if (!head) return std::unexpected(head.error());
 
-  // Re-plan the held-back nodes against what the wave recorded.
-  for (const auto& e : wave_plan.entries)
-    if (e.action == planner::Action::build) state.built_earlier[e.id] = planner::built_for_code(e);
+  // Re-plan the held-back nodes against what the wave recorded: a failed wave was refused above,
+  // so every node held back still builds (the CLI, which builds on after a failed wave, skips
+  // those below a failure first: run::split_held_back). The re-plan's time is the wave's report,
+  // not the plan's (the wave state keeps no `now`); it keeps no relation identities (the
+  // protocol carries none).
   planner::PlanOptions options;
   options.now = deps.now();
-  options.selected = state.held_back;
   options.relations_exist = state.relations_exist;
-  options.built_earlier = state.built_earlier;
-  auto replan = planner::plan(report.inputs, &head->snapshot, options);
+  options.built_earlier = std::move(state.built_earlier);
+  auto replan = run::replan_held_back(report.inputs, &head->snapshot, wave_plan, state.held_back, options, *whole);
+  state.built_earlier = std::move(options.built_earlier);
   if (!replan) return refuse_with(400, replan.error().code, "inputs", replan.error().message);
-  run::merge_replan(*whole, *replan);
   const int cut_off = replan->count(planner::Action::reuse);
 
   run::WaveDetails next = state;

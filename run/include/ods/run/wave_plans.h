@@ -24,6 +24,9 @@ void merge_replan(planner::ExecutionPlan& whole, const planner::ExecutionPlan& r
 std::vector<std::string> nodes_with_readers(const planner::ProjectInputs& inputs,
                                             const std::vector<std::string>& built);
 
+// The ids of `plan`'s BUILD entries, in plan order (what the waves of `plan` build).
+std::vector<std::string> building_ids(const planner::ExecutionPlan& plan);
+
 // The ids of `plan`'s BUILD entries built for code (planner::built_for_code), in plan order.
 std::vector<std::string> built_for_code_ids(const planner::ExecutionPlan& plan);
 
