@@ -53,10 +53,10 @@ Result<CallbackTrust> callback_trust(const OperatorOptions& o) {
     file = std::filesystem::file_size(beside, error) > 0 && !error ? beside.string() : o.callback_tls_cert;
   }
   std::ifstream probe(file);
-  if (!probe) return fail("invalid_argument", "The callback's CA " + file + " cannot be read.");
+  if (!probe) return fail("invalid_tls", "The callback's CA " + file + " cannot be read.");
   std::string pem = read_all(file);
   if (pem.find(kPemCertificate) == std::string::npos || certificates_in(pem).empty())
-    return fail("invalid_argument", "The callback's CA " + file + " holds no PEM certificate.");
+    return fail("invalid_tls", "The callback's CA " + file + " holds no PEM certificate.");
   return CallbackTrust{std::move(pem), file};
 }
 
@@ -74,7 +74,8 @@ std::string callback_trust_problem(const std::string& ca_pem, const std::string&
   X509_VERIFY_PARAM* param = X509_STORE_CTX_get0_param(context.get());
   X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);  // as the pods verify
   const std::string host = host_of(callback_url);
-  X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+  if (X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) != 1)  // not an IP address: a DNS name
+    X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
   const bool verified = X509_verify_cert(context.get()) == 1;
   const int error = X509_STORE_CTX_get_error(context.get());
   ERR_clear_error();

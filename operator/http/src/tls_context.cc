@@ -24,10 +24,10 @@ std::string openssl_reason(const boost::system::error_code& error) {
 }
 
 Result<void> readable(const std::string& what, const std::string& file) {
-  if (file.empty()) return fail("invalid_argument", "The TLS " + what + " file is not named.");
+  if (file.empty()) return fail("invalid_tls", "The TLS " + what + " file is not named.");
   std::ifstream in(file);
   if (!in)
-    return fail("invalid_argument", "The TLS " + what + " " + file + " cannot be read: " +
+    return fail("invalid_tls", "The TLS " + what + " " + file + " cannot be read: " +
                                         (std::filesystem::exists(file) ? "permission denied" : "no such file") + ".");
   return {};
 }
@@ -44,20 +44,20 @@ Result<std::shared_ptr<ssl::context>> load_tls_context(const TlsFiles& files) {
   boost::system::error_code error;
   context->use_certificate_chain_file(files.cert_file, error);
   if (error)
-    return fail("invalid_argument", "The TLS certificate " + files.cert_file +
+    return fail("invalid_tls", "The TLS certificate " + files.cert_file +
                                         " holds no PEM certificate OpenSSL accepts: " + openssl_reason(error) + ".");
   const std::string not_its_key =
       "The TLS key " + files.key_file + " is not the key of the certificate " + files.cert_file + ".";
   context->use_private_key_file(files.key_file, ssl::context::pem, error);
   if (error) {
     const std::string reason = openssl_reason(error);
-    if (reason.find("key values mismatch") != std::string::npos) return fail("invalid_argument", not_its_key);
-    return fail("invalid_argument",
+    if (reason.find("key values mismatch") != std::string::npos) return fail("invalid_tls", not_its_key);
+    return fail("invalid_tls",
                 "The TLS key " + files.key_file + " holds no PEM private key OpenSSL accepts: " + reason + ".");
   }
   if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
     ERR_clear_error();
-    return fail("invalid_argument", not_its_key);
+    return fail("invalid_tls", not_its_key);
   }
   return context;
 }

@@ -162,7 +162,7 @@ TEST_F(TlsServerTest, FilesThatCannotBeLoadedAreRefusedNamingThem) {
   };
   const auto missing = with(dir_ / "absent.crt", dir_ / "tls.key");
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().code, "invalid_argument");
+  EXPECT_EQ(missing.error().code, "invalid_tls");
   EXPECT_NE(missing.error().message.find((dir_ / "absent.crt").string() + " cannot be read: no such file"),
             std::string::npos)
       << missing.error().message;

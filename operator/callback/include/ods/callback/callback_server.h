@@ -54,7 +54,7 @@ class CallbackServer {
 
 // Starts listening; requests are handled on the HTTP server's threads (8 at once).
 // Errors: "unavailable" when the address can't be bound (e.g. the port is taken), naming it;
-// "invalid_argument" when the TLS files can't be loaded, naming the file and why.
+// "invalid_tls" when the TLS files can't be loaded, naming the file and why.
 [[nodiscard]] Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
                                                                             CallbackDeps deps);
 // The same in front of `service` (e.g. a LeaderGate, leader_gate.h), which must outlive the server.

@@ -94,7 +94,7 @@ class Server {
 
 // Binds host:port and serves until the Server is destroyed.
 // Errors: "unavailable" naming the address when it can't be resolved or bound (e.g. the port is
-// taken); "invalid_argument" for a port outside 0-65535 or no handler, and (options.tls) for a
+// taken); "invalid_argument" for a port outside 0-65535 or no handler; "invalid_tls" (options.tls) for a
 // certificate or key file that cannot be read or loaded, or a key that is not the certificate's,
 // naming the file and why.
 [[nodiscard]] Result<std::unique_ptr<Server>> start_server(const ServerOptions& options, Handler handler);
