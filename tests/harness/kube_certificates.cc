@@ -66,9 +66,8 @@ std::expected<KubeCertificates, std::string> make_kube_certificates(
   return KubeCertificates{dir};
 }
 
-std::expected<void, std::string> make_serving_certificate(const KubeCertificates& certificates,
-                                                         const std::string& name,
-                                                         const std::vector<std::string>& names) {
+std::expected<void, std::string> make_serving_certificate(const KubeCertificates& certificates, const std::string& name,
+                                                          const std::vector<std::string>& names) {
   std::string alt_names;
   for (const auto& n : names) alt_names += (alt_names.empty() ? "" : ",") + n;
   return signed_certificate(certificates.dir, name, "/CN=" + name,

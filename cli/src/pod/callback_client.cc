@@ -1,11 +1,10 @@
 #include "callback_client.h"
 
+#include <cpprest/http_client.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-
-#include <cpprest/http_client.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -119,9 +118,8 @@ Result<CallbackAnswer> post_once(const CallbackEndpoint& endpoint, const std::st
     const web::uri base(endpoint.base_url);
     host = base.host();
     if (base.scheme() == "https")
-      config.set_ssl_context_callback([&](boost::asio::ssl::context& context) {
-        configure_tls(context, endpoint.ca_pem, host, verdict);
-      });
+      config.set_ssl_context_callback(
+          [&](boost::asio::ssl::context& context) { configure_tls(context, endpoint.ca_pem, host, verdict); });
     web::http::client::http_client client(base, config);
     web::http::http_request request(web::http::methods::POST);
     request.set_request_uri(path);

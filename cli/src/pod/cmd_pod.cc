@@ -9,8 +9,8 @@
 #include <charconv>
 #include <chrono>
 #include <fstream>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 

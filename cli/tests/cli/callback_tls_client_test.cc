@@ -105,8 +105,7 @@ TEST_F(CallbackTlsClientTest, AServerSignedByAnotherCaIsRefusedAtOnceAndNeverSen
   // Without a CA the system's CAs are the trust, and they don't know the test's CA either.
   auto system = post(endpoint("127.0.0.1", ""));
   ASSERT_FALSE(system);
-  EXPECT_NE(system.error().message.find("not signed by the system's CAs"), std::string::npos)
-      << system.error().message;
+  EXPECT_NE(system.error().message.find("not signed by the system's CAs"), std::string::npos) << system.error().message;
 }
 
 TEST_F(CallbackTlsClientTest, ACertificateForAnotherNameIsRefusedNamingBoth) {

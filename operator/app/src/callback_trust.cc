@@ -67,7 +67,7 @@ std::string callback_trust_problem(const std::string& ca_pem, const std::string&
   std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)> store(X509_STORE_new(), X509_STORE_free);
   for (auto& ca : certificates_in(ca_pem)) X509_STORE_add_cert(store.get(), ca.get());
   std::unique_ptr<STACK_OF(X509), void (*)(STACK_OF(X509)*)> untrusted(sk_X509_new_null(),
-                                                                       [](STACK_OF(X509)* s) { sk_X509_free(s); });
+                                                                       [](STACK_OF(X509) * s) { sk_X509_free(s); });
   for (std::size_t i = 1; i < chain.size(); ++i) sk_X509_push(untrusted.get(), chain[i].get());
   std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> context(X509_STORE_CTX_new(), X509_STORE_CTX_free);
   X509_STORE_CTX_init(context.get(), store.get(), chain.front().get(), untrusted.get());

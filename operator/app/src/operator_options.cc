@@ -85,11 +85,14 @@ Result<void> check_callback_tls(const OperatorOptions& o) {
   if (!tls && !o.callback_tls_ca.empty())
     return fail("usage", "--callback-tls-ca is the CA of --callback-tls-cert, which is not given");
   if (tls && !o.callback_url.starts_with("https://"))
-    return fail("usage", "--callback-url must be https:// when the callback server serves TLS (--callback-tls-cert), "
-                         "got '" + o.callback_url + "'");
+    return fail("usage",
+                "--callback-url must be https:// when the callback server serves TLS (--callback-tls-cert), "
+                "got '" +
+                    o.callback_url + "'");
   if (!tls && o.callback_url.starts_with("https://"))
-    return fail("usage", "--callback-url is https:// but no --callback-tls-cert and --callback-tls-key are given: "
-                         "the callback server would serve plain HTTP");
+    return fail("usage",
+                "--callback-url is https:// but no --callback-tls-cert and --callback-tls-key are given: "
+                "the callback server would serve plain HTTP");
   return {};
 }
 

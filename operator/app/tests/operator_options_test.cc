@@ -103,9 +103,9 @@ TEST(OperatorOptions, ThePackagesCacheIsAHostPathOrAClaim) {
 }
 
 TEST(OperatorOptions, TlsForTheCallbackTakesACertificateAKeyAndAnHttpsUrl) {
-  auto o = parse_operator_options(required({"--callback-url", "https://ods.ods-system.svc:8081",
-                                            "--callback-tls-cert", "/etc/ods/callback-tls/tls.crt",
-                                            "--callback-tls-key=/etc/ods/callback-tls/tls.key"}));
+  auto o = parse_operator_options(
+      required({"--callback-url", "https://ods.ods-system.svc:8081", "--callback-tls-cert",
+                "/etc/ods/callback-tls/tls.crt", "--callback-tls-key=/etc/ods/callback-tls/tls.key"}));
   ASSERT_TRUE(o) << o.error().message;
   EXPECT_EQ(o->callback_tls_cert, "/etc/ods/callback-tls/tls.crt");
   EXPECT_EQ(o->callback_tls_key, "/etc/ods/callback-tls/tls.key");

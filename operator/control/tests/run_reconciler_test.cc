@@ -510,8 +510,7 @@ TEST(RunJob, TheCallbacksCaIsAValueOnlyWithTls) {
     EXPECT_TRUE(job) << job.error().message;
     return job ? (*job)["spec"]["template"]["spec"]["containers"][0]["env"] : Json::array();
   };
-  for (const Json& item : env_of(RunJobOptions{.callback_url = "http://x"}))
-    EXPECT_NE(item["name"], "ODS_CALLBACK_CA");
+  for (const Json& item : env_of(RunJobOptions{.callback_url = "http://x"})) EXPECT_NE(item["name"], "ODS_CALLBACK_CA");
   const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
   const Json env = env_of(RunJobOptions{.callback_url = "https://ods.ods-system.svc:8081", .callback_ca_pem = pem});
   const auto ca = std::ranges::find_if(env, [](const Json& item) { return item["name"] == "ODS_CALLBACK_CA"; });

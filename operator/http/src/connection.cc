@@ -116,9 +116,10 @@ void Connection<Stream>::on_detected(error_code error, bool is_tls) {
   if (error) return close();  // closed, or the deadline passed before a byte came
   if constexpr (kTls<Stream>) {
     if (!is_tls) {  // plain HTTP on the TLS port: say so in plain HTTP, never read the request
-      plain_refusal_ = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-                       "Content-Length: " +
-                       std::to_string(kPlainToTls.size()) + "\r\n\r\n" + std::string(kPlainToTls);
+      plain_refusal_ =
+          "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+          "Content-Length: " +
+          std::to_string(kPlainToTls.size()) + "\r\n\r\n" + std::string(kPlainToTls);
       busy_ = true;
       asio::async_write(stream_.next_layer(), asio::buffer(plain_refusal_),
                         [self = shared_from_this()](error_code, std::size_t) {
@@ -127,8 +128,9 @@ void Connection<Stream>::on_detected(error_code error, bool is_tls) {
                         });
       return;
     }
-    stream_.async_handshake(asio::ssl::stream_base::server, buffer_.data(),
-                            [self = shared_from_this()](error_code e, std::size_t used) { self->on_handshake(e, used); });
+    stream_.async_handshake(
+        asio::ssl::stream_base::server, buffer_.data(),
+        [self = shared_from_this()](error_code e, std::size_t used) { self->on_handshake(e, used); });
   }
 }
 
@@ -166,7 +168,7 @@ template <class Stream>
 void Connection<Stream>::on_deadline(error_code error) {
   if (error == asio::error::operation_aborted || closed_) return;
   if (timer_.expiry() > std::chrono::steady_clock::now()) return;  // re-armed since it fired
-  if (lingering_ || busy_ || handshaking_) return close();  // quiet client, answer not read, or no handshake
+  if (lingering_ || busy_ || handshaking_) return close();         // quiet client, answer not read, or no handshake
   late_ = true;
   error_code ignored;
   stream_.lowest_layer().cancel(ignored);  // the read ends with operation_aborted: on_header / on_body answer

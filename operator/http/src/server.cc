@@ -111,8 +111,8 @@ class BeastServer final : public Server {
         connection = std::make_shared<detail::Connection<detail::TlsStream>>(std::move(socket), tls_->current(),
                                                                              settings_, forget_it);
       } else {
-        connection = std::make_shared<detail::Connection<detail::PlainStream>>(std::move(socket), nullptr, settings_,
-                                                                               forget_it);
+        connection =
+            std::make_shared<detail::Connection<detail::PlainStream>>(std::move(socket), nullptr, settings_, forget_it);
       }
       connections_.emplace(connection.get(), connection);
     }

@@ -28,7 +28,7 @@ Result<void> readable(const std::string& what, const std::string& file) {
   std::ifstream in(file);
   if (!in)
     return fail("invalid_tls", "The TLS " + what + " " + file + " cannot be read: " +
-                                        (std::filesystem::exists(file) ? "permission denied" : "no such file") + ".");
+                                   (std::filesystem::exists(file) ? "permission denied" : "no such file") + ".");
   return {};
 }
 
@@ -45,7 +45,7 @@ Result<std::shared_ptr<ssl::context>> load_tls_context(const TlsFiles& files) {
   context->use_certificate_chain_file(files.cert_file, error);
   if (error)
     return fail("invalid_tls", "The TLS certificate " + files.cert_file +
-                                        " holds no PEM certificate OpenSSL accepts: " + openssl_reason(error) + ".");
+                                   " holds no PEM certificate OpenSSL accepts: " + openssl_reason(error) + ".");
   const std::string not_its_key =
       "The TLS key " + files.key_file + " is not the key of the certificate " + files.cert_file + ".";
   context->use_private_key_file(files.key_file, ssl::context::pem, error);
@@ -83,8 +83,9 @@ std::shared_ptr<ssl::context> TlsContextSource::current() {
   if (context) context_ = std::move(*context);
   if (files_.on_reload) {
     files_.on_reload(context.has_value(),
-                     context ? "The TLS certificate " + files_.cert_file + " changed: new connections get it."
-                             : context.error().message + " The certificate served before stays until the files change.");
+                     context
+                         ? "The TLS certificate " + files_.cert_file + " changed: new connections get it."
+                         : context.error().message + " The certificate served before stays until the files change.");
   }
   return context_;
 }

@@ -58,7 +58,7 @@ struct PackagesCacheVolume {
 };
 
 struct RunJobOptions {
-  std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)
+  std::string callback_url;       // where the runner pod reports (ODS_CALLBACK_URL)
   std::string callback_ca_pem{};  // what it verifies an https:// callback with (ODS_CALLBACK_CA); "": unset
   std::int64_t run_as_user = 65532;
   Json default_resources = {{"requests", {{"cpu", "250m"}, {"memory", "512Mi"}}},

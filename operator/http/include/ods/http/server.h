@@ -72,7 +72,7 @@ struct ServerOptions {
   // accept, or the previous answer sent). A connection that sent nothing by then is closed; a
   // request still arriving then is answered as Refusal::late.
   std::chrono::milliseconds request_deadline{30'000};
-  int threads = 4;  // handlers run on these; a slow handler holds one
+  int threads = 4;                // handlers run on these; a slow handler holds one
   std::optional<TlsFiles> tls{};  // nullopt: plain HTTP
 };
 
