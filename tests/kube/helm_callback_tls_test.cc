@@ -28,13 +28,14 @@ class HelmCallbackTls : public ::testing::Test {
   }
   // helm template of release `ods` in ods-system with `args`; its stdout (and stderr on failure).
   ProcessResult render(std::vector<std::string> args) const {
-    std::vector<std::string> command{helm_.string(), "template", "ods", (source_dir() / "helm" / "ods").string(),
-                                     "--namespace", "ods-system"};
+    std::vector<std::string> command{helm_.string(), "template",  "ods", (source_dir() / "helm" / "ods").string(),
+                                     "--namespace",  "ods-system"};
     command.insert(command.end(), args.begin(), args.end());
     const fs::path home = fs::temp_directory_path() / "ods-helm-callback-tls-home";
-    return run_process(command, source_dir(),
-                       {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
-                        "HELM_DATA_HOME=" + (home / "data").string()});
+    return run_process(
+        command, source_dir(),
+        {"HELM_CACHE_HOME=" + (home / "cache").string(), "HELM_CONFIG_HOME=" + (home / "config").string(),
+         "HELM_DATA_HOME=" + (home / "data").string()});
   }
   static int count(const std::string& text, const std::string& what) {
     int n = 0;
@@ -63,7 +64,8 @@ TEST_F(HelmCallbackTls, WithCertManagersApiACaAndAServingCertificateForTheServic
   EXPECT_NE(r.output.find("  selfSigned: {}"), std::string::npos);
   EXPECT_NE(r.output.find("  isCA: true"), std::string::npos);
   EXPECT_NE(r.output.find("  ca:\n    secretName: ods-callback-ca"), std::string::npos) << r.output;
-  for (const char* name : {"- ods\n", "- ods.ods-system\n", "- ods.ods-system.svc\n", "- ods.ods-system.svc.cluster.local\n"})
+  for (const char* name :
+       {"- ods\n", "- ods.ods-system\n", "- ods.ods-system.svc\n", "- ods.ods-system.svc.cluster.local\n"})
     EXPECT_NE(r.output.find("    " + std::string(name)), std::string::npos) << name;
   EXPECT_NE(r.output.find("  secretName: ods-callback-tls\n  duration: 2160h\n  renewBefore: 720h"), std::string::npos)
       << r.output;
@@ -73,9 +75,9 @@ TEST_F(HelmCallbackTls, WithCertManagersApiACaAndAServingCertificateForTheServic
   EXPECT_NE(r.output.find("secret:\n            secretName: ods-callback-tls"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("mountPath: /etc/ods/callback-tls\n              readOnly: true"), std::string::npos);
 
-  ProcessResult durations = render({"--api-versions", "cert-manager.io/v1", "--set",
-                                    "callback.tls.certManager.duration=720h", "--set",
-                                    "callback.tls.certManager.renewBefore=240h"});
+  ProcessResult durations =
+      render({"--api-versions", "cert-manager.io/v1", "--set", "callback.tls.certManager.duration=720h", "--set",
+              "callback.tls.certManager.renewBefore=240h"});
   ASSERT_EQ(durations.exit_code, 0) << durations.errors;
   EXPECT_NE(durations.output.find("  duration: 720h\n  renewBefore: 240h"), std::string::npos);
 }

@@ -78,8 +78,9 @@ TEST_F(CallbackTls, ARunCompletesOverHttpsAndAPodGivenTheWrongCaFailsSayingWhy) 
   ASSERT_EQ(w().kubectl_apply(w().shop_project("shop")).exit_code, 0);
 
   // Plain HTTP to the TLS port: told it serves HTTPS.
-  auto plain = loopback_exchange((*started)->callback_port,
-                                 "POST /v1/runs/analytics/x/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 10);
+  auto plain =
+      loopback_exchange((*started)->callback_port,
+                        "POST /v1/runs/analytics/x/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 10);
   ASSERT_TRUE(plain) << plain.error();
   EXPECT_NE(plain->find("This port serves HTTPS"), std::string::npos) << *plain;
 
