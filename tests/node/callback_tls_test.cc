@@ -35,10 +35,10 @@ class CallbackTlsOnNode : public NodeWorldTest {
   // The Secret as the doc creates it: tls.crt and tls.key of the Service's certificate, `ca`.
   void create_tls_secret(const fs::path& pki, const fs::path& ca) {
     (void)w().kubectl({"delete", "secret", "ods-callback-tls", "-n", "ods-system", "--ignore-not-found"});
-    ProcessResult created = w().kubectl(
-        {"-n", "ods-system", "create", "secret", "generic", "ods-callback-tls", "--type", "kubernetes.io/tls",
-         "--from-file=tls.crt=" + (pki / "callback.crt").string(), "--from-file=tls.key=" + (pki / "callback.key").string(),
-         "--from-file=ca.crt=" + ca.string()});
+    ProcessResult created =
+        w().kubectl({"-n", "ods-system", "create", "secret", "generic", "ods-callback-tls", "--type",
+                     "kubernetes.io/tls", "--from-file=tls.crt=" + (pki / "callback.crt").string(),
+                     "--from-file=tls.key=" + (pki / "callback.key").string(), "--from-file=ca.crt=" + ca.string()});
     ASSERT_EQ(created.exit_code, 0) << created.errors;
   }
   std::string operator_logs() {
@@ -64,11 +64,10 @@ TEST_F(CallbackTlsOnNode, AWrongCaFailsTheRunSayingWhyAndTheRightOneRunsOverHttp
 
   // ca.crt is another CA's: the operator starts, says so, and the pods refuse it.
   create_tls_secret(pki, other_ca->ca_cert());
-  ProcessResult installed = w().helm({"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m",
-                                      "--set", "image.operator.repository=" + w().operator_repository(), "--set",
-                                      "image.operator.tag=" + w().operator_tag(), "--set",
-                                      "image.operator.pullPolicy=Never", "--set",
-                                      "callback.tls.secretName=ods-callback-tls"});
+  ProcessResult installed = w().helm(
+      {"install", "ods", "helm/ods", "-n", "ods-system", "--wait", "--timeout", "5m", "--set",
+       "image.operator.repository=" + w().operator_repository(), "--set", "image.operator.tag=" + w().operator_tag(),
+       "--set", "image.operator.pullPolicy=Never", "--set", "callback.tls.secretName=ods-callback-tls"});
   ASSERT_EQ(installed.exit_code, 0) << installed.output << installed.errors << w().diagnostics("ods-system");
   EXPECT_NE(installed.output.find("over TLS (certificate from Secret ods-callback-tls)"), std::string::npos)
       << installed.output;
