@@ -1,8 +1,7 @@
 // ods-operator end to end (docs/kubernetes.md): a real kube-apiserver and etcd, a real
 // PostgreSQL state store, real dbt on a copy of examples/shop (DuckDB), runner Jobs run by the
 // kubelet stand-in as local `ods pod` processes, the operator as separate processes (over HTTPS in
-// one test). One world
-// per process; the tests run in order and each leaves it usable for the next.
+// one test). One world per process; the tests run in order and each leaves it usable for the next.
 #include <gtest/gtest.h>
 
 #include <csignal>
