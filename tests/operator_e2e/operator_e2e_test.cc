@@ -482,7 +482,7 @@ TEST_F(OperatorE2E, ARunCompletesOverHttpsAndAPodGivenTheWrongCaFailsSayingWhy) 
   ASSERT_TRUE(plain) << plain.error();
   EXPECT_NE(plain->find("This port serves HTTPS"), std::string::npos) << *plain;
 
-  ASSERT_TRUE(w().create_run("tls-1", "shop"));
+  ASSERT_TRUE(w().create_run("tls-1", "shop-tls"));
   auto finished = w().wait_finished("tls-1");
   ASSERT_TRUE(finished) << "the run did not finish";
   EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2) << w().pod_log("tls-1");
@@ -502,7 +502,7 @@ TEST_F(OperatorE2E, ARunCompletesOverHttpsAndAPodGivenTheWrongCaFailsSayingWhy) 
   EXPECT_NE((*misconfigured)->process.log_tail(200).find("the callback's CA does not verify its certificate"),
             std::string::npos)
       << (*misconfigured)->process.log_tail(200);
-  ASSERT_TRUE(w().create_run("tls-2", "shop"));
+  ASSERT_TRUE(w().create_run("tls-2", "shop-tls"));
   auto refused = w().wait_finished("tls-2");
   ASSERT_TRUE(refused) << "the run did not finish";
   EXPECT_EQ(phase_of(*refused), "Failed") << refused->dump(2);
