@@ -19,8 +19,8 @@ struct CallbackEndpoint {
   std::string base_url;                 // "http://ods.ods-system.svc:8081"
   std::string run;                      // "<namespace>/<name>"
   std::string token;                    // the run's token (Authorization: Bearer)
-  std::string ca_pem;                   // PEM CA certificate(s) an https:// server must chain to; "": the system's
   std::chrono::seconds retry_for{300};  // how long to keep retrying one request
+  std::string ca_pem{};                 // PEM CA certificate(s) an https:// server must chain to; "": the system's
 };
 
 struct CallbackAnswer {

@@ -63,7 +63,7 @@ class CallbackTlsClientTest : public ::testing::Test {
   CallbackEndpoint endpoint(const std::string& host, const std::string& ca_pem) const {
     const std::string scheme = server_->url().substr(0, server_->url().find("://"));
     return CallbackEndpoint{scheme + "://" + host + ":" + std::to_string(server_->port()), "team/run-1",
-                            "the-run-token", ca_pem, std::chrono::seconds(300)};
+                            "the-run-token", std::chrono::seconds(300), ca_pem};
   }
   Result<CallbackAnswer> post(const CallbackEndpoint& e) {
     return post_to_controller(e, "inputs", "{}", log_, [this](std::chrono::seconds) { ++sleeps_; });
