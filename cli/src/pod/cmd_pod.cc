@@ -9,8 +9,11 @@
 // head step: only nodes whose compile key changed compile) and restores the kept parse of the
 // run's scope from the packages cache (kept_parse.h); after a run recorded as success or
 // reused it saves the parse there.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -225,6 +228,26 @@ class WaveBuilder {
   bool run_tests_;                                    // false: spec.policies.runTests false (without_checks)
 };
 
+// CPU seconds of this process and of every child it waited for (dbt, git): the pod's CPU time.
+double cpu_seconds_so_far() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    if (getrusage(who, &usage) != 0) continue;
+    total += static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  }
+  return total;
+}
+
+// The pod's last line: its wall and CPU seconds (docs/benchmarks.md reads them from pod logs).
+void say_pod_time(const CommandContext& ctx, Clock::time_point started) {
+  char line[128];
+  std::snprintf(line, sizeof line, "pod time: %.2f s wall, %.2f s CPU (ods and the processes it started)",
+                seconds_since(started), cpu_seconds_so_far());
+  step(ctx, line);
+}
+
 // What the run continues, known before its compile: the controller's head of the run's scope
 // (nullopt when the controller did not answer the head step: an older controller; then every
 // node compiles, as before) and the slot of the scope's kept parse (nullopt without a packages
@@ -363,6 +386,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   }
   const bool succeeded = recorded->outcome == "success" || recorded->outcome == "reused";
   if (succeeded && continued.kept_parse) step(ctx, save_kept_parse(*continued.kept_parse, ctx.target_dir));
+  say_pod_time(ctx, started);
   return succeeded ? kExitOk : kExitFailed;
 }
 
