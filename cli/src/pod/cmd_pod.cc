@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -272,10 +272,10 @@ ContinuedState continued_state(const ParsedArgs& args, const CommandContext& ctx
   auto head = !answer                 ? Result<callback::HeadAnswer>(std::unexpected(answer.error()))
               : answer->status != 200 ? fail("refused", callback_error_text(*answer))
                                       : [&]() -> Result<callback::HeadAnswer> {
-                  auto parsed = callback::parse_head_answer(answer->body);
-                  if (!parsed) return fail("protocol", parsed.error().field + ": " + parsed.error().message);
-                  return std::move(*parsed);
-                }();
+    auto parsed = callback::parse_head_answer(answer->body);
+    if (!parsed) return fail("protocol", parsed.error().field + ": " + parsed.error().message);
+    return std::move(*parsed);
+  }();
   if (!head) {
     step(ctx, "the controller did not say what the run continues (" + head.error().message +
                   "): the whole project compiles and no parse is kept");
@@ -310,8 +310,7 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   auto run_tests = pod_runs_tests(args, ctx.env);
   if (!run_tests) return report(ctx, run_tests.error());
   const ContinuedState continued = continued_state(args, ctx, *endpoint);
-  auto prepared =
-      prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build, continued.recorded());
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build, continued.recorded());
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
 

@@ -117,8 +117,10 @@ std::string save_kept_parse(const KeptParseSlot& slot, const fs::path& target_di
   std::string why = copy_parse(target_dir, staged);
   if (why.empty()) {
     auto saved = save_packages(slot.root, slot.key, staged, kKeptParseEntry);
-    if (!saved) why = saved.error().message;
-    else if (saved->outcome == SaveOutcome::not_cacheable) why = saved->why;
+    if (!saved)
+      why = saved.error().message;
+    else if (saved->outcome == SaveOutcome::not_cacheable)
+      why = saved->why;
   }
   fs::remove_all(staged, ec);
   if (!why.empty()) return "warning: kept parse not saved to the cache: " + why;

@@ -103,7 +103,8 @@ Result<std::optional<std::string>> copy_listing(const fs::path& from, const fs::
     const auto status = it->symlink_status(ec);
     if (ec) break;
     if (fs::is_symlink(status))
-      return std::optional<std::string>(folder + "/" + rel + " is a link (a local package: its files live in the project)");
+      return std::optional<std::string>(folder + "/" + rel +
+                                        " is a link (a local package: its files live in the project)");
     if (fs::is_directory(status)) {
       if (!fs::create_directory(to / rel, ec)) return fail("io", "cannot create " + (to / rel).string());
       list["dirs"].push_back(rel);
