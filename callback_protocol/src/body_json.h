@@ -60,6 +60,16 @@ std::map<std::string, T> map_at(const json& object, const std::string& parent, c
 // The body as a JSON object with "protocol": kProtocolVersion.
 json parse_body(std::string_view body);
 
+// `read` of the body (parse_body), its refusal returned as a FieldError value.
+template <class T>
+Parsed<T> guarded(std::string_view body, T (*read)(const json&)) {
+  try {
+    return read(parse_body(body));
+  } catch (const ods::json::FieldError& e) {
+    return std::unexpected(protocol_error(e));
+  }
+}
+
 // `document` (a JSON object) with `name`: `raw` (JSON text) added as its first member,
 // without parsing `raw` again.
 std::string splice_member(const json& document, const std::string& name, const std::string& raw);

@@ -10,15 +10,6 @@ using namespace detail;
 
 namespace {
 
-template <class T>
-Parsed<T> guarded_read(std::string_view body, T (*read)(const json&)) {
-  try {
-    return read(parse_body(body));
-  } catch (const ods::json::FieldError& e) {
-    return std::unexpected(protocol_error(e));
-  }
-}
-
 HeadRequest read_head_request(const json& /*doc*/) { return HeadRequest{}; }
 
 HeadAnswer read_head_answer(const json& doc) {
@@ -54,7 +45,7 @@ std::string to_json(const HeadAnswer& a) {
   return splice_member(doc, "snapshot", planner::to_json(*a.snapshot));
 }
 
-Parsed<HeadRequest> parse_head_request(std::string_view body) { return guarded_read(body, read_head_request); }
-Parsed<HeadAnswer> parse_head_answer(std::string_view body) { return guarded_read(body, read_head_answer); }
+Parsed<HeadRequest> parse_head_request(std::string_view body) { return guarded(body, read_head_request); }
+Parsed<HeadAnswer> parse_head_answer(std::string_view body) { return guarded(body, read_head_answer); }
 
 }  // namespace ods::callback

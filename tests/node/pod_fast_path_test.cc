@@ -1,6 +1,6 @@
 // The parse's fast path in runner pods on the real node (node_world.h; docs/kubernetes.md,
 // "Nothing changed in a runner pod"): the chart upgraded with runner.packagesCache.hostPath,
-// examples/shop on the in-cluster PostgreSQL (target pg) applied and run until a run builds
+// examples/shop (without the node test's slow model) on the in-cluster PostgreSQL (target pg) applied and run until a run builds
 // nothing; the next run's pod restores the kept parse of the project's scope from the cache, takes
 // the fast path and starts no dbt process (its log says so: no parse, no compile, the native probe,
 // nothing built) and logs its wall and CPU seconds. The release is upgraded back without the cache
@@ -20,17 +20,9 @@ using namespace std::chrono_literals;
 
 constexpr const char* kNamespace = "fast-shop";
 
-class PodFastPathOnARealNode : public InstalledOperatorTest {
+class PodFastPathOnARealNode : public HostPathCacheTest {
  protected:
-  void TearDown() override {
-    if (!shared_world()) return;
-    (void)w().kubectl({"delete", "namespace", kNamespace, "--wait=false"});
-    (void)w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait", "--timeout", "5m",
-                    "--set", "runner.packagesCache.hostPath="});
-  }
-  std::string pod_log(const std::string& run) {
-    return w().kubectl({"logs", "-n", kNamespace, "-l", "ods.dev/run=" + run, "--tail=-1"}).output;
-  }
+  PodFastPathOnARealNode() : HostPathCacheTest(kNamespace) {}
   // A DbtRun of project shop named `name`, waited for; its pod's log.
   std::string run_by_hand(const std::string& name) {
     EXPECT_EQ(w().apply("apiVersion: ods.dev/v1alpha1\nkind: DbtRun\nmetadata: {name: " + name +
@@ -44,15 +36,17 @@ class PodFastPathOnARealNode : public InstalledOperatorTest {
 };
 
 TEST_F(PodFastPathOnARealNode, ANothingChangedRunStartsNoDbtInItsPod) {
-  const fs::path cache = w().dir() / "fast-path-cache";
-  fs::create_directories(cache);
-  fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);
-  ProcessResult upgraded = w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait",
-                                     "--timeout", "5m", "--set", "runner.packagesCache.hostPath=" + cache.string()});
-  ASSERT_EQ(upgraded.exit_code, 0) << upgraded.output << upgraded.errors << w().diagnostics("ods-system");
+  use_host_path_cache("fast-path-cache");
+  ASSERT_FALSE(HasFailure());
   auto secrets = create_shop_secrets(w(), kNamespace);
   ASSERT_TRUE(secrets) << secrets.error();
-  ASSERT_EQ(w().apply(shop_project(w(), "shop"), kNamespace).exit_code, 0);
+  ShopProjectOptions options;
+  options.path = "examples/shop_steady";  // without node_test_slow, which builds every run
+  ASSERT_EQ(w().apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
+                                   options),
+                      kNamespace)
+                .exit_code,
+            0);
   std::vector<std::string> runs;
   ASSERT_TRUE(NodeWorld::wait(120s, [&] { return !(runs = w().runs_of(kNamespace, "shop")).empty(); }))
       << w().diagnostics(kNamespace);
