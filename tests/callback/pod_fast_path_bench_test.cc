@@ -98,7 +98,7 @@ TEST(PodFastPathBench, NothingChangedInAPodWithAndWithoutTheKeptParse) {
   std::string said;
   for (int i = 0; i < 4; ++i) {
     const PodTime t = pod("", true, &said);
-    std::cout << "[pod bench] steady-up run " << i + 1 << ": " << t.wall << " s wall (load " << t.load << ")\n";
+    std::cout << "[pod bench] steady-up run " << i + 1 << ": " << t.wall << " s wall (load " << t.load << ")" << std::endl;
     if (said.find("dbt build not started") != std::string::npos) break;
   }
   ASSERT_NE(said.find("dbt build not started"), std::string::npos) << said;
@@ -114,14 +114,14 @@ TEST(PodFastPathBench, NothingChangedInAPodWithAndWithoutTheKeptParse) {
   for (auto& [mode, list] : times) {
     for (const auto& t : list)
       std::cout << "[pod bench] " << nodes << " nodes, " << mode << ": " << t.wall << " s wall, " << t.cpu
-                << " s CPU (load " << t.load << ")\n";
+                << " s CPU (load " << t.load << ")" << std::endl;
     auto by_wall = list;
     std::sort(by_wall.begin(), by_wall.end(), [](const PodTime& a, const PodTime& b) { return a.wall < b.wall; });
     auto by_cpu = list;
     std::sort(by_cpu.begin(), by_cpu.end(), [](const PodTime& a, const PodTime& b) { return a.cpu < b.cpu; });
     const PodTime& median = by_wall[by_wall.size() / 2];
     std::cout << "[pod bench] median " << nodes << " nodes, " << mode << ": " << median.wall << " s wall (load "
-              << median.load << "), " << by_cpu[by_cpu.size() / 2].cpu << " s CPU\n";
+              << median.load << "), " << by_cpu[by_cpu.size() / 2].cpu << " s CPU" << std::endl;
   }
 }
 
