@@ -58,13 +58,17 @@ TEST(PodFastPathBench, NothingChangedInAPodWithAndWithoutTheKeptParse) {
   ASSERT_NE(state, nullptr);
   const std::string data_dsn = fresh_state_database();  // the warehouse: another database of the same server
   const std::string data_db = data_dsn.substr(data_dsn.rfind('=') + 1);
-  const std::string port = data_dsn.substr(data_dsn.find("port=") + 5, data_dsn.find(" user=") - data_dsn.find("port=") - 5);
-  const std::string user = data_dsn.substr(data_dsn.find("user=") + 5, data_dsn.find(" dbname=") - data_dsn.find("user=") - 5);
+  const std::string port =
+      data_dsn.substr(data_dsn.find("port=") + 5, data_dsn.find(" user=") - data_dsn.find("port=") - 5);
+  const std::string user =
+      data_dsn.substr(data_dsn.find("user=") + 5, data_dsn.find(" dbname=") - data_dsn.find("user=") - 5);
   DbtProject p = DbtProject::empty("podbench");
-  p.add_env({"BENCH_PG_HOST=127.0.0.1", "BENCH_PG_PORT=" + port, "BENCH_PG_USER=" + user, "BENCH_PG_DBNAME=" + data_db});
-  ProcessResult generated = run_process({(venv_bin() / "python").string(), (source_dir() / "bench/gen_project.py").string(),
-                                         nodes, p.dir().string(), "--adapter", "postgres"},
-                                        p.dir(), p.env());
+  p.add_env(
+      {"BENCH_PG_HOST=127.0.0.1", "BENCH_PG_PORT=" + port, "BENCH_PG_USER=" + user, "BENCH_PG_DBNAME=" + data_db});
+  ProcessResult generated =
+      run_process({(venv_bin() / "python").string(), (source_dir() / "bench/gen_project.py").string(), nodes,
+                   p.dir().string(), "--adapter", "postgres"},
+                  p.dir(), p.env());
   ASSERT_EQ(generated.exit_code, 0) << generated.output << generated.errors;
   ProcessResult raw = p.dbt({"run-operation", "bench_create_raw"});
   ASSERT_EQ(raw.exit_code, 0) << raw.output << raw.errors;
@@ -98,7 +102,8 @@ TEST(PodFastPathBench, NothingChangedInAPodWithAndWithoutTheKeptParse) {
   std::string said;
   for (int i = 0; i < 4; ++i) {
     const PodTime t = pod("", true, &said);
-    std::cout << "[pod bench] steady-up run " << i + 1 << ": " << t.wall << " s wall (load " << t.load << ")" << std::endl;
+    std::cout << "[pod bench] steady-up run " << i + 1 << ": " << t.wall << " s wall (load " << t.load << ")"
+              << std::endl;
     if (said.find("dbt build not started") != std::string::npos) break;
   }
   ASSERT_NE(said.find("dbt build not started"), std::string::npos) << said;

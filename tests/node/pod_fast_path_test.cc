@@ -1,10 +1,10 @@
 // The parse's fast path in runner pods on the real node (node_world.h; docs/kubernetes.md,
 // "Nothing changed in a runner pod"): the chart upgraded with runner.packagesCache.hostPath,
-// examples/shop (without the node test's slow model) on the in-cluster PostgreSQL (target pg) applied and run until a run builds
-// nothing; the next run's pod restores the kept parse of the project's scope from the cache, takes
-// the fast path and starts no dbt process (its log says so: no parse, no compile, the native probe,
-// nothing built) and logs its wall and CPU seconds. The release is upgraded back without the cache
-// afterwards. Shard `node`; runs as root, serially.
+// examples/shop (without the node test's slow model) on the in-cluster PostgreSQL (target pg) applied and run until a
+// run builds nothing; the next run's pod restores the kept parse of the project's scope from the cache, takes the fast
+// path and starts no dbt process (its log says so: no parse, no compile, the native probe, nothing built) and logs its
+// wall and CPU seconds. The release is upgraded back without the cache afterwards. Shard `node`; runs as root,
+// serially.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,11 +42,11 @@ TEST_F(PodFastPathOnARealNode, ANothingChangedRunStartsNoDbtInItsPod) {
   ASSERT_TRUE(secrets) << secrets.error();
   ShopProjectOptions options;
   options.path = "examples/shop_steady";  // without node_test_slow, which builds every run
-  ASSERT_EQ(w().apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}",
-                                   options),
-                      kNamespace)
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      w().apply(shop_project(w(), "shop", "", "{requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 1Gi}}", options),
+                kNamespace)
+          .exit_code,
+      0);
   std::vector<std::string> runs;
   ASSERT_TRUE(NodeWorld::wait(120s, [&] { return !(runs = w().runs_of(kNamespace, "shop")).empty(); }))
       << w().diagnostics(kNamespace);

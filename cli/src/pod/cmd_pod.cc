@@ -240,10 +240,12 @@ double cpu_seconds_so_far() {
   return total;
 }
 
-// The pod's last line: its wall and CPU seconds (docs/benchmarks.md reads them from pod logs).
+// The pod's last line: its wall seconds since run_pod started (after the git checkout, which
+// dispatch does) and its CPU seconds since the process started (docs/benchmarks.md).
 void say_pod_time(const CommandContext& ctx, Clock::time_point started) {
   char line[128];
-  std::snprintf(line, sizeof line, "pod time: %.2f s wall, %.2f s CPU (ods and the processes it started)",
+  std::snprintf(line, sizeof line,
+                "pod time: %.2f s wall after the checkout, %.2f s CPU (ods and every process it started, git included)",
                 seconds_since(started), cpu_seconds_so_far());
   step(ctx, line);
 }
