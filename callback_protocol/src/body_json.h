@@ -61,6 +61,16 @@ std::map<std::string, T> map_at(const json& object, const std::string& parent, c
 // The body as a JSON object with "protocol": kProtocolVersion.
 json parse_body(std::string_view body);
 
+// `read` of the body (parse_body), its refusal returned as a FieldError value.
+template <class T>
+Parsed<T> guarded(std::string_view body, T (*read)(const json&)) {
+  try {
+    return read(parse_body(body));
+  } catch (const ods::json::FieldError& e) {
+    return std::unexpected(protocol_error(e));
+  }
+}
+
 // A member whose value is JSON text already written (by the planner's writers): name, text.
 using RawMember = std::pair<std::string, std::string>;
 

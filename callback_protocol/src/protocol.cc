@@ -69,15 +69,6 @@ std::optional<std::string> snapshot_id_at(const json& doc) {
   return std::nullopt;
 }
 
-template <class T>
-Parsed<T> guarded(std::string_view body, T (*read)(const json&)) {
-  try {
-    return read(parse_body(body));
-  } catch (const ods::json::FieldError& e) {
-    return std::unexpected(protocol_error(e));
-  }
-}
-
 InputsRequest read_inputs_request(const json& doc) {
   InputsRequest r;
   r.inputs = inputs_at(doc);

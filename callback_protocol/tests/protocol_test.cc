@@ -128,3 +128,33 @@ TEST(Protocol, AnswersReadBackWhatWasWritten) {
 
 }  // namespace
 }  // namespace ods::callback
+
+namespace ods::callback {
+namespace {
+
+TEST(Protocol, TheHeadAnswerReadsBackWhatWasWrittenAndNeedsItsSnapshotWithItsId) {
+  HeadAnswer none{"shop/dev", std::nullopt, std::nullopt};
+  auto n = parse_head_answer(to_json(none));
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->scope, "shop/dev");
+  EXPECT_FALSE(n->snapshot);
+  planner::StateSnapshot snapshot;
+  snapshot.run_id = "uid-1";
+  snapshot.project = "shop";
+  snapshot.environment = "dev";
+  HeadAnswer some{"shop/dev", "s-1", snapshot};
+  auto s = parse_head_answer(to_json(some));
+  ASSERT_TRUE(s) << s.error().field << ": " << s.error().message;
+  EXPECT_EQ(s->snapshot_id, "s-1");
+  ASSERT_TRUE(s->snapshot);
+  EXPECT_EQ(s->snapshot->run_id, "uid-1");
+  auto missing = parse_head_answer(R"({"protocol": 1, "scope": "shop/dev", "snapshot_id": "s-1", "snapshot": null})");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().field, "snapshot");
+  EXPECT_FALSE(parse_head_answer(R"({"protocol": 1, "scope": ""})"));
+  EXPECT_TRUE(parse_head_request(to_json(HeadRequest{})));
+  EXPECT_FALSE(parse_head_request("{}"));
+}
+
+}  // namespace
+}  // namespace ods::callback

@@ -50,9 +50,10 @@ std::unique_ptr<contracts::StateStore> fresh_postgres_store() {
   return opened ? std::move(*opened) : nullptr;
 }
 
-void TestRuns::add(const std::string& ns, const std::string& name, const std::string& uid) {
+void TestRuns::add(const std::string& ns, const std::string& name, const std::string& uid, const std::string& target,
+                   const std::string& project) {
   std::lock_guard lock(mutex_);
-  runs_[ns + "/" + name] = callback::RunInfo{uid, "shop", "", planner::scope_of("shop", "")};
+  runs_[ns + "/" + name] = callback::RunInfo{uid, project, target, planner::scope_of(project, target)};
 }
 
 Result<std::optional<callback::RunInfo>> TestRuns::find(const std::string& ns, const std::string& name) {

@@ -30,8 +30,10 @@ std::unique_ptr<contracts::StateStore> fresh_postgres_store();
 // DbtRun stand-ins: "<namespace>/<name>" -> RunInfo. Thread-safe.
 class TestRuns final : public callback::RunLookup {
  public:
-  // Adds run `ns/name` of project shop (target "", scope shop/default) with `uid`.
-  void add(const std::string& ns, const std::string& name, const std::string& uid);
+  // Adds run `ns/name` of `project` (target `target`, "": the profile's; scope shop/default by
+  // default) with `uid`.
+  void add(const std::string& ns, const std::string& name, const std::string& uid, const std::string& target = "",
+           const std::string& project = "shop");
   Result<std::optional<callback::RunInfo>> find(const std::string& ns, const std::string& name) override;
 
  private:

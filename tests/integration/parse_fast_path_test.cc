@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 
+#include "harness/logging_dbt_venv.h"
 #include "harness/postgres_server.h"
 #include "harness/postgres_shop.h"
 #include "harness/shop_baseline.h"
@@ -36,40 +38,18 @@ class ParseFastPath : public PostgresShopFixture {
   void SetUp() override {
     PostgresShopFixture::SetUp();
     if (HasFatalFailure()) return;
-    make_logging_venv();
-    project_->use_venv(venv_ / "bin");
+    venv_ = std::make_unique<LoggingDbtVenv>(project_->dir().parent_path());
+    project_->use_venv(venv_->bin());
   }
 
   void TearDown() override {
-    if (!venv_.empty()) fs::remove_all(venv_);
+    venv_.reset();
     PostgresShopFixture::TearDown();
   }
 
-  // <project>/../venv: bin/python (a script: logs the start, exits 97 while `broken` exists,
-  // else runs the real venv's python), bin/dbt (the real console script, its first line naming
-  // that python), lib (the real venv's).
-  void make_logging_venv() {
-    venv_ = project_->dir().parent_path() / "venv";
-    fs::create_directories(venv_ / "bin");
-    const fs::path real = venv_bin();
-    {
-      std::ofstream py(venv_ / "bin/python");
-      py << "#!/bin/sh\necho start >> " << starts().string() << "\nif [ -e " << broken().string()
-         << " ]; then exit 97; fi\nexec " << (real / "python").string() << " \"$@\"\n";
-    }
-    fs::permissions(venv_ / "bin/python", fs::perms::owner_all, fs::perm_options::add);
-    std::ifstream in(real / "dbt");
-    std::string first, rest, line;
-    std::getline(in, first);
-    while (std::getline(in, line)) rest += line + "\n";
-    std::ofstream(venv_ / "bin/dbt") << "#!" << (venv_ / "bin/python").string() << "\n" << rest;
-    fs::permissions(venv_ / "bin/dbt", fs::perms::owner_all, fs::perm_options::add);
-    fs::create_directory_symlink(fs::canonical(real.parent_path() / "lib"), venv_ / "lib");
-  }
-
-  fs::path starts() const { return project_->dir().parent_path() / "dbt-starts"; }
-  fs::path broken() const { return project_->dir().parent_path() / "dbt-broken"; }
-  bool dbt_started() const { return fs::exists(starts()); }
+  fs::path starts() const { return venv_->starts(); }
+  fs::path broken() const { return venv_->broken(); }
+  bool dbt_started() const { return venv_->started(); }
 
   // What a run printed: its step lines and its plan.
   static std::string said(const ProcessResult& r) { return r.output + r.errors; }
@@ -92,7 +72,7 @@ class ParseFastPath : public PostgresShopFixture {
     FAIL() << "the shop never reached a run that builds nothing:\n" << last;
   }
 
-  fs::path venv_;
+  std::unique_ptr<LoggingDbtVenv> venv_;
   std::string steady_;
 };
 

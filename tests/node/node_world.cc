@@ -34,12 +34,19 @@ std::map<std::string, std::string> shop_repository_files() {
       "-- $ODS_TEST_SLOW_SECONDS to build, so that a run stays in flight.\n"
       "{{ config(materialized='table') }}\n"
       "select 1 as one from pg_sleep({{ env_var('ODS_TEST_SLOW_SECONDS', '0') }})\n";
+  // examples/shop_steady: examples/shop as it is (without node_test_slow, which compiles and builds
+  // every run), for runs where nothing changes (pod_fast_path_test.cc).
+  std::map<std::string, std::string> steady;
+  for (const auto& [path, text] : files)
+    if (!path.ends_with("node_test_slow.sql"))
+      steady["examples/shop_steady/" + path.substr(std::string("examples/shop/").size())] = text;
   // examples/shop_packaged: the same project declaring a package of this repository (helpers/,
   // fetched by dbt deps from $SHOP_HELPERS_GIT), for the packages cache (packages_cache_test.cc).
   std::map<std::string, std::string> packaged;
   for (const auto& [path, text] : files)
     packaged["examples/shop_packaged/" + path.substr(std::string("examples/shop/").size())] = text;
   files.merge(packaged);
+  files.merge(steady);
   files["examples/shop_packaged/packages.yml"] =
       "packages:\n  - git: \"{{ env_var('SHOP_HELPERS_GIT') }}\"\n    revision: main\n    subdirectory: helpers\n";
   files["helpers/dbt_project.yml"] = "name: shop_helpers\nversion: '1.0.0'\nconfig-version: 2\n";
@@ -373,6 +380,27 @@ void InstalledOperatorTest::SetUp() {
   if (HasFatalFailure()) return;
   auto installed = ensure_operator_installed(w());
   ASSERT_TRUE(installed) << installed.error();
+}
+
+void HostPathCacheTest::TearDown() {
+  if (!shared_world()) return;
+  (void)w().kubectl({"delete", "namespace", ns_, "--wait=false"});
+  (void)w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait", "--timeout", "5m",
+                  "--set", "runner.packagesCache.hostPath="});
+}
+
+fs::path HostPathCacheTest::use_host_path_cache(const std::string& folder) {
+  const fs::path cache = w().dir() / folder;
+  fs::create_directories(cache);
+  fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);
+  ProcessResult upgraded = w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait",
+                                     "--timeout", "5m", "--set", "runner.packagesCache.hostPath=" + cache.string()});
+  EXPECT_EQ(upgraded.exit_code, 0) << upgraded.output << upgraded.errors << w().diagnostics("ods-system");
+  return cache;
+}
+
+std::string HostPathCacheTest::pod_log(const std::string& run) {
+  return w().kubectl({"logs", "-n", ns_, "-l", "ods.dev/run=" + run, "--tail=-1"}).output;
 }
 
 }  // namespace ods::testing

@@ -15,7 +15,8 @@
 //     selection of the quickstart picks it): it sleeps $ODS_TEST_SLOW_SECONDS (default 0) in
 //     PostgreSQL, so that a run stays in flight while a test rolls the operator out or deletes
 //     its leader. examples/shop_packaged is the same project declaring a git package, helpers/
-//     of the same repository (packages_cache_test.cc).
+//     of the same repository (packages_cache_test.cc); examples/shop_steady is examples/shop
+//     without node_test_slow, for runs where nothing changes (pod_fast_path_test.cc).
 // start() returns once all of that is up; the destructor stops the node and the control plane.
 // Not thread-safe; one world (one node) per machine at a time.
 #include <gtest/gtest.h>
@@ -133,7 +134,8 @@ struct ShopProjectOptions {
   std::string profile = "shop-dbt-profile";    // spec.profileSecretRef
   std::string digest_key = "shop-digest-key";  // spec.digestKeySecretRef
   int slow_seconds = 0;                        // > 0: the test-only model node_test_slow takes that long to build
-  std::string path = "examples/shop";          // spec.source.git.path (examples/shop_packaged: with a package)
+  std::string path = "examples/shop";          // spec.source.git.path (examples/shop_packaged: with a package;
+                                               // examples/shop_steady: without node_test_slow)
   std::vector<std::pair<std::string, std::string>> env = {};  // spec.runnerPodTemplate.env
 };
 std::string shop_project(NodeWorld& world, const std::string& name, const std::string& extra_spec = "",
@@ -156,6 +158,22 @@ class NodeWorldTest : public ::testing::Test {
 class InstalledOperatorTest : public NodeWorldTest {
  protected:
   void SetUp() override;
+};
+
+// InstalledOperatorTest for the suites that run projects in namespace `ns` with the packages
+// cache on a folder of this machine (runner.packagesCache.hostPath): TearDown deletes the
+// namespace and upgrades the release back without the cache.
+class HostPathCacheTest : public InstalledOperatorTest {
+ protected:
+  explicit HostPathCacheTest(std::string ns) : ns_(std::move(ns)) {}
+  void TearDown() override;
+  // Makes <world dir>/<folder> (mode 1777, as docs/kubernetes.md says) and upgrades the release
+  // with it as the cache; fails the test (ASSERT) when the upgrade fails. Returns the folder.
+  std::filesystem::path use_host_path_cache(const std::string& folder);
+  // The runner pod's log of run `run`.
+  std::string pod_log(const std::string& run);
+
+  std::string ns_;
 };
 
 }  // namespace ods::testing

@@ -19,27 +19,14 @@ using namespace std::chrono_literals;
 
 constexpr const char* kNamespace = "packages-shop";
 
-class PackagesCacheOnARealNode : public InstalledOperatorTest {
+class PackagesCacheOnARealNode : public HostPathCacheTest {
  protected:
-  void TearDown() override {
-    if (!shared_world()) return;
-    (void)w().kubectl({"delete", "namespace", kNamespace, "--wait=false"});
-    (void)w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait", "--timeout", "5m",
-                    "--set", "runner.packagesCache.hostPath="});
-  }
-  // The runner pod's log of run `run`.
-  std::string pod_log(const std::string& run) {
-    return w().kubectl({"logs", "-n", kNamespace, "-l", "ods.dev/run=" + run, "--tail=-1"}).output;
-  }
+  PackagesCacheOnARealNode() : HostPathCacheTest(kNamespace) {}
 };
 
 TEST_F(PackagesCacheOnARealNode, ASecondRunRestoresThePackagesFromTheHostPathWithoutDbtDeps) {
-  const fs::path cache = w().dir() / "packages-cache";
-  fs::create_directories(cache);
-  fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);
-  ProcessResult upgraded = w().helm({"upgrade", "ods", "helm/ods", "-n", "ods-system", "--reuse-values", "--wait",
-                                     "--timeout", "5m", "--set", "runner.packagesCache.hostPath=" + cache.string()});
-  ASSERT_EQ(upgraded.exit_code, 0) << upgraded.output << upgraded.errors << w().diagnostics("ods-system");
+  const fs::path cache = use_host_path_cache("packages-cache");
+  ASSERT_FALSE(HasFailure());
   auto secrets = create_shop_secrets(w(), kNamespace);
   ASSERT_TRUE(secrets) << secrets.error();
   ShopProjectOptions options;

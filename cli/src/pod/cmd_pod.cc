@@ -4,10 +4,17 @@
 // state store). Protocol: callback_protocol/ (docs/kubernetes.md, "Runner pod ↔ controller").
 // Early cutoff (docs/early-cutoff.md): where content can be measured the pod asks for waves,
 // measures what each wave built and reports every wave but the last; the controller answers
-// the next selection.
+// the next selection. The parse's fast path (docs/kubernetes.md, "Nothing changed in a runner
+// pod"): before it compiles, the pod asks the controller for the state its run continues (the
+// head step: only nodes whose compile key changed compile) and restores the kept parse of the
+// run's scope from the packages cache (kept_parse.h); after a run recorded as success or
+// reused it saves the parse there.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -19,6 +26,7 @@
 #include "dbt_steps.h"
 #include "evidence_gathering.h"
 #include "flag_names.h"
+#include "kept_parse.h"
 #include "ods/base/elapsed.h"
 #include "ods/callback/pod_environment.h"
 #include "ods/callback/protocol.h"
@@ -228,6 +236,69 @@ class WaveBuilder {
   bool run_tests_;                                    // false: spec.policies.runTests false (without_checks)
 };
 
+// CPU seconds of this process and of every child it waited for (dbt, git): the pod's CPU time.
+double cpu_seconds_so_far() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    if (getrusage(who, &usage) != 0) continue;
+    total += static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  }
+  return total;
+}
+
+// The pod's last line: its wall seconds since run_pod started (after the git checkout, which
+// dispatch does) and its CPU seconds since the process started (docs/benchmarks.md).
+void say_pod_time(const CommandContext& ctx, Clock::time_point started) {
+  char line[128];
+  std::snprintf(line, sizeof line,
+                "pod time: %.2f s wall after the checkout, %.2f s CPU (ods and every process it started, git included)",
+                seconds_since(started), cpu_seconds_so_far());
+  step(ctx, line);
+}
+
+// What the run continues, known before its compile: the controller's head of the run's scope
+// (nullopt when the controller did not answer the head step: an older controller; then every
+// node compiles, as before) and the slot of the scope's kept parse (nullopt without a packages
+// cache or a scope), restored into the target folder.
+struct ContinuedState {
+  std::optional<callback::HeadAnswer> head;
+  std::optional<KeptParseSlot> kept_parse;
+
+  // For prepare_run: the head's snapshot (nullptr when the scope recorded nothing); without a
+  // head, none (prepare_run compiles the whole project, as `ods pod` did before the head step).
+  RecordedSnapshot recorded() const {
+    if (!head) return {};
+    return [this](const planner::ProjectInputs&) -> Result<const planner::StateSnapshot*> {
+      return head->snapshot ? &*head->snapshot : nullptr;
+    };
+  }
+};
+
+ContinuedState continued_state(const ParsedArgs& args, const CommandContext& ctx, const CallbackEndpoint& endpoint) {
+  ContinuedState out;
+  auto answer = post_to_controller(endpoint, "head", callback::to_json(callback::HeadRequest{}), *ctx.err);
+  auto head = !answer                 ? Result<callback::HeadAnswer>(std::unexpected(answer.error()))
+              : answer->status != 200 ? fail("refused", callback_error_text(*answer))
+                                      : [&]() -> Result<callback::HeadAnswer> {
+    auto parsed = callback::parse_head_answer(answer->body);
+    if (!parsed) return fail("protocol", parsed.error().field + ": " + parsed.error().message);
+    return std::move(*parsed);
+  }();
+  if (!head) {
+    step(ctx, "the controller did not say what the run continues (" + head.error().message +
+                  "): the whole project compiles and no parse is kept");
+    return out;
+  }
+  out.head = std::move(*head);
+  const std::string cache = setting(args, ctx, kFlagPackagesCache, callback::pod_env::kPackagesCache);
+  if (cache.empty()) return out;
+  out.kept_parse = kept_parse_slot(cache, out.head->scope);
+  step(ctx, restore_kept_parse(*out.kept_parse, ctx.target_dir));
+  return out;
+}
+
 // spec.policies.runTests: false: the run runs no check (docs/kubernetes.md, "Runs without tests").
 // The inputs say the project has none (checks digests and checks_need_build cleared), so the
 // controller plans no check (no `source:` or `<node>,resource_type:test` selectors), builds no
@@ -248,7 +319,8 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
   if (!endpoint) return report(ctx, endpoint.error());
   auto run_tests = pod_runs_tests(args, ctx.env);
   if (!run_tests) return report(ctx, run_tests.error());
-  auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build);
+  const ContinuedState continued = continued_state(args, ctx, *endpoint);
+  auto prepared = prepare_run(args, ctx, DeclaredPackages::install, CompileDeferral::until_build, continued.recorded());
   if (!prepared) return prepared.error();
   LoadedProject& project = prepared->project;
 
@@ -321,7 +393,10 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
     *ctx.err << "ods: dbt build failed; the nodes that failed or were skipped keep their last state\n";
     return kExitFailed;
   }
-  return recorded->outcome == "success" || recorded->outcome == "reused" ? kExitOk : kExitFailed;
+  const bool succeeded = recorded->outcome == "success" || recorded->outcome == "reused";
+  if (succeeded && continued.kept_parse) step(ctx, save_kept_parse(*continued.kept_parse, ctx.target_dir));
+  say_pod_time(ctx, started);
+  return succeeded ? kExitOk : kExitFailed;
 }
 
 }  // namespace

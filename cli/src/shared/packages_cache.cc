@@ -17,9 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr char kScheme[] = "ods-packages/1";
 constexpr char kEntryList[] = "entry.json";
-constexpr char kEntryPackages[] = "dbt_packages";
 constexpr char kTemporaryPrefix[] = ".tmp-";
 constexpr char kTrashPrefix[] = ".trash-";
 constexpr auto kStaleAfter = std::chrono::hours(24);
@@ -46,13 +44,15 @@ bool is_inner_path(const std::string& text) {
 // Checks entry `entry` (its list, then every file it lists) and, when `copy_to` is given, copies
 // the listed folders and files there (made fresh). nullopt when the entry is whole; else what is
 // wrong with it. Errors ("io"): writing under `copy_to` failed.
-Result<std::optional<std::string>> check_entry(const fs::path& entry, const std::string& key, const fs::path* copy_to) {
+Result<std::optional<std::string>> check_entry(const fs::path& entry, const std::string& key, const fs::path* copy_to,
+                                               const CacheEntryKind& kind) {
+  const std::string folder(kind.folder);
   const auto list_text = read_bytes(entry / kEntryList);
   if (!list_text) return std::optional<std::string>(std::string(kEntryList) + " is missing or unreadable");
   const json list = json::parse(*list_text, nullptr, false);
   if (list.is_discarded() || !list.is_object())
     return std::optional<std::string>(std::string(kEntryList) + " is not a whole JSON document");
-  if (list.value("scheme", "") != kScheme || list.value("key", "") != key || !list.contains("files") ||
+  if (list.value("scheme", "") != kind.scheme || list.value("key", "") != key || !list.contains("files") ||
       !list["files"].is_array() || !list.contains("dirs") || !list["dirs"].is_array())
     return std::optional<std::string>(std::string(kEntryList) + " is not the list of this entry");
   std::error_code ec;
@@ -73,10 +73,10 @@ Result<std::optional<std::string>> check_entry(const fs::path& entry, const std:
     if (!well_formed || !is_inner_path(file["path"].get<std::string>()))
       return std::optional<std::string>(std::string(kEntryList) + " lists a file it does not describe");
     const std::string path = file["path"].get<std::string>();
-    const auto bytes = read_bytes(entry / kEntryPackages / path);
-    if (!bytes) return std::optional<std::string>(std::string(kEntryPackages) + "/" + path + " is missing");
+    const auto bytes = read_bytes(entry / folder / path);
+    if (!bytes) return std::optional<std::string>(folder + "/" + path + " is missing");
     if (bytes->size() != file["size"].get<std::uint64_t>() || sha256_hex(*bytes) != file["sha256"].get<std::string>())
-      return std::optional<std::string>(std::string(kEntryPackages) + "/" + path + " does not match its digest");
+      return std::optional<std::string>(folder + "/" + path + " does not match its digest");
     if (copy_to != nullptr) {
       const fs::path target = *copy_to / path;
       fs::create_directories(target.parent_path(), ec);
@@ -90,7 +90,8 @@ Result<std::optional<std::string>> check_entry(const fs::path& entry, const std:
 
 // Copies the tree `from` into `to` (made fresh), filling `list`'s "files" and "dirs". nullopt on
 // success; the reason when the tree cannot be cached (a link, a special file). Errors ("io").
-Result<std::optional<std::string>> copy_listing(const fs::path& from, const fs::path& to, json& list) {
+Result<std::optional<std::string>> copy_listing(const fs::path& from, const fs::path& to, json& list,
+                                                const std::string& folder) {
   std::error_code ec;
   if (!fs::create_directory(to, ec)) return fail("io", "cannot create " + to.string() + ": " + ec.message());
   list["files"] = json::array();
@@ -102,7 +103,7 @@ Result<std::optional<std::string>> copy_listing(const fs::path& from, const fs::
     const auto status = it->symlink_status(ec);
     if (ec) break;
     if (fs::is_symlink(status))
-      return std::optional<std::string>(std::string(kEntryPackages) + "/" + rel +
+      return std::optional<std::string>(folder + "/" + rel +
                                         " is a link (a local package: its files live in the project)");
     if (fs::is_directory(status)) {
       if (!fs::create_directory(to / rel, ec)) return fail("io", "cannot create " + (to / rel).string());
@@ -117,7 +118,7 @@ Result<std::optional<std::string>> copy_listing(const fs::path& from, const fs::
                                {"sha256", sha256_hex(*bytes)},
                                {"mode", static_cast<unsigned>(status.permissions() & fs::perms::all)}});
     } else {
-      return std::optional<std::string>(std::string(kEntryPackages) + "/" + rel + " is not a file or a folder");
+      return std::optional<std::string>(folder + "/" + rel + " is not a file or a folder");
     }
   }
   if (ec) return fail("io", "cannot list " + from.string() + ": " + ec.message());
@@ -144,7 +145,7 @@ void remove_stale_leftovers(const fs::path& root) {
 
 Result<std::string> packages_cache_key(const fs::path& project_dir, const std::string& declared,
                                        const std::string& dbt_version) {
-  std::string text = std::string(kScheme) + "\ndbt " + dbt_version + "\n";
+  std::string text = std::string(kPackagesEntry.scheme) + "\ndbt " + dbt_version + "\n";
   for (const std::string& name : {declared, std::string("package-lock.yml")}) {
     std::error_code ec;
     if (name != declared && !fs::exists(project_dir / name, ec)) continue;
@@ -155,13 +156,14 @@ Result<std::string> packages_cache_key(const fs::path& project_dir, const std::s
   return sha256_hex(text);
 }
 
-Result<PackagesRestore> restore_packages(const fs::path& root, const std::string& key, const fs::path& packages_dir) {
+Result<PackagesRestore> restore_packages(const fs::path& root, const std::string& key, const fs::path& packages_dir,
+                                         const CacheEntryKind& kind) {
   const fs::path entry = root / key;
   std::error_code ec;
   if (!fs::is_directory(entry, ec)) return PackagesRestore{RestoreOutcome::absent, ""};
   const fs::path staging =
       packages_dir.parent_path() / ("." + packages_dir.filename().string() + ".ods-restoring-" + unique_suffix());
-  auto checked = check_entry(entry, key, &staging);
+  auto checked = check_entry(entry, key, &staging, kind);
   if (!checked || *checked) fs::remove_all(staging, ec);
   if (!checked) return std::unexpected(checked.error());
   if (*checked) return PackagesRestore{RestoreOutcome::damaged, **checked};
@@ -176,7 +178,8 @@ Result<PackagesRestore> restore_packages(const fs::path& root, const std::string
   return PackagesRestore{RestoreOutcome::restored, ""};
 }
 
-Result<PackagesSave> save_packages(const fs::path& root, const std::string& key, const fs::path& packages_dir) {
+Result<PackagesSave> save_packages(const fs::path& root, const std::string& key, const fs::path& packages_dir,
+                                   const CacheEntryKind& kind) {
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return fail("io", "cannot create " + root.string() + ": " + ec.message());
@@ -187,8 +190,9 @@ Result<PackagesSave> save_packages(const fs::path& root, const std::string& key,
     fs::remove_all(temporary, cleanup);
   };
   if (!fs::create_directory(temporary, ec)) return fail("io", "cannot create " + temporary.string());
-  json list = {{"scheme", kScheme}, {"key", key}};
-  auto copied = copy_listing(packages_dir, temporary / kEntryPackages, list);
+  json list = {{"scheme", kind.scheme}, {"key", key}};
+  const std::string folder(kind.folder);
+  auto copied = copy_listing(packages_dir, temporary / folder, list, folder);
   if (!copied || *copied) remove_temporary();
   if (!copied) return std::unexpected(copied.error());
   if (*copied) return PackagesSave{SaveOutcome::not_cacheable, **copied};
@@ -203,9 +207,10 @@ Result<PackagesSave> save_packages(const fs::path& root, const std::string& key,
   const fs::path entry = root / key;
   fs::rename(temporary, entry, ec);
   if (!ec) return PackagesSave{SaveOutcome::saved, ""};
-  // An entry is there: another pod's whole one, or a damaged one this replaces.
-  auto whole = check_entry(entry, key, nullptr);
-  if (whole && !*whole) {
+  // An entry is there: another pod's whole one (replaced when `kind` says so), or a damaged one
+  // this replaces.
+  auto whole = check_entry(entry, key, nullptr, kind);
+  if (whole && !*whole && !kind.replace_whole) {
     remove_temporary();
     return PackagesSave{SaveOutcome::already_saved, ""};
   }
@@ -217,7 +222,7 @@ Result<PackagesSave> save_packages(const fs::path& root, const std::string& key,
   fs::remove_all(trash, trash_ec);
   if (!ec) return PackagesSave{SaveOutcome::saved, ""};
   remove_temporary();  // another pod put its entry there between the two renames
-  auto theirs = check_entry(entry, key, nullptr);
+  auto theirs = check_entry(entry, key, nullptr, kind);
   if (theirs && !*theirs) return PackagesSave{SaveOutcome::already_saved, ""};
   return fail("io", "cannot put the entry at " + entry.string() + ": " + ec.message());
 }

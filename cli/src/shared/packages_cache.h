@@ -12,6 +12,7 @@
 // and never restored. Nothing here runs dbt; the caller (install_packages) decides what to run.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "ods/base/result.h"
 
@@ -22,6 +23,16 @@ namespace ods::cli {
 // project has one. Errors: "io" when a file cannot be read.
 [[nodiscard]] Result<std::string> packages_cache_key(const std::filesystem::path& project_dir,
                                                      const std::string& declared, const std::string& dbt_version);
+
+// What an entry holds, as its list names it: the scheme written in entry.json, the folder the
+// files live in, and whether a save replaces a whole entry already under its key (a slot that
+// each save updates) rather than keeping it (content under its own key: the packages).
+struct CacheEntryKind {
+  std::string_view scheme;
+  std::string_view folder;
+  bool replace_whole = false;
+};
+inline constexpr CacheEntryKind kPackagesEntry{"ods-packages/1", "dbt_packages", false};
 
 enum class RestoreOutcome {
   restored,  // `packages_dir` now holds the entry's files
@@ -39,7 +50,8 @@ struct PackagesRestore {
 // used (its folder's modification time). Errors ("io"): the copy failed for a reason of this
 // side (no space, `packages_dir` not writable); the caller installs without the cache.
 [[nodiscard]] Result<PackagesRestore> restore_packages(const std::filesystem::path& root, const std::string& key,
-                                                       const std::filesystem::path& packages_dir);
+                                                       const std::filesystem::path& packages_dir,
+                                                       const CacheEntryKind& kind = kPackagesEntry);
 
 enum class SaveOutcome {
   saved,          // this call made the entry
@@ -55,7 +67,10 @@ struct PackagesSave {
 // folder in `root`, listed, then renamed into place; a damaged entry already under `key` is
 // replaced. Temporary folders older than a day (left by a pod that died mid-save) are removed.
 // Errors ("io"): `root` not writable, no space; the temporary folder is removed.
+// With kind.replace_whole, a whole entry under `key` is replaced too (never already_saved); a
+// reader between the two renames finds no entry.
 [[nodiscard]] Result<PackagesSave> save_packages(const std::filesystem::path& root, const std::string& key,
-                                                 const std::filesystem::path& packages_dir);
+                                                 const std::filesystem::path& packages_dir,
+                                                 const CacheEntryKind& kind = kPackagesEntry);
 
 }  // namespace ods::cli

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kDigestFile = "partial_parse.msgpack.sha256";
+constexpr const char* kDigestFile = kPartialParseDigestFile;
 
 // `dbt <args>` through `session`; the exit code after reporting when it did not succeed.
 int run_parse(const CommandContext& ctx, DbtSession& session, const std::vector<std::string>& args) {

@@ -24,6 +24,9 @@ struct ParsedManifest {
   std::string inputs_digest = "";       // with fast_path: the digest of the parse's inputs it stood on
 };
 
+// The file beside the copy holding the SHA-256 of dbt's partial-parse state it was written with.
+inline constexpr const char* kPartialParseDigestFile = "partial_parse.msgpack.sha256";
+
 // Where the copy lives: <target-dir>/ods-parse (manifest.json, semantic_manifest.json, and
 // partial_parse.msgpack.sha256, the SHA-256 of dbt's partial-parse state the copy was written
 // with).

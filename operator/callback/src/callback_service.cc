@@ -33,7 +33,7 @@ const char* to_string(RunPhase phase) {
 namespace {
 
 struct Route {
-  std::string ns, name, step;  // step: "inputs" | "wave" | "results"
+  std::string ns, name, step;  // step: "head" | "inputs" | "wave" | "results"
 };
 
 std::vector<std::string> split_path(const std::string& path) {
@@ -51,11 +51,11 @@ std::vector<std::string> split_path(const std::string& path) {
 Answer<Route> route_of(const CallbackRequest& request) {
   auto parts = split_path(request.path);
   if (request.path.empty() || request.path[0] != '/' || parts.size() != 5 || parts[0] != "v1" || parts[1] != "runs" ||
-      (parts[4] != "inputs" && parts[4] != "wave" && parts[4] != "results"))
+      (parts[4] != "head" && parts[4] != "inputs" && parts[4] != "wave" && parts[4] != "results"))
     return refuse_with(404, "not_found", "",
                        request.path +
                            ": no such endpoint; POST /v1/runs/<namespace>/<name>/"
-                           "inputs, .../wave or .../results");
+                           "head, .../inputs, .../wave or .../results");
   if (parts[2].empty() || parts[3].empty())
     return refuse_with(400, "bad_path", "", request.path + ": the run's namespace and name must not be empty");
   if (request.method != "POST") return refuse_with(405, "method_not_allowed", "", request.method + ": only POST");
@@ -95,6 +95,7 @@ class Service final : public CallbackService {
     auto call = authenticate(*route, request.authorization);
     if (!call) return respond(call.error());
     std::lock_guard run_lock(*lock_of(route->ns + "/" + route->name));
+    if (route->step == "head") return respond_to(parse_head_request(request.body), answer_head, *call, deps_);
     if (route->step == "inputs") return respond_to(parse_inputs_request(request.body), plan_run, *call, deps_);
     if (route->step == "wave") return respond_to(parse_wave_report(request.body), record_wave, *call, deps_);
     return respond_to(parse_results_request(request.body), record_run, *call, deps_);

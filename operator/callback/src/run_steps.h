@@ -12,6 +12,10 @@ namespace ods::callback::detail {
 // other inputs for a planned run, or inputs for a recorded run, are refused (409).
 [[nodiscard]] Answer<PlanAnswer> plan_run(const RunCall& call, const InputsRequest& request, CallbackDeps& deps);
 
+// The head of the run's scope (nothing when it has recorded nothing) and the scope, for a pod
+// about to compile: any time in the run, nothing written. Refused only when the store fails.
+[[nodiscard]] Answer<HeadAnswer> answer_head(const RunCall& call, const HeadRequest& request, CallbackDeps& deps);
+
 // Records `request` (the run's snapshot, then its ledger entry) and answers the outcome.
 // Results for a run already recorded get the first recorded answer (already_recorded).
 // Refused: results before the inputs, or results of other inputs than planned (409).

@@ -212,3 +212,37 @@ TEST_F(CallbackServiceTest, AFailedNodeKeepsItsLastStateAndBuildsNextTime) {
 
 }  // namespace
 }  // namespace ods::callback
+
+namespace ods::callback {
+namespace {
+
+// The head step (the pod's parse fast path): the scope and its head, nothing before the first
+// recorded run, the recorded snapshot after it; any time, nothing written; the run's own token only.
+TEST_F(CallbackServiceTest, TheHeadStepAnswersTheScopesRecordedStateAndWritesNothing) {
+  auto empty = post("team/run-1", "head", to_json(HeadRequest{}));
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  auto none = parse_head_answer(empty.body);
+  ASSERT_TRUE(none) << none.error().field << ": " << none.error().message;
+  EXPECT_EQ(none->scope, "shop/dev");
+  EXPECT_FALSE(none->snapshot_id);
+  EXPECT_FALSE(none->snapshot);
+  EXPECT_EQ(ledger_size(), 0u);
+
+  ASSERT_EQ(post("team/run-1", "inputs", inputs_body()).status, 200);
+  ASSERT_EQ(post("team/run-1", "results", results_body({{kStg, "success"}, {kFct, "success"}})).status, 200);
+  auto answered = post("team/run-2", "head", to_json(HeadRequest{}));
+  ASSERT_EQ(answered.status, 200) << answered.body;
+  auto head = parse_head_answer(answered.body);
+  ASSERT_TRUE(head) << head.error().field << ": " << head.error().message;
+  EXPECT_EQ(head->snapshot_id, store_->latest("shop/dev")->value().id);
+  ASSERT_TRUE(head->snapshot);
+  EXPECT_EQ(head->snapshot->run_id, "uid-1");
+  EXPECT_TRUE(head->snapshot->nodes.contains(kStg));
+  EXPECT_EQ(snapshots(), 1u);
+
+  EXPECT_EQ(post("team/run-2", "head", to_json(HeadRequest{}), "not-the-token").status, 401);
+  EXPECT_EQ(post("team/run-2", "head", R"({"protocol": 99})").status, 400);
+}
+
+}  // namespace
+}  // namespace ods::callback

@@ -7,6 +7,8 @@
 //   POST /v1/runs/<namespace>/<name>/results  ResultsRequest -> RecordedAnswer
 //   POST /v1/runs/<namespace>/<name>/wave     WaveReport     -> WaveAnswer  (early cutoff:
 //        a pod that asked for waves reports each wave but the last; the answer is the next)
+//   POST /v1/runs/<namespace>/<name>/head     HeadRequest    -> HeadAnswer  (the parse's fast
+//        path in the pod: before it compiles, the state its run continues; any time, nothing written)
 //   Authorization: Bearer <run token>  (ods/callback/run_token.h)
 //   errors: {"error": {"code": "...", "field": "...", "message": "..."}}
 #include <map>
@@ -125,12 +127,27 @@ struct RecordedAnswer {
   bool already_recorded = false;  // the results had been recorded before (this answer is the first one's)
 };
 
+// What the pod asks before it compiles: the state the run continues (a body of its own so that
+// the request is versioned like the others; it carries nothing else yet).
+struct HeadRequest {};
+
+// The controller's answer to a HeadRequest: the head of the run's scope, so that the pod's
+// compile takes the recorded SQL of every node whose compile key is unchanged (as `ods state
+// run` does from its own store), and the scope, which names where the pod keeps its parse.
+struct HeadAnswer {
+  std::string scope;
+  std::optional<std::string> snapshot_id;          // nullopt: the scope has recorded nothing yet
+  std::optional<planner::StateSnapshot> snapshot;  // present exactly when snapshot_id is
+};
+
 std::string to_json(const InputsRequest& request);
 std::string to_json(const PlanAnswer& answer);
 std::string to_json(const ResultsRequest& request);
 std::string to_json(const RecordedAnswer& answer);
 std::string to_json(const WaveReport& report);
 std::string to_json(const WaveAnswer& answer);
+std::string to_json(const HeadRequest& request);
+std::string to_json(const HeadAnswer& answer);
 std::string error_json(const std::string& code, const std::string& field, const std::string& message);
 
 // Readers: each refuses a body that is not JSON, lacks a required field, has a field of the
@@ -141,5 +158,7 @@ std::string error_json(const std::string& code, const std::string& field, const 
 [[nodiscard]] Parsed<RecordedAnswer> parse_recorded_answer(std::string_view body);
 [[nodiscard]] Parsed<WaveReport> parse_wave_report(std::string_view body);
 [[nodiscard]] Parsed<WaveAnswer> parse_wave_answer(std::string_view body);
+[[nodiscard]] Parsed<HeadRequest> parse_head_request(std::string_view body);
+[[nodiscard]] Parsed<HeadAnswer> parse_head_answer(std::string_view body);
 
 }  // namespace ods::callback
