@@ -76,7 +76,7 @@ inline std::string status_name(ProbeAnswer::Status s) {
 }
 
 inline void expect_same_answers(const std::map<std::string, ProbeAnswer>& dbt,
-                         const std::map<std::string, ProbeAnswer>& native, const std::string& what) {
+                                const std::map<std::string, ProbeAnswer>& native, const std::string& what) {
   std::vector<std::string> dbt_ids, native_ids;
   for (const auto& [id, a] : dbt) dbt_ids.push_back(id);
   for (const auto& [id, a] : native) native_ids.push_back(id);

@@ -6,8 +6,6 @@
 // step line, the same plan both ways, every case left to dbt show with its reason (a profile
 // field it does not apply, a key it does not know, ODS_NATIVE_PROBE=off), and a database a writer
 // holds: nothing reused.
-#include "ods/duckdb/native_probe.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,6 +23,7 @@
 #include "ods/dbt/duckdb_identity.h"
 #include "ods/dbt/show_probe.h"
 #include "ods/duckdb/duckdb_versions.h"
+#include "ods/duckdb/native_probe.h"
 
 namespace ods::testing {
 namespace {
@@ -42,7 +41,8 @@ class DuckDbNativeProbe : public ::testing::Test {
     fs::remove(project_->dir() / "models/marts/order_status_summary.py");
     ODS_ASSERT_OK(project_->generate_data());
     // --write-manifest: relations_of() reads target/manifest.json, which a run writes only when asked.
-    ProcessResult built = project_->ods({"state", "run", "--write-manifest", "--profiles-dir", project_->dir().string()});
+    ProcessResult built =
+        project_->ods({"state", "run", "--write-manifest", "--profiles-dir", project_->dir().string()});
     ASSERT_EQ(built.exit_code, 0) << built.output << built.errors;
   }
 
@@ -175,7 +175,8 @@ TEST_F(DuckDbNativeProbe, ProfileFieldsItDoesNotApplyLeaveTheProbeToDbtShowWithT
   ASSERT_NE(profiles.find(dev), std::string::npos) << profiles;
   for (const auto& [field, why] : std::vector<std::pair<std::string, std::string>>{
            {"      settings:\n        threads: 1\n", "target 'dev' sets 'settings', which dbt-duckdb applies"},
-           {"      ods_unknown_option: 1\n", "target 'dev' sets 'ods_unknown_option', which the native probe does not"}}) {
+           {"      ods_unknown_option: 1\n",
+            "target 'dev' sets 'ods_unknown_option', which the native probe does not"}}) {
     std::string changed = profiles;
     changed.replace(changed.find(dev), dev.size(), "      threads: 2\n" + field + "    pr:");
     project_->write("profiles.yml", changed);
@@ -193,7 +194,8 @@ TEST_F(DuckDbNativeProbe, ADatabaseAWriterHoldsIsReusedNowhere) {
   const fs::path pid = project_->dir() / "writer.pid";
   const std::string holder = "cd " + project_->dir().string() + " && " + (venv_bin() / "python").string() +
                              " -c \"import duckdb, time; c = duckdb.connect('shop.duckdb'); open('writer-ready', "
-                             "'w').close(); time.sleep(120)\" > /dev/null 2>&1 & echo $! > " + pid.string();
+                             "'w').close(); time.sleep(120)\" > /dev/null 2>&1 & echo $! > " +
+                             pid.string();
   ASSERT_EQ(std::system(holder.c_str()), 0);
   for (int i = 0; i < 400 && !fs::exists(ready); ++i) ASSERT_EQ(std::system("sleep 0.05"), 0);
   ASSERT_TRUE(fs::exists(ready));

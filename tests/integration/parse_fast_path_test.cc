@@ -256,8 +256,9 @@ TEST_F(ParseFastPathDuckDb, NothingChangedStartsNoDbtProcessThroughTheNativeProb
 
   // New source data: found by the native probe; the build starts dbt (unusable here: the run fails).
   fs::remove(dbt_broken_);
-  ODS_ASSERT_OK(project_->sql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
-                              "amount_cents, loaded_at + interval 1 hour from raw.orders order by order_id limit 1"));
+  ODS_ASSERT_OK(
+      project_->sql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
+                    "amount_cents, loaded_at + interval 1 hour from raw.orders order by order_id limit 1"));
   ProcessResult data = run({"--format", "json"});
   ASSERT_EQ(data.exit_code, 0) << said(data);
   EXPECT_NE(data.errors.find(kFastLine), std::string::npos) << data.errors;

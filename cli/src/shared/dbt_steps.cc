@@ -103,9 +103,10 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
 
 Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const CommandContext& ctx) {
   NativeProbeSetting out;
-  ODS_TRY(out.enabled, on_off_setting(ctx, "ODS_NATIVE_PROBE",
-                                      "'on' (the default: PostgreSQL's probe over libpq, DuckDB's through its own "
-                                      "Python package, without a dbt process) or 'off' (every probe through dbt show)"));
+  ODS_TRY(out.enabled,
+          on_off_setting(ctx, "ODS_NATIVE_PROBE",
+                         "'on' (the default: PostgreSQL's probe over libpq, DuckDB's through its own "
+                         "Python package, without a dbt process) or 'off' (every probe through dbt show)"));
   if (!out.enabled) return out;
   const auto getenv = [&ctx](const std::string& name) { return ctx.env.getenv ? ctx.env.getenv(name) : std::string(); };
   out.working_dir = ctx.project_dir;  // dbt runs there (DbtInvocation's cwd)
@@ -114,7 +115,8 @@ Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const Co
   else if (auto python = dbt::console_script_python(*binary))
     out.python = *python;
   else
-    out.python = std::unexpected(std::string("dbt is not dbt-core's console script (the Python that runs it is not known)"));
+    out.python =
+        std::unexpected(std::string("dbt is not dbt-core's console script (the Python that runs it is not known)"));
   auto choice = dbt::choose_target(ctx.project_dir, ctx.target, args.get(kFlagProfilesDir), getenv);
   if (!choice)
     out.profile = std::unexpected(choice.error().message);

@@ -117,8 +117,7 @@ std::expected<NativeProbe, std::string> native_probe(const std::string& adapter_
       duckdb::database_from_profile(native.profile->target, native.profile->fields, native.profile->structured);
   if (!database) return std::unexpected(database.error());
   if (!native.python) return std::unexpected(native.python.error());
-  if (may_hold_warehouse)
-    return std::unexpected(std::string("this command's dbt process has the database file open"));
+  if (may_hold_warehouse) return std::unexpected(std::string("this command's dbt process has the database file open"));
   NativeProbe out{make_child_launcher(), nullptr};
   out.probe = duckdb::make_native_duckdb_probe(*out.launcher, {*native.python, native.working_dir},
                                                std::move(*database), native_relations(native));

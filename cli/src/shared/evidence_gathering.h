@@ -88,7 +88,8 @@ struct ProbeRoute {
   bool native = false;
   std::string why_not_native;
 };
-ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options, bool may_hold_warehouse = false);
+ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options,
+                       bool may_hold_warehouse = false);
 
 // "native" or "dbt show".
 inline constexpr const char* kProbeNative = "native";

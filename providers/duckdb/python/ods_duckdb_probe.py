@@ -223,7 +223,7 @@ class Probe:
         sql = self.req.get("identity", {}).get(found["type"])
         if not sql:
             return
-        for view in sorted(set(part.split("}")[0] for part in sql.split("{metadata_view:")[1:])):
+        for view in sorted({part.split("}")[0] for part in sql.split("{metadata_view:")[1:]}):
             sql = sql.replace("{metadata_view:" + view + "}", self.relations.information_schema(found["database"], view))
         isql = self.fill(sql, rel, found)
         uid = rel["id"].replace("'", "''")

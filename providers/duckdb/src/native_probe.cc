@@ -28,10 +28,10 @@ json branch_json(const contracts::ProbeFilter& filter, const std::vector<contrac
   json list = json::array();
   for (const auto& st : statements) {
     json one = {{"name", st.name}, {"sql", st.sql}, {"max_rows", st.max_rows}, {"metadata_view", st.metadata_view}};
-    one["only_if"] = st.only_if ? json{{"statement", st.only_if->statement},
-                                       {"column", st.only_if->column},
-                                       {"max", st.only_if->max}}
-                                : json("");
+    one["only_if"] =
+        st.only_if
+            ? json{{"statement", st.only_if->statement}, {"column", st.only_if->column}, {"max", st.only_if->max}}
+            : json("");
     list.push_back(std::move(one));
   }
   return {{"kinds", filter.kinds}, {"format", filter.format.value_or("")}, {"statements", list}};
@@ -44,14 +44,10 @@ json request_json(const contracts::ProbeRequest& request) {
     for (const auto& further : request.further_fallbacks)
       branches.push_back(branch_json(further.filter, further.statements));
   }
-  return {{"sources", request.sources},
-          {"nodes", request.nodes},
-          {"branches", std::move(branches)},
-          {"identity", request.identity_statements},
-          {"skip", request.skip_statements},
-          {"contents", request.content_nodes},
-          {"share", request.share},
-          {"shares", request.shares == 0 ? 1 : request.shares}};
+  return {{"sources", request.sources},      {"nodes", request.nodes},
+          {"branches", std::move(branches)}, {"identity", request.identity_statements},
+          {"skip", request.skip_statements}, {"contents", request.content_nodes},
+          {"share", request.share},          {"shares", request.shares == 0 ? 1 : request.shares}};
 }
 
 class NativeDuckDbProbe final : public contracts::RelationProbe {
@@ -128,8 +124,7 @@ class NativeDuckDbProbe final : public contracts::RelationProbe {
 std::unique_ptr<contracts::RelationProbe> make_native_duckdb_probe(process::ProcessLauncher& launcher,
                                                                    NativeProcess process, NativeDatabase database,
                                                                    contracts::ProjectRelations relations) {
-  return std::make_unique<NativeDuckDbProbe>(launcher, std::move(process), std::move(database),
-                                             std::move(relations));
+  return std::make_unique<NativeDuckDbProbe>(launcher, std::move(process), std::move(database), std::move(relations));
 }
 
 std::string_view native_probe_source() { return kNativeProbeSource; }

@@ -11,10 +11,9 @@ using Fields = std::map<std::string, std::string>;
 
 // Fields that don't change what a probe reads (dbt-duckdb's DuckDBCredentials).
 const std::set<std::string>& ignored_fields() {
-  static const std::set<std::string> kIgnored{"type",         "path",     "database",
-                                              "schema",       "threads",  "keep_open",
-                                              "external_root", "disable_transactions", "is_ducklake",
-                                              "retries",      "module_paths"};
+  static const std::set<std::string> kIgnored{"type",        "path",      "database",      "schema",
+                                              "threads",     "keep_open", "external_root", "disable_transactions",
+                                              "is_ducklake", "retries",   "module_paths"};
   return kIgnored;
 }
 
@@ -58,7 +57,8 @@ std::expected<NativeDatabase, std::string> database_from_profile(const std::stri
   if (!plain_file(path->second))
     return std::unexpected("target '" + target_name + "': path '" + path->second +
                            "' is not a plain file (MotherDuck, DuckLake or a remote path is left to dbt)");
-  if (auto lake = fields.find("is_ducklake"); lake != fields.end() && lake->second != "false" && lake->second != "False")
+  if (auto lake = fields.find("is_ducklake");
+      lake != fields.end() && lake->second != "false" && lake->second != "False")
     return std::unexpected("target '" + target_name + "' is a DuckLake");
   const std::string derived = name_of(path->second);
   auto database = fields.find("database");

@@ -24,8 +24,9 @@ ProbeAnswer answer_with(std::map<std::string, contracts::ProbeRow> rows) {
 }
 
 contracts::ProbeRow storage_row(const std::string& usable, const std::string& file, const std::string& taken = "") {
-  return {{"storage_layout", kMd5},   {"storage_blocks", "1,2"}, {"storage_rows", "10"},
-          {"storage_usable", usable}, {"storage_schema", kMd5},  {"storage_file", file},
+  return {{"storage_layout", kMd5},    {"storage_blocks", "1,2"},
+          {"storage_rows", "10"},      {"storage_usable", usable},
+          {"storage_schema", kMd5},    {"storage_file", file},
           {"storage_bytes", "524288"}, {"storage_taken", taken.empty() ? usable : taken}};
 }
 

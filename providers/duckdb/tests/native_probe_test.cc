@@ -21,7 +21,9 @@ using contracts::ProbeAnswer;
 
 fs::path venv_python() { return testing::source_dir() / ".venv" / "bin" / "python"; }
 
-std::map<std::string, std::string> shop_dev() { return {{"type", "duckdb"}, {"path", "shop.duckdb"}, {"threads", "2"}}; }
+std::map<std::string, std::string> shop_dev() {
+  return {{"type", "duckdb"}, {"path", "shop.duckdb"}, {"threads", "2"}};
+}
 
 TEST(DuckDbProfileDatabase, ReadsPathDatabaseAndSchemaAsDbtDuckDbDoes) {
   auto db = database_from_profile("dev", shop_dev(), {});
@@ -64,8 +66,8 @@ TEST(DuckDbProfileDatabase, LeavesToDbtWhatItDoesNotDoAsDbtDoes) {
   auto no_path = shop_dev();
   no_path.erase("path");
   EXPECT_FALSE(database_from_profile("dev", no_path, {}));
-  for (const char* structured : {"attach", "extensions", "plugins", "settings", "config_options", "secrets",
-                                 "filesystems", "remote"}) {
+  for (const char* structured :
+       {"attach", "extensions", "plugins", "settings", "config_options", "secrets", "filesystems", "remote"}) {
     auto db = database_from_profile("dev", shop_dev(), {structured});
     ASSERT_FALSE(db) << structured;
     EXPECT_NE(db.error().find(structured), std::string::npos) << db.error();
@@ -111,9 +113,10 @@ class NativeDuckDbProbeTest : public ::testing::Test {
 TEST_F(NativeDuckDbProbeTest, AnswersSourcesNodesAndIdentitiesAsTheDbtShowProgramDoes) {
   contracts::ProbeRequest request;
   request.filter.kinds = {"table"};
-  request.statements = {{"count", "select count(*)::varchar as n from {relation}"},
-                        {"big", "select 'ran' as said from {relation}", 1, "", contracts::ProbeCondition{"count", "n", 3}},
-                        {"named", "select '{schema}.{identifier}.{database}' as name"}};
+  request.statements = {
+      {"count", "select count(*)::varchar as n from {relation}"},
+      {"big", "select 'ran' as said from {relation}", 1, "", contracts::ProbeCondition{"count", "n", 3}},
+      {"named", "select '{schema}.{identifier}.{database}' as name"}};
   request.fallback = contracts::ProbeFallback{{{"view"}, {}}, {{"rows", "select 7 as n, true as b, null as z"}}};
   request.identity_statements = {{"table", "select 'id-' || count(*)::varchar as identity from {relation}"}};
   request.skip_statements = {{"source.p.raw.orders", {"named"}}};
@@ -133,7 +136,8 @@ TEST_F(NativeDuckDbProbeTest, AnswersSourcesNodesAndIdentitiesAsTheDbtShowProgra
   EXPECT_EQ(report->sources.at("source.p.raw.gone").status, ProbeAnswer::Status::missing);
   EXPECT_EQ(report->sources.at("source.p.raw.gone").why, "relation warehouse.raw.gone does not exist");
 
-  EXPECT_EQ(report->relations_exist, (std::map<std::string, bool>{{"model.p.built", true}, {"model.p.unbuilt", false}}));
+  EXPECT_EQ(report->relations_exist,
+            (std::map<std::string, bool>{{"model.p.built", true}, {"model.p.unbuilt", false}}));
   EXPECT_EQ(report->relation_kinds.at("model.p.built"), "table");
   EXPECT_EQ(report->relation_identities.at("model.p.built"), "id-1");
   EXPECT_EQ(report->contents.at("model.p.built").rows.at("named").at("name"), "main2.built.warehouse");
