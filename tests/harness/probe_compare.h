@@ -5,7 +5,11 @@
 // field but for the seconds. Header-only.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
 #include <map>
+#include <optional>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -104,6 +108,42 @@ inline void expect_same_reports(const ProbeReport& dbt, const ProbeReport& nativ
   EXPECT_EQ(dbt.sources_elsewhere, native.sources_elsewhere) << what;
   EXPECT_EQ(dbt.contents_elsewhere, native.contents_elsewhere) << what;
   EXPECT_EQ(dbt.target, native.target) << what;
+}
+
+// Runs `request` through `show` (the dbt show probe) and `native`, prints both wall times
+// ("[<label>] <what>: dbt show S s, native N s"), checks that the native report answers something
+// (answers with rows; an identity for every existing relation when asked), and compares the two.
+// Returns both reports, or nullopt (a failure recorded) when either call failed.
+inline std::optional<std::pair<ProbeReport, ProbeReport>> compare_probes(contracts::RelationProbe& show,
+                                                                         contracts::RelationProbe& native,
+                                                                         const contracts::ProbeRequest& request,
+                                                                         const std::string& label,
+                                                                         const std::string& what) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto through_dbt = show.probe(request);
+  const double dbt_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t0 = std::chrono::steady_clock::now();
+  auto natively = native.probe(request);
+  const double native_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!through_dbt || !natively) {
+    ADD_FAILURE() << what << ": " << (through_dbt ? natively.error().message : through_dbt.error().message);
+    return std::nullopt;
+  }
+  std::cout << "[" << label << "] " << what << ": dbt show " << dbt_seconds << " s, native " << native_seconds
+            << " s (sources " << natively->sources.size() << ", nodes " << natively->relations_exist.size()
+            << ", contents " << natively->contents.size() << ")\n";
+  // Not an agreement on nothing: answers with rows, and identities when asked.
+  std::size_t with_rows = 0;
+  for (const auto* answers : {&natively->sources, &natively->contents})
+    for (const auto& [id, a] : *answers) with_rows += a.status == ProbeAnswer::Status::ok && !a.rows.empty();
+  EXPECT_GT(with_rows, 0u) << what << ": no answer with rows";
+  if (!request.identity_statements.empty() && request.nodes && request.share == 0) {
+    std::size_t existing = 0;
+    for (const auto& [id, exists] : natively->relations_exist) existing += exists;
+    EXPECT_EQ(natively->relation_identities.size(), existing) << what;
+  }
+  expect_same_reports(*through_dbt, *natively, what);
+  return std::pair{std::move(*through_dbt), std::move(*natively)};
 }
 
 }  // namespace ods::testing

@@ -53,33 +53,15 @@ class DuckDbNativeProbe : public ::testing::Test {
     ODS_ASSERT_OK(project_->sql("checkpoint"));
     HarnessDbt dbt(*project_);
     auto show = dbt::make_show_probe(dbt, {});
-    auto t0 = std::chrono::steady_clock::now();
-    auto through_dbt = show->probe(request);
-    const double dbt_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(through_dbt) << through_dbt.error().message;
     auto launcher = process::make_process_launcher({});
     auto database = duckdb::database_from_profile("dev", {{"type", "duckdb"}, {"path", "shop.duckdb"}}, {});
     ASSERT_TRUE(database) << database.error();
     auto native = duckdb::make_native_duckdb_probe(*launcher, {venv_bin() / "python", project_->dir()}, *database,
                                                    relations_of(*project_));
-    t0 = std::chrono::steady_clock::now();
-    auto natively = native->probe(request);
-    const double native_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(natively) << natively.error().message;
-    std::cout << "[duckdb native probe] " << what << ": dbt show " << dbt_seconds << " s, native " << native_seconds
-              << " s (sources " << natively->sources.size() << ", nodes " << natively->relations_exist.size()
-              << ", contents " << natively->contents.size() << ")\n";
-    std::size_t with_rows = 0;
-    for (const auto* answers : {&natively->sources, &natively->contents})
-      for (const auto& [id, a] : *answers) with_rows += a.status == ProbeAnswer::Status::ok && !a.rows.empty();
-    EXPECT_GT(with_rows, 0u) << what << ": no answer with rows";
-    if (!request.identity_statements.empty() && request.nodes) {
-      std::size_t existing = 0;
-      for (const auto& [id, exists] : natively->relations_exist) existing += exists;
-      EXPECT_GT(existing, 0u) << what;
-      EXPECT_EQ(natively->relation_identities.size(), existing) << what;
-    }
-    expect_same_reports(*through_dbt, *natively, what);
+    auto reports = compare_probes(*show, *native, request, "duckdb native probe", what);
+    ASSERT_TRUE(reports);
+    const ProbeReport* through_dbt = &reports->first;
+    const ProbeReport* natively = &reports->second;
     // The same evidence strings: the provider reads both reports alike.
     auto provider = duckdb::make_duckdb_storage_versions(project_->dir(), limit_);
     auto dbt_versions = provider->versions(*through_dbt, "t");

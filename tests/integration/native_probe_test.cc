@@ -74,31 +74,12 @@ class NativeProbe : public PostgresShopFixture {
   void compare(const ProbeRequest& request, const std::string& what) {
     HarnessDbt dbt(*project_);
     auto show = dbt::make_show_probe(dbt, {{"--target", "pg"}});
-    auto t0 = std::chrono::steady_clock::now();
-    auto through_dbt = show->probe(request);
-    const double dbt_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(through_dbt) << through_dbt.error().message;
     auto native = postgres::make_native_postgres_probe(connection(), relations_of(*project_));
-    t0 = std::chrono::steady_clock::now();
-    auto natively = native->probe(request);
-    const double native_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(natively) << natively.error().message;
-    std::cout << "[native probe] " << what << ": dbt show " << dbt_seconds << " s, native " << native_seconds
-              << " s (sources " << natively->sources.size() << ", nodes " << natively->relations_exist.size()
-              << ", contents " << natively->contents.size() << ")\n";
-    // Not an agreement on nothing: answers with rows, and identities when asked.
-    std::size_t with_rows = 0;
-    for (const auto* answers : {&natively->sources, &natively->contents})
-      for (const auto& [id, a] : *answers) with_rows += a.status == ProbeAnswer::Status::ok && !a.rows.empty();
-    EXPECT_GT(with_rows, 0u) << what << ": no answer with rows";
-    if (!request.identity_statements.empty() && request.nodes && request.share == 0) {
-      std::size_t existing = 0;
-      for (const auto& [id, exists] : natively->relations_exist) existing += exists;
-      EXPECT_EQ(natively->relation_identities.size(), existing) << what;
-    }
-    expect_same_reports(*through_dbt, *natively, what);
-    EXPECT_EQ(nlohmann::json(natively->target).dump().find(kPassword), std::string::npos);
-    last_native_ = std::move(*natively);
+    auto reports = compare_probes(*show, *native, request, "native probe", what);
+    ASSERT_TRUE(reports);
+    auto& natively = reports->second;
+    EXPECT_EQ(nlohmann::json(natively.target).dump().find(kPassword), std::string::npos);
+    last_native_ = std::move(natively);
   }
 
   // `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions
