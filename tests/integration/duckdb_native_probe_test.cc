@@ -115,7 +115,7 @@ class DuckDbNativeProbe : public ::testing::Test {
 };
 
 TEST_F(DuckDbNativeProbe, TheRunsSourceRequestIsAnsweredAsDbtAnswersIt) {
-  compare(run_request(32ULL * 1024 * 1024), "sources (storage above 32 MiB, content below)");
+  compare(run_request(16ULL * 1024 * 1024), "sources (storage above 16 MiB, content below)");
   compare(run_request(std::nullopt), "sources (storage identity on every table)");
 }
 

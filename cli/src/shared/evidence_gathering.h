@@ -29,10 +29,12 @@ inline constexpr unsigned long long kDefaultContentMaxBytes = 128ULL * 1024 * 10
 // DuckDB's content limit when the user sets none: a source table whose blocks take at most this
 // many bytes is fingerprinted by content, a larger one read by its storage identity (exact too).
 // DuckDB's blocks are compressed (bench/data_scale.sh's 10 GB of PostgreSQL rows take 0.35 GB),
-// and its content fingerprint read them at roughly 20-60 MB of blocks a second here, where the
-// storage identity costs 0.1-0.7 s whatever the size (docs/warehouses.md, "DuckDB"): at 32 MiB
-// the two cost about the same.
-inline constexpr unsigned long long kDefaultDuckDbContentMaxBytes = 32ULL * 1024 * 1024;
+// and its content fingerprint read them at roughly 10-60 MB of blocks a second here (the lower
+// under load), where the storage identity costs 0.1-0.7 s whatever the size (docs/warehouses.md,
+// "DuckDB"). At 32 MiB, a 31 MiB source's fingerprint took 2.9 s under load, more than building
+// its readers, so the cost rule built them on every run (docs/benchmarks.md, "Data at scale:
+// DuckDB native probe and storage by default"); at 16 MiB it is read by storage.
+inline constexpr unsigned long long kDefaultDuckDbContentMaxBytes = 16ULL * 1024 * 1024;
 
 // How DuckDB source tables are read ($ODS_DUCKDB_STORAGE): by their storage identity above the
 // content limit (the default), every table by its storage identity ("on"), or by content ("off").
