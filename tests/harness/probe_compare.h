@@ -8,11 +8,11 @@
 #include <chrono>
 #include <iostream>
 #include <map>
-#include <optional>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/dbt_project.h"
