@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/postgres_shop.h"
+#include "harness/probe_compare.h"
 #include "harness/shop_baseline.h"
 #include "ods/dbt/dbt_command.h"
 #include "ods/dbt/profile_output.h"
@@ -35,91 +36,6 @@ using contracts::ProbeRequest;
 
 constexpr const char* kLoaded = "shop_native_loaded";
 constexpr const char* kPassword = "n4tive-pr0be-secret";  // trust auth: accepted, and must never come back
-
-// dbt through the harness, with JSON logs as ODS's runner runs it.
-class HarnessDbt final : public dbt::DbtCommand {
- public:
-  explicit HarnessDbt(const DbtProject& project) : project_(project) {}
-  Result<dbt::DbtCommandResult> run(const std::vector<std::string>& args) override {
-    std::vector<std::string> argv{"--log-format", "json"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessResult r = project_.dbt(argv);
-    dbt::DbtCommandResult out;
-    out.exit_code = r.exit_code;
-    out.error_text =
-        r.exit_code == 0 ? "" : r.errors + r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
-    std::istringstream lines(r.output);
-    for (std::string line; std::getline(lines, line);) out.events.push_back(line);
-    return out;
-  }
-
- private:
-  const DbtProject& project_;
-};
-
-// The relations dbt's graph names, from the manifest the run wrote (in its order).
-postgres::ProjectRelations relations_of(const DbtProject& project) {
-  auto manifest = nlohmann::ordered_json::parse(project.read("target/manifest.json"));
-  postgres::ProjectRelations out;
-  for (const auto& [id, s] : manifest["sources"].items())
-    out.sources.push_back({id, s.value("database", ""), s.value("schema", ""), s.value("identifier", "")});
-  for (const auto& [id, n] : manifest["nodes"].items()) {
-    const std::string type = n.value("resource_type", "");
-    const auto& config = n["config"];
-    if ((type != "model" && type != "seed" && type != "snapshot") || config.value("materialized", "") == "ephemeral" ||
-        !config.value("enabled", true))
-      continue;
-    std::string identifier = n.contains("alias") && n["alias"].is_string() ? n["alias"].get<std::string>() : "";
-    if (identifier.empty()) identifier = n.value("name", "");
-    out.nodes.push_back({id, n.value("database", ""), n.value("schema", ""), identifier});
-  }
-  return out;
-}
-
-std::string status_name(ProbeAnswer::Status s) {
-  switch (s) {
-    case ProbeAnswer::Status::ok:
-      return "ok";
-    case ProbeAnswer::Status::skipped:
-      return "skipped";
-    case ProbeAnswer::Status::missing:
-      return "missing";
-    case ProbeAnswer::Status::unknown:
-      return "unknown";
-  }
-  return "?";
-}
-
-void expect_same_answers(const std::map<std::string, ProbeAnswer>& dbt,
-                         const std::map<std::string, ProbeAnswer>& native, const std::string& what) {
-  std::vector<std::string> dbt_ids, native_ids;
-  for (const auto& [id, a] : dbt) dbt_ids.push_back(id);
-  for (const auto& [id, a] : native) native_ids.push_back(id);
-  EXPECT_EQ(dbt_ids, native_ids) << what;
-  for (const auto& [id, a] : dbt) {
-    auto it = native.find(id);
-    if (it == native.end()) continue;
-    const ProbeAnswer& b = it->second;
-    EXPECT_EQ(status_name(a.status), status_name(b.status)) << what << " " << id;
-    EXPECT_EQ(a.why, b.why) << what << " " << id;
-    EXPECT_EQ(a.fallback, b.fallback) << what << " " << id;
-    EXPECT_EQ(a.branch, b.branch) << what << " " << id;
-    EXPECT_EQ(a.rows, b.rows) << what << " " << id;
-    EXPECT_EQ(a.row_sets, b.row_sets) << what << " " << id;
-    EXPECT_EQ(a.statements_skipped, b.statements_skipped) << what << " " << id;
-  }
-}
-
-void expect_same_reports(const ProbeReport& dbt, const ProbeReport& native, const std::string& what) {
-  expect_same_answers(dbt.sources, native.sources, what + ": sources");
-  expect_same_answers(dbt.contents, native.contents, what + ": contents");
-  EXPECT_EQ(dbt.relations_exist, native.relations_exist) << what;
-  EXPECT_EQ(dbt.relation_kinds, native.relation_kinds) << what;
-  EXPECT_EQ(dbt.relation_identities, native.relation_identities) << what;
-  EXPECT_EQ(dbt.sources_elsewhere, native.sources_elsewhere) << what;
-  EXPECT_EQ(dbt.contents_elsewhere, native.contents_elsewhere) << what;
-  EXPECT_EQ(dbt.target, native.target) << what;
-}
 
 class NativeProbe : public PostgresShopFixture {
  protected:
@@ -158,31 +74,12 @@ class NativeProbe : public PostgresShopFixture {
   void compare(const ProbeRequest& request, const std::string& what) {
     HarnessDbt dbt(*project_);
     auto show = dbt::make_show_probe(dbt, {{"--target", "pg"}});
-    auto t0 = std::chrono::steady_clock::now();
-    auto through_dbt = show->probe(request);
-    const double dbt_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(through_dbt) << through_dbt.error().message;
     auto native = postgres::make_native_postgres_probe(connection(), relations_of(*project_));
-    t0 = std::chrono::steady_clock::now();
-    auto natively = native->probe(request);
-    const double native_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(natively) << natively.error().message;
-    std::cout << "[native probe] " << what << ": dbt show " << dbt_seconds << " s, native " << native_seconds
-              << " s (sources " << natively->sources.size() << ", nodes " << natively->relations_exist.size()
-              << ", contents " << natively->contents.size() << ")\n";
-    // Not an agreement on nothing: answers with rows, and identities when asked.
-    std::size_t with_rows = 0;
-    for (const auto* answers : {&natively->sources, &natively->contents})
-      for (const auto& [id, a] : *answers) with_rows += a.status == ProbeAnswer::Status::ok && !a.rows.empty();
-    EXPECT_GT(with_rows, 0u) << what << ": no answer with rows";
-    if (!request.identity_statements.empty() && request.nodes && request.share == 0) {
-      std::size_t existing = 0;
-      for (const auto& [id, exists] : natively->relations_exist) existing += exists;
-      EXPECT_EQ(natively->relation_identities.size(), existing) << what;
-    }
-    expect_same_reports(*through_dbt, *natively, what);
-    EXPECT_EQ(nlohmann::json(natively->target).dump().find(kPassword), std::string::npos);
-    last_native_ = std::move(*natively);
+    auto reports = compare_probes(*show, *native, request, "native probe", what);
+    ASSERT_TRUE(reports);
+    auto& natively = reports->second;
+    EXPECT_EQ(nlohmann::json(natively.target).dump().find(kPassword), std::string::npos);
+    last_native_ = std::move(natively);
   }
 
   // `ods state run --dry-run` on the recorded shop with `env` added: the plan's decisions

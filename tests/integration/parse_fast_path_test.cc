@@ -11,8 +11,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "harness/dbt_project.h"
 #include "harness/logging_dbt_venv.h"
 #include "harness/postgres_server.h"
 #include "harness/postgres_shop.h"
@@ -25,6 +28,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLoaded = "shop_fast_path_loaded";
 constexpr const char* kFastLine = "the kept parse stands, dbt not started";
+constexpr const char* kNativeLine = "native probe, no dbt process";
 
 class ParseFastPath : public PostgresShopFixture {
  protected:
@@ -166,6 +170,80 @@ TEST_F(ParseFastPath, AChangedVariableAModelNamesDeclines) {
   ProcessResult again = run();
   EXPECT_EQ(again.exit_code, 0) << said(again);
   EXPECT_NE(said(again).find(kFastLine), std::string::npos) << said(again);
+}
+
+// The same on DuckDB (examples/shop's default target), through the native DuckDB probe
+// (ods/duckdb/native_probe.h): after the shop was built, a run where nothing changed starts no
+// dbt process at all, even with dbt made unusable (its Python, which the native probe runs too, is
+// usable; only dbt's console script fails). examples/shop's Python model is left out: a Python
+// model is never compile-keyed (docs/compile-key.md), so it would start dbt's compile every run.
+// New source data builds, through dbt, on the same kept parse.
+class ParseFastPathDuckDb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    project_.emplace("shop");
+    project_->add_env({"ODS_DIGEST_KEY=parse-fast-path-duckdb-key-0123456789abcdef"});
+    fs::remove(project_->dir() / "models/marts/order_status_summary.py");
+    ODS_ASSERT_OK(project_->generate_data());
+    venv_ = std::make_unique<LoggingDbtVenv>(project_->dir().parent_path());
+    // dbt itself unusable while dbt_broken_ exists (its Python stays usable: the native probe runs
+    // it): the console script's own lines fail first.
+    dbt_broken_ = project_->dir().parent_path() / "dbt-console-script-broken";
+    std::string script = read_text_file(venv_->bin() / "dbt");
+    const auto eol = script.find('\n');
+    script.insert(eol + 1, "import os, sys\nif os.path.exists('" + dbt_broken_.string() + "'): sys.exit(97)\n");
+    std::ofstream(venv_->bin() / "dbt") << script;
+    project_->use_venv(venv_->bin());
+  }
+
+  ProcessResult run(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args{"state", "run", "--profiles-dir", project_->dir().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return project_->ods(args);
+  }
+  static std::string said(const ProcessResult& r) { return r.output + r.errors; }
+
+  std::optional<DbtProject> project_;
+  std::unique_ptr<LoggingDbtVenv> venv_;
+  fs::path dbt_broken_;
+};
+
+TEST_F(ParseFastPathDuckDb, NothingChangedStartsNoDbtProcessThroughTheNativeProbe) {
+  std::string steady;
+  for (int i = 0; i < 3 && steady.find("dbt build not started") == std::string::npos; ++i) {
+    ProcessResult r = run();
+    ASSERT_EQ(r.exit_code, 0) << said(r);
+    steady = said(r);
+  }
+  ASSERT_NE(steady.find("dbt build not started"), std::string::npos) << steady;
+  std::ofstream(dbt_broken_) << "";
+  ProcessResult fast = run({"--format", "json"});
+  ASSERT_EQ(fast.exit_code, 0) << said(fast);
+  EXPECT_NE(fast.errors.find(kFastLine), std::string::npos) << fast.errors;
+  EXPECT_NE(fast.errors.find(kNativeLine), std::string::npos) << fast.errors;
+  EXPECT_NE(fast.errors.find(", 0 compiled"), std::string::npos) << fast.errors;
+  EXPECT_NE(fast.errors.find("dbt build not started"), std::string::npos) << fast.errors;
+  EXPECT_EQ(fast.errors.find("warning"), std::string::npos) << fast.errors;
+  auto doc = nlohmann::json::parse(fast.output, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << fast.output;
+  EXPECT_EQ(doc["run"]["parse_fast_path"]["taken"], true) << doc["run"].dump();
+  EXPECT_EQ(doc["run"]["counts"].value("built", -1), 0) << doc["run"].dump();
+  EXPECT_GT(doc["run"]["timings"].value("probe_native", 0.0), 0.0) << doc["run"].dump();
+  EXPECT_EQ(doc["run"]["timings"].value("probe_dbt", -1.0), 0.0) << doc["run"].dump();
+
+  // New source data: found by the native probe; the build starts dbt (unusable here: the run fails).
+  fs::remove(dbt_broken_);
+  ODS_ASSERT_OK(
+      project_->sql("insert into raw.orders select order_id + 1000000, customer_id, ordered_at, status, "
+                    "amount_cents, loaded_at + interval 1 hour from raw.orders order by order_id limit 1"));
+  ProcessResult data = run({"--format", "json"});
+  ASSERT_EQ(data.exit_code, 0) << said(data);
+  EXPECT_NE(data.errors.find(kFastLine), std::string::npos) << data.errors;
+  EXPECT_NE(data.errors.find(kNativeLine), std::string::npos) << data.errors;
+  auto built = nlohmann::json::parse(data.output, nullptr, false);
+  ASSERT_FALSE(built.is_discarded()) << data.output;
+  EXPECT_GT(built["run"]["counts"].value("built", 0), 0) << built["run"].dump();
+  EXPECT_EQ(built["run"]["parse_fast_path"]["taken"], true) << built["run"].dump();
 }
 
 }  // namespace

@@ -38,6 +38,8 @@ class ProcessDbtSession final : public DbtSession {
 
   bool one_parse() const override { return driver_ && driver_->keeps_manifest(); }
 
+  bool may_hold_warehouse() const override { return one_parse() && connected_; }
+
   bool runs_in_driver() override {
     auto binary = dbt::resolve_dbt_binary(options_.dbt.string(), ctx_.env.getenv);
     if (!binary) return false;
@@ -83,6 +85,9 @@ class ProcessDbtSession final : public DbtSession {
     auto binary = dbt::resolve_dbt_binary(options_.dbt.string(), ctx_.env.getenv);
     if (!binary) return std::unexpected(binary.error());
     process::ProcessLauncher& launcher = launcher_for(*binary);
+    const std::string& command = args.empty() ? std::string() : args.front();
+    if (command != "parse" && command != dbt::kDriverWriteManifest && command != dbt::kDriverWriteCompiled)
+      connected_ = true;
     dbt::DbtInvocationOptions options = options_;
     options.dbt = *binary;
     options.project_dir = ctx_.project_dir;
@@ -132,6 +137,7 @@ class ProcessDbtSession final : public DbtSession {
   dbt::DbtInvocationOptions options_;  // dbt as given, not yet resolved; no project_dir or args
   std::unique_ptr<process::ProcessLauncher> launcher_;
   bool chosen_ = false;
+  bool connected_ = false;  // a command that may connect to the warehouse ran (may_hold_warehouse)
   std::unique_ptr<dbt::DbtDriverLauncher> driver_;  // declared after launcher_: destroyed first
 };
 

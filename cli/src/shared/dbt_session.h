@@ -38,6 +38,11 @@ class DbtSession : public dbt::DbtCommand {
   // can be asked before any command ran. The driver may still decline to keep the manifest on
   // its first command (dbt lacks an interface it uses): then one_parse() stays false.
   virtual bool runs_in_driver() = 0;
+  // True when a dbt process of this session stays alive between its commands (the ods dbt driver
+  // that keeps the parse) and one of them may have connected to the warehouse (any command but a
+  // parse): dbt-duckdb then keeps its database file open, and locked, until the process ends, so
+  // a probe without dbt can't open the file beside it. Starts nothing.
+  virtual bool may_hold_warehouse() const = 0;
   // Writes the manifest the driver keeps, as the session's last command left it, into `dir`
   // (manifest.json and semantic_manifest.json, with dbt's own writer, as `dbt parse` writes
   // them). Errors: "unsupported" when one_parse() is false (a dbt process per command keeps

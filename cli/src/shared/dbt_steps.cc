@@ -7,6 +7,8 @@
 
 #include "exit_codes.h"
 #include "flag_names.h"
+#include "ods/dbt/cli/dbt_binary.h"
+#include "ods/dbt/cli/dbt_driver.h"
 #include "ods/dbt/target_choice.h"
 
 namespace ods::cli {
@@ -65,7 +67,7 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
     if (ec != std::errc{} || end != limit.data() + limit.size())
       return fail("usage", "ODS_CONTENT_MAX_BYTES is '" + limit +
                                "': it must be a whole number of bytes or 'unlimited' (the largest source table whose "
-                               "content PostgreSQL, Snowflake or BigQuery fingerprints by a scan).");
+                               "content PostgreSQL, DuckDB, Snowflake or BigQuery fingerprints by a scan).");
     options.content_max_bytes = bytes;
   }
   ODS_TRY(options.relation_identity,
@@ -76,12 +78,15 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
           on_off_setting(ctx, "ODS_EVIDENCE_COST",
                          "'on' (the default: exact evidence that costs more than building what reads it is left "
                          "unread) or 'off' (every exact evidence is read, whatever it costs)"));
-  // Off unless set (on_off_setting reads unset as on).
+  // Unset: the tables above the content limit by their storage (on_off_setting reads unset as on).
   if (!ctx.env.getenv("ODS_DUCKDB_STORAGE").empty()) {
-    ODS_TRY(options.duckdb_storage,
+    bool every_table = false;
+    ODS_TRY(every_table,
             on_off_setting(ctx, "ODS_DUCKDB_STORAGE",
-                           "'on' (DuckDB source tables read by their storage identity where it proves something, by "
-                           "content elsewhere) or 'off' (the default: by content)"));
+                           "'on' (every DuckDB source table read by its storage identity where it proves something) "
+                           "or 'off' (every one by content); unset, the tables above ODS_CONTENT_MAX_BYTES by their "
+                           "storage"));
+    options.duckdb_storage = every_table ? DuckDbStorage::every_table : DuckDbStorage::off;
   }
   const std::string hash = ctx.env.getenv("ODS_SNOWFLAKE_CONTENT_HASH");
   if (!hash.empty()) {
@@ -98,11 +103,20 @@ Result<WarehouseOptions> warehouse_options_setting(const CommandContext& ctx) {
 
 Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const CommandContext& ctx) {
   NativeProbeSetting out;
-  ODS_TRY(out.enabled, on_off_setting(ctx, "ODS_NATIVE_PROBE",
-                                      "'on' (the default: PostgreSQL's probe over libpq, without a dbt process) or "
-                                      "'off' (every probe through dbt show)"));
+  ODS_TRY(out.enabled,
+          on_off_setting(ctx, "ODS_NATIVE_PROBE",
+                         "'on' (the default: PostgreSQL's probe over libpq, DuckDB's through its own "
+                         "Python package, without a dbt process) or 'off' (every probe through dbt show)"));
   if (!out.enabled) return out;
   const auto getenv = [&ctx](const std::string& name) { return ctx.env.getenv ? ctx.env.getenv(name) : std::string(); };
+  out.working_dir = ctx.project_dir;  // dbt runs there (DbtInvocation's cwd)
+  if (auto binary = dbt::resolve_dbt_binary(dbt_options(args, ctx).dbt.string(), getenv); !binary)
+    out.python = std::unexpected(std::string("dbt was not found"));
+  else if (auto python = dbt::console_script_python(*binary))
+    out.python = *python;
+  else
+    out.python =
+        std::unexpected(std::string("dbt is not dbt-core's console script (the Python that runs it is not known)"));
   auto choice = dbt::choose_target(ctx.project_dir, ctx.target, args.get(kFlagProfilesDir), getenv);
   if (!choice)
     out.profile = std::unexpected(choice.error().message);
@@ -118,7 +132,7 @@ Result<NativeProbeSetting> native_probe_setting(const ParsedArgs& args, const Co
 GatheredEvidence probe_warehouse(const CommandContext& ctx, DbtSession& dbt, LoadedProject& project,
                                  const std::string& now, std::size_t parts, const WarehouseOptions& options,
                                  const std::map<std::string, std::string>& too_costly) {
-  const ProbeRoute route = probe_route(project.adapter_type, options);
+  const ProbeRoute route = probe_route(project.adapter_type, options, dbt.may_hold_warehouse());
   std::string how = parts == 1 ? std::string("one dbt show call") : std::to_string(parts) + " dbt show calls at once";
   if (route.native)
     how = "native probe, no dbt process";

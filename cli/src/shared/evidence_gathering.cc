@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "child_environment.h"
 #include "evidence_budget.h"
 #include "flag_names.h"
 #include "ods/bigquery/bigquery_identity.h"
@@ -14,6 +15,7 @@
 #include "ods/dbt/show_probe.h"
 #include "ods/delta/delta_versions.h"
 #include "ods/duckdb/duckdb_versions.h"
+#include "ods/duckdb/native_probe.h"
 #include "ods/iceberg/iceberg_versions.h"
 #include "ods/metadata/identity_read.h"
 #include "ods/planner/version_choice.h"
@@ -34,9 +36,13 @@ namespace {
 std::unique_ptr<contracts::ChangeProvider> change_provider_for(const std::string& adapter_type,
                                                                const WarehouseOptions& options = {}) {
   if (adapter_type == "duckdb") {
-    if (!options.duckdb_storage) return content::make_duckdb_content_versions();
+    const auto limit = options.content_max_bytes.value_or(kDefaultDuckDbContentMaxBytes);
+    const bool every_table = options.duckdb_storage == DuckDbStorage::every_table;
+    if (options.duckdb_storage == DuckDbStorage::off || (!every_table && limit == ~0ULL))
+      return content::make_duckdb_content_versions();
     std::error_code error;
-    return duckdb::make_duckdb_storage_versions(std::filesystem::current_path(error));
+    return duckdb::make_duckdb_storage_versions(std::filesystem::current_path(error),
+                                                every_table ? std::nullopt : std::optional(limit));
   }
   // Content within the limit (the default's unless the user sets one); above it the statistics.
   if (adapter_type == "postgres")
@@ -76,23 +82,10 @@ std::map<std::string, std::string> relation_identity_statements(const std::strin
   return {};
 }
 
-// The connection of the native probe of `adapter_type`'s warehouse, else why not ("" where the
-// warehouse has none).
-std::expected<postgres::NativeConnection, std::string> native_connection(const std::string& adapter_type,
-                                                                         const WarehouseOptions& options) {
-  if (adapter_type != "postgres") return std::unexpected(std::string());
-  const NativeProbeSetting& native = options.native;
-  if (!native.enabled) return std::unexpected(std::string("ODS_NATIVE_PROBE is off"));
-  if (!native.project) return std::unexpected(std::string("the project's relations were not read"));
-  if (!native.project_file.quoting_unknown.empty()) return std::unexpected(native.project_file.quoting_unknown);
-  if (!native.profile) return std::unexpected(native.profile.error());
-  return postgres::connection_from_profile(native.profile->target, native.profile->fields);
-}
-
-// The relations the manifest names, and dbt_project.yml's quoting (dbt-postgres quotes every
-// part by default).
-postgres::ProjectRelations native_relations(const NativeProbeSetting& native) {
-  postgres::ProjectRelations out;
+// The relations the manifest names, and dbt_project.yml's quoting (dbt quotes every part by
+// default).
+contracts::ProjectRelations native_relations(const NativeProbeSetting& native) {
+  contracts::ProjectRelations out;
   for (const auto& p : native.project->source_places) out.sources.push_back({p.id, p.database, p.schema, p.identifier});
   for (const auto& p : native.project->node_places) out.nodes.push_back({p.id, p.database, p.schema, p.identifier});
   out.quote_database = native.project_file.quote_database.value_or(true);
@@ -101,16 +94,45 @@ postgres::ProjectRelations native_relations(const NativeProbeSetting& native) {
   return out;
 }
 
+// The native probe of `adapter_type`'s warehouse (and the launcher it starts its program with),
+// else why not ("" where the warehouse has none).
+struct NativeProbe {
+  std::unique_ptr<process::ProcessLauncher> launcher;  // DuckDB's: starts the program
+  std::unique_ptr<contracts::RelationProbe> probe;
+};
+std::expected<NativeProbe, std::string> native_probe(const std::string& adapter_type, const WarehouseOptions& options,
+                                                     bool may_hold_warehouse) {
+  if (adapter_type != "postgres" && adapter_type != "duckdb") return std::unexpected(std::string());
+  const NativeProbeSetting& native = options.native;
+  if (!native.enabled) return std::unexpected(std::string("ODS_NATIVE_PROBE is off"));
+  if (!native.project) return std::unexpected(std::string("the project's relations were not read"));
+  if (!native.project_file.quoting_unknown.empty()) return std::unexpected(native.project_file.quoting_unknown);
+  if (!native.profile) return std::unexpected(native.profile.error());
+  if (adapter_type == "postgres") {
+    auto connection = postgres::connection_from_profile(native.profile->target, native.profile->fields);
+    if (!connection) return std::unexpected(connection.error());
+    return NativeProbe{nullptr, postgres::make_native_postgres_probe(std::move(*connection), native_relations(native))};
+  }
+  auto database =
+      duckdb::database_from_profile(native.profile->target, native.profile->fields, native.profile->structured);
+  if (!database) return std::unexpected(database.error());
+  if (!native.python) return std::unexpected(native.python.error());
+  if (may_hold_warehouse) return std::unexpected(std::string("this command's dbt process has the database file open"));
+  NativeProbe out{make_child_launcher(), nullptr};
+  out.probe = duckdb::make_native_duckdb_probe(*out.launcher, {*native.python, native.working_dir},
+                                               std::move(*database), native_relations(native));
+  return out;
+}
+
 // `request` answered by the native probe where probe_route allows it, else (or when it fails,
 // with a warning saying why) by `through_dbt`. `via`: which one answered.
 Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, const WarehouseOptions& options,
-                                              const contracts::ProbeRequest& request,
+                                              bool may_hold_warehouse, const contracts::ProbeRequest& request,
                                               contracts::RelationProbe& through_dbt, std::string& via,
                                               std::vector<std::string>& warnings) {
   via = kProbeDbtShow;
-  if (auto connection = native_connection(adapter_type, options)) {
-    auto report =
-        postgres::make_native_postgres_probe(std::move(*connection), native_relations(options.native))->probe(request);
+  if (auto native = native_probe(adapter_type, options, may_hold_warehouse)) {
+    auto report = native->probe->probe(request);
     if (report) {
       via = kProbeNative;
       return report;
@@ -122,9 +144,9 @@ Result<contracts::ProbeReport> probe_by_route(const std::string& adapter_type, c
 
 }  // namespace
 
-ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options) {
-  auto connection = native_connection(adapter_type, options);
-  return connection ? ProbeRoute{true, ""} : ProbeRoute{false, connection.error()};
+ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options, bool may_hold_warehouse) {
+  auto native = native_probe(adapter_type, options, may_hold_warehouse);
+  return native ? ProbeRoute{true, ""} : ProbeRoute{false, native.error()};
 }
 
 bool rebuild_drops_bound_views(const std::string& adapter_type) {
@@ -161,7 +183,7 @@ BuiltRelations read_built_relations(DbtSession& dbt, const std::string& adapter_
   if (identities) request.identity_statements = relation_identity_statements(adapter_type);
   auto probe = dbt::make_show_probe(dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}});
   std::string via;
-  auto report = probe_by_route(adapter_type, options, request, *probe, via, warnings);
+  auto report = probe_by_route(adapter_type, options, dbt.may_hold_warehouse(), request, *probe, via, warnings);
   if (!report) {
     if (contents)
       warnings.push_back("the content of the built nodes could not be read (" + report.error().message +
@@ -211,7 +233,8 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
   // A parallel probe's parts: this session and probe_parts - 1 siblings, each with its own
   // artifacts directory (dbt processes running at once must not share one). The native probe
   // is one call whatever the parts.
-  if (probe_route(adapter_type, options).native) probe_parts = 1;
+  const bool may_hold_warehouse = dbt.may_hold_warehouse();
+  if (probe_route(adapter_type, options, may_hold_warehouse).native) probe_parts = 1;
   std::vector<std::unique_ptr<DbtSession>> siblings;
   std::vector<dbt::ShowProbePart> parts{{&dbt, {{kFlagTargetPath, target_dir + "/ods-probe"}}}};
   for (std::size_t i = 1; i < probe_parts; ++i) {
@@ -219,7 +242,7 @@ GatheredEvidence gather_evidence(DbtSession& dbt, const std::string& adapter_typ
     parts.push_back({siblings.back().get(), {{kFlagTargetPath, target_dir + "/ods-probe-" + std::to_string(i + 1)}}});
   }
   auto probe = dbt::make_parallel_show_probe(std::move(parts));
-  auto report = probe_by_route(adapter_type, options, request, *probe, out.probe_via, out.warnings);
+  auto report = probe_by_route(adapter_type, options, may_hold_warehouse, request, *probe, out.probe_via, out.warnings);
   std::map<std::string, contracts::SourceVersion> versions;
   std::string why_all_unknown;
   if (!report) {

@@ -4,6 +4,7 @@
 // relation's existence, then the planner's choice of version per source (ADR-0022). Only this
 // file maps an adapter type to a ChangeProvider and to a probe without dbt.
 #include <expected>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,8 +26,23 @@ namespace ods::cli {
 // source's scan near a second; bench/data_scale.sh measures what it costs against dbt build.
 inline constexpr unsigned long long kDefaultContentMaxBytes = 128ULL * 1024 * 1024;
 
+// DuckDB's content limit when the user sets none: a source table whose blocks take at most this
+// many bytes is fingerprinted by content, a larger one read by its storage identity (exact too).
+// DuckDB's blocks are compressed (bench/data_scale.sh's 10 GB of PostgreSQL rows take 0.35 GB),
+// and its content fingerprint read them at roughly 10-60 MB of blocks a second here (the lower
+// under load), where the storage identity costs 0.1-0.7 s whatever the size (docs/warehouses.md,
+// "DuckDB"). At 32 MiB, a 31 MiB source's fingerprint took 2.9 s under load, more than building
+// its readers, so the cost rule built them on every run (docs/benchmarks.md, "Data at scale:
+// DuckDB native probe and storage by default"); at 16 MiB it is read by storage.
+inline constexpr unsigned long long kDefaultDuckDbContentMaxBytes = 16ULL * 1024 * 1024;
+
+// How DuckDB source tables are read ($ODS_DUCKDB_STORAGE): by their storage identity above the
+// content limit (the default), every table by its storage identity ("on"), or by content ("off").
+enum class DuckDbStorage { above_content_limit, every_table, off };
+
 // What a probe without a dbt process needs (native_probe_setting, dbt_steps.h), taken by the
-// warehouses that have one (PostgreSQL: ods/postgres/native_probe.h). Anything missing or in
+// warehouses that have one (PostgreSQL: ods/postgres/native_probe.h; DuckDB:
+// ods/duckdb/native_probe.h). Anything missing or in
 // doubt leaves the probe to dbt show, and the probe's step line says why (rule 2).
 struct NativeProbeSetting {
   bool enabled = false;  // $ODS_NATIVE_PROBE is not "off" (and a command set it: `ods pod` doesn't)
@@ -36,6 +52,10 @@ struct NativeProbeSetting {
   dbt::ProjectFile project_file;  // dbt_project.yml's quoting (quoting_unknown: why it can't be read)
   // The relations of the project as the loader read them from the manifest; null: not loaded.
   std::shared_ptr<const dbt::DbtProject> project;
+  // DuckDB's native probe runs with the Python that runs dbt (dbt-core's console script names
+  // it), in the directory dbt runs in; else why not.
+  std::expected<std::filesystem::path, std::string> python = std::unexpected(std::string("dbt was not looked for"));
+  std::filesystem::path working_dir;
 };
 
 // What the user set for the evidence of the warehouses that can read metadata instead of content
@@ -54,22 +74,24 @@ struct WarehouseOptions {
   // default) leaves unread the exact evidence that took longer, when last read, than building
   // what reads it (run/evidence_cost.h; docs/warehouses.md, "Evidence bounded by cost").
   bool evidence_cost = true;
-  // $ODS_DUCKDB_STORAGE: true ("on") reads DuckDB source tables by their storage identity where it
-  // proves something, by content elsewhere; false (the default) by content (docs/warehouses.md,
-  // "DuckDB storage identity").
-  bool duckdb_storage = false;
+  // $ODS_DUCKDB_STORAGE (docs/warehouses.md, "DuckDB storage identity"): unset, tables above the
+  // content limit by their storage identity where it proves something, the others by content;
+  // "on" every table by its storage identity where it proves something; "off" every one by content.
+  DuckDbStorage duckdb_storage = DuckDbStorage::above_content_limit;
   NativeProbeSetting native;  // $ODS_NATIVE_PROBE and what a probe without dbt reads
 };
 
 // Which probe a call reads the warehouse with: `native` (no dbt process; one call, whatever the
 // probe parts) or dbt show; `why_not_native` says why not, where the warehouse has a native probe
 // ("" where it has none). A native probe that fails falls back to dbt show for that call, with a
-// warning saying why.
+// warning saying why. `may_hold_warehouse`: the command's dbt process is alive and may hold the
+// warehouse open (DbtSession::may_hold_warehouse): DuckDB's file is then read through it.
 struct ProbeRoute {
   bool native = false;
   std::string why_not_native;
 };
-ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options);
+ProbeRoute probe_route(const std::string& adapter_type, const WarehouseOptions& options,
+                       bool may_hold_warehouse = false);
 
 // "native" or "dbt show".
 inline constexpr const char* kProbeNative = "native";

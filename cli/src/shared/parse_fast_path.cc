@@ -56,6 +56,7 @@ class ParseFirstSession final : public DbtSession {
     return inner_->one_parse();
   }
   bool runs_in_driver() override { return inner_->runs_in_driver(); }
+  bool may_hold_warehouse() const override { return inner_->may_hold_warehouse(); }
   ods::Result<void> write_kept_manifest(const fs::path& dir) override { return inner_->write_kept_manifest(dir); }
   ods::Result<void> write_compiled_nodes(const fs::path& file) override { return inner_->write_compiled_nodes(file); }
   std::unique_ptr<DbtSession> sibling() const override { return inner_->sibling(); }

@@ -46,6 +46,7 @@ class ScriptedSession final : public DbtSession {
   std::vector<std::string> shared_flags() const override { return {}; }
   bool one_parse() const override { return driver && keeps; }
   bool runs_in_driver() override { return driver; }
+  bool may_hold_warehouse() const override { return one_parse(); }
   Result<void> write_kept_manifest(const fs::path& dir) override {
     ++writes;
     digest_present_while_writing |= fs::exists(dir / "partial_parse.msgpack.sha256");

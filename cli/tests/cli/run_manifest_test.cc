@@ -41,6 +41,7 @@ class HandingOverSession final : public DbtSession {
   std::vector<std::string> shared_flags() const override { return {}; }
   bool one_parse() const override { return true; }
   bool runs_in_driver() override { return true; }
+  bool may_hold_warehouse() const override { return true; }
   Result<void> write_kept_manifest(const fs::path&) override { return fail("unsupported", "not in these tests"); }
   Result<void> write_compiled_nodes(const fs::path& file) override {
     if (!write_error.empty()) return fail("dbt_failed", write_error);

@@ -176,7 +176,9 @@ std::expected<ProfileOutput, std::string> read_profile_output(const TargetChoice
   ProfileOutput out;
   out.target = choice.name;
   for (const auto& field : output) {
-    if (!field.first.IsScalar() || !field.second.IsScalar()) continue;
+    if (!field.first.IsScalar()) continue;
+    if (field.second.IsMap() || field.second.IsSequence()) out.structured.push_back(field.first.Scalar());
+    if (!field.second.IsScalar()) continue;
     auto value = render_profile_value(field.second.Scalar(), getenv);
     if (!value) return std::unexpected("field '" + field.first.Scalar() + "': " + value.error());
     out.fields[field.first.Scalar()] = *value;

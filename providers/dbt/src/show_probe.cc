@@ -121,6 +121,38 @@ std::unique_ptr<contracts::RelationProbe> make_show_probe(DbtCommand& dbt, ShowP
   return std::make_unique<ShowProbe>(dbt, std::move(options));
 }
 
+ods::Result<contracts::ProbeReport> parse_probe_answer(const std::string& text) {
+  json answer = json::parse(text, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object())
+    return fail("probe_failed", "the probe's answer is not a JSON object");
+  contracts::ProbeReport report;
+  if (answer.contains("sources") && answer["sources"].is_object())
+    for (const auto& [id, a] : answer["sources"].items())
+      if (a.is_object()) report.sources[id] = answer_from_json(a);
+  if (answer.contains("contents") && answer["contents"].is_object())
+    for (const auto& [id, a] : answer["contents"].items())
+      if (a.is_object()) report.contents[id] = answer_from_json(a);
+  for (const auto& [field, into] : {std::pair{"sources_elsewhere", &report.sources_elsewhere},
+                                    std::pair{"contents_elsewhere", &report.contents_elsewhere}})
+    if (answer.contains(field) && answer[field].is_object())
+      for (const auto& [id, share] : answer[field].items())
+        if (share.is_number_unsigned()) (*into)[id] = share.get<std::size_t>();
+  if (answer.contains("target") && answer["target"].is_object())
+    for (const auto& [field, value] : answer["target"].items())
+      if (value.is_string()) report.target[field] = value.get<std::string>();
+  if (answer.contains("nodes") && answer["nodes"].is_object())
+    for (const auto& [id, exists] : answer["nodes"].items())
+      if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();
+  if (answer.contains("identities") && answer["identities"].is_object())
+    for (const auto& [id, identity] : answer["identities"].items())
+      if (identity.is_string() && !identity.get<std::string>().empty())
+        report.relation_identities[id] = identity.get<std::string>();
+  if (answer.contains("node_kinds") && answer["node_kinds"].is_object())
+    for (const auto& [id, kind] : answer["node_kinds"].items())
+      if (kind.is_string()) report.relation_kinds[id] = kind.get<std::string>();
+  return report;
+}
+
 ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<std::string>& events) {
   for (const auto& line : events) {
     if (line.find("\"ShowNode\"") == std::string::npos) continue;
@@ -136,35 +168,7 @@ ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<st
                                                                                            : nullptr;
     if (column == nullptr || !preview[0][column].is_string())
       return fail("probe_failed", "dbt show answered, but not with the probe's ods_probe column");
-    json answer = json::parse(decoded_answer(preview[0][column].get<std::string>()), nullptr, false);
-    if (answer.is_discarded() || !answer.is_object())
-      return fail("probe_failed", "the probe's answer is not a JSON object");
-    contracts::ProbeReport report;
-    if (answer.contains("sources") && answer["sources"].is_object())
-      for (const auto& [id, a] : answer["sources"].items())
-        if (a.is_object()) report.sources[id] = answer_from_json(a);
-    if (answer.contains("contents") && answer["contents"].is_object())
-      for (const auto& [id, a] : answer["contents"].items())
-        if (a.is_object()) report.contents[id] = answer_from_json(a);
-    for (const auto& [field, into] : {std::pair{"sources_elsewhere", &report.sources_elsewhere},
-                                      std::pair{"contents_elsewhere", &report.contents_elsewhere}})
-      if (answer.contains(field) && answer[field].is_object())
-        for (const auto& [id, share] : answer[field].items())
-          if (share.is_number_unsigned()) (*into)[id] = share.get<std::size_t>();
-    if (answer.contains("target") && answer["target"].is_object())
-      for (const auto& [field, value] : answer["target"].items())
-        if (value.is_string()) report.target[field] = value.get<std::string>();
-    if (answer.contains("nodes") && answer["nodes"].is_object())
-      for (const auto& [id, exists] : answer["nodes"].items())
-        if (exists.is_boolean()) report.relations_exist[id] = exists.get<bool>();
-    if (answer.contains("identities") && answer["identities"].is_object())
-      for (const auto& [id, identity] : answer["identities"].items())
-        if (identity.is_string() && !identity.get<std::string>().empty())
-          report.relation_identities[id] = identity.get<std::string>();
-    if (answer.contains("node_kinds") && answer["node_kinds"].is_object())
-      for (const auto& [id, kind] : answer["node_kinds"].items())
-        if (kind.is_string()) report.relation_kinds[id] = kind.get<std::string>();
-    return report;
+    return parse_probe_answer(decoded_answer(preview[0][column].get<std::string>()));
   }
   return fail("probe_failed", "dbt show printed no ShowNode event with the probe's answer");
 }

@@ -13,8 +13,10 @@ namespace {
 
 class DuckDbStorageVersions final : public contracts::ChangeProvider {
  public:
-  explicit DuckDbStorageVersions(std::filesystem::path working_dir)
-      : working_dir_(std::move(working_dir)), content_(content::make_duckdb_content_versions()) {}
+  DuckDbStorageVersions(std::filesystem::path working_dir, std::optional<unsigned long long> content_max_bytes)
+      : working_dir_(std::move(working_dir)),
+        content_max_bytes_(content_max_bytes),
+        content_(content::make_duckdb_content_versions()) {}
 
   std::string origin() const override { return "duckdb_storage"; }
 
@@ -26,10 +28,11 @@ class DuckDbStorageVersions final : public contracts::ChangeProvider {
     r.sources = true;
     r.nodes = true;
     r.filter.kinds = {"table"};
-    contracts::ProbeStatement storage{kStorageStatement, storage_statement()};
-    // The content fingerprint only where storage_usable is 0 (the storage can't prove anything).
+    contracts::ProbeStatement storage{kStorageStatement, storage_statement(content_max_bytes_)};
+    // The content fingerprint only where storage_taken is 0 (the storage can't prove anything,
+    // or the table is small enough for its content).
     contracts::ProbeStatement fingerprint = content.statements.at(0);
-    fingerprint.only_if = contracts::ProbeCondition{kStorageStatement, "storage_usable", 0};
+    fingerprint.only_if = contracts::ProbeCondition{kStorageStatement, "storage_taken", 0};
     r.statements = {storage, fingerprint};
     r.fallback = contracts::ProbeFallback{{{"view"}, {}}, content.statements};
     return r;
@@ -56,6 +59,17 @@ class DuckDbStorageVersions final : public contracts::ChangeProvider {
     }
     std::string why_not_storage = "it is a view (no storage of its own)";
     if (auto storage = answer.rows.find(kStorageStatement); storage != answer.rows.end()) {
+      const auto column = [&](const char* name) {
+        auto it = storage->second.find(name);
+        return it == storage->second.end() ? std::string() : it->second;
+      };
+      if (content_max_bytes_ && column("storage_usable") == "1" && column("storage_taken") == "0") {
+        why_not_storage = "its storage (" + column("storage_bytes") + " bytes) is at most ODS_CONTENT_MAX_BYTES (" +
+                          std::to_string(*content_max_bytes_) +
+                          "): its content fingerprint costs about as little, and reuses the same rows written again "
+                          "where its storage identity would not";
+        return by_content(id, answer, observed_at, why_not_storage, v);
+      }
       auto identity = storage_identity_of(storage->second, working_dir_);
       if (identity) {
         v.version =
@@ -64,6 +78,14 @@ class DuckDbStorageVersions final : public contracts::ChangeProvider {
       }
       why_not_storage = identity.error();
     }
+    return by_content(id, answer, observed_at, why_not_storage, v);
+  }
+
+  // The content version where the storage identity was not taken (`why_not_storage`), with an
+  // evidence line saying why; else unknown, with both reasons.
+  contracts::SourceVersion& by_content(const std::string& id, const contracts::ProbeAnswer& answer,
+                                       const std::string& observed_at, const std::string& why_not_storage,
+                                       contracts::SourceVersion& v) const {
     if (answer.rows.contains(content::kContentStatement)) {
       v.version = content::content_version_of(answer, "duckdb_content", observed_at, v.why_unknown);
       v.evidence.push_back(
@@ -75,13 +97,15 @@ class DuckDbStorageVersions final : public contracts::ChangeProvider {
   }
 
   std::filesystem::path working_dir_;
+  std::optional<unsigned long long> content_max_bytes_;
   std::unique_ptr<contracts::ChangeProvider> content_;
 };
 
 }  // namespace
 
-std::unique_ptr<contracts::ChangeProvider> make_duckdb_storage_versions(std::filesystem::path working_dir) {
-  return std::make_unique<DuckDbStorageVersions>(std::move(working_dir));
+std::unique_ptr<contracts::ChangeProvider> make_duckdb_storage_versions(
+    std::filesystem::path working_dir, std::optional<unsigned long long> content_max_bytes) {
+  return std::make_unique<DuckDbStorageVersions>(std::move(working_dir), content_max_bytes);
 }
 
 }  // namespace ods::duckdb

@@ -49,9 +49,18 @@ const std::string* column(const std::map<std::string, std::string>& answer, cons
 
 }  // namespace
 
-std::string storage_statement() {
+std::string storage_statement(std::optional<unsigned long long> content_max_bytes) {
   // The segment list is read once (materialized), the rows counted once. Column 0's validity child
   // ([0, 0]) counts every row stored, deleted or not, for any type.
+  const std::string usable =
+      "bool_and(persistent) and not bool_or(has_updates) and (select n from ods_rows__) = "
+      "sum(count) filter (where column_id = 0 and column_path = '[0, 0]')";
+  const std::string bytes =
+      "((select count(distinct b) from (select unnest(list_prepend(block_id, additional_block_ids)) as b from "
+      "ods_segments__) where b >= 0) * coalesce((select block_size from pragma_database_size() where database_name = "
+      "'{database}'), 0))";
+  const std::string taken =
+      content_max_bytes ? usable + " and " + bytes + " > " + std::to_string(*content_max_bytes) : usable;
   return std::string("with ods_segments__ as materialized (select * from ") + kSegments +
          "), ods_rows__ as (select count(*) as n from {relation}) "
          "select md5(string_agg(concat_ws('|', row_group_id, column_id, column_path, segment_id, segment_type, "
@@ -61,8 +70,10 @@ std::string storage_statement() {
          "list_prepend(block_id, additional_block_ids)) as b from ods_segments__) where b >= 0), '') as "
          "storage_blocks, "
          "(select n from ods_rows__)::varchar as storage_rows, "
-         "case when bool_and(persistent) and not bool_or(has_updates) and (select n from ods_rows__) = "
-         "sum(count) filter (where column_id = 0 and column_path = '[0, 0]') then '1' else '0' end as storage_usable, "
+         "case when " +
+         usable + " then '1' else '0' end as storage_usable, " + bytes + "::varchar as storage_bytes, case when " +
+         taken +
+         " then '1' else '0' end as storage_taken, "
          "md5(typeof((select ods_columns__ from {relation} as ods_columns__ limit 1))) as storage_schema, "
          "(select path from duckdb_databases() where database_name = '{database}') as storage_file from ods_segments__";
 }

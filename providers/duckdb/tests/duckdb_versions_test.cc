@@ -23,9 +23,11 @@ ProbeAnswer answer_with(std::map<std::string, contracts::ProbeRow> rows) {
   return a;
 }
 
-contracts::ProbeRow storage_row(const std::string& usable, const std::string& file) {
-  return {{"storage_layout", kMd5},   {"storage_blocks", "1,2"}, {"storage_rows", "10"},
-          {"storage_usable", usable}, {"storage_schema", kMd5},  {"storage_file", file}};
+contracts::ProbeRow storage_row(const std::string& usable, const std::string& file, const std::string& taken = "") {
+  return {{"storage_layout", kMd5},    {"storage_blocks", "1,2"},
+          {"storage_rows", "10"},      {"storage_usable", usable},
+          {"storage_schema", kMd5},    {"storage_file", file},
+          {"storage_bytes", "524288"}, {"storage_taken", taken.empty() ? usable : taken}};
 }
 
 contracts::ProbeRow content_row() { return {{"row_count", "10"}, {"content_hash", "42"}, {"content_schema", kMd5}}; }
@@ -44,7 +46,7 @@ TEST(DuckDbStorageVersions, AsksTablesForTheirStorageAndTheirContentOnlyWhereThe
   EXPECT_EQ(request.statements[1].name, content::kContentStatement);
   ASSERT_TRUE(request.statements[1].only_if);
   EXPECT_EQ(request.statements[1].only_if->statement, kStorageStatement);
-  EXPECT_EQ(request.statements[1].only_if->column, "storage_usable");
+  EXPECT_EQ(request.statements[1].only_if->column, "storage_taken");
   EXPECT_EQ(request.statements[1].only_if->max, 0u);
   ASSERT_TRUE(request.fallback);
   EXPECT_EQ(request.fallback->filter.kinds, std::vector<std::string>{"view"});
@@ -74,6 +76,28 @@ TEST(DuckDbStorageVersions, IsUnknownWhenTheBlocksCantBeReadAndNoContentWasRead)
   ASSERT_FALSE(v[0].version);
   EXPECT_NE(v[0].why_unknown.find("no storage identity"), std::string::npos) << v[0].why_unknown;
   EXPECT_NE(v[0].why_unknown.find("can't be opened"), std::string::npos) << v[0].why_unknown;
+}
+
+// The default (issue 38): a table whose blocks are at most ODS_CONTENT_MAX_BYTES is read by
+// content, saying why; a larger one by its storage.
+TEST(DuckDbStorageVersions, ReadsATableAtMostTheContentLimitByContentSayingWhy) {
+  auto request = make_duckdb_storage_versions("/tmp", 1000000)->request();
+  EXPECT_NE(request.statements[0].sql.find("> 1000000"), std::string::npos) << request.statements[0].sql;
+  contracts::ProbeReport report;
+  report.sources[kSource] =
+      answer_with({{kStorageStatement, storage_row("1", "/x.duckdb", "0")}, {"content", content_row()}});
+  auto v = make_duckdb_storage_versions("/nonexistent", 1000000)->versions(report, "2026-12-07T16:00:00Z");
+  ASSERT_TRUE(v[0].version);
+  EXPECT_EQ(v[0].version->origin, "duckdb_content");
+  ASSERT_EQ(v[0].evidence.size(), 1u);
+  EXPECT_EQ(v[0].evidence[0].kind, "storage_identity_unread");
+  EXPECT_NE(v[0].evidence[0].value.find("at most ODS_CONTENT_MAX_BYTES (1000000)"), std::string::npos)
+      << v[0].evidence[0].value;
+  // Above the limit: the storage identity is read (here its file is missing: unknown, saying so).
+  report.sources[kSource] = answer_with({{kStorageStatement, storage_row("1", "/nonexistent/x.duckdb", "1")}});
+  auto large = make_duckdb_storage_versions("/nonexistent", 1000000)->versions(report, "2026-12-07T16:00:00Z");
+  ASSERT_FALSE(large[0].version);
+  EXPECT_NE(large[0].why_unknown.find("can't be opened"), std::string::npos) << large[0].why_unknown;
 }
 
 TEST(DuckDbStorageVersions, IsUnknownWithoutAnAnswer) {

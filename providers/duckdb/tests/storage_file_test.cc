@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -70,8 +72,9 @@ class StorageIdentityTest : public ::testing::Test {
 
   // The storage statement's answer for `table`, after `statements`.
   std::map<std::string, std::string> answer(const std::string& table, const std::vector<std::string>& statements = {},
-                                            bool keep_wal = false) {
-    std::string sql = storage_statement();
+                                            bool keep_wal = false,
+                                            std::optional<unsigned long long> content_max_bytes = std::nullopt) {
+    std::string sql = storage_statement(content_max_bytes);
     replace_all(sql, "{database}", "warehouse");
     replace_all(sql, "{schema}", "main");
     replace_all(sql, "{identifier}", table);
@@ -94,6 +97,21 @@ class StorageIdentityTest : public ::testing::Test {
   testing::TempDir dir_;
   fs::path db_;
 };
+
+// The size gate of the default (ODS_CONTENT_MAX_BYTES): the bytes of the table's blocks, and
+// storage_taken 1 only above the limit (and only where the storage is usable).
+TEST_F(StorageIdentityTest, SaysTheBytesOfTheTablesBlocksAndWhetherItsStorageIsTakenAboveTheLimit) {
+  auto unbounded = answer("amounts");
+  EXPECT_EQ(unbounded["storage_taken"], "1");
+  const unsigned long long bytes = std::stoull(unbounded["storage_bytes"]);
+  const auto blocks = std::count(unbounded["storage_blocks"].begin(), unbounded["storage_blocks"].end(), ',') + 1;
+  EXPECT_EQ(bytes, static_cast<unsigned long long>(blocks) * 262144) << unbounded["storage_blocks"];
+  EXPECT_EQ(answer("amounts", {}, false, bytes)["storage_taken"], "0");
+  EXPECT_EQ(answer("amounts", {}, false, bytes - 1)["storage_taken"], "1");
+  auto wal = answer("amounts", {"update amounts set amount = 0 where id = 3"}, true, 0);
+  EXPECT_EQ(wal["storage_usable"], "0");
+  EXPECT_EQ(wal["storage_taken"], "0");
+}
 
 TEST_F(StorageIdentityTest, ReadsTheLayoutOfAFileDuckDbWrote) {
   auto layout = read_database_layout(db_);

@@ -11,11 +11,13 @@
 // a number), `int` (a whole number, read as Jinja's int filter reads it) and `string`. Refused:
 // any other Jinja (`{% %}`, `{# #}`, other functions or filters), an environment variable that
 // is not set (or empty) and has no default. Fields that are not scalars (maps, lists) are left
-// out; a YAML null is left out.
+// out of `fields` and named in `structured` (a provider that can't tell what they do leaves the
+// connection to dbt); a YAML null is left out.
 #include <expected>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ods/dbt/target_choice.h"
 
@@ -24,6 +26,7 @@ namespace ods::dbt {
 struct ProfileOutput {
   std::string target;                         // the output's name (TargetChoice::name)
   std::map<std::string, std::string> fields;  // field -> its rendered text ("type", "host", ...)
+  std::vector<std::string> structured;        // the fields that are maps or lists, not rendered
 };
 
 using ProfileGetenv = std::function<std::string(const std::string&)>;  // "" when unset

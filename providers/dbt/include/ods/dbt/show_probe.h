@@ -51,4 +51,10 @@ std::string show_probe_program(const contracts::ProbeRequest& request);
 // ShowNode event carries a well-formed answer (naming what was wrong).
 [[nodiscard]] ods::Result<contracts::ProbeReport> parse_show_probe_answer(const std::vector<std::string>& events);
 
+// Reads the program's answer itself: the JSON object it prints (sources, nodes, node_kinds,
+// identities, contents, sources_elsewhere, contents_elsewhere, target), as the dbt show program
+// and the native DuckDB probe (ods/duckdb/native_probe.h) both answer. Errors: "probe_failed" when
+// it is not a JSON object.
+[[nodiscard]] ods::Result<contracts::ProbeReport> parse_probe_answer(const std::string& text);
+
 }  // namespace ods::dbt

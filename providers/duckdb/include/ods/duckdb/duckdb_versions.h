@@ -1,9 +1,10 @@
 #pragma once
 // DuckDB sources by their storage identity (docs/warehouses.md "DuckDB", "Storage identity";
-// opt-in: $ODS_DUCKDB_STORAGE=on): a ChangeProvider whose request runs, on each source table,
-// the storage statement (storage_identity.h) and, only where it says the table's storage can't
-// prove anything (changes in the WAL, in-memory updates, deleted rows), DuckDB's content
-// fingerprint (ods::content); on a view, the content fingerprint alone.
+// the default for tables above $ODS_CONTENT_MAX_BYTES, every table with $ODS_DUCKDB_STORAGE=on):
+// a ChangeProvider whose request runs, on each source table, the storage statement
+// (storage_identity.h) and, only where it says the table is small or its storage can't prove
+// anything (changes in the WAL, in-memory updates, deleted rows), DuckDB's content fingerprint
+// (ods::content); on a view, the content fingerprint alone.
 //
 // A table whose storage identity ODS could read: exact version "storage:<identity>", origin
 // "duckdb_storage", covering the schema (the identity holds the row type's digest). Else its
@@ -13,13 +14,17 @@
 // Built nodes' content (early cutoff) is read by content, as before. Thread-safe.
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "ods/contracts/change_provider.h"
 
 namespace ods::duckdb {
 
 // `working_dir`: where the dbt process ran (a database path DuckDB gives as relative is taken
-// from there; DuckDB gives it absolute as measured).
-std::unique_ptr<contracts::ChangeProvider> make_duckdb_storage_versions(std::filesystem::path working_dir);
+// from there; DuckDB gives it absolute as measured). `content_max_bytes`: a table whose blocks
+// take at most this many bytes is read by content (an evidence line says why), a larger one by
+// its storage identity; unset: every table by its storage identity where it proves something.
+std::unique_ptr<contracts::ChangeProvider> make_duckdb_storage_versions(
+    std::filesystem::path working_dir, std::optional<unsigned long long> content_max_bytes = std::nullopt);
 
 }  // namespace ods::duckdb

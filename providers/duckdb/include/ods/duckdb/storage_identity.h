@@ -14,6 +14,7 @@
 #include <expected>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace ods::duckdb {
@@ -31,7 +32,11 @@ inline constexpr const char* kStorageStatement = "storage";
 //                   and count(*) equals the rows stored (no deleted row); else 0
 //   storage_schema  md5 of the row's type (column names and types, in order)
 //   storage_file    the database's file as DuckDB opened it (duckdb_databases().path)
-std::string storage_statement();
+//   storage_bytes   the bytes of the blocks it uses (their count times the database's block size)
+//   storage_taken   1 when the identity is to be read: storage_usable is 1 and, with
+//                   `content_max_bytes` set, storage_bytes is above it (a smaller table is read
+//                   by content: as cheap, and it reuses the same rows written again); else 0
+std::string storage_statement(std::optional<unsigned long long> content_max_bytes = std::nullopt);
 
 // The identity "layout=<md5>;rows=<n>;schema=<md5>;blocks=<sha256>" of one table's answer to
 // storage_statement(), its blocks read from storage_file (a relative path taken from

@@ -24,29 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "ods/contracts/project_relations.h"
 #include "ods/contracts/relation_probe.h"
 
 namespace ods::postgres {
 
-// A relation of the project as dbt's graph names it.
-struct ProjectRelation {
-  std::string id;  // the source's or node's unique id
-  std::string database;
-  std::string schema;
-  std::string identifier;  // a source's identifier; a node's alias, else its name
-};
-
-// What the dbt show probe reads from dbt's graph and its target, given as data.
-struct ProjectRelations {
-  std::vector<ProjectRelation> sources;  // every source (graph.sources)
-  // every enabled model, seed and snapshot that is not ephemeral, in the manifest's order
-  // (graph.nodes); other node ids asked for as content are answered missing
-  std::vector<ProjectRelation> nodes;
-  // dbt_project.yml's `quoting:` (dbt-postgres quotes every part by default)
-  bool quote_database = true;
-  bool quote_schema = true;
-  bool quote_identifier = true;
-};
+// The project's relations (dbt-postgres quotes every part by default).
+using ProjectRelation = contracts::ProjectRelation;
+using ProjectRelations = contracts::ProjectRelations;
 
 // How to reach the warehouse: what the profile's output gives (ods/postgres/profile_connection.h).
 struct NativeConnection {
