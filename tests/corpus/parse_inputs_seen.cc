@@ -20,12 +20,13 @@ bool read_by_parse(const std::filesystem::path& relative) {
 
 std::map<std::string, std::size_t> parse_input_files(const std::filesystem::path& dir) {
   std::map<std::string, std::size_t> out;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir); it != std::filesystem::recursive_directory_iterator();
-       ++it) {
+  for (auto it = std::filesystem::recursive_directory_iterator(dir);
+       it != std::filesystem::recursive_directory_iterator(); ++it) {
     const auto relative = std::filesystem::relative(it->path(), dir);
     if (it->is_directory()) {
       const std::string name = relative.filename().string();
-      if (relative == "target" || relative == "logs" || (!name.empty() && name[0] == '.')) it.disable_recursion_pending();
+      if (relative == "target" || relative == "logs" || (!name.empty() && name[0] == '.'))
+        it.disable_recursion_pending();
       continue;
     }
     if (!it->is_regular_file() || !read_by_parse(relative)) continue;
