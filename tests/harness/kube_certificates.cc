@@ -40,8 +40,8 @@ std::expected<void, std::string> signed_certificate(const std::filesystem::path&
 
 std::expected<KubeCertificates, std::string> make_kube_certificates(
     const std::filesystem::path& dir, const std::vector<std::string>& extra_serving_names) {
-  std::vector<std::string> names = {"IP:127.0.0.1", "DNS:localhost"};
-  names.insert(names.end(), extra_serving_names.begin(), extra_serving_names.end());
+  std::string serving_names = "IP:127.0.0.1,DNS:localhost";
+  for (const auto& name : extra_serving_names) serving_names += "," + name;
   std::vector<std::string> ca = {"req",     "-x509",
                                  "-keyout", "ca.key",
                                  "-out",    "ca.crt",
@@ -50,7 +50,12 @@ std::expected<KubeCertificates, std::string> make_kube_certificates(
                                  "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"};
   ca.insert(ca.end(), kNewKey.begin(), kNewKey.end());
   if (auto r = openssl(dir, ca); !r) return std::unexpected(r.error());
-  if (auto r = make_serving_certificate(KubeCertificates{dir}, "serving", names); !r) return std::unexpected(r.error());
+  if (auto r =
+          signed_certificate(dir, "serving", "/CN=kube-apiserver",
+                             {"subjectAltName=" + serving_names, "basicConstraints=critical,CA:FALSE",
+                              "keyUsage=critical,digitalSignature,keyEncipherment", "extendedKeyUsage=serverAuth"});
+      !r)
+    return std::unexpected(r.error());
   if (auto r =
           signed_certificate(dir, "admin", "/O=system:masters/CN=ods-test-admin",
                              {"basicConstraints=critical,CA:FALSE",
@@ -64,15 +69,6 @@ std::expected<KubeCertificates, std::string> make_kube_certificates(
   if (auto r = openssl(dir, {"pkey", "-in", "service-account.key", "-pubout", "-out", "service-account.pub"}); !r)
     return std::unexpected(r.error());
   return KubeCertificates{dir};
-}
-
-std::expected<void, std::string> make_serving_certificate(const KubeCertificates& certificates, const std::string& name,
-                                                          const std::vector<std::string>& names) {
-  std::string alt_names;
-  for (const auto& n : names) alt_names += (alt_names.empty() ? "" : ",") + n;
-  return signed_certificate(certificates.dir, name, "/CN=" + name,
-                            {"subjectAltName=" + alt_names, "basicConstraints=critical,CA:FALSE",
-                             "keyUsage=critical,digitalSignature,keyEncipherment", "extendedKeyUsage=serverAuth"});
 }
 
 }  // namespace ods::testing

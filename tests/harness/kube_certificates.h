@@ -33,10 +33,4 @@ struct KubeCertificates {
 [[nodiscard]] std::expected<KubeCertificates, std::string> make_kube_certificates(
     const std::filesystem::path& dir, const std::vector<std::string>& extra_serving_names = {});
 
-// One more serving certificate signed by the CA in `certificates.dir`, for exactly `names`
-// ("DNS:ods.ods-system.svc", "IP:127.0.0.1"): <name>.crt and <name>.key in that folder.
-[[nodiscard]] std::expected<void, std::string> make_serving_certificate(const KubeCertificates& certificates,
-                                                                        const std::string& name,
-                                                                        const std::vector<std::string>& names);
-
 }  // namespace ods::testing

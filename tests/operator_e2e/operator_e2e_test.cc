@@ -1,11 +1,10 @@
 // ods-operator end to end (docs/kubernetes.md): a real kube-apiserver and etcd, a real
 // PostgreSQL state store, real dbt on a copy of examples/shop (DuckDB), runner Jobs run by the
-// kubelet stand-in as local `ods pod` processes, the operator as separate processes (over HTTPS in
-// one test). One world per process; the tests run in order and each leaves it usable for the next.
+// kubelet stand-in as local `ods pod` processes, the operator as separate processes. One world
+// per process; the tests run in order and each leaves it usable for the next.
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <filesystem>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -13,7 +12,6 @@
 #include <utility>
 
 #include "dashboard_check.h"
-#include "harness/kube_certificates.h"
 #include "harness/loopback_port.h"
 #include "harness/prometheus_server.h"
 #include "harness/secret_search.h"
@@ -24,7 +22,6 @@ namespace {
 
 using kube::Json;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 // The row of node `name` in the plan table a pod printed (cli/src/shared/plan_format: a "BUILD (n)"
 // or "REUSE (n)" header, then "  <type> <name> <reason code> <sentence>" rows): its section and
@@ -77,21 +74,6 @@ class OperatorE2E : public ::testing::Test {
     if (w().has_replica(identity)) return;
     auto started = w().start_operator(identity);
     ASSERT_TRUE(started) << started.error();
-  }
-  // The Secret's files as the kubelet mounts them, and another CA's certificate.
-  static void make_callback_certificates(const fs::path& dir) {
-    for (const char* sub : {"pki", "other-pki", "callback-tls"}) fs::create_directories(dir / sub);
-    auto pki = make_kube_certificates(dir / "pki");  // the serving certificate names 127.0.0.1
-    ASSERT_TRUE(pki) << pki.error();
-    auto other = make_kube_certificates(dir / "other-pki");
-    ASSERT_TRUE(other) << other.error();
-    fs::copy_file(pki->serving_cert(), dir / "callback-tls" / "tls.crt", fs::copy_options::overwrite_existing);
-    fs::copy_file(pki->serving_key(), dir / "callback-tls" / "tls.key", fs::copy_options::overwrite_existing);
-    fs::copy_file(pki->ca_cert(), dir / "callback-tls" / "ca.crt", fs::copy_options::overwrite_existing);
-  }
-  static std::vector<std::string> callback_tls_flags(const fs::path& dir) {
-    return {"--callback-tls-cert", (dir / "callback-tls" / "tls.crt").string(), "--callback-tls-key",
-            (dir / "callback-tls" / "tls.key").string()};
   }
   static int plan_count(const Json& run, const char* what) { return run["status"]["plan"].value(what, -1); }
 
@@ -445,62 +427,6 @@ TEST_F(OperatorE2E, NoSecretReachesALogAStatusAnEventAConfigMapOrAStateRow) {
 // runnerPodTemplate env reaching the Job by RunReconciler's unit tests, the summary as the
 // DbtRun's status by run_phase_writer_test; the real operator's wave endpoint under kills by
 // OperatorKilledMidRun (its runs go in waves where the default `auto` draws them).
-
-// The callback over TLS (docs/kubernetes.md, "TLS for the callback"): the operator serves it with
-// a certificate from a folder laid out as the chart mounts a kubernetes.io/tls Secret (tls.crt,
-// tls.key, ca.crt; a throw-away CA, harness/kube_certificates.h); the runner Job carries the CA as
-// $ODS_CALLBACK_CA and an https:// URL, and a run completes over https. A replica given another
-// CA for the pods (a wrong --callback-tls-ca) says so in its log at start, and its run fails: the
-// pod refuses the server, saying why, without retrying. Plain HTTP to the TLS port is answered 400.
-TEST_F(OperatorE2E, ARunCompletesOverHttpsAndAPodGivenTheWrongCaFailsSayingWhy) {
-  struct PlainAgain {  // the later tests' replicas serve plain HTTP, whatever happens here
-    ~PlainAgain() { w().set_callback_tls_flags({}); }
-  } plain_again;
-  const fs::path dir = w().plane().dir() / "callback-tls-test";
-  make_callback_certificates(dir);
-  if (HasFatalFailure()) return;
-  w().set_callback_tls_flags(callback_tls_flags(dir));
-  auto started = w().start_operator("tls-a");
-  ASSERT_TRUE(started) << started.error();
-  ASSERT_TRUE(w().wait_ready("tls-a")) << w().diagnostics();
-  ASSERT_EQ(w().kubectl_apply(w().shop_project("shop")).exit_code, 0);
-
-  // Plain HTTP to the TLS port: told it serves HTTPS.
-  auto plain =
-      loopback_exchange((*started)->callback_port,
-                        "POST /v1/runs/analytics/x/inputs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 10);
-  ASSERT_TRUE(plain) << plain.error();
-  EXPECT_NE(plain->find("This port serves HTTPS"), std::string::npos) << *plain;
-
-  ASSERT_TRUE(w().create_run("tls-1", "shop"));
-  auto finished = w().wait_finished("tls-1");
-  ASSERT_TRUE(finished) << "the run did not finish";
-  EXPECT_EQ(phase_of(*finished), "Succeeded") << finished->dump(2) << w().pod_log("tls-1");
-  // Verified against the test's CA, which only $ODS_CALLBACK_CA names (the system's CAs don't).
-  EXPECT_NE(w().pod_log("tls-1").find("sending the run results to the controller"), std::string::npos)
-      << w().pod_log("tls-1");
-  w().stop_all_operators();
-
-  // The pods given another CA: the replica says so at start, and the run fails in the pod.
-  std::vector<std::string> wrong = callback_tls_flags(dir);
-  wrong.insert(wrong.end(), {"--callback-tls-ca", (dir / "other-pki" / "ca.crt").string()});
-  w().set_callback_tls_flags(wrong);
-  auto misconfigured = w().start_operator("tls-b");
-  ASSERT_TRUE(misconfigured) << misconfigured.error();
-  ASSERT_TRUE(w().wait_ready("tls-b")) << w().diagnostics();
-  EXPECT_NE((*misconfigured)->process.log_tail(200).find("the callback's CA does not verify its certificate"),
-            std::string::npos)
-      << (*misconfigured)->process.log_tail(200);
-  ASSERT_TRUE(w().create_run("tls-2", "shop"));
-  auto refused = w().wait_finished("tls-2");
-  ASSERT_TRUE(refused) << "the run did not finish";
-  EXPECT_EQ(phase_of(*refused), "Failed") << refused->dump(2);
-  const std::string log = w().pod_log("tls-2");
-  EXPECT_NE(log.find("cannot be verified: its certificate is not signed by the CA in $ODS_CALLBACK_CA"),
-            std::string::npos)
-      << log;
-  EXPECT_EQ(log.find("retrying"), std::string::npos) << "a certificate that can't be verified is not retried: " << log;
-}
 
 }  // namespace
 }  // namespace ods::testing

@@ -191,8 +191,7 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                   "--callback-listen",
                                   "127.0.0.1:" + std::to_string(*own_callback_port),
                                   "--callback-url",
-                                  (callback_tls_flags_.empty() ? "http" : "https") + std::string("://127.0.0.1:") +
-                                      std::to_string(callback_port_),
+                                  "http://127.0.0.1:" + std::to_string(callback_port_),
                                   "--metrics-listen",
                                   "127.0.0.1:" + std::to_string(*metrics_port),
                                   "--lease",
@@ -207,7 +206,6 @@ std::expected<OperatorReplica*, std::string> OperatorWorld::start_operator(const
                                   lease.retry_period,
                                   "--log-level",
                                   "debug"};
-    argv.insert(argv.end(), callback_tls_flags_.begin(), callback_tls_flags_.end());
     // One log per process, so the wait below reads this process's lines only.
     const auto log = plane_->dir() / ("operator-" + identity + "-" + std::to_string(++processes_started_) + ".log");
     auto started = replica->process.start(argv, plane_->dir(), log);

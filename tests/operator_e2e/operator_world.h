@@ -74,9 +74,6 @@ class OperatorWorld {
   [[nodiscard]] std::expected<OperatorReplica*, std::string> start_operator(
       const std::string& identity, const std::filesystem::path& kubeconfig = {}, const LeaseTimings& lease = {});
   OperatorReplica& replica(const std::string& identity) { return *replicas_.at(identity); }
-  // The callback's TLS flags of the replicas started from now on (--callback-tls-cert, …), and
-  // their callback URL https:// (none, the default: plain HTTP).
-  void set_callback_tls_flags(std::vector<std::string> flags) { callback_tls_flags_ = std::move(flags); }
   // Waits until the replica's /readyz answers 200 (it leads and its controllers run).
   bool wait_ready(const std::string& identity, std::chrono::seconds timeout = std::chrono::seconds(30));
   // A replica of that name was started and has not exited.
@@ -130,7 +127,6 @@ class OperatorWorld {
   int processes_started_ = 0;  // numbers the replicas' log files
   int callback_port_ = 0;      // the Service stand-in's
   std::filesystem::path service_backends_;
-  std::vector<std::string> callback_tls_flags_;
   BackgroundProcess service_;
 };
 

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -55,13 +54,6 @@ Result<CallbackEndpoint> endpoint_of(const ParsedArgs& args, const CommandContex
   e.run = setting(args, ctx, kFlagRun, pod_env::kRun);
   const std::string token_file = setting(args, ctx, kFlagTokenFile, pod_env::kRunTokenFile);
   if (e.base_url.empty()) return fail("usage", "--callback (or $ODS_CALLBACK_URL) is required: the controller's URL");
-  e.ca_pem = setting(args, ctx, kFlagCallbackCa, pod_env::kCallbackCa);
-  if (!e.ca_pem.empty() && !e.ca_pem.starts_with("-----BEGIN")) {  // a file holding it
-    std::ifstream ca(e.ca_pem);
-    if (!ca) return fail("usage", "--callback-ca " + e.ca_pem + ": cannot read the CA certificate");
-    e.ca_pem.assign(std::istreambuf_iterator<char>(ca), std::istreambuf_iterator<char>());
-  }
-  ODS_TRY_VOID(check_callback_tls(e));
   const auto slash = e.run.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == e.run.size() ||
       e.run.find('/', slash + 1) != std::string::npos)
@@ -404,10 +396,6 @@ int run_pod(const ParsedArgs& args, CommandContext& ctx) {
 std::vector<FlagSpec> pod_flags() {
   return {
       {kFlagCallback, true, "the controller's callback URL (default: $ODS_CALLBACK_URL)"},
-      {kFlagCallbackCa, true,
-       "the CA (PEM text, or a file holding it) an https:// callback server must chain to; its host name is "
-       "checked too, and a server that fails either is never sent the token (default: $ODS_CALLBACK_CA; unset: "
-       "the system's CAs)"},
       {kFlagRun, true, "the run this pod reports for, NAMESPACE/NAME (default: $ODS_RUN)"},
       {kFlagTokenFile, true, "file holding the run's token (default: $ODS_RUN_TOKEN_FILE)"},
       {kFlagRetryFor, true,

@@ -37,7 +37,6 @@ inline constexpr char kFlagUpstream[] = "--upstream";
 
 // `ods pod`: the controller's callback.
 inline constexpr char kFlagCallback[] = "--callback";
-inline constexpr char kFlagCallbackCa[] = "--callback-ca";
 inline constexpr char kFlagRun[] = "--run";
 inline constexpr char kFlagTokenFile[] = "--token-file";
 inline constexpr char kFlagRetryFor[] = "--retry-for";

@@ -9,7 +9,6 @@
 #include <iostream>
 #include <mutex>
 
-#include "callback_trust.h"
 #include "cluster_secrets.h"
 #include "ods/callback/callback_server.h"
 #include "ods/callback/leader_gate.h"
@@ -113,21 +112,6 @@ int run(const OperatorOptions& o) {
   callback::CallbackServerOptions callback_options;
   callback_options.host = o.callback_listen.host;
   callback_options.port = o.callback_listen.port;
-  callback_options.tls_cert_file = o.callback_tls_cert;
-  callback_options.tls_key_file = o.callback_tls_key;
-  callback_options.on_tls_reload = [log = log.child("callback")](bool loaded, const std::string& sentence) {
-    loaded ? log.info(sentence, {}) : log.error(sentence, {});
-  };
-  std::string callback_ca_pem;
-  if (!o.callback_tls_cert.empty()) {
-    auto trust = callback_trust(o);
-    if (!trust) return fail_start("no CA for runner pods to verify the callback server with", trust.error());
-    // A CA that does not verify the certificate fails every run's callback: said here, at start.
-    if (const std::string problem = callback_trust_problem(trust->ca_pem, o.callback_tls_cert, o.callback_url);
-        !problem.empty())
-      log.error("the callback's CA does not verify its certificate", {{"error", problem}, {"ca", trust->file}});
-    callback_ca_pem = std::move(trust->ca_pem);
-  }
   callback_options.on_refused = [log = log.child("callback")](const callback::RefusedRequest& r) {
     if (r.status == 503 && r.body.find(callback::kNotLeaderCode) != std::string::npos) {
       log.debug("callback request refused: not the leader", {{"method", r.method}, {"path", r.path}});
@@ -140,7 +124,7 @@ int run(const OperatorOptions& o) {
   if (!callback_server) return fail_start("cannot listen for callbacks", callback_server.error());
 
   telemetry::OperatorMetrics metrics;
-  Leadership leadership(RuntimeDeps{**client, **store, *tokens, metrics, log, o, gate, callback_ca_pem}, log);
+  Leadership leadership(RuntimeDeps{**client, **store, *tokens, metrics, log, o, gate}, log);
   telemetry::EndpointOptions endpoint;
   endpoint.host = o.metrics_listen.host;
   endpoint.port = o.metrics_listen.port;

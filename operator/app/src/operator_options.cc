@@ -77,25 +77,6 @@ Result<void> append_list(const std::string& flag, const std::string& value, std:
   return {};
 }
 
-// The TLS flags agree with each other and with the callback URL's scheme.
-Result<void> check_callback_tls(const OperatorOptions& o) {
-  const bool tls = !o.callback_tls_cert.empty();
-  if (tls != !o.callback_tls_key.empty())
-    return fail("usage", "--callback-tls-cert and --callback-tls-key go together: the certificate and its key");
-  if (!tls && !o.callback_tls_ca.empty())
-    return fail("usage", "--callback-tls-ca is the CA of --callback-tls-cert, which is not given");
-  if (tls && !o.callback_url.starts_with("https://"))
-    return fail("usage",
-                "--callback-url must be https:// when the callback server serves TLS (--callback-tls-cert), "
-                "got '" +
-                    o.callback_url + "'");
-  if (!tls && o.callback_url.starts_with("https://"))
-    return fail("usage",
-                "--callback-url is https:// but no --callback-tls-cert and --callback-tls-key are given: "
-                "the callback server would serve plain HTTP");
-  return {};
-}
-
 }  // namespace
 
 Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
@@ -127,13 +108,6 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
       if (!d) return fail("usage", flag + ": " + d.error().message);
       if (d->count() <= 0) return fail("usage", flag + " must be longer than zero");
       out = *d;
-      return {};
-    });
-  };
-  auto path_into = [](std::string& out, const std::string& flag) {
-    return Setter([&out, flag](const std::string& v) -> Result<void> {
-      if (v.empty()) return fail("usage", flag + " needs a file");
-      out = v;
       return {};
     });
   };
@@ -176,9 +150,6 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
          o.callback_url = v;
          return {};
        }},
-      {"--callback-tls-cert", path_into(o.callback_tls_cert, "--callback-tls-cert")},
-      {"--callback-tls-key", path_into(o.callback_tls_key, "--callback-tls-key")},
-      {"--callback-tls-ca", path_into(o.callback_tls_ca, "--callback-tls-ca")},
       {"--metrics-listen",
        [&](const std::string& v) -> Result<void> {
          auto r = parse_listen("--metrics-listen", v);
@@ -277,7 +248,6 @@ Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& a
   if (!o.callback_url.starts_with("http://") && !o.callback_url.starts_with("https://")) {
     return fail("usage", "--callback-url must start with http:// or https://, got '" + o.callback_url + "'");
   }
-  ODS_TRY_VOID(check_callback_tls(o));
   if (o.renew_deadline >= o.lease_duration) {
     return fail("usage", "--renew-deadline must be shorter than --lease-duration");
   }
@@ -303,15 +273,7 @@ plans against the PostgreSQL state store and records the results.
   --callback-key-secret NS/NAME[:KEY]
                                Secret holding the key that signs per-run callback tokens (key default: key)
   --callback-listen HOST:PORT  where the callback server listens (default 0.0.0.0:8081)
-  --callback-url URL           how runner pods reach the callback server (e.g. https://ods.ods-system.svc:8081;
-                               https:// with --callback-tls-cert, http:// without)
-  --callback-tls-cert FILE     serve the callback over HTTPS with this certificate chain (PEM, e.g. a
-                               kubernetes.io/tls Secret's tls.crt); a renewed file is taken for new
-                               connections without a restart. Default: plain HTTP (trusted networks only)
-  --callback-tls-key FILE      the certificate's private key (PEM, tls.key)
-  --callback-tls-ca FILE       the CA runner pods verify the callback server with (PEM, passed to them
-                               as $ODS_CALLBACK_CA); default: ca.crt beside the certificate if there is
-                               one, else the certificate itself. Read at start
+  --callback-url URL           how runner pods reach the callback server (e.g. http://ods.ods-system.svc:8081)
   --metrics-listen HOST:PORT   /metrics, /healthz, /readyz (default 0.0.0.0:8080)
   --leader-elect | --no-leader-elect
                                take part in leader election on a Lease (default on)

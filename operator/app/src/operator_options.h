@@ -29,12 +29,6 @@ struct OperatorOptions {
   SecretKeyRef callback_key;    // the key that signs per-run callback tokens (required)
   ListenAddress callback_listen{"0.0.0.0", 8081};
   std::string callback_url;  // how runner pods reach the callback server (required)
-  // HTTPS for the callback server (callback_trust.h): the certificate chain and key files (PEM;
-  // both or neither), and the CA runner pods trust (default: ca.crt beside the certificate when
-  // there is one, else the certificate itself). Neither: plain HTTP.
-  std::string callback_tls_cert;
-  std::string callback_tls_key;
-  std::string callback_tls_ca;
   ListenAddress metrics_listen{"0.0.0.0", 8080};
   bool leader_elect = true;
   std::string lease_namespace;  // default: the namespace of --state-secret
@@ -57,9 +51,7 @@ struct OperatorOptions {
 };
 
 // Parses argv after the program name. Errors (code "usage"): an unknown flag, a missing or
-// malformed value, a required flag absent, renew deadline not shorter than the lease, a TLS
-// certificate without its key (or the reverse) or a CA without them, an https:// callback URL
-// without a certificate or an http:// one with it.
+// malformed value, a required flag absent, renew deadline not shorter than the lease.
 [[nodiscard]] Result<OperatorOptions> parse_operator_options(const std::vector<std::string>& args);
 
 // "15s", "250ms", "2m", "1h30m" -> milliseconds; errors name the text.

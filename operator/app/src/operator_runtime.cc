@@ -170,7 +170,6 @@ struct OperatorRuntime::Parts {
   control::RunJobOptions job_options() const {
     control::RunJobOptions o;
     o.callback_url = deps.options.callback_url;
-    o.callback_ca_pem = deps.callback_ca_pem;
     o.policy = {.image_patterns = deps.options.allowed_images,
                 .service_accounts = deps.options.allowed_service_accounts};
     o.packages_cache = {.host_path = deps.options.packages_cache_host_path,

@@ -28,8 +28,7 @@ struct RuntimeDeps {
   telemetry::OperatorMetrics& metrics;
   telemetry::Logger log;
   OperatorOptions options;
-  callback::LeaderGate& gate;     // the callback port's gate: opened by start(), closed by the destructor
-  std::string callback_ca_pem{};  // with TLS: the CA runner pods verify the callback with (callback_trust.h)
+  callback::LeaderGate& gate;  // the callback port's gate: opened by start(), closed by the destructor
 };
 
 class OperatorRuntime {

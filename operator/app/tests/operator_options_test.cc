@@ -102,17 +102,6 @@ TEST(OperatorOptions, ThePackagesCacheIsAHostPathOrAClaim) {
   EXPECT_EQ(claim->packages_cache_claim, "dbt-packages");
 }
 
-TEST(OperatorOptions, TlsForTheCallbackTakesACertificateAKeyAndAnHttpsUrl) {
-  auto o = parse_operator_options(
-      required({"--callback-url", "https://ods.ods-system.svc:8081", "--callback-tls-cert",
-                "/etc/ods/callback-tls/tls.crt", "--callback-tls-key=/etc/ods/callback-tls/tls.key"}));
-  ASSERT_TRUE(o) << o.error().message;
-  EXPECT_EQ(o->callback_tls_cert, "/etc/ods/callback-tls/tls.crt");
-  EXPECT_EQ(o->callback_tls_key, "/etc/ods/callback-tls/tls.key");
-  EXPECT_EQ(o->callback_tls_ca, "");
-  EXPECT_NE(operator_usage().find("--callback-tls-cert FILE"), std::string::npos);
-}
-
 TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
   const std::vector<BadCase> cases{
       {{"--callback-key-secret", "ods/k", "--callback-url", "http://x"}, "--state-secret is required"},
@@ -135,12 +124,6 @@ TEST(OperatorOptions, RefusesBadFlagsNamingThem) {
        "--state-secret must be NAMESPACE/NAME"},
       {{"--state-secret", "a/b", "--callback-key-secret", "ods/k", "--callback-url", "ftp://x"},
        "--callback-url must start with http://"},
-      {required({"--callback-tls-cert", "/tls/tls.crt"}), "--callback-tls-cert and --callback-tls-key go together"},
-      {required({"--callback-tls-key", "/tls/tls.key"}), "--callback-tls-cert and --callback-tls-key go together"},
-      {required({"--callback-tls-ca", "/tls/ca.crt"}), "--callback-tls-ca is the CA of --callback-tls-cert"},
-      {required({"--callback-tls-cert=/t/c", "--callback-tls-key=/t/k"}), "--callback-url must be https://"},
-      {required({"--callback-url", "https://ods.ods-system.svc:8081"}), "--callback-url is https:// but no"},
-      {required({"--callback-tls-cert="}), "--callback-tls-cert needs a file"},
   };
   for (const auto& c : cases) {
     auto o = parse_operator_options(c.args);

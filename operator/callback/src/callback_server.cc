@@ -36,9 +36,6 @@ class Server final : public CallbackServer {
     http_options.max_body_bytes = options_.max_body_bytes;
     http_options.request_deadline = options_.body_deadline;
     http_options.threads = kHandlerThreads;
-    if (!options_.tls_cert_file.empty())
-      http_options.tls = http::TlsFiles{options_.tls_cert_file, options_.tls_key_file,
-                                        std::chrono::milliseconds(10'000), options_.on_tls_reload};
     auto started =
         http::start_server(http_options, [this](http::Request request) { return serve(std::move(request)); });
     if (!started) return std::unexpected(started.error());

@@ -35,7 +35,6 @@ Json environment(const Json& run, const Json& project, const RunJobOptions& opti
   Json env = Json::array({env_var(pod_env::kCallbackUrl, options.callback_url), env_var(pod_env::kRun, run_key.str()),
                           env_var(pod_env::kRunTokenFile, std::string(kRunTokenFile)),
                           env_var(pod_env::kProfilesDir, std::string(kProfileDir))});
-  if (!options.callback_ca_pem.empty()) env.push_back(env_var(pod_env::kCallbackCa, options.callback_ca_pem));
   if (const std::string path = string_at(project, "/spec/source/image/path"); !path.empty()) {
     env.push_back(env_var(pod_env::kProjectDir, path));
   } else {

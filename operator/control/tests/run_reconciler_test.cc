@@ -475,8 +475,7 @@ TEST(RunJob, ThePackagesCacheIsANamespacesFolderOfAHostPathOrItsClaim) {
 
 // Every name a runner Job sets is one of ods/callback/pod_environment.h, which `ods pod` reads
 // (cli_tests, PodEnvironment), and each listed name is set by some Job: an image or a private git
-// source, a digest key, a packages cache, a TLS callback's CA. The template's own env is the
-// user's and not listed.
+// source, a digest key, a packages cache. The template's own env is the user's and not listed.
 TEST(RunJob, TheJobSetsExactlyTheListedPodEnvironment) {
   namespace pod_env = callback::pod_env;
   const Json run = testing::manual_run("shop-run-1");
@@ -487,9 +486,7 @@ TEST(RunJob, TheJobSetsExactlyTheListedPodEnvironment) {
   std::set<std::string> set_by_some_job;
   for (const Json& project : {image, git}) {
     auto job = runner_job(run, project,
-                          RunJobOptions{.callback_url = "https://x",
-                                        .callback_ca_pem = "-----BEGIN CERTIFICATE-----\n",
-                                        .packages_cache = {.claim_name = "packages"}});
+                          RunJobOptions{.callback_url = "http://x", .packages_cache = {.claim_name = "packages"}});
     ASSERT_TRUE(job) << job.error().message;
     for (const Json& item : (*job)["spec"]["template"]["spec"]["containers"][0]["env"]) {
       const std::string name = item["name"];
@@ -500,22 +497,6 @@ TEST(RunJob, TheJobSetsExactlyTheListedPodEnvironment) {
   }
   for (const auto& variable : pod_env::kRunnerPodVariables)
     EXPECT_TRUE(set_by_some_job.contains(std::string(variable.name))) << variable.name << " is listed but never set";
-}
-
-// A plain-HTTP callback gives the pod no CA; a TLS one its PEM text as a value (public).
-TEST(RunJob, TheCallbacksCaIsAValueOnlyWithTls) {
-  const Json run = testing::manual_run("shop-run-1");
-  auto env_of = [&](const RunJobOptions& options) {
-    auto job = runner_job(run, testing::shop_project(), options);
-    EXPECT_TRUE(job) << job.error().message;
-    return job ? (*job)["spec"]["template"]["spec"]["containers"][0]["env"] : Json::array();
-  };
-  for (const Json& item : env_of(RunJobOptions{.callback_url = "http://x"})) EXPECT_NE(item["name"], "ODS_CALLBACK_CA");
-  const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-  const Json env = env_of(RunJobOptions{.callback_url = "https://ods.ods-system.svc:8081", .callback_ca_pem = pem});
-  const auto ca = std::ranges::find_if(env, [](const Json& item) { return item["name"] == "ODS_CALLBACK_CA"; });
-  ASSERT_NE(ca, env.end());
-  EXPECT_EQ((*ca)["value"], pem);
 }
 
 // spec.policies.runTests reaches the pod as ODS_RUN_TESTS: true unless the project says false.

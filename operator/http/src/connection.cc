@@ -2,9 +2,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -26,21 +24,6 @@ namespace {
 constexpr std::size_t kLingerBytes = 16u << 20;         // read and dropped after an answer that closes, at most
 constexpr auto kLingerQuiet = std::chrono::seconds(1);  // … until the client is this long silent
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-constexpr std::string_view kPlainToTls =
-    "This port serves HTTPS: the request was sent as plain HTTP and was not read. Use an https:// URL.\n";
-
-template <class Stream>
-constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
-
-// The stream over an accepted socket: the socket itself, or TLS over it.
-template <class Stream>
-Stream make_stream(asio::ip::tcp::socket socket, const std::shared_ptr<asio::ssl::context>& tls) {
-  if constexpr (kTls<Stream>) {
-    return Stream(std::move(socket), *tls);
-  } else {
-    return Stream(std::move(socket));
-  }
-}
 
 bool is_parse_error(const error_code& error) {
   return error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
@@ -79,80 +62,31 @@ std::string path_of(boost::beast::string_view target) {
 
 }  // namespace
 
-template <class Stream>
-Connection<Stream>::Connection(asio::ip::tcp::socket socket, std::shared_ptr<asio::ssl::context> tls,
-                               const Settings& settings, std::function<void(const LiveConnection*)> on_closed)
-    : tls_(std::move(tls)),
-      stream_(make_stream<Stream>(std::move(socket), tls_)),
-      timer_(stream_.get_executor()),
+Connection::Connection(asio::ip::tcp::socket socket, const Settings& settings,
+                       std::function<void(const Connection*)> on_closed)
+    : socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
       settings_(settings),
       on_closed_(std::move(on_closed)) {}
 
-template <class Stream>
-Connection<Stream>::~Connection() {
+Connection::~Connection() {
   error_code ignored;
-  stream_.lowest_layer().close(ignored);
+  socket_.close(ignored);
   if (on_closed_) on_closed_(this);
 }
 
-template <class Stream>
-void Connection<Stream>::start() {
-  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-    if constexpr (!kTls<Stream>) {
-      self->read_request();
-    } else {  // the first bytes say whether the client speaks TLS
-      self->handshaking_ = true;
-      self->timer_.expires_after(self->settings_.options.request_deadline);
-      self->timer_.async_wait([self](error_code error) { self->on_deadline(error); });
-      beast::async_detect_ssl(self->stream_.next_layer(), self->buffer_,
-                              [self](error_code error, bool is_tls) { self->on_detected(error, is_tls); });
-    }
-  });
+void Connection::start() {
+  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read_request(); });
 }
 
-template <class Stream>
-void Connection<Stream>::on_detected(error_code error, bool is_tls) {
-  if (closed_ || stopping_) return close();
-  if (error) return close();  // closed, or the deadline passed before a byte came
-  if constexpr (kTls<Stream>) {
-    if (!is_tls) {  // plain HTTP on the TLS port: say so in plain HTTP, never read the request
-      plain_refusal_ =
-          "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-          "Content-Length: " +
-          std::to_string(kPlainToTls.size()) + "\r\n\r\n" + std::string(kPlainToTls);
-      busy_ = true;
-      asio::async_write(stream_.next_layer(), asio::buffer(plain_refusal_),
-                        [self = shared_from_this()](error_code, std::size_t) {
-                          self->busy_ = false;
-                          self->linger();
-                        });
-      return;
-    }
-    stream_.async_handshake(
-        asio::ssl::stream_base::server, buffer_.data(),
-        [self = shared_from_this()](error_code e, std::size_t used) { self->on_handshake(e, used); });
-  }
-}
-
-template <class Stream>
-void Connection<Stream>::on_handshake(error_code error, std::size_t used) {
-  handshaking_ = false;
-  if (closed_ || stopping_ || error) return close();  // e.g. the client does not trust the certificate
-  buffer_.consume(used);
-  secured_ = true;
-  read_request();
-}
-
-template <class Stream>
-void Connection<Stream>::stop() {
-  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+void Connection::stop() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
     self->stopping_ = true;
     if (!self->busy_) self->close();  // a handler's answer is sent first (on_written closes)
   });
 }
 
-template <class Stream>
-void Connection<Stream>::read_request() {
+void Connection::read_request() {
   if (stopping_ || closed_) return close();
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(settings_.options.max_header_bytes));
@@ -160,22 +94,20 @@ void Connection<Stream>::read_request() {
   late_ = false;
   timer_.expires_after(settings_.options.request_deadline);
   timer_.async_wait([self = shared_from_this()](error_code error) { self->on_deadline(error); });
-  bhttp::async_read_header(stream_, buffer_, *parser_,
+  bhttp::async_read_header(socket_, buffer_, *parser_,
                            [self = shared_from_this()](error_code error, std::size_t) { self->on_header(error); });
 }
 
-template <class Stream>
-void Connection<Stream>::on_deadline(error_code error) {
+void Connection::on_deadline(error_code error) {
   if (error == asio::error::operation_aborted || closed_) return;
   if (timer_.expiry() > std::chrono::steady_clock::now()) return;  // re-armed since it fired
-  if (lingering_ || busy_ || handshaking_) return close();         // quiet client, answer not read, or no handshake
+  if (lingering_ || busy_) return close();  // the client went quiet, or stopped reading the answer
   late_ = true;
   error_code ignored;
-  stream_.lowest_layer().cancel(ignored);  // the read ends with operation_aborted: on_header / on_body answer
+  socket_.cancel(ignored);  // the read ends with operation_aborted: on_header / on_body answer
 }
 
-template <class Stream>
-void Connection<Stream>::on_header(error_code error) {
+void Connection::on_header(error_code error) {
   if (closed_) return;
   if (error == bhttp::error::end_of_stream) return close();  // closed between requests
   if (error == asio::error::operation_aborted) {
@@ -199,7 +131,7 @@ void Connection<Stream>::on_header(error_code error) {
                                                   " is not served: HTTP/1.1 and HTTP/1.0 are."));
   const auto expect = message[bhttp::field::expect];
   if (!parser_->is_done() && beast::iequals(expect, "100-continue")) {
-    asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+    asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                       [self = shared_from_this()](error_code written, std::size_t) {
                         if (written) return self->close();
                         self->read_body();
@@ -209,16 +141,14 @@ void Connection<Stream>::on_header(error_code error) {
   read_body();
 }
 
-template <class Stream>
-void Connection<Stream>::read_body() {
+void Connection::read_body() {
   if (closed_) return;
   if (parser_->is_done()) return on_body({});
-  bhttp::async_read(stream_, buffer_, *parser_,
+  bhttp::async_read(socket_, buffer_, *parser_,
                     [self = shared_from_this()](error_code error, std::size_t) { self->on_body(error); });
 }
 
-template <class Stream>
-void Connection<Stream>::on_body(error_code error) {
+void Connection::on_body(error_code error) {
   if (closed_) return;
   if (error == asio::error::operation_aborted) {
     if (!late_ || stopping_) return close();
@@ -234,8 +164,7 @@ void Connection<Stream>::on_body(error_code error) {
   answer(std::move(request));
 }
 
-template <class Stream>
-Request Connection<Stream>::refused(Refusal why, std::string problem) const {
+Request Connection::refused(Refusal why, std::string problem) const {
   Request request;
   request.refusal = why;
   request.problem = std::move(problem);
@@ -248,8 +177,7 @@ Request Connection<Stream>::refused(Refusal why, std::string problem) const {
   return request;
 }
 
-template <class Stream>
-void Connection<Stream>::answer(Request request) {
+void Connection::answer(Request request) {
   busy_ = true;
   const bool head = request.method == "HEAD";
   const bool refused = request.refusal != Refusal::none;
@@ -280,13 +208,12 @@ void Connection<Stream>::answer(Request request) {
   }
   timer_.expires_after(settings_.options.request_deadline);  // for the client to take the answer
   timer_.async_wait([self = shared_from_this()](error_code error) { self->on_deadline(error); });
-  bhttp::async_write(stream_, *response_, [self = shared_from_this(), after](error_code error, std::size_t) {
+  bhttp::async_write(socket_, *response_, [self = shared_from_this(), after](error_code error, std::size_t) {
     self->on_written(error, after);
   });
 }
 
-template <class Stream>
-void Connection<Stream>::on_written(error_code error, After after) {
+void Connection::on_written(error_code error, After after) {
   busy_ = false;
   response_.reset();
   if (closed_) return;
@@ -295,39 +222,30 @@ void Connection<Stream>::on_written(error_code error, After after) {
   read_request();
 }
 
-template <class Stream>
-void Connection<Stream>::linger() {
+void Connection::linger() {
   lingering_ = true;
   error_code ignored;
-  stream_.lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
   on_lingered({}, 0);
 }
 
-template <class Stream>
-void Connection<Stream>::on_lingered(error_code error, std::size_t bytes) {
+void Connection::on_lingered(error_code error, std::size_t bytes) {
   if (closed_) return;
   lingered_ += bytes;
   if (error || lingered_ >= kLingerBytes) return close();
   timer_.expires_after(kLingerQuiet);
   timer_.async_wait([self = shared_from_this()](error_code e) { self->on_deadline(e); });
-  auto on_read = [self = shared_from_this()](error_code e, std::size_t n) { self->on_lingered(e, n); };
-  if constexpr (kTls<Stream>) {
-    if (!secured_) return stream_.next_layer().async_read_some(asio::buffer(scratch_), std::move(on_read));
-  }
-  stream_.async_read_some(asio::buffer(scratch_), std::move(on_read));
+  socket_.async_read_some(asio::buffer(scratch_),
+                          [self = shared_from_this()](error_code e, std::size_t n) { self->on_lingered(e, n); });
 }
 
-template <class Stream>
-void Connection<Stream>::close() {
+void Connection::close() {
   if (closed_) return;
   closed_ = true;
   error_code ignored;
-  stream_.lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_.lowest_layer().close(ignored);
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
   timer_.cancel();
 }
-
-template class Connection<PlainStream>;
-template class Connection<TlsStream>;
 
 }  // namespace ods::http::detail

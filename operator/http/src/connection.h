@@ -2,14 +2,9 @@
 // One accepted connection of the HTTP server: reads requests one after another (keep-alive),
 // each under the size limits and the deadline, hands each to the handler and writes its answer.
 // Everything a connection does runs on its own strand, so its handlers never race each other.
-// Over TLS (Connection<TlsStream>) it first checks that the client speaks TLS (a plain HTTP
-// request is answered 400 in plain text, never handed to the handler) and completes the
-// handshake, both within the request deadline.
 #include <array>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
@@ -31,39 +26,22 @@ struct Settings {
   std::atomic<bool> stopping{false};  // the server is being destroyed: answers close
 };
 
-using PlainStream = boost::asio::ip::tcp::socket;
-using TlsStream = boost::asio::ssl::stream<boost::asio::ip::tcp::socket>;
-
-// What the server knows of a connection: enough to stop it and forget it.
-class LiveConnection {
+class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  virtual ~LiveConnection() = default;
-  virtual void start() = 0;
-  // The server is stopping: a connection waiting for a request closes now, one handling a request
-  // sends its answer (with Connection: close) first.
-  virtual void stop() = 0;
-};
-
-template <class Stream>
-class Connection final : public LiveConnection, public std::enable_shared_from_this<Connection<Stream>> {
- public:
-  // `socket` is bound to a strand of the server's io_context; `tls` is the server's TLS context
-  // (TlsStream only; held while the connection lives); `on_closed` is called once, from the
-  // destructor, so the server can forget the connection.
-  Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::ssl::context> tls,
-             const Settings& settings, std::function<void(const LiveConnection*)> on_closed);
+  // `socket` is bound to a strand of the server's io_context; `on_closed` is called once, from
+  // the destructor, so the server can forget the connection.
+  Connection(boost::asio::ip::tcp::socket socket, const Settings& settings,
+             std::function<void(const Connection*)> on_closed);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  void start() override;
-  void stop() override;
+  void start();
+  // The server is stopping: a connection waiting for a request closes now, one handling a request
+  // sends its answer (with Connection: close) first.
+  void stop();
 
  private:
-  using std::enable_shared_from_this<Connection<Stream>>::shared_from_this;
-  // TLS: is the client speaking TLS? Then the handshake; else a plain 400 and close.
-  void on_detected(boost::system::error_code error, bool is_tls);
-  void on_handshake(boost::system::error_code error, std::size_t used);
   void read_request();
   void on_header(boost::system::error_code error);
   void read_body();
@@ -81,12 +59,10 @@ class Connection final : public LiveConnection, public std::enable_shared_from_t
   void close();
   Request refused(Refusal why, std::string problem) const;
 
-  std::shared_ptr<boost::asio::ssl::context> tls_;  // before stream_: the stream is made from it
-  Stream stream_;
+  boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer timer_;
   const Settings& settings_;
-  std::function<void(const LiveConnection*)> on_closed_;
-  std::string plain_refusal_;  // the 400 sent to a plain HTTP client of a TLS port
+  std::function<void(const Connection*)> on_closed_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::shared_ptr<boost::beast::http::response<boost::beast::http::string_body>> response_;
@@ -97,11 +73,6 @@ class Connection final : public LiveConnection, public std::enable_shared_from_t
   bool lingering_ = false;  // the answer that closes is sent: dropping what still comes
   bool stopping_ = false;   // stop() came
   bool closed_ = false;
-  bool handshaking_ = false;  // TLS: detecting or handshaking; the deadline closes
-  bool secured_ = false;      // TLS: the handshake is done
 };
-
-extern template class Connection<PlainStream>;
-extern template class Connection<TlsStream>;
 
 }  // namespace ods::http::detail

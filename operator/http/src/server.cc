@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "connection.h"
-#include "tls_context.h"
 
 namespace ods::http {
 
@@ -41,7 +40,7 @@ class BeastServer final : public Server {
         retry_(acceptor_.get_executor()) {}
 
   ~BeastServer() override {
-    std::vector<std::shared_ptr<detail::LiveConnection>> live;
+    std::vector<std::shared_ptr<detail::Connection>> live;
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
@@ -60,11 +59,6 @@ class BeastServer final : public Server {
   }
 
   Result<void> listen() {
-    if (settings_.options.tls) {
-      auto tls = detail::TlsContextSource::open(*settings_.options.tls);
-      if (!tls) return std::unexpected(tls.error());
-      tls_ = std::move(*tls);
-    }
     const std::string host = settings_.options.host.empty() ? "0.0.0.0" : settings_.options.host;
     const std::string where = host + ":" + std::to_string(settings_.options.port);
     error_code error;
@@ -78,7 +72,7 @@ class BeastServer final : public Server {
         acceptor_.bind(endpoint, error) || acceptor_.listen(asio::socket_base::max_listen_connections, error))
       return fail("unavailable", "Cannot listen on " + where + ": " + error.message() + ".");
     port_ = acceptor_.local_endpoint(error).port();
-    url_ = (tls_ ? "https://" : "http://") + host + ":" + std::to_string(port_);
+    url_ = "http://" + host + ":" + std::to_string(port_);
     accept();
     for (int i = 0; i < settings_.options.threads; ++i) threads_.emplace_back([this] { io_.run(); });
     return {};
@@ -102,25 +96,19 @@ class BeastServer final : public Server {
       });
       return;
     }
-    std::shared_ptr<detail::LiveConnection> connection;
+    std::shared_ptr<detail::Connection> connection;
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;  // `socket` closes as it goes
-      auto forget_it = [this](const detail::LiveConnection* gone) { forget(gone); };
-      if (tls_) {
-        connection = std::make_shared<detail::Connection<detail::TlsStream>>(std::move(socket), tls_->current(),
-                                                                             settings_, forget_it);
-      } else {
-        connection =
-            std::make_shared<detail::Connection<detail::PlainStream>>(std::move(socket), nullptr, settings_, forget_it);
-      }
+      connection = std::make_shared<detail::Connection>(std::move(socket), settings_,
+                                                        [this](const detail::Connection* gone) { forget(gone); });
       connections_.emplace(connection.get(), connection);
     }
     connection->start();
     accept();
   }
 
-  void forget(const detail::LiveConnection* connection) {
+  void forget(const detail::Connection* connection) {
     std::lock_guard lock(mutex_);
     connections_.erase(connection);
   }
@@ -131,8 +119,7 @@ class BeastServer final : public Server {
   asio::steady_timer retry_;
   std::mutex mutex_;
   bool stopping_ = false;  // guarded by mutex_
-  std::map<const detail::LiveConnection*, std::weak_ptr<detail::LiveConnection>> connections_;
-  std::unique_ptr<detail::TlsContextSource> tls_;  // with options.tls; used on the acceptor's strand
+  std::map<const detail::Connection*, std::weak_ptr<detail::Connection>> connections_;
   std::vector<std::thread> threads_;
   int port_ = 0;
   std::string url_;

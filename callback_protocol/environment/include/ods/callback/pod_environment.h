@@ -14,9 +14,6 @@
 namespace ods::callback::pod_env {
 
 inline constexpr std::string_view kCallbackUrl = "ODS_CALLBACK_URL";
-// The CA certificate(s), PEM text, the pod verifies an https:// callback URL's server with; set
-// only when the operator serves the callback over TLS (a CA certificate is public: a value).
-inline constexpr std::string_view kCallbackCa = "ODS_CALLBACK_CA";
 inline constexpr std::string_view kRun = "ODS_RUN";
 inline constexpr std::string_view kRunTokenFile = "ODS_RUN_TOKEN_FILE";
 inline constexpr std::string_view kProfilesDir = "DBT_PROFILES_DIR";
@@ -51,7 +48,6 @@ struct PodVariable {
 
 inline constexpr std::array kRunnerPodVariables{
     PodVariable{kCallbackUrl, Reader::pod_flag, "--callback"},
-    PodVariable{kCallbackCa, Reader::pod_flag, "--callback-ca"},
     PodVariable{kRun, Reader::pod_flag, "--run"},
     PodVariable{kRunTokenFile, Reader::pod_flag, "--token-file"},
     PodVariable{kProfilesDir, Reader::pod_flag, "--profiles-dir"},

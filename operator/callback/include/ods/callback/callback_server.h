@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "ods/base/result.h"
@@ -35,26 +34,18 @@ struct CallbackServerOptions {
   // reading it: a client announcing more than it sends gets 408 (request_timeout) then, and its
   // connection is closed; a connection that sends nothing that long is closed.
   std::chrono::milliseconds body_deadline = kDefaultBodyDeadline;
-  // HTTPS: the certificate chain and key files (PEM), e.g. a kubernetes.io/tls Secret mounted
-  // into the pod; a renewed pair written over them serves new connections (ods/http/server.h,
-  // TlsFiles). Empty cert_file: plain HTTP.
-  std::string tls_cert_file{};
-  std::string tls_key_file{};
-  // Told each time a changed certificate was loaded (true) or refused (false), with a sentence.
-  std::function<void(bool loaded, const std::string& sentence)> on_tls_reload{};
 };
 
 class CallbackServer {
  public:
   // Stops listening and waits for the requests being handled.
   virtual ~CallbackServer() = default;
-  // "http://<host>:<port>" (https:// with TLS), what it listens on.
+  // "http://<host>:<port>", what it listens on.
   virtual std::string url() const = 0;
 };
 
 // Starts listening; requests are handled on the HTTP server's threads (8 at once).
-// Errors: "unavailable" when the address can't be bound (e.g. the port is taken), naming it;
-// "invalid_tls" when the TLS files can't be loaded, naming the file and why.
+// Errors: "unavailable" when the address can't be bound (e.g. the port is taken), naming it.
 [[nodiscard]] Result<std::unique_ptr<CallbackServer>> start_callback_server(const CallbackServerOptions& options,
                                                                             CallbackDeps deps);
 // The same in front of `service` (e.g. a LeaderGate, leader_gate.h), which must outlive the server.

@@ -12,7 +12,6 @@
 // allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL; no
 // service-account token; resources from spec.runnerPodTemplate or the defaults below.
 // Environment (the names of ods/callback/pod_environment.h, which `ods pod` reads): ODS_CALLBACK_URL,
-// ODS_CALLBACK_CA (the CA's PEM text, when RunJobOptions::callback_ca_pem is set),
 // ODS_RUN (namespace/name), ODS_RUN_TOKEN_FILE, DBT_PROFILES_DIR,
 // ODS_PROJECT_DIR (image source; or ODS_GIT_URL/REVISION/PATH for a git source, checked out
 // under the work dir), ODS_TARGET, ODS_SELECT / ODS_EXCLUDE (space-separated; the run's
@@ -58,8 +57,7 @@ struct PackagesCacheVolume {
 };
 
 struct RunJobOptions {
-  std::string callback_url;       // where the runner pod reports (ODS_CALLBACK_URL)
-  std::string callback_ca_pem{};  // what it verifies an https:// callback with (ODS_CALLBACK_CA); "": unset
+  std::string callback_url;  // where the runner pod reports (ODS_CALLBACK_URL)
   std::int64_t run_as_user = 65532;
   Json default_resources = {{"requests", {{"cpu", "250m"}, {"memory", "512Mi"}}},
                             {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}};

@@ -5,8 +5,6 @@
 // header block and the body each have a size limit, a request has a deadline to arrive by, a
 // chunked body's sizes are parsed strictly. A request it cannot read whole is still handed to
 // the handler, marked with why (a Refusal), so the caller answers it in its own format.
-// With ServerOptions::tls it serves HTTPS only (TLS 1.2 or newer): a client that sends plain HTTP
-// to it gets a plain-text 400 saying so, and its request never reaches the handler.
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -48,21 +46,6 @@ struct Response {
   std::string body;
 };
 
-// The server's certificate and key for HTTPS: PEM files, e.g. a kubernetes.io/tls Secret's tls.crt
-// (the certificate, then any intermediates) and tls.key, mounted into the pod. Read at start; a
-// renewed pair written over them (the kubelet swaps a mounted Secret's files when the Secret
-// changes) is taken for new connections: the files are looked at again on an accept at most
-// every `reload_check`, and a pair that changed is loaded; one that does not load (half written,
-// key and certificate not matching) leaves the old pair serving until the next change.
-struct TlsFiles {
-  std::string cert_file;
-  std::string key_file;
-  std::chrono::milliseconds reload_check{10'000};
-  // Told, on the accepting thread, each time a changed pair was loaded or refused: a sentence
-  // naming the files (and why it was refused). Empty: not told. Must not throw.
-  std::function<void(bool loaded, const std::string& sentence)> on_reload{};
-};
-
 struct ServerOptions {
   std::string host = "0.0.0.0";  // "" too means every interface; a name is resolved once
   int port = 8080;               // 0: a free port, which url() then names
@@ -72,8 +55,7 @@ struct ServerOptions {
   // accept, or the previous answer sent). A connection that sent nothing by then is closed; a
   // request still arriving then is answered as Refusal::late.
   std::chrono::milliseconds request_deadline{30'000};
-  int threads = 4;                // handlers run on these; a slow handler holds one
-  std::optional<TlsFiles> tls{};  // nullopt: plain HTTP
+  int threads = 4;  // handlers run on these; a slow handler holds one
 };
 
 // Answers one request (its to keep: the body may be moved out). Called on a server thread,
@@ -86,17 +68,14 @@ class Server {
   // Stops accepting, lets the requests being handled finish and send their answers, closes every
   // connection and joins the threads.
   virtual ~Server() = default;
-  // "http://<host>:<port>" (https:// with options.tls) with the port bound (the free one when
-  // options.port was 0).
+  // "http://<host>:<port>" with the port bound (the free one when options.port was 0).
   virtual std::string url() const = 0;
   virtual int port() const = 0;
 };
 
 // Binds host:port and serves until the Server is destroyed.
 // Errors: "unavailable" naming the address when it can't be resolved or bound (e.g. the port is
-// taken); "invalid_argument" for a port outside 0-65535 or no handler; "invalid_tls" (options.tls) for a
-// certificate or key file that cannot be read or loaded, or a key that is not the certificate's,
-// naming the file and why.
+// taken); "invalid_argument" for a port outside 0-65535 or no handler.
 [[nodiscard]] Result<std::unique_ptr<Server>> start_server(const ServerOptions& options, Handler handler);
 
 }  // namespace ods::http
